@@ -1,0 +1,86 @@
+# Makefile — builds the tools into bin/, runs the tests, installs, and
+# (through mk/skillc.mk) drives the pipeline: make task=<name> ingest.
+# Needs GNU Make 4.3+. Run ./configure first.
+
+.DEFAULT_GOAL := all
+MAKEFLAGS += -r
+
+-include mk/config.mk
+ifeq ($(wildcard mk/config.mk),)
+ifeq ($(filter help,$(MAKECMDGOALS)),)
+$(error mk/config.mk is missing: run ./configure first)
+endif
+endif
+
+SANITIZE ?=
+WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno-unused-parameter
+SAN_FLAGS = $(if $(SANITIZE),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+comma := ,
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
+LIBS = $(DEP_LIBS) -lm
+
+LIB_SRC := $(sort $(wildcard tools/lib/*.c))
+LIB_HDR := $(sort $(wildcard tools/lib/*.h))
+LIB_OBJ := $(LIB_SRC:tools/lib/%.c=build/lib/%.o)
+TOOL_SRC := $(sort $(wildcard tools/*.c))
+TOOLS := $(TOOL_SRC:tools/%.c=bin/%)
+TEST_SRC := $(sort $(wildcard tests/unit/*.c tests/helpers/*.c))
+TEST_BINS := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
+
+all: $(TOOLS)
+tools: all
+
+# Rebuild everything when the compiler flags change (git's GIT-CFLAGS idea).
+build/flags: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+
+build/lib/%.o: tools/lib/%.c $(LIB_HDR) build/flags
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+build/libskillc.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/%: tools/%.c build/libskillc.a $(LIB_HDR) build/flags
+	@mkdir -p bin
+	$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+
+build/tests/%: tests/%.c tests/unit/t.h build/libskillc.a $(LIB_HDR) build/flags
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+
+# The whole suite: unit tests, then end-to-end tests driving real make.
+# Prints one "N passed, N failed" line; exits non-zero on any failure.
+check: all $(TEST_BINS)
+	@SANITIZE='$(SANITIZE)' tests/run $(if $(T),$(T))
+
+clean:
+	rm -rf build bin
+
+distclean: clean
+	rm -f mk/config.mk
+
+# Installed layout: tools in BINDIR; make fragments, rules data and the
+# paths they need in DATADIR, so `make -f $(DATADIR)/skillc.mk` works anywhere.
+install: all
+	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)'
+	for t in $(TOOLS); do cp -f $$t '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp && \
+	  mv -f '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
+	cp -f mk/skillc.mk mk/defaults.mk mk/pipeline.mk '$(DESTDIR)$(DATADIR)/'
+	rm -rf '$(DESTDIR)$(DATADIR)/rules' && cp -R rules '$(DESTDIR)$(DATADIR)/rules'
+	printf 'SKILLC_BIN := %s\nSKILLC_DATA := %s\n' '$(BINDIR)' '$(DATADIR)' > '$(DESTDIR)$(DATADIR)/paths.mk'
+
+uninstall:
+	for t in $(TOOLS); do rm -f '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
+	rm -rf '$(DESTDIR)$(DATADIR)'
+
+FORCE:
+.PHONY: all tools check clean distclean install uninstall FORCE
+
+# The pipeline's user targets (ingest, status, clean-stage, help, ...).
+include mk/skillc.mk
+$(SKILLC_RUN_TARGETS): | all

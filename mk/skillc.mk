@@ -1,0 +1,2 @@
+# placeholder, replaced below
+SKILLC_RUN_TARGETS :=
