@@ -13,6 +13,8 @@ endif
 endif
 
 SANITIZE ?=
+V ?=
+Q = $(if $(V),,@)
 WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno-unused-parameter
 SAN_FLAGS = $(if $(SANITIZE),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 comma := ,
@@ -39,19 +41,22 @@ build/flags: FORCE
 
 build/lib/%.o: tools/lib/%.c $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@$(if $(V),,echo '  CC      $<')
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 build/libskillc.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 bin/%: tools/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+	@$(if $(V),,echo '  CCLD    $@')
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
 
 build/tests/%: tests/%.c tests/unit/t.h build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+	@$(if $(V),,echo '  CCLD    $@')
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
 
 # The whole suite: unit tests, then end-to-end tests driving real make.
 # Prints one "N passed, N failed" line; exits non-zero on any failure.
