@@ -26,6 +26,8 @@ override STAGE := $(value STAGE)
 override GOAL := $(value GOAL)
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 
+# $(,) puts a comma inside a function's argument
+, := ,
 skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
 skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
@@ -36,8 +38,7 @@ $(foreach v,task STAGE GOAL HARNESS RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS ST
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
 $(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
-$(if $(call skillc_strip,$(tasks),$(skillc_name_chars)),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
-, := ,
+$(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
 
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
 ifneq ($(task),)

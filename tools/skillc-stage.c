@@ -175,6 +175,7 @@ static int cmd_run(const struct run *r, const char *name)
 	struct proc_result res;
 	int rc;
 	char *error = NULL;
+	int tool_said = 0; /* the error is the tool's last line, already on the terminal */
 	if (proc_run(&spec, &res, &e) < 0) {
 		error = xstrdup(e.msg);
 		rc = 1;
@@ -186,6 +187,7 @@ static int cmd_run(const struct run *r, const char *name)
 		rc = 1;
 	} else if (res.exit_code) {
 		error = last_line(logpath, from);
+		tool_said = error != NULL;
 		if (!error)
 			error = xasprintf("%s exited with status %d", s->tool, res.exit_code);
 		rc = res.exit_code;
@@ -216,10 +218,12 @@ static int cmd_run(const struct run *r, const char *name)
 		die_err(&e);
 	if (manifest_rebuild(r, &e) < 0)
 		warnf("%s", e.msg);
-	dprintf(logfd, "== %s %s: %s%s%s\n", when, s->name, rc ? "failed: " : "done", rc ? error : "", "");
+	dprintf(logfd, "== %s %s: %s%s\n", when, s->name, rc ? "failed: " : "done", rc ? error : "");
 	close(logfd);
 
-	if (rc)
+	if (rc && tool_said)
+		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)\n", s->name, t1 - t0, logpath);
+	else if (rc)
 		fprintf(stderr, "skillc: %s: failed after %.1f s: %s (log: %s)\n", s->name, t1 - t0, error, logpath);
 	else
 		fprintf(stderr, "skillc: %s: done in %.1f s\n", s->name, t1 - t0);
