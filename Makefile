@@ -19,7 +19,8 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes -
 SAN_FLAGS = $(if $(SANITIZE),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 comma := ,
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
-ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
+# --as-needed: a tool that never calls libcurl does not pay for loading it
+ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(DEP_LIBS) -lm
 
 LIB_SRC := $(sort $(wildcard tools/lib/*.c))
@@ -75,7 +76,7 @@ install: all
 	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)'
 	for t in $(TOOLS); do cp -f $$t '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp && \
 	  mv -f '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
-	cp -f mk/skillc.mk mk/defaults.mk mk/pipeline.mk '$(DESTDIR)$(DATADIR)/'
+	cp -f mk/skillc.mk mk/defaults.mk '$(DESTDIR)$(DATADIR)/'
 	rm -rf '$(DESTDIR)$(DATADIR)/rules' && cp -R rules '$(DESTDIR)$(DATADIR)/rules'
 	printf 'SKILLC_BIN := %s\nSKILLC_DATA := %s\n' '$(BINDIR)' '$(DATADIR)' > '$(DESTDIR)$(DATADIR)/paths.mk'
 
