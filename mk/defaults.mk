@@ -18,6 +18,8 @@ STATIC_MODE ?= deterministic
 REQUIRE_SKILL ?= 0
 RM_API_URL ?=
 MAX_FILE_MB ?= 25
+# your own model profiles (*.json), tried before the built-in rules/profiles
+PROFILES_DIR ?= profiles
 STAGE_TIMEOUT ?= 3600
 ROUTES ?= provider_routes.json
 ENV_FILE ?= .env
@@ -25,4 +27,4 @@ ENV_FILE ?= .env
 # Every setting above, in the order `make help` lists them.
 SKILLC_SETTINGS := TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL RUNNER \
 	REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL RM_API_URL MAX_FILE_MB \
-	STAGE_TIMEOUT ROUTES ENV_FILE
+	PROFILES_DIR STAGE_TIMEOUT ROUTES ENV_FILE

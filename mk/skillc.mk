@@ -14,7 +14,7 @@ SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
 include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on one run (they take its lock), and goals that only read.
-SKILLC_RUN_GOALS := ingest final clean-stage
+SKILLC_RUN_GOALS := ingest profile static final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 
@@ -36,7 +36,7 @@ skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skil
 $(foreach v,task STAGE GOAL HARNESS RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL MAX_FILE_MB STAGE_TIMEOUT,\
 	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
-$(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
+$(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
 $(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
 $(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
 
@@ -61,9 +61,12 @@ export $(SKILLC_SETTINGS)
 export SKILLC_RUN := $(RUN)
 export SKILLC_TASK := $(task)
 export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
+# the rules data the tools read (model profiles, ...): rules/ in the source
+# tree, $(DATADIR)/rules when installed
+export SKILLC_RULES := $(SKILLC_DATA)/rules
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 # (every value was checked above and holds no quote).
-skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR,$v='$($v)')
+skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES,$v='$($v)')
 
 skillc_goals := $(filter $(SKILLC_RUN_TARGETS),$(MAKECMDGOALS))
 ifneq ($(skillc_goals),)
@@ -136,6 +139,8 @@ $(RUN)/rules.mk: FORCE
 	@$(SKILLC_BIN)/skillc-rules
 
 ingest: $(SKILLC_GOAL_ingest)
+profile: $(SKILLC_GOAL_profile)
+static: $(SKILLC_GOAL_static)
 final: $(SKILLC_GOAL_final)
 clean-stage:
 	@$(SKILLC_STAGE) clean $(STAGE)
@@ -150,6 +155,8 @@ endif
 #:
 #: Targets (task=<name> picks a folder under TASKS_DIR; tasks="a b" runs several):
 #:   make task=T ingest         copy and validate the task's skill into the run
+#:   make task=T profile        resolve MODEL to a model profile (artifacts/static/profile.json)
+#:   make task=T static         static compile for MODEL (artifacts/static/S_static/, report.md)
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S and every stage after it
@@ -162,6 +169,7 @@ endif
 #:   EXTERNAL_MODEL=provider/model-id  RUNNER=local|benchflow|harbor  REPEAT=3
 #:   FAST_MIN_TRACES=6  DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
 #:   REQUIRE_SKILL=0|1  RM_API_URL=  MAX_FILE_MB=25  STAGE_TIMEOUT=3600 (seconds)
+#:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
 #:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see README.md.

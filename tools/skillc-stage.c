@@ -389,9 +389,11 @@ static char *stale_reason(const struct run *r, const struct stage_ref *ref, cons
 		} else {
 			state_input_hash(r->dir, rel, cur);
 		}
-		if (!recorded || strcmp(recorded, cur))
-			why = src ? xasprintf("input changed: %s/%s", r->task_dir, src->what)
-			          : xasprintf("input changed: %s", rel);
+		if (!recorded || strcmp(recorded, cur)) {
+			char *path = src ? source_path(r, src) : NULL;
+			why = xasprintf("input changed: %s", path ? path : rel);
+			free(path);
+		}
 	}
 	if (!why && stale_up)
 		why = xasprintf("upstream stage is stale: %s", stale_up);

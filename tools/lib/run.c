@@ -1,8 +1,10 @@
 #include "run.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fs.h"
 #include "json.h"
@@ -23,6 +25,7 @@ const struct setting_def settings_table[] = {
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true, "static compile mode" },
 	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true, "a trial must invoke the skill to count" },
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service" },
+	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles" },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB" },
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds" },
 	{ "ROUTES", SET_PATH, "provider_routes.json", NULL, 0, 0, false, "provider routes file" },
@@ -102,6 +105,20 @@ static const char *env_or(const char *name, const char *fallback)
 	return v ? v : fallback;
 }
 
+/* Out of make (a tool run by hand): the rules beside the tool, bin/../rules. */
+static char *rules_beside_tool(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return xstrdup("rules");
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	return xasprintf("%s/../rules", self);
+}
+
 int run_load(struct run *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
@@ -121,6 +138,8 @@ int run_load(struct run *r, struct err *e)
 	r->dir = xstrdup(dir);
 	r->task = xstrdup(task);
 	r->task_dir = xstrdup(tdir);
+	const char *rules = getenv("SKILLC_RULES");
+	r->rules_dir = rules && *rules ? xstrdup(rules) : rules_beside_tool();
 	return 0;
 }
 
@@ -129,6 +148,7 @@ void run_free(struct run *r)
 	free(r->dir);
 	free(r->task);
 	free(r->task_dir);
+	free(r->rules_dir);
 	cJSON_Delete(r->values);
 	memset(r, 0, sizeof *r);
 }

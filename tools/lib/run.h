@@ -1,7 +1,8 @@
 /* run.h — one run: its directory, its task and the settings it was asked
  * for. make exports every setting to the tools under its make name (MODEL,
- * REPEAT, ...) plus SKILLC_RUN, SKILLC_TASK and SKILLC_TASK_DIR; run_load
- * reads and validates them, so a bad value stops before any work. */
+ * REPEAT, ...) plus SKILLC_RUN, SKILLC_TASK, SKILLC_TASK_DIR and SKILLC_RULES
+ * (the rules data folder); run_load reads and validates them, so a bad value
+ * stops before any work. */
 #ifndef SKILLC_RUN_H
 #define SKILLC_RUN_H
 
@@ -39,6 +40,7 @@ struct run {
 	char *dir;       /* the run directory */
 	char *task;      /* the task's name */
 	char *task_dir;  /* the task folder */
+	char *rules_dir; /* the rules data: SKILLC_RULES, else <tool dir>/../rules */
 	cJSON *values;   /* setting name -> string, every setting in settings_table */
 };
 

@@ -10,7 +10,9 @@
 #include "versions.h"
 
 const struct source_def source_table[] = {
-	{ "inputs/skill.src.hash", "environment/skills" },
+	{ "inputs/skill.src.hash", SRC_TASK, "environment/skills" },
+	{ "inputs/profiles.src.hash", SRC_RULES, "profiles" },
+	{ "inputs/user-profiles.src.hash", SRC_SETTING, "PROFILES_DIR" },
 };
 const size_t source_count = ARRAY_LEN(source_table);
 
@@ -37,6 +39,33 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 	push_flag(argv, "--max-file-mb", run_get(r, "MAX_FILE_MB"));
 }
 
+static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                            struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-profile"));
+	push_flag(argv, "--model", run_get(r, "MODEL"));
+	strlist_push(argv, "--profiles");
+	strlist_push_owned(argv, path_join(r->rules_dir, "profiles"));
+	push_flag(argv, "--user-profiles", run_get(r, "PROFILES_DIR"));
+	push_path(argv, "--out", r, "artifacts/static/profile.json");
+}
+
+static void static_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                           struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-static"));
+	push_path(argv, "--skill", r, "inputs/skill");
+	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+	push_flag(argv, "--mode", run_get(r, "STATIC_MODE"));
+	if (!strcmp(run_get(r, "STATIC_MODE"), "hybrid"))
+		push_flag(argv, "--external-model", run_get(r, "EXTERNAL_MODEL"));
+	push_path(argv, "--out", r, "artifacts/static/S_static");
+	push_path(argv, "--hash", r, "artifacts/static/S_static.hash");
+	push_path(argv, "--report", r, "artifacts/static/report.json");
+	push_path(argv, "--report-md", r, "artifacts/static/report.md");
+	push_path(argv, "--plan", r, "artifacts/static/plan.json");
+}
+
 const struct stage_def stage_table[] = {
 	{
 		.name = "ingest",
@@ -47,6 +76,29 @@ const struct stage_def stage_table[] = {
 		.outputs = { "inputs/skill", "inputs/skill.hash", "inputs/check.json" },
 		.settings = { "MAX_FILE_MB" },
 		.command = ingest_command,
+	},
+	{
+		.name = "profile",
+		.help = "resolve MODEL to its model profile (rules/profiles, PROFILES_DIR)",
+		.tool = "skillc-profile",
+		.version = V_PROFILE,
+		.inputs = { "inputs/profiles.src.hash", "inputs/user-profiles.src.hash" },
+		.outputs = { "artifacts/static/profile.json" },
+		.settings = { "MODEL" },
+		.command = profile_command,
+	},
+	{
+		.name = "static",
+		.help = "static compile of the skill for the profile: S_static/ + report",
+		.tool = "skillc-static",
+		.version = V_STATIC,
+		.after = { "ingest", "profile" },
+		.inputs = { "inputs/skill.hash", "artifacts/static/profile.json" },
+		.outputs = { "artifacts/static/S_static", "artifacts/static/S_static.hash",
+		             "artifacts/static/report.json", "artifacts/static/report.md",
+		             "artifacts/static/plan.json" },
+		.settings = { "STATIC_MODE", "EXTERNAL_MODEL" },
+		.command = static_command,
 	},
 };
 const size_t stage_count = ARRAY_LEN(stage_table);
@@ -193,9 +245,22 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	return (int)k;
 }
 
+char *source_path(const struct run *r, const struct source_def *src)
+{
+	switch (src->root) {
+	case SRC_SETTING:
+		return xstrdup(run_get(r, src->what));
+	case SRC_RULES:
+		return *src->what ? path_join(r->rules_dir, src->what) : xstrdup(r->rules_dir);
+	case SRC_TASK:
+		break;
+	}
+	return *src->what ? path_join(r->task_dir, src->what) : xstrdup(r->task_dir);
+}
+
 int source_hash(const struct run *r, const struct source_def *src, char out[33], struct err *e)
 {
-	char *path = *src->what ? path_join(r->task_dir, src->what) : xstrdup(r->task_dir);
+	char *path = source_path(r, src);
 	int rc = 0;
 	if (!fs_exists(path)) {
 		char *absent = xasprintf("absent:%s", src->what);

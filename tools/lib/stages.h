@@ -9,9 +9,16 @@
 
 /* A file make sees change when something outside the run changes: written
  * by skillc-rules at every make, rewritten only when its hash changed. */
+enum source_root {
+	SRC_TASK,     /* the task folder (SKILLC_TASK_DIR) */
+	SRC_RULES,    /* the rules data folder (SKILLC_RULES, exported by make) */
+	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
+};
 struct source_def {
 	const char *stamp;  /* run-relative, e.g. "inputs/skill.src.hash" */
-	const char *what;   /* task-relative tree it hashes, "" = the whole task */
+	enum source_root root;
+	const char *what;   /* tree it hashes, relative to root ("" = root itself);
+	                       for SRC_SETTING, the setting's name */
 };
 
 /* A row of the graph. Paths are run-relative templates: %T is the task's
@@ -71,8 +78,10 @@ char *stage_config_path(const struct stage_def *s);
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
 
-/* The current hash of a source (a tree of the task folder; a missing tree
- * hashes as "absent:<path>" so the stage that needs it runs and says so). */
+/* The path a source hashes (as the user would write it); caller frees. */
+char *source_path(const struct run *r, const struct source_def *src);
+/* The current hash of a source (a tree; a missing tree hashes as
+ * "absent:<what>" so the stage that needs it runs and says so). */
 int source_hash(const struct run *r, const struct source_def *src, char out[33], struct err *e);
 
 #endif

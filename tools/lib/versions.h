@@ -9,5 +9,7 @@
 #define V_INGEST "1"
 #define V_RULES "1"
 #define V_STAGE "1"
+#define V_PROFILE "1"
+#define V_STATIC "1"
 
 #endif

@@ -1,0 +1,108 @@
+/* skillc-profile — resolves a model id to its model profile: the first
+ * profile whose pattern matches (user profiles before built-in ones), else
+ * the default. Writes profile.json (only when its bytes change) and says on
+ * stdout which profile matched and why. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs.h"
+#include "json.h"
+#include "log.h"
+#include "profile.h"
+#include "versions.h"
+
+static const char usage[] =
+	"usage: skillc-profile [--model ID] [--profiles DIR] [--user-profiles DIR] [--out FILE]\n"
+	"       skillc-profile --check FILE...\n"
+	"\n"
+	"Resolves the model id (default: $MODEL; empty means the default profile) to a\n"
+	"model profile. User profiles (--user-profiles, default $PROFILES_DIR; an absent\n"
+	"folder is fine) are tried before the built-in ones (--profiles, default\n"
+	"$SKILLC_RULES/profiles), each folder's *.json in file-name order; the first\n"
+	"\"match\" pattern (PCRE2) that finds the id wins, else default.json. Prints the\n"
+	"match and why; --out writes the resolution as JSON (rewritten only when it\n"
+	"changes), else it goes to stdout. --check validates profile files.\n"
+	"Exit 0 done, 2 bad input (a broken profile file, a bad option).\n";
+
+static char *default_builtin(void)
+{
+	const char *rules = getenv("SKILLC_RULES");
+	return xasprintf("%s/profiles", rules && *rules ? rules : "rules");
+}
+
+static int check_files(int n, char **files)
+{
+	for (int i = 0; i < n; i++) {
+		struct err e = { 0 };
+		cJSON *p = profile_load(files[i], &e);
+		if (!p)
+			die_err(&e);
+		printf("%s: ok (%s)\n", files[i], json_str(p, "profile"));
+		cJSON_Delete(p);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_PROFILE);
+	const char *model = getenv("MODEL"), *user = getenv("PROFILES_DIR"), *out = NULL;
+	char *builtin = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--check"))
+			return check_files(argc - i - 1, argv + i + 1);
+		if (i + 1 >= argc)
+			die(2, "%s needs a value (see --help)", a);
+		const char *v = argv[++i];
+		if (!strcmp(a, "--model"))
+			model = v;
+		else if (!strcmp(a, "--profiles")) {
+			free(builtin);
+			builtin = xstrdup(v);
+		} else if (!strcmp(a, "--user-profiles"))
+			user = v;
+		else if (!strcmp(a, "--out"))
+			out = v;
+		else
+			die(2, "unknown option '%s' (see --help)", a);
+	}
+	if (!builtin)
+		builtin = default_builtin();
+	if (!model)
+		model = "";
+	struct err e = { 0 };
+	cJSON *r = profile_resolve(model, user, builtin, &e);
+	if (!r)
+		die_err(&e);
+	const cJSON *also = json_get(r, "also_matched");
+	printf("%s -> %s (%s %s): %s\n", *model ? model : "(no MODEL)", json_str(r, "name"),
+	       json_str(r, "source"), json_str(r, "file"), json_str(r, "why"));
+	if (cJSON_GetArraySize(also) > 0) {
+		printf("also matched, not used:");
+		for (const cJSON *c = also->child; c; c = c->next)
+			printf(" %s", c->valuestring);
+		printf("\n");
+	}
+	if (out) {
+		char *dir = xstrdup(out), *slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = '\0';
+			if (fs_mkdirs(dir, &e) < 0)
+				die_err(&e);
+		}
+		free(dir);
+		if (json_write_if_changed(out, r, &e) < 0)
+			die_err(&e);
+	} else {
+		struct buf b = BUF_INIT;
+		json_canon(r, true, &b);
+		printf("%s\n", b.data);
+		buf_free(&b);
+	}
+	cJSON_Delete(r);
+	free(builtin);
+	return 0;
+}
