@@ -1,0 +1,525 @@
+/* skillc-static — the static compile: turns the ingested skill into S_static
+ * for the target model's profile. Deterministic mode runs the passes the
+ * profile selects (passes.h); hybrid mode first asks the planning model for
+ * one typed plan (plan.h) and applies its steps. The guard (guard.h) runs
+ * after every pass and step; a failing one is rolled back and reported.
+ * Outputs are built beside their targets and swapped in whole. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "fs.h"
+#include "guard.h"
+#include "hash.h"
+#include "json.h"
+#include "log.h"
+#include "passes.h"
+#include "plan.h"
+#include "profile.h"
+#include "skillpkg.h"
+#include "versions.h"
+
+static const char usage[] =
+	"usage: skillc-static --skill DIR --profile FILE --out DIR [--hash FILE]\n"
+	"                     [--report FILE] [--report-md FILE] [--plan FILE]\n"
+	"                     [--mode deterministic|hybrid] [--external-model ID] [--dry-run]\n"
+	"\n"
+	"Compiles the one skill under --skill (a skills root such as inputs/skill/) for\n"
+	"the model profile in --profile (skillc-profile's profile.json) into --out/<skill>/.\n"
+	"--mode deterministic (default) runs the passes the profile selects; hybrid\n"
+	"(needs --external-model, default $EXTERNAL_MODEL) first asks that model for one\n"
+	"plan through the LLM client (routes, .env, cache: see docs/llm.md) and applies\n"
+	"its steps. After every pass and step a guard checks that the frontmatter bytes,\n"
+	"every code block, heading and protected literal survive; a step that fails is\n"
+	"rolled back. --hash gets the output's tree hash (rewritten only when it changes);\n"
+	"--report a JSON report, --report-md a readable one, --plan the plan (hybrid).\n"
+	"--dry-run (hybrid) prints the plan and writes nothing; it never calls the model:\n"
+	"when the plan is not cached it says so.\n"
+	"Exit 0 done (rollbacks included), 1 the work failed (e.g. the model could not be\n"
+	"reached), 2 bad usage or input.\n";
+
+struct opts {
+	const char *skill, *profile, *out, *hash, *report, *report_md, *plan_out, *mode, *model;
+	bool dry_run;
+};
+
+struct compile {
+	const struct opts *o;
+	struct skill_src src;
+	cJSON *resolution;        /* profile.json */
+	const cJSON *profile;     /* its "profile" */
+	struct guard_base guard;
+	struct skill_out out;
+	cJSON *steps, *rollbacks;
+};
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->mode = "deterministic";
+	o->model = getenv("EXTERNAL_MODEL");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--dry-run")) {
+			o->dry_run = true;
+			continue;
+		}
+		const char **slot = !strcmp(a, "--skill")          ? &o->skill
+		                    : !strcmp(a, "--profile")        ? &o->profile
+		                    : !strcmp(a, "--out")            ? &o->out
+		                    : !strcmp(a, "--hash")           ? &o->hash
+		                    : !strcmp(a, "--report")         ? &o->report
+		                    : !strcmp(a, "--report-md")      ? &o->report_md
+		                    : !strcmp(a, "--plan")           ? &o->plan_out
+		                    : !strcmp(a, "--mode")           ? &o->mode
+		                    : !strcmp(a, "--external-model") ? &o->model
+		                                                     : NULL;
+		if (!slot)
+			die(2, "unknown option '%s' (see --help)", a);
+		if (i + 1 >= argc)
+			die(2, "%s needs a value (see --help)", a);
+		*slot = argv[++i];
+	}
+	if (!o->skill || !o->profile || (!o->out && !o->dry_run))
+		die(2, "--skill, --profile and --out are required (see --help)");
+	if (strcmp(o->mode, "deterministic") && strcmp(o->mode, "hybrid"))
+		die(2, "bad --mode '%s': deterministic or hybrid (STATIC_MODE)", o->mode);
+	if (!strcmp(o->mode, "hybrid") && (!o->model || !*o->model))
+		die(2, "STATIC_MODE=hybrid needs EXTERNAL_MODEL (the planning model, provider/model-id)");
+	if (o->dry_run && strcmp(o->mode, "hybrid"))
+		die(2, "--dry-run prints a hybrid plan: use it with --mode hybrid");
+}
+
+static cJSON *size_json(const struct skill_out *o)
+{
+	struct skilldoc *d = sd_parse(o->md.data, o->md.len);
+	struct body_size s = body_measure(d);
+	sd_free(d);
+	cJSON *j = cJSON_CreateObject();
+	json_set_num(j, "lines", (double)s.lines);
+	json_set_num(j, "tokens", (double)s.tokens);
+	return j;
+}
+
+static bool same_out(const struct skill_out *a, const struct skill_out *b)
+{
+	if (a->md.len != b->md.len || memcmp(a->md.data, b->md.data, a->md.len) || a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->files[i].path, b->files[i].path) || a->files[i].data.len != b->files[i].data.len ||
+		    memcmp(a->files[i].data.data, b->files[i].data.data, a->files[i].data.len))
+			return false;
+	return true;
+}
+
+/* Runs one pass or plan step on a copy of the output and keeps the copy
+ * only when the guard passes. */
+static void run_step(struct compile *c, cJSON *step, step_fn fn, const void *arg)
+{
+	struct skill_out trial;
+	skill_out_copy(&trial, &c->out);
+	json_set(step, "before", size_json(&c->out));
+	cJSON *notes = cJSON_CreateObject();
+	struct err e = { 0 };
+	int rc = fn(c->profile, &c->src, &trial, arg, notes, &e);
+	json_set(step, "notes", notes);
+	const char *status;
+	if (rc < 0) {
+		status = "rolled_back";
+		cJSON *g = cJSON_CreateObject();
+		json_set_str(g, "check", "error");
+		json_set_str(g, "item", e.msg);
+		json_set(step, "guard", g);
+	} else if (rc > 0) {
+		status = "rejected";
+		json_set_str(step, "reason", e.msg);
+	} else {
+		struct guard_fail f;
+		if (guard_check(&c->guard, &c->src, &trial, &f)) {
+			status = "rolled_back";
+			cJSON *g = cJSON_CreateObject();
+			json_set_str(g, "check", f.check);
+			json_set_str(g, "item", f.item);
+			json_set_num(g, "want", f.want);
+			json_set_num(g, "have", f.have);
+			json_set(step, "guard", g);
+			guard_fail_free(&f);
+		} else {
+			status = same_out(&trial, &c->out) ? "unchanged" : "applied";
+			skill_out_free(&c->out);
+			c->out = trial;
+			trial = (struct skill_out){ 0 };
+		}
+	}
+	skill_out_free(&trial);
+	json_set_str(step, "status", status);
+	json_set(step, "after", size_json(&c->out));
+	if (!strcmp(status, "rolled_back")) {
+		cJSON *r = cJSON_CreateObject();
+		json_set_str(r, "step", json_str(step, "step"));
+		json_set(r, "guard", cJSON_Duplicate(json_get(step, "guard"), 1));
+		cJSON_AddItemToArray(c->rollbacks, r);
+	}
+	cJSON_AddItemToArray(c->steps, step);
+}
+
+static int pass_step(const cJSON *profile, const struct skill_src *src, struct skill_out *o,
+		     const void *arg, cJSON *notes, struct err *e)
+{
+	const struct pass_def *p = arg;
+	struct pass_ctx ctx = { src, profile };
+	return p->run(&ctx, o, notes, e);
+}
+
+static void run_passes(struct compile *c)
+{
+	for (size_t i = 0; i < pass_count; i++) {
+		const struct pass_def *p = &pass_table[i];
+		char *why;
+		bool on = pass_selected(p, c->profile, &why);
+		cJSON *step = cJSON_CreateObject();
+		char *name = xasprintf("pass %s", p->name);
+		json_set_str(step, "step", name);
+		free(name);
+		json_set_str(step, "kind", "pass");
+		json_set_str(step, "name", p->name);
+		json_set_str(step, "what", p->what);
+		json_set_str(step, "why", why);
+		free(why);
+		if (!on) {
+			json_set_str(step, "status", "skipped");
+			cJSON_AddItemToArray(c->steps, step);
+			continue;
+		}
+		run_step(c, step, pass_step, p);
+	}
+}
+
+/* Lint of a skill folder: every error and warning of the validator, with
+ * paths relative to the skill folder so reports do not name temp dirs. */
+static cJSON *lint(const char *dir)
+{
+	struct check_report *r;
+	check_skill(dir, &r);
+	cJSON *j = cJSON_CreateObject();
+	json_set_str(j, "verdict", check_verdict_name(r->verdict));
+	cJSON *list = cJSON_AddArrayToObject(j, "findings");
+	size_t dl = strlen(dir);
+	for (int pass = 0; pass < 2; pass++) {
+		struct check_finding *v = pass ? r->warnings : r->errors;
+		size_t n = pass ? r->nwarnings : r->nerrors;
+		for (size_t i = 0; i < n; i++) {
+			cJSON *f = cJSON_CreateObject();
+			json_set_str(f, "severity", pass ? "warning" : "error");
+			json_set_str(f, "rule", v[i].rule);
+			const char *file = v[i].file;
+			if (!strncmp(file, dir, dl) && file[dl] == '/')
+				file += dl + 1;
+			json_set_str(f, "file", file);
+			json_set_num(f, "line", v[i].line);
+			/* messages may quote the folder's path: keep them portable */
+			struct buf m = BUF_INIT;
+			for (const char *p = v[i].message; *p;) {
+				if (!strncmp(p, dir, dl)) {
+					buf_adds(&m, "<skill>");
+					p += dl;
+				} else {
+					buf_addc(&m, *p++);
+				}
+			}
+			json_set_str(f, "message", m.data ? m.data : "");
+			buf_free(&m);
+			cJSON_AddItemToArray(list, f);
+		}
+	}
+	json_set_num(j, "count", cJSON_GetArraySize(list));
+	check_report_free(r);
+	return j;
+}
+
+static char *parent_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+}
+
+static void mkparent(const char *path)
+{
+	struct err e = { 0 };
+	char *dir = parent_dir(path);
+	if (fs_mkdirs(dir, &e) < 0)
+		die_err(&e);
+	free(dir);
+}
+
+/* The written tree must hold exactly the source's entries, SKILL.md and
+ * the added files: nothing else, nothing outside. */
+static int verify_written(const struct compile *c, const char *root, struct err *e)
+{
+	struct fs_tree t = { 0 };
+	char *dir = path_join(root, c->src.name);
+	int rc = fs_list_tree(dir, &t, e);
+	for (size_t i = 0; rc == 0 && i < t.n; i++) {
+		const char *p = t.v[i].path;
+		bool known = skill_path_taken(&c->src, &c->out, p);
+		if (!known)
+			rc = err_set(e, ERR_WORK, "guard: '%s/%s' was written but belongs to no source or added file", dir, p);
+	}
+	fs_tree_free(&t);
+	free(dir);
+	return rc;
+}
+
+static void report_md(const struct compile *c, const cJSON *rep, struct buf *md);
+
+static void write_outputs(struct compile *c, cJSON *rep, const cJSON *plan)
+{
+	const struct opts *o = c->o;
+	struct err e = { 0 };
+	mkparent(o->out);
+	char *tmp = fs_temp_beside(o->out);
+	if (fs_mkdirs(tmp, &e) < 0 || skill_out_write(&c->src, &c->out, tmp, &e) < 0 ||
+	    verify_written(c, tmp, &e) < 0) {
+		struct err e2;
+		fs_remove_tree(tmp, &e2);
+		die_err(&e);
+	}
+	char *skill_dir = path_join(tmp, c->src.name);
+	json_set(rep, "lint_after", lint(skill_dir));
+	free(skill_dir);
+	if (fs_publish_dir(tmp, o->out, &e) < 0)
+		die_err(&e);
+	free(tmp);
+	if (o->report) {
+		mkparent(o->report);
+		if (json_write_if_changed(o->report, rep, &e) < 0)
+			die_err(&e);
+	}
+	if (o->report_md) {
+		struct buf md = BUF_INIT;
+		report_md(c, rep, &md);
+		mkparent(o->report_md);
+		if (fs_write_if_changed(o->report_md, md.data, md.len, &e) < 0)
+			die_err(&e);
+		buf_free(&md);
+	}
+	if (o->plan_out) {
+		mkparent(o->plan_out);
+		if (json_write_if_changed(o->plan_out, plan, &e) < 0)
+			die_err(&e);
+	}
+	if (o->hash) {
+		hash_hex h;
+		if (hash_tree(o->out, h, &e) < 0)
+			die_err(&e);
+		mkparent(o->hash);
+		if (stamp_write(o->hash, h, &e) < 0)
+			die_err(&e);
+	}
+}
+
+static cJSON *profile_summary(const cJSON *res, const cJSON *p)
+{
+	cJSON *j = cJSON_CreateObject();
+	json_set_str(j, "name", json_str(res, "name"));
+	json_set_str(j, "source", json_str(res, "source"));
+	json_set_str(j, "file", json_str(res, "file"));
+	json_set_str(j, "model", json_str(res, "model"));
+	json_set_str(j, "why", json_str(res, "why"));
+	json_set(j, "body_budget", cJSON_Duplicate(json_get(p, "body_budget"), 1));
+	json_set(j, "prefers", cJSON_Duplicate(json_get(p, "prefers"), 1));
+	json_set(j, "weaknesses", cJSON_Duplicate(json_get(p, "weaknesses"), 1));
+	return j;
+}
+
+static void load(struct compile *c, const struct opts *o)
+{
+	struct err e = { 0 };
+	memset(c, 0, sizeof *c);
+	c->o = o;
+	c->resolution = json_read_file(o->profile, &e);
+	if (!c->resolution)
+		die(2, "%s (run make task=<t> profile)", e.msg);
+	c->profile = json_get(c->resolution, "profile");
+	char *what = xasprintf("%s: \"profile\"", o->profile);
+	if (profile_check(c->profile, what, &e) < 0)
+		die_err(&e);
+	free(what);
+	if (skill_src_load(o->skill, &c->src, &e) < 0)
+		die_err(&e);
+	guard_init(&c->guard, &c->src);
+	skill_out_init(&c->out, &c->src);
+	c->steps = cJSON_CreateArray();
+	c->rollbacks = cJSON_CreateArray();
+}
+
+static void unload(struct compile *c)
+{
+	skill_out_free(&c->out);
+	guard_free(&c->guard);
+	skill_src_free(&c->src);
+	cJSON_Delete(c->resolution);
+	cJSON_Delete(c->steps);
+	cJSON_Delete(c->rollbacks);
+}
+
+/* Hybrid: one plan, each operation a step. */
+static cJSON *run_plan(struct compile *c)
+{
+	struct err e = { 0 };
+	struct plan_info info = { 0 };
+	cJSON *plan = plan_obtain(c->o->model, c->profile, &c->src, c->o->dry_run, &info, &e);
+	if (!plan)
+		die_err(&e);
+	if (c->o->dry_run)
+		return plan;
+	const cJSON *ops = json_get(plan, "operations");
+	int k = 0;
+	for (const cJSON *op = ops ? ops->child : NULL; op; op = op->next) {
+		cJSON *step = cJSON_CreateObject();
+		char *name = xasprintf("plan %d: %s", ++k, json_str(op, "op") ? json_str(op, "op") : "?");
+		json_set_str(step, "step", name);
+		free(name);
+		json_set_str(step, "kind", "plan");
+		json_set(step, "operation", cJSON_Duplicate(op, 1));
+		run_step(c, step, plan_step, op);
+	}
+	return plan;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_STATIC);
+	struct opts o;
+	parse_args(argc, argv, &o);
+	struct compile c;
+	load(&c, &o);
+
+	cJSON *rep = cJSON_CreateObject();
+	json_set_num(rep, "format", 1);
+	json_set_str(rep, "tool", "skillc-static " V_STATIC);
+	json_set_str(rep, "mode", o.mode);
+	json_set_str(rep, "skill", c.src.name);
+	json_set(rep, "profile", profile_summary(c.resolution, c.profile));
+	json_set(rep, "before", size_json(&c.out));
+	json_set(rep, "lint_before", lint(c.src.dir));
+
+	cJSON *plan;
+	if (!strcmp(o.mode, "hybrid")) {
+		plan = run_plan(&c);
+		if (o.dry_run) {
+			struct buf b = BUF_INIT;
+			json_canon(plan, true, &b);
+			printf("%s\n", b.data);
+			buf_free(&b);
+			cJSON_Delete(plan);
+			cJSON_Delete(rep);
+			unload(&c);
+			return 0;
+		}
+		json_set_str(rep, "planner", o.model);
+	} else {
+		plan = cJSON_CreateObject();
+		json_set_str(plan, "mode", "deterministic");
+		json_set_str(plan, "note", "no plan: STATIC_MODE=deterministic runs only the passes the profile selects");
+		json_set(plan, "operations", cJSON_CreateArray());
+	}
+	run_passes(&c);
+
+	struct skilldoc *d = sd_parse(c.out.md.data, c.out.md.len);
+	struct body_size after = body_measure(d);
+	sd_free(d);
+	json_set(rep, "after", size_json(&c.out));
+	json_set_bool(rep, "within_budget", after.tokens <= profile_budget_tokens(c.profile) &&
+		      after.lines <= profile_budget_lines(c.profile));
+	cJSON *added = cJSON_AddArrayToObject(rep, "files_added");
+	for (size_t i = 0; i < c.out.n; i++)
+		cJSON_AddItemToArray(added, cJSON_CreateString(c.out.files[i].path));
+	json_set(rep, "steps", c.steps);
+	json_set(rep, "rollbacks", c.rollbacks);
+	c.steps = c.rollbacks = NULL;
+
+	write_outputs(&c, rep, plan);
+	const cJSON *rb = json_get(rep, "rollbacks");
+	printf("%s: %s -> %s lines, %s -> %s tokens (budget %ld/%ld), %d file(s) added, %d rollback(s)\n",
+	       c.src.name, cJSON_PrintUnformatted(json_get(json_get(rep, "before"), "lines")) ? "" : "", "", "", "",
+	       profile_budget_tokens(c.profile), profile_budget_lines(c.profile), (int)c.out.n,
+	       cJSON_GetArraySize(rb));
+	cJSON_Delete(plan);
+	cJSON_Delete(rep);
+	unload(&c);
+	return 0;
+}
+
+/* ---- report.md ---------------------------------------------------------- */
+
+static long num(const cJSON *o, const char *a, const char *b)
+{
+	return (long)json_num(json_get(o, a), b, 0);
+}
+
+static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
+{
+	const cJSON *p = json_get(rep, "profile");
+	buf_printf(md, "# Static compile of %s\n\n", c->src.name);
+	buf_printf(md, "- Mode: %s%s%s\n", json_str(rep, "mode"), json_str(rep, "planner") ? ", planner " : "",
+		   json_str(rep, "planner") ? json_str(rep, "planner") : "");
+	buf_printf(md, "- Profile: **%s** (%s %s) for model `%s`: %s\n", json_str(p, "name"), json_str(p, "source"),
+		   json_str(p, "file"), *json_str(p, "model") ? json_str(p, "model") : "(none)", json_str(p, "why"));
+	buf_printf(md, "- Budget: %ld tokens, %ld lines. Body before: %ld lines, ~%ld tokens; after: %ld lines, ~%ld tokens (%s).\n",
+		   profile_budget_tokens(c->profile), profile_budget_lines(c->profile), num(rep, "before", "lines"),
+		   num(rep, "before", "tokens"), num(rep, "after", "lines"), num(rep, "after", "tokens"),
+		   json_bool(rep, "within_budget", false) ? "within budget" : "over budget");
+	buf_adds(md, "\n## Steps\n\n| step | status | lines | tokens | why / result |\n|---|---|---|---|---|\n");
+	for (const cJSON *s = json_get(rep, "steps")->child; s; s = s->next) {
+		const char *why = json_str(s, "why");
+		const cJSON *g = json_get(s, "guard");
+		char *detail = g ? xasprintf("guard %s lost: %s", json_str(g, "check"), json_str(g, "item"))
+		                 : json_str(s, "reason") ? xasprintf("rejected: %s", json_str(s, "reason"))
+		                 : xstrdup(why ? why : "");
+		if (json_get(s, "before"))
+			buf_printf(md, "| %s | %s | %ld -> %ld | %ld -> %ld | %s |\n", json_str(s, "step"), json_str(s, "status"),
+				   num(s, "before", "lines"), num(s, "after", "lines"), num(s, "before", "tokens"),
+				   num(s, "after", "tokens"), detail);
+		else
+			buf_printf(md, "| %s | %s | | | %s |\n", json_str(s, "step"), json_str(s, "status"), detail);
+		free(detail);
+	}
+	const cJSON *added = json_get(rep, "files_added");
+	if (cJSON_GetArraySize(added)) {
+		buf_adds(md, "\n## Moved to references/\n\n");
+		for (const cJSON *s = json_get(rep, "steps")->child; s; s = s->next)
+			for (const cJSON *m = json_get(json_get(s, "notes"), "moved") ? json_get(json_get(s, "notes"), "moved")->child : NULL; m; m = m->next)
+				buf_printf(md, "- `%s` (%s, score %ld, %ld lines) -> `%s`: read when %s\n", json_str(m, "id"),
+					   json_str(m, "class"), (long)json_num(m, "score", 0), (long)json_num(m, "lines", 0),
+					   json_str(m, "file"), json_str(m, "when"));
+	}
+	const cJSON *rb = json_get(rep, "rollbacks");
+	buf_printf(md, "\n## Rollbacks\n\n");
+	if (!cJSON_GetArraySize(rb))
+		buf_adds(md, "None: every step kept the frontmatter, code blocks, headings and literals.\n");
+	for (const cJSON *r = rb->child; r; r = r->next) {
+		const cJSON *g = json_get(r, "guard");
+		buf_printf(md, "- %s: check **%s** failed on `%s`\n", json_str(r, "step"), json_str(g, "check"), json_str(g, "item"));
+	}
+	for (const cJSON *s = json_get(rep, "steps")->child; s; s = s->next) {
+		const cJSON *n = json_get(s, "notes");
+		for (const char *k = "dangling"; k; k = !strcmp(k, "dangling") ? "escaping" : NULL)
+			for (const cJSON *r = json_get(n, k) ? json_get(n, k)->child : NULL; r; r = r->next)
+				buf_printf(md, "- %s reference `%s` (%s line %ld): %s\n", k, json_str(r, "path"), json_str(r, "file"),
+					   (long)json_num(r, "line", 0), json_str(r, "why"));
+	}
+	buf_adds(md, "\n## Lint\n\n");
+	for (const char *k = "lint_before"; k; k = !strcmp(k, "lint_before") ? "lint_after" : NULL) {
+		const cJSON *l = json_get(rep, k);
+		buf_printf(md, "%s: %s, %ld finding(s)\n", !strcmp(k, "lint_before") ? "Before" : "After",
+			   json_str(l, "verdict"), (long)json_num(l, "count", 0));
+		for (const cJSON *f = json_get(l, "findings")->child; f; f = f->next)
+			buf_printf(md, "- %s %s (%s:%ld): %s\n", json_str(f, "severity"), json_str(f, "rule"), json_str(f, "file"),
+				   (long)json_num(f, "line", 0), json_str(f, "message"));
+		buf_addc(md, '\n');
+	}
+}
