@@ -388,9 +388,10 @@ static char *shipped_routes(void)
 					   "../share/skillc/rules/provider_routes.json" };
 	for (size_t i = 0; i < ARRAY_LEN(rel); i++) {
 		char *p = path_join(exe, rel[i]);
-		if (fs_exists(p))
-			return p;
+		char *real = realpath(p, NULL);
 		free(p);
+		if (real)
+			return real;
 	}
 	return NULL;
 }
