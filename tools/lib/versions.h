@@ -11,5 +11,7 @@
 #define V_STAGE "1"
 #define V_PROFILE "1"
 #define V_STATIC "1"
+#define V_LLM "1"
+#define V_DOCTOR "1"
 
 #endif
