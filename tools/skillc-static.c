@@ -114,6 +114,10 @@ static bool same_out(const struct skill_out *a, const struct skill_out *b)
 	return true;
 }
 
+/* A pass or a plan step: 0 done, 1 rejected (e says why), -1 broken. */
+typedef int (*step_fn)(const cJSON *profile, const struct skill_src *src, struct skill_out *o,
+		       const void *arg, cJSON *notes, struct err *e);
+
 /* Runs one pass or plan step on a copy of the output and keeps the copy
  * only when the guard passes. */
 static void run_step(struct compile *c, cJSON *step, step_fn fn, const void *arg)
@@ -156,7 +160,7 @@ static void run_step(struct compile *c, cJSON *step, step_fn fn, const void *arg
 	skill_out_free(&trial);
 	json_set_str(step, "status", status);
 	json_set(step, "after", size_json(&c->out));
-	if (!strcmp(status, "rolled_back")) {
+	if (json_get(step, "guard")) {
 		cJSON *r = cJSON_CreateObject();
 		json_set_str(r, "step", json_str(step, "step"));
 		json_set(r, "guard", cJSON_Duplicate(json_get(step, "guard"), 1));
@@ -365,16 +369,26 @@ static void unload(struct compile *c)
 	cJSON_Delete(c->rollbacks);
 }
 
-/* Hybrid: one plan, each operation a step. */
-static cJSON *run_plan(struct compile *c)
+/* Hybrid: one plan, each operation a step. NULL (dry run only) when the
+ * plan is not cached. */
+static cJSON *run_plan(struct compile *c, cJSON *rep)
 {
 	struct err e = { 0 };
-	struct plan_info info = { 0 };
+	struct plan_info info;
 	cJSON *plan = plan_obtain(c->o->model, c->profile, &c->src, c->o->dry_run, &info, &e);
 	if (!plan)
 		die_err(&e);
-	if (c->o->dry_run)
+	if (json_get(plan, "cached") && !json_bool(plan, "cached", true))
 		return plan;
+	printf("plan from %s: %d request(s), %d cache hit(s), %d repair(s), %d operation(s)\n", c->o->model,
+	       info.requests, info.cache_hits, info.repairs, cJSON_GetArraySize(json_get(plan, "operations")));
+	cJSON *llm = cJSON_CreateObject();
+	json_set_str(llm, "planner", c->o->model);
+	json_set_str(llm, "cache_key", info.key);
+	json_set_bool(llm, "cached", info.cached);
+	json_set_num(llm, "requests", info.requests);
+	json_set_num(llm, "repairs", info.repairs);
+	json_set(rep, "plan", llm);
 	const cJSON *ops = json_get(plan, "operations");
 	int k = 0;
 	for (const cJSON *op = ops ? ops->child : NULL; op; op = op->next) {
@@ -387,6 +401,19 @@ static cJSON *run_plan(struct compile *c)
 		run_step(c, step, plan_step, op);
 	}
 	return plan;
+}
+
+/* --dry-run: the plan and what each step would do; nothing written. */
+static void print_dry_run(const struct compile *c, cJSON *plan)
+{
+	cJSON *show = cJSON_CreateObject();
+	json_set(show, "plan", plan);
+	json_set(show, "steps", cJSON_Duplicate(c->steps, 1));
+	struct buf b = BUF_INIT;
+	json_canon(show, true, &b);
+	printf("%s\n", b.data);
+	buf_free(&b);
+	cJSON_Delete(show);
 }
 
 int main(int argc, char **argv)
@@ -405,36 +432,37 @@ int main(int argc, char **argv)
 	json_set_str(rep, "skill", c.src.name);
 	json_set(rep, "profile", profile_summary(c.resolution, c.profile));
 	json_set(rep, "before", size_json(&c.out));
-	json_set(rep, "lint_before", lint(c.src.dir));
 
 	cJSON *plan;
 	if (!strcmp(o.mode, "hybrid")) {
-		plan = run_plan(&c);
+		plan = run_plan(&c, rep);
 		if (o.dry_run) {
-			struct buf b = BUF_INIT;
-			json_canon(plan, true, &b);
-			printf("%s\n", b.data);
-			buf_free(&b);
-			cJSON_Delete(plan);
+			print_dry_run(&c, plan);
 			cJSON_Delete(rep);
 			unload(&c);
 			return 0;
 		}
-		json_set_str(rep, "planner", o.model);
 	} else {
 		plan = cJSON_CreateObject();
 		json_set_str(plan, "mode", "deterministic");
 		json_set_str(plan, "note", "no plan: STATIC_MODE=deterministic runs only the passes the profile selects");
 		json_set(plan, "operations", cJSON_CreateArray());
 	}
+	json_set(rep, "lint_before", lint(c.src.dir));
 	run_passes(&c);
 
 	struct skilldoc *d = sd_parse(c.out.md.data, c.out.md.len);
-	struct body_size after = body_measure(d);
+	struct body_size before = body_measure(d), after;
+	sd_free(d);
+	d = sd_parse(c.src.md.data, c.src.md.len);
+	before = body_measure(d);
+	sd_free(d);
+	d = sd_parse(c.out.md.data, c.out.md.len);
+	after = body_measure(d);
 	sd_free(d);
 	json_set(rep, "after", size_json(&c.out));
-	json_set_bool(rep, "within_budget", after.tokens <= profile_budget_tokens(c.profile) &&
-		      after.lines <= profile_budget_lines(c.profile));
+	bool within = after.tokens <= profile_budget_tokens(c.profile) && after.lines <= profile_budget_lines(c.profile);
+	json_set_bool(rep, "within_budget", within);
 	cJSON *added = cJSON_AddArrayToObject(rep, "files_added");
 	for (size_t i = 0; i < c.out.n; i++)
 		cJSON_AddItemToArray(added, cJSON_CreateString(c.out.files[i].path));
@@ -443,11 +471,10 @@ int main(int argc, char **argv)
 	c.steps = c.rollbacks = NULL;
 
 	write_outputs(&c, rep, plan);
-	const cJSON *rb = json_get(rep, "rollbacks");
-	printf("%s: %s -> %s lines, %s -> %s tokens (budget %ld/%ld), %d file(s) added, %d rollback(s)\n",
-	       c.src.name, cJSON_PrintUnformatted(json_get(json_get(rep, "before"), "lines")) ? "" : "", "", "", "",
-	       profile_budget_tokens(c.profile), profile_budget_lines(c.profile), (int)c.out.n,
-	       cJSON_GetArraySize(rb));
+	printf("%s: body %ld -> %ld lines, ~%ld -> ~%ld tokens (budget %ld tokens, %ld lines: %s); %zu file(s) added; %d rollback(s)\n",
+	       c.src.name, before.lines, after.lines, before.tokens, after.tokens, profile_budget_tokens(c.profile),
+	       profile_budget_lines(c.profile), within ? "within" : "over", c.out.n,
+	       cJSON_GetArraySize(json_get(rep, "rollbacks")));
 	cJSON_Delete(plan);
 	cJSON_Delete(rep);
 	unload(&c);
@@ -505,13 +532,20 @@ static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
 		const cJSON *g = json_get(r, "guard");
 		buf_printf(md, "- %s: check **%s** failed on `%s`\n", json_str(r, "step"), json_str(g, "check"), json_str(g, "item"));
 	}
+	buf_adds(md, "\n## File references\n\n");
+	int refs = 0;
 	for (const cJSON *s = json_get(rep, "steps")->child; s; s = s->next) {
 		const cJSON *n = json_get(s, "notes");
+		for (const cJSON *r = json_get(n, "rewritten") ? json_get(n, "rewritten")->child : NULL; r; r = r->next, refs++)
+			buf_printf(md, "- rewritten `%s` -> `%s` (%s line %ld)\n", json_str(r, "from"), json_str(r, "to"),
+				   json_str(r, "file"), (long)json_num(r, "line", 0));
 		for (const char *k = "dangling"; k; k = !strcmp(k, "dangling") ? "escaping" : NULL)
 			for (const cJSON *r = json_get(n, k) ? json_get(n, k)->child : NULL; r; r = r->next)
 				buf_printf(md, "- %s reference `%s` (%s line %ld): %s\n", k, json_str(r, "path"), json_str(r, "file"),
-					   (long)json_num(r, "line", 0), json_str(r, "why"));
+					   (long)json_num(r, "line", 0), json_str(r, "why")), refs++;
 	}
+	if (!refs)
+		buf_adds(md, "Nothing to report.\n");
 	buf_adds(md, "\n## Lint\n\n");
 	for (const char *k = "lint_before"; k; k = !strcmp(k, "lint_before") ? "lint_after" : NULL) {
 		const cJSON *l = json_get(rep, k);

@@ -685,8 +685,15 @@ int llm_call(struct llm_client *c, const struct llm_request *req, struct llm_res
 		cJSON *resp;
 		double cost;
 		bool hit;
-		if (request_once(c, req, rt, model, body, r, &resp, &cost, &hit, out->key, e) < 0)
+		if (request_once(c, req, rt, model, body, r, &resp, &cost, &hit, out->key, e) < 0) {
+			/* offline replay: tell a miss from the other failures */
+			if (c->mode == LLM_CACHE_ONLY) {
+				cJSON *cached = llmcache_get(c->cache_dir, out->key);
+				out->uncached = !cached;
+				cJSON_Delete(cached);
+			}
 			break;
+		}
 		struct answer a;
 		read_answer(resp, &a);
 		out->tokens_in += a.tokens_in;

@@ -81,6 +81,7 @@ struct llm_result {
 	int requests;         /* requests answered by the provider (0: all cached) */
 	int cache_hits;
 	int repairs;          /* repair requests made */
+	bool uncached;        /* LLM_CACHE=only and the call failed for want of a cached answer */
 	char key[33];         /* cache key of the last request */
 };
 

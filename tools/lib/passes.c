@@ -9,11 +9,12 @@
 #include "json.h"
 #include "profile.h"
 
+/* structure first, so the budget measures the body as it will be written */
 const struct pass_def pass_table[] = {
+	{ "structure", "heading levels without gaps, one H1 at most, normalised blank lines", pass_structure },
 	{ "refs", "file references: relative from the skill root; dangling and escaping ones reported", pass_refs },
 	{ "budget", "move low-value sections to references/ until the body fits the budget", pass_budget },
 	{ "hoist", "move gotchas, pitfalls and critical notes near the top", pass_hoist },
-	{ "structure", "heading levels without gaps, one H1 at most, normalised blank lines", pass_structure },
 };
 const size_t pass_count = ARRAY_LEN(pass_table);
 
@@ -77,9 +78,10 @@ const char *section_class_name(enum section_class k)
  * or a phrase of several words ("quick start"). */
 static const char *const kw_gotcha[] = {
 	"gotcha", "gotchas", "pitfall", "pitfalls", "caveat", "caveats", "warning", "warnings",
-	"critical", "important", "common mistakes", "common errors", "common pitfalls",
-	"common issues", "known issues", "known limitations", "do not", "don't", "dont", "avoid",
-	"anti-pattern*", "antipattern*", "never", "must know", NULL,
+	"common mistakes", "common errors", "common pitfalls", "common issues", "known issues",
+	"known limitations", "do not", "don't", "dont", "avoid", "anti-pattern*", "antipattern*",
+	"never", "must know", "important notes", "important note", "important rules",
+	"critical notes", "critical rules", "critical requirements", NULL,
 };
 static const char *const kw_core[] = {
 	"quick start", "quickstart", "getting started", "usage", "how to", "workflow", "step", "steps",
@@ -139,10 +141,19 @@ static bool has_keyword(const char *words, const char *const *kw)
 	return false;
 }
 
+/* "Important", "CRITICAL!", "Critical notes": a short heading of alarm. */
+static bool alarm_heading(const char *words)
+{
+	int n = 0;
+	for (const char *p = words; *p; p++)
+		n += p[0] == ' ' && p[1];
+	return n <= 2 && (strstr(words, " important ") || strstr(words, " critical "));
+}
+
 enum section_class section_classify(const char *heading, size_t n)
 {
 	char *w = lower_words(heading, n);
-	enum section_class k = has_keyword(w, kw_gotcha)      ? SC_GOTCHA
+	enum section_class k = has_keyword(w, kw_gotcha) || alarm_heading(w) ? SC_GOTCHA
 	                       : has_keyword(w, kw_core)      ? SC_CORE
 	                       : has_keyword(w, kw_marketing) ? SC_MARKETING
 	                       : has_keyword(w, kw_reference) ? SC_REFERENCE
@@ -175,9 +186,26 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void text_words(const char *s, size_t n, struct strlist *out)
+/* The normal form of one word into w: lowercased, a plural 's' cut;
+ * false for stop words and words under 3 letters. */
+static bool norm_word(const char *s, size_t len, char w[41])
 {
-	struct strlist all = STRLIST_INIT;
+	if (len < 3 || len > 40)
+		return false;
+	for (size_t k = 0; k < len; k++)
+		w[k] = (char)tolower((unsigned char)s[k]);
+	w[len] = '\0';
+	const char *key = w;
+	if (bsearch(&key, stop_words, ARRAY_LEN(stop_words), sizeof *stop_words, cmp_str))
+		return false;
+	if (len > 3 && w[len - 1] == 's' && w[len - 2] != 's')
+		w[len - 1] = '\0';
+	return true;
+}
+
+/* Every content word of text, repeats kept, unsorted. */
+static void word_tokens(const char *s, size_t n, struct strlist *out)
+{
 	size_t i = 0;
 	while (i < n) {
 		while (i < n && !isalpha((unsigned char)s[i]))
@@ -185,20 +213,16 @@ void text_words(const char *s, size_t n, struct strlist *out)
 		size_t a = i;
 		while (i < n && isalpha((unsigned char)s[i]))
 			i++;
-		size_t len = i - a;
-		if (len < 3 || len > 40)
-			continue;
 		char w[41];
-		for (size_t k = 0; k < len; k++)
-			w[k] = (char)tolower((unsigned char)s[a + k]);
-		w[len] = '\0';
-		const char *key = w;
-		if (bsearch(&key, stop_words, ARRAY_LEN(stop_words), sizeof *stop_words, cmp_str))
-			continue;
-		if (len > 3 && w[len - 1] == 's' && w[len - 2] != 's')
-			w[len - 1] = '\0';
-		strlist_push(&all, w);
+		if (norm_word(s + a, i - a, w))
+			strlist_push(out, w);
 	}
+}
+
+void text_words(const char *s, size_t n, struct strlist *out)
+{
+	struct strlist all = STRLIST_INIT;
+	word_tokens(s, n, &all);
 	strlist_sort(&all);
 	for (size_t k = 0; k < all.n; k++)
 		if (!k || strcmp(all.v[k], all.v[k - 1]))
@@ -251,17 +275,25 @@ static int count_list_items(const char *s, size_t n)
 	return k;
 }
 
-static int relevance(const char *s, size_t n, const struct strlist *desc)
+/* % of the words of the section's prose (code blocks left out) that are
+ * words of the name and description: low for marketing and for workflows
+ * the skill is not about. */
+static int relevance(const struct skilldoc *d, int s, const struct strlist *desc)
 {
-	if (!desc->n)
-		return 0;
+	const struct sd_section *sec = &d->sections[s];
 	struct strlist w = STRLIST_INIT;
-	text_words(s, n, &w);
+	for (size_t b = 0; b < d->nblocks; b++) {
+		const struct sd_block *bl = &d->blocks[b];
+		if (bl->off < sec->off || bl->off >= sec->end || bl->kind == SD_FENCE || bl->kind == SD_INDENTED_CODE)
+			continue;
+		word_tokens(d->src + bl->off, bl->len, &w);
+	}
 	size_t hit = 0;
-	for (size_t i = 0; i < desc->n; i++)
-		hit += bsearch(&desc->v[i], w.v, w.n, sizeof *w.v, cmp_str) != NULL;
+	for (size_t i = 0; i < w.n; i++)
+		hit += bsearch(&w.v[i], desc->v, desc->n, sizeof *desc->v, cmp_str) != NULL;
+	int r = w.n ? (int)(100 * hit / w.n) : 0;
 	strlist_free(&w);
-	return (int)(100 * hit / desc->n);
+	return r;
 }
 
 static const char *heading_of(const struct skilldoc *d, int s, size_t *n)
@@ -299,7 +331,7 @@ void section_score(const struct skilldoc *d, int s, const struct strlist *desc_w
 	out->table_pct = lines ? (int)(100 * table_lines / lines) : 0;
 	out->list_items = count_list_items(text, len);
 	out->marketing_words = count_marketing(text, len);
-	out->relevance = relevance(text, len, desc_words);
+	out->relevance = relevance(d, s, desc_words);
 	int score = 50;
 	switch (out->cls) {
 	case SC_MARKETING: score -= 40; break;
@@ -313,10 +345,9 @@ void section_score(const struct skilldoc *d, int s, const struct strlist *desc_w
 		score -= 15;
 	if (out->marketing_words >= 3)
 		score -= 20;
-	int bonus = out->relevance * 6 / 10;
-	score += bonus > 40 ? 40 : bonus;
+	score += out->relevance > 40 ? 40 : out->relevance;
 	out->score = score < 0 ? 0 : score > 100 ? 100 : score;
-	out->unrelated = out->relevance < 15 && (out->cls == SC_OTHER || out->cls == SC_EXAMPLE);
+	out->unrelated = out->relevance < 10 && (out->cls == SC_OTHER || out->cls == SC_EXAMPLE);
 }
 
 /* ---- edits shared by passes and plans ----------------------------------- */
@@ -345,7 +376,7 @@ char *move_to_reference(const struct skill_src *src, struct skill_out *o, const 
 		buf_addc(&body, '\n');
 	skill_out_add(o, file, body.data, body.len);
 	buf_free(&body);
-	char *ptr = xasprintf("\nRead [%s](%s) when %s.\n\n", file, file, when);
+	char *ptr = xasprintf("\nRead [%s](%s) when %s.\n%s", file, file, when, sec->end < d->len ? "\n" : "");
 	sd_edits_replace(ed, sec->content_off, sec->end - sec->content_off, ptr, strlen(ptr));
 	free(ptr);
 	return file;
@@ -365,7 +396,14 @@ int move_section_before(const struct skilldoc *d, int s, size_t dest, struct sd_
 		sd_edits_insert(ed, dest, "\n\n", 2);
 	}
 	sd_edits_insert(ed, dest, t.data, t.len);
-	sd_edits_delete(ed, sec->off, sec->end - sec->off);
+	/* the last section leaves no blank lines behind at the end */
+	size_t from = sec->off;
+	if (sec->end == d->len)
+		for (size_t b = 0; b < d->nblocks; b++)
+			if (d->blocks[b].off + d->blocks[b].len == sec->off && d->blocks[b].kind == SD_BLANK &&
+			    d->blocks[b].off > dest)
+				from = d->blocks[b].off;
+	sd_edits_delete(ed, from, sec->end - from);
 	buf_free(&t);
 	return 0;
 }
@@ -505,6 +543,8 @@ static const char *when_text(const struct section_score *sc, long lines, char *b
 		snprintf(buf, n, "you want background on the product; the task does not need it");
 	else if (sc->cls == SC_REFERENCE || sc->list_items >= 12 || sc->table_pct >= 40)
 		snprintf(buf, n, "you need to look up an entry of this reference (%ld lines)", lines);
+	else if (sc->cls == SC_CORE)
+		snprintf(buf, n, "you carry out this part of the task: it holds the steps (%ld lines)", lines);
 	else if (sc->unrelated)
 		snprintf(buf, n, "the task involves this topic; skip it otherwise (%ld lines)", lines);
 	else
@@ -547,6 +587,106 @@ static cJSON *score_json(const struct skilldoc *d, const struct cand *c, bool mo
 	return o;
 }
 
+/* A section that holds a gotcha (or is one) never moves: those notes stay
+ * in the body for every profile. */
+static bool holds_gotcha(const struct skilldoc *d, int s)
+{
+	for (size_t k = (size_t)s; k < d->nsections && inside(d, (int)k, s); k++) {
+		size_t hn;
+		const char *h = heading_of(d, (int)k, &hn);
+		if (section_classify(h, hn) == SC_GOTCHA)
+			return true;
+	}
+	return false;
+}
+
+static bool moved_near(const struct skilldoc *d, int s, const char *moved)
+{
+	for (int p = s; p > 0; p = d->sections[p].parent)
+		if (moved[p])
+			return true;
+	for (size_t k = (size_t)s + 1; k < d->nsections && inside(d, (int)k, s); k++)
+		if (moved[k])
+			return true;
+	return false;
+}
+
+static void cand_init(const struct skilldoc *d, int s, const struct strlist *desc, const cJSON *profile,
+		      struct cand *cd)
+{
+	const struct sd_section *sec = &d->sections[s];
+	cd->s = s;
+	section_score(d, s, desc, profile, &cd->sc);
+	/* what the move saves: the content, less the pointer paragraph */
+	cd->lines = (long)count_lines(d->src + sec->content_off, sec->end - sec->content_off) - 3;
+	cd->tokens = (long)sd_estimate_tokens(d->src + sec->content_off, sec->end - sec->content_off) - 40;
+}
+
+static bool worth_moving(const struct cand *cd)
+{
+	return cd->lines >= 3 && cd->tokens >= 40;
+}
+
+/* Chooses the sections to move (moved[s] = 1) until size fits, and lists
+ * every candidate it scored in scores. Tier by tier: the container's
+ * children first, then the children of what stayed, so a few big moves come
+ * before many small ones; gotcha and core sections stay. When that is not
+ * enough, a last round may move core sections too (largest saving first
+ * among the lowest scores), never gotchas, never an introduction. */
+static void select_moves(const struct skilldoc *d, const struct strlist *desc, const cJSON *profile,
+			 long max_t, long max_l, struct body_size *size, char *moved, cJSON *scores)
+{
+	struct cand *v = xcalloc(d->nsections, sizeof *v);
+	int *parents = xcalloc(d->nsections + 1, sizeof *parents), np = 0;
+	parents[np++] = container_of(d);
+	for (int tier = 0; tier < 3 && np && !fits(*size, max_t, max_l); tier++) {
+		size_t nv = 0;
+		for (size_t s = 1; s < d->nsections; s++)
+			for (int k = 0; k < np; k++)
+				if (d->sections[s].parent == parents[k])
+					cand_init(d, (int)s, desc, profile, &v[nv++]);
+		qsort(v, nv, sizeof *v, cand_cmp);
+		np = 0;
+		for (size_t i = 0; i < nv; i++) {
+			struct cand *cd = &v[i];
+			bool go = !cd->sc.protected_ && !holds_gotcha(d, cd->s) && worth_moving(cd) &&
+				  !fits(*size, max_t, max_l);
+			if (go) {
+				moved[cd->s] = 1;
+				size->lines -= cd->lines;
+				size->tokens -= cd->tokens;
+			} else {
+				parents[np++] = cd->s;
+			}
+			cJSON_AddItemToArray(scores, score_json(d, cd, go));
+		}
+	}
+	if (!fits(*size, max_t, max_l)) {
+		size_t nv = 0;
+		for (size_t s = 1; s < d->nsections; s++) {
+			size_t hn;
+			const char *h = heading_of(d, (int)s, &hn);
+			bool first = s == 1 || (int)s == container_of(d);
+			if (!first && !is_intro(h, hn) && !holds_gotcha(d, (int)s) && !moved_near(d, (int)s, moved))
+				cand_init(d, (int)s, desc, profile, &v[nv++]);
+		}
+		qsort(v, nv, sizeof *v, cand_cmp);
+		for (size_t i = 0; i < nv && !fits(*size, max_t, max_l); i++) {
+			struct cand *cd = &v[i];
+			if (!worth_moving(cd) || moved_near(d, cd->s, moved))
+				continue;
+			moved[cd->s] = 1;
+			size->lines -= cd->lines;
+			size->tokens -= cd->tokens;
+			cJSON *j = score_json(d, cd, true);
+			json_set_bool(j, "last_resort", true);
+			cJSON_AddItemToArray(scores, j);
+		}
+	}
+	free(parents);
+	free(v);
+}
+
 int pass_budget(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, struct err *e)
 {
 	long max_t = profile_budget_tokens(c->profile), max_l = profile_budget_lines(c->profile);
@@ -564,45 +704,7 @@ int pass_budget(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, str
 	struct strlist desc = STRLIST_INIT;
 	text_words(d->src + d->fm_yaml.off, d->fm_yaml.len, &desc);
 	char *moved = xcalloc(d->nsections, 1);
-	struct cand *v = xcalloc(d->nsections, sizeof *v);
-	int parents[64], np = 0;
-	parents[np++] = container_of(d);
-	/* tier by tier: the container's children first, then the children of
-	 * what stayed, so a few big moves come before many small ones */
-	for (int tier = 0; tier < 3 && np && !fits(size, max_t, max_l); tier++) {
-		size_t nv = 0;
-		for (size_t s = 1; s < d->nsections; s++)
-			for (int k = 0; k < np; k++)
-				if (d->sections[s].parent == parents[k]) {
-					struct cand *cd = &v[nv++];
-					cd->s = (int)s;
-					section_score(d, (int)s, &desc, c->profile, &cd->sc);
-					const struct sd_section *sec = &d->sections[s];
-					cd->lines = (long)count_lines(d->src + sec->content_off, sec->end - sec->content_off) - 3;
-					cd->tokens = (long)sd_estimate_tokens(d->src + sec->content_off, sec->end - sec->content_off) - 40;
-				}
-		qsort(v, nv, sizeof *v, cand_cmp);
-		np = 0;
-		for (size_t i = 0; i < nv; i++) {
-			struct cand *cd = &v[i];
-			bool blocked = cd->sc.protected_;
-			for (size_t k = (size_t)cd->s + 1; !blocked && k < d->nsections && inside(d, (int)k, cd->s); k++) {
-				size_t hn;
-				const char *h = heading_of(d, (int)k, &hn);
-				enum section_class kc = section_classify(h, hn);
-				blocked = kc == SC_GOTCHA || kc == SC_CORE;
-			}
-			bool go = !blocked && !fits(size, max_t, max_l) && cd->lines >= 3 && cd->tokens >= 40;
-			if (go) {
-				moved[cd->s] = 1;
-				size.lines -= cd->lines;
-				size.tokens -= cd->tokens;
-			} else if (np < (int)ARRAY_LEN(parents)) {
-				parents[np++] = cd->s;
-			}
-			cJSON_AddItemToArray(scores, score_json(d, cd, go));
-		}
-	}
+	select_moves(d, &desc, c->profile, max_t, max_l, &size, moved, scores);
 	struct sd_edits ed = SD_EDITS_INIT;
 	for (size_t s = 1; s < d->nsections; s++) {
 		if (!moved[s])
@@ -633,7 +735,6 @@ int pass_budget(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, str
 			     : "still over budget: what is left is protected (gotchas, core steps) or too small to move");
 	}
 	sd_edits_free(&ed);
-	free(v);
 	free(moved);
 	strlist_free(&desc);
 	sd_free(d);
@@ -663,7 +764,8 @@ int pass_hoist(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, stru
 		}
 		if (nested)
 			continue;
-		/* the first sibling that is neither an introduction nor a gotcha */
+		/* the first working sibling: not the title, an introduction, a
+		 * gotcha, marketing or reference material */
 		int parent = d->sections[s].parent, dest = -1;
 		for (size_t k = 1; k < d->nsections && dest < 0; k++) {
 			if (d->sections[k].parent != parent)
@@ -671,7 +773,8 @@ int pass_hoist(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, stru
 			size_t kn;
 			const char *kh = heading_of(d, (int)k, &kn);
 			bool title = k == 1 && d->sections[k].level == 1;
-			if (!title && !is_intro(kh, kn) && section_classify(kh, kn) != SC_GOTCHA)
+			enum section_class kc = section_classify(kh, kn);
+			if (!title && !is_intro(kh, kn) && kc != SC_GOTCHA && kc != SC_MARKETING && kc != SC_REFERENCE)
 				dest = (int)k;
 		}
 		char *ht = xstrndup(h, hn);

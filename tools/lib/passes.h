@@ -5,6 +5,9 @@
  * order of pass_table, runs the guard after each and rolls a failing pass
  * back. See docs/static.md for the scoring and the texts written.
  *
+ *   structure  heading levels without gaps, at most one H1, one blank line
+ *              between blocks outside code, one at the start of the body,
+ *              none at the end.
  *   refs       file references in Markdown text (links, code spans, prose;
  *              never code blocks): "./x", "{baseDir}/x", "$SKILL_DIR/x"
  *              become "x" (only when x exists in the skill, and only with
@@ -16,9 +19,6 @@
  *              heading and a one-line pointer saying when to read it.
  *   hoist      moves gotchas / pitfalls / critical-notes sections before
  *              the first working section of their parent.
- *   structure  heading levels without gaps, at most one H1, one blank line
- *              between blocks outside code, one at the start of the body,
- *              none at the end.
  */
 #ifndef SKILLC_PASSES_H
 #define SKILLC_PASSES_H
@@ -73,11 +73,11 @@ struct section_score {
 	enum section_class cls;
 	bool protected_;       /* gotcha or core: never moved */
 	int score;             /* 0..100, lower moves first */
-	int relevance;         /* % of the description's words the section uses */
+	int relevance;         /* % of its prose words that are words of the name and description */
 	int table_pct;         /* % of its lines in tables */
 	int list_items;        /* flag/code-led list items and table rows */
 	int marketing_words;
-	bool unrelated;        /* relevance < 15% and not reference/marketing */
+	bool unrelated;        /* relevance < 10% and not reference/marketing */
 };
 /* Scores section s of d against the description words (sorted) for the profile. */
 void section_score(const struct skilldoc *d, int s, const struct strlist *desc_words,
@@ -88,7 +88,7 @@ void text_words(const char *s, size_t n, struct strlist *out);
 
 /* Moves section s of d (the SKILL.md of o) to a new references file named
  * after its slug: the edit replaces the section's content (not its
- * heading) with "\n<pointer>\n\n", where pointer is "Read [F](F) when
+ * heading) with "\n<pointer>\n\n" ("\n<pointer>\n" at the end), where pointer is "Read [F](F) when
  * <when>." The file gets the section's text. Adds the file to o and the
  * edit to ed; returns the file's path (caller frees). */
 char *move_to_reference(const struct skill_src *src, struct skill_out *o, const struct skilldoc *d,

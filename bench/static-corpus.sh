@@ -1,0 +1,57 @@
+#!/bin/sh
+# bench/static-corpus.sh — the static compile over a corpus of real skills:
+# corpus-wide body-token reduction and time per skill.
+#   bench/static-corpus.sh [CORPUS] [MODEL...]
+#     CORPUS  a folder searched for SKILL.md (default ../shared/corpus/skillsbench,
+#             relative to the repository root)
+#     MODEL   target model ids whose profiles are used (default
+#             vllm/Qwen/Qwen3.5-27B anthropic/claude-sonnet-4)
+# Every SKILL.md's folder is copied as a one-skill package and compiled in
+# deterministic mode with each profile. Prints per profile: skills, long
+# skills (over the budget before), long skills within budget after, total
+# body tokens before and after (and the reduction), sections moved,
+# rollbacks, and wall time per skill (mean and median, skillc-static alone).
+# Figures only; nothing is asserted (tests/e2e/static-corpus.sh asserts).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CORPUS=${1:-$ROOT/../shared/corpus/skillsbench}
+[ $# -gt 0 ] && shift
+MODELS=${*:-vllm/Qwen/Qwen3.5-27B anthropic/claude-sonnet-4}
+[ -x "$ROOT/bin/skillc-static" ] || { echo "bench/static-corpus.sh: run make first" >&2; exit 2; }
+[ -d "$CORPUS" ] || { echo "bench/static-corpus.sh: no corpus at $CORPUS" >&2; exit 2; }
+command -v jq >/dev/null || { echo "bench/static-corpus.sh: needs jq" >&2; exit 2; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/skillc-bench.XXXXXX")
+trap 'rm -rf "$W"' EXIT INT TERM
+
+n=0
+find "$CORPUS" -name SKILL.md | sort | while read -r f; do
+	n=$((n + 1))
+	mkdir -p "$W/pkg/$n"
+	cp -R "$(dirname "$f")" "$W/pkg/$n/"
+done
+total=$(ls "$W/pkg" | wc -l)
+echo "corpus: $CORPUS ($total skills)"
+
+for model in $MODELS; do
+	"$ROOT/bin/skillc-profile" --model "$model" --profiles "$ROOT/rules/profiles" --out "$W/profile.json" >/dev/null
+	prof=$(jq -r .name "$W/profile.json")
+	rm -rf "$W/out" "$W/times"
+	mkdir -p "$W/out"
+	for p in $(ls "$W/pkg" | sort -n); do
+		s=$(date +%s%N)
+		"$ROOT/bin/skillc-static" --skill "$W/pkg/$p" --profile "$W/profile.json" --out "$W/out/$p" \
+			--report "$W/out/$p.json" >/dev/null 2>"$W/out/$p.err" || echo "  FAILED: $(cat "$W/out/$p.err")"
+		e=$(date +%s%N)
+		echo $(( (e - s) / 1000 )) >>"$W/times"
+	done
+	cat "$W"/out/*.json | jq -s -r '
+		(.[0].profile.body_budget) as $b |
+		[.[] | select(.before.tokens > $b.tokens or .before.lines > $b.lines)] as $long |
+		"profile \(.[0].profile.name) (budget \($b.tokens) tokens, \($b.lines) lines)",
+		"  skills: \(length); long (over budget before): \($long | length); long within budget after: \([$long[] | select(.within_budget)] | length)",
+		"  body tokens: \([.[].before.tokens] | add) -> \([.[].after.tokens] | add) (\(100 - ([.[].after.tokens] | add) * 100 / ([.[].before.tokens] | add) | floor)% less); long skills only: \([$long[].before.tokens] | add // 0) -> \([$long[].after.tokens] | add // 0)",
+		"  body lines: \([.[].before.lines] | add) -> \([.[].after.lines] | add)",
+		"  sections moved to references/: \([.[].files_added | length] | add); rollbacks: \([.[].rollbacks | length] | add)"'
+	sort -n "$W/times" | awk '{ v[NR] = $1; s += $1 } END {
+		printf "  time per skill: mean %.1f ms, median %.1f ms, max %.1f ms\n", s / NR / 1000, v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'
+done
