@@ -68,6 +68,28 @@ void guard_path_form(const char *s, size_t n, struct buf *out)
 	buf_adds(out, "");
 }
 
+/* skilldoc sees "{baseDir}/scripts/x" as the path literal "/scripts/x"
+ * (and "$SKILL_DIR/scripts/x" as "$SKILL_DIR" + "/scripts/x"): a literal
+ * starting with the '/' of a root prefix is keyed with the prefix, and
+ * the $VAR of a root prefix is no literal of its own. */
+static size_t prefix_start(const char *src, size_t off)
+{
+	if (src[off] != '/')
+		return off;
+	for (size_t k = 1; k <= 64 && k <= off; k++)
+		if (guard_root_prefix(src + off - k, k + 1) == k + 1)
+			return off - k;
+	return off;
+}
+
+static bool is_root_prefix(const char *src, size_t len, const struct sd_literal *l)
+{
+	if (l->kind != SD_LIT_ENV && l->kind != SD_LIT_PLACEHOLDER)
+		return false;
+	size_t p = guard_root_prefix(src + l->off, len - l->off);
+	return p == l->len + 1 && guard_skill_dir_at(src + l->off + p, len - l->off - p);
+}
+
 /* The items of one Markdown document, added to the three lists. */
 static void collect(const struct skilldoc *d, struct strlist *codes, struct strlist *heads,
 		    struct strlist *lits)
@@ -82,10 +104,11 @@ static void collect(const struct skilldoc *d, struct strlist *codes, struct strl
 		}
 	for (size_t i = 0; i < d->nliterals; i++) {
 		const struct sd_literal *l = &d->literals[i];
-		if (l->kind == SD_LIT_CODE_BLOCK)
+		size_t start = prefix_start(d->src, l->off);
+		if (l->kind == SD_LIT_CODE_BLOCK || is_root_prefix(d->src, d->len, l))
 			continue;
 		struct buf k = BUF_INIT;
-		guard_path_form(d->src + l->off, l->len, &k);
+		guard_path_form(d->src + start, l->off + l->len - start, &k);
 		strlist_push_owned(lits, buf_detach(&k));
 	}
 }
