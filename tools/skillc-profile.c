@@ -54,6 +54,8 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		if (!strcmp(a, "--check"))
 			return check_files(argc - i - 1, argv + i + 1);
+		if (strcmp(a, "--model") && strcmp(a, "--profiles") && strcmp(a, "--user-profiles") && strcmp(a, "--out"))
+			die(2, "unknown option '%s' (see --help)", a);
 		if (i + 1 >= argc)
 			die(2, "%s needs a value (see --help)", a);
 		const char *v = argv[++i];
@@ -64,10 +66,8 @@ int main(int argc, char **argv)
 			builtin = xstrdup(v);
 		} else if (!strcmp(a, "--user-profiles"))
 			user = v;
-		else if (!strcmp(a, "--out"))
-			out = v;
 		else
-			die(2, "unknown option '%s' (see --help)", a);
+			out = v;
 	}
 	if (!builtin)
 		builtin = default_builtin();
