@@ -380,7 +380,7 @@ static cJSON *run_plan(struct compile *c, cJSON *rep)
 		die_err(&e);
 	if (json_get(plan, "cached") && !json_bool(plan, "cached", true))
 		return plan;
-	printf("plan from %s: %d request(s), %d cache hit(s), %d repair(s), %d operation(s)\n", c->o->model,
+	fprintf(stderr, "plan from %s: %d request(s), %d cache hit(s), %d repair(s), %d operation(s)\n", c->o->model,
 	       info.requests, info.cache_hits, info.repairs, cJSON_GetArraySize(json_get(plan, "operations")));
 	cJSON *llm = cJSON_CreateObject();
 	json_set_str(llm, "planner", c->o->model);
