@@ -487,7 +487,7 @@ static void test_budget_pass(void)
 	CHECK(f != NULL);
 	if (f) {
 		const char *sec = strstr(md, "## Flag reference");
-		size_t n = (size_t)(strstr(md, "\n## Deploying") - sec);
+		size_t n = (size_t)(strstr(md, "\n## Running") - sec);
 		CHECK_INT(f->data.len, n);
 		CHECK(!memcmp(f->data.data, sec, n));
 	}
