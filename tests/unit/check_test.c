@@ -697,7 +697,7 @@ static struct check_report *lint_of(const char *dir, const char *fm, const char 
 
 static void l01_clean_skill_has_no_warnings(void)
 {
-	const char *fm = "name: my-skill\ndescription: Runs the a script. Use when the user asks for a.\n";
+	const char *fm = "name: my-skill\ndescription: Runs the a script. Use when the user asks for the a report.\n";
 	struct check_report *r = lint_of("l01/my-skill", fm, "# Do\n\nRun `scripts/a.py`.\n");
 	char *s = path_join(root, "l01/my-skill/scripts");
 	struct err e;
