@@ -1164,8 +1164,13 @@ static char *make_slug(const char *s, size_t n)
 		bool keep = cp < 0x80 ? isalnum((int)cp) : uc_is_alnum(cp);
 		if (keep) {
 			size_t need = len + (dash && out.len ? 1 : 0);
-			if (out.len + need > 48)
+			if (out.len + need > 48) {
+				/* cut at a word boundary when there is one */
+				char *dash_at = out.len && !dash ? memrchr(out.data, '-', out.len) : NULL;
+				if (dash_at)
+					out.len = (size_t)(dash_at - out.data), out.data[out.len] = '\0';
 				break;
+			}
 			if (dash && out.len)
 				buf_addc(&out, '-');
 			if (cp < 0x80)
