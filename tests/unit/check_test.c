@@ -777,9 +777,9 @@ static void l04_references(void)
 			"```bash\npython scripts/gone.py\ncat ../outside.txt\n```\n\n"
 			"Again: scripts/missing.py.\n");
 	char *dir = xstrdup(d);
-	put("l04/my-skill/references", "guide.md", "# Guide\n\nSee [deeper](deep.md) and [api](api.md).\n");
-	put("l04/my-skill/references", "deep.md", "# Deep\n");
-	put("l04/my-skill/references", "api.md", "# API\n");
+	free(put("l04/my-skill/references", "guide.md", "# Guide\n\nSee [deeper](deep.md) and [api](api.md).\n"));
+	free(put("l04/my-skill/references", "deep.md", "# Deep\n"));
+	free(put("l04/my-skill/references", "api.md", "# API\n"));
 	struct check_report *r;
 	CHECK_INT(check_skill(dir, &r), CHECK_VALID);
 	int dangling = 0, escapes = 0, chain = 0;

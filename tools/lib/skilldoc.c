@@ -1102,7 +1102,8 @@ static int lit_cmp(const void *x, const void *y)
 static void finish_literals(struct parser *P)
 {
 	struct skilldoc *d = P->d;
-	qsort(P->cand, P->ncand, sizeof(*P->cand), lit_cmp);
+	if (P->ncand)
+		qsort(P->cand, P->ncand, sizeof(*P->cand), lit_cmp);
 	size_t end = 0;
 	for (size_t i = 0; i < P->ncand; i++) {
 		if (i && P->cand[i].off < end)
@@ -1280,8 +1281,10 @@ struct skilldoc *sd_parse(const char *bytes, size_t len)
 		scan_block(&P, (int)b);
 	free_patterns(&P);
 	finish_literals(&P);
-	qsort(d->refs, d->nrefs, sizeof(*d->refs), ref_cmp);
-	qsort(d->inlines, d->ninlines, sizeof(*d->inlines), inline_cmp);
+	if (d->nrefs)
+		qsort(d->refs, d->nrefs, sizeof(*d->refs), ref_cmp);
+	if (d->ninlines)
+		qsort(d->inlines, d->ninlines, sizeof(*d->inlines), inline_cmp);
 	build_sections(&P);
 	return d;
 }
