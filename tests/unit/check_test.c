@@ -9,6 +9,7 @@
 #include "t.h"
 #include "check.h"
 #include "fs.h"
+#include "frontmatter.h"
 #include "json.h"
 
 static char *root;
@@ -863,6 +864,35 @@ static void j01_json_schema(void)
 	free(d);
 }
 
+/* Random YAML-ish text: the strict parser never crashes or leaks, and
+ * every failure has a position and a message. */
+static void f01_random_frontmatter(void)
+{
+	static const char *const frag[] = {
+		"name: x\n", "description: ", "a: b: c\n", "[", "]", "{", "}", "- ", "  ", "\t", "&a ", "*a",
+		"!!str ", "|\n", ">-\n", "\"q\\\"\"", "'s''", "key:\n", "...\n", "%YAML 1.2\n", "#c\n",
+		"\n", "? k\n", ": v\n", "\xC3\xA9", "\\0", "\"\\0\"", "x: 1.0\n", "y: ~\n",
+	};
+	unsigned seed = 99;
+	int bad = 0;
+	for (int n = 0; n < 3000; n++) {
+		struct buf b = BUF_INIT;
+		int parts = (int)(seed % 30);
+		for (int i = 0; i < parts; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf_adds(&b, frag[(seed >> 16) % ARRAY_LEN(frag)]);
+		}
+		seed = seed * 1103515245u + 12345u;
+		struct fm_node *top;
+		struct fm_error fe;
+		if (fm_parse(b.data ? b.data : "", b.len, 1, 4, &top, &fe) < 0)
+			bad += !fe.msg[0] || fe.line < 1 || fe.col < 1 || top != NULL;
+		fm_free(top);
+		buf_free(&b);
+	}
+	CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
 	root = t_tmpdir();
@@ -931,6 +961,7 @@ int main(void)
 	RUN(l05_keys_and_types);
 	RUN(l06_no_lint_option);
 	RUN(j01_json_schema);
+	RUN(f01_random_frontmatter);
 	struct err e;
 	fs_remove_tree(root, &e);
 	free(root);

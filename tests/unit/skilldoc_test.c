@@ -470,6 +470,62 @@ static void body_measures(void)
 	CHECK_INT(sd_estimate_tokens("\xE6\x8A\x80\xE8\x83\xBD", 6), 2);
 }
 
+/* Random documents made of markdown fragments: every one renders back
+ * exactly, blocks tile the body, and literals never overlap. */
+static void random_documents_round_trip(void)
+{
+	static const char *const frag[] = {
+		"---\n", "name: x\n", "# H\n", "## Sub `c`\n", "text with `code` and [l](a/b.md)\n",
+		"```\n", "~~~~\n", "   ```py\n", "    indented\n", "\n", "\t\n", "- item\n", "  - nested\n",
+		"1. one\n", "     ```\n", "| a | b |\n", "|---|---|\n", "> quote\n", "<div>\n", "<!--\n",
+		"-->\n", "===\n", "---\n", "***\n", "Wait 5 s --flag {{X}} https://x.y/z.\n", "``", "`",
+		"[", "](", ")", "<https://a.b>", "\\`", "\r\n", "\xC3\xA9", "\xFF", "#", " ", "scripts/a.py",
+	};
+	unsigned seed = 12345;
+	int bad = 0;
+	for (int n = 0; n < 3000; n++) {
+		struct buf b = BUF_INIT;
+		int parts = (int)(seed % 40);
+		for (int i = 0; i < parts; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf_adds(&b, frag[(seed >> 16) % ARRAY_LEN(frag)]);
+		}
+		seed = seed * 1103515245u + 12345u;
+		struct skilldoc *d = sd_parse(b.data ? b.data : "", b.len);
+		struct buf out = BUF_INIT;
+		sd_render(d, &out);
+		if (out.len != b.len || (b.len && memcmp(out.data, b.data, b.len)))
+			bad++;
+		size_t at = d->body;
+		for (size_t i = 0; i < d->nblocks; i++) {
+			bad += d->blocks[i].off != at;
+			at += d->blocks[i].len;
+		}
+		for (size_t i = 1; i < d->nliterals; i++)
+			bad += d->literals[i].off < d->literals[i - 1].off + d->literals[i - 1].len;
+		for (size_t i = 1; i < d->nsections; i++)
+			bad += sd_section_find(d, d->sections[i].id) != (int)i;
+		if (d->nsections > 1) {
+			/* moving the last section to the front keeps every byte */
+			struct sd_edits ed = SD_EDITS_INIT;
+			struct err e;
+			int last = (int)d->nsections - 1;
+			if (sd_edit_move_section(&ed, d, last, d->body, &e) == 0) {
+				struct skilldoc *m = sd_edit(d, &ed, &e);
+				size_t extra = d->sections[last].end == d->len && d->len &&
+					       d->src[d->len - 1] != '\n';
+				bad += !m || m->len != d->len + extra;
+				sd_free(m);
+			}
+			sd_edits_free(&ed);
+		}
+		buf_free(&out);
+		buf_free(&b);
+		sd_free(d);
+	}
+	CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
 	RUN(frontmatter_and_render);
@@ -486,5 +542,6 @@ int main(void)
 	RUN(edit_errors);
 	RUN(section_at_eof_without_newline);
 	RUN(body_measures);
+	RUN(random_documents_round_trip);
 	T_EXIT();
 }
