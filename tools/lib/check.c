@@ -220,8 +220,8 @@ static int read_skill(struct skill *s)
 		if (s->text.len >= 3 && !memcmp(s->text.data, "\xEF\xBB\xBF", 3))
 			set_fix(f, "the file starts with a UTF-8 byte order mark: remove it");
 		else
-			set_fix(f, "begin the file with a block: ---, name: %s, description: <what it does "
-				"and when to use it>, ---, each on its own line", s->dirname);
+			set_fix(f, "start the file with:\n---\nname: %s\ndescription: <what it does and "
+				"when to use it>\n---", s->dirname);
 		return -1;
 	}
 	const char *close = memmem(s->text.data + 3, s->text.len - 3, "---", 3);
@@ -934,7 +934,7 @@ static void finding_text(const struct check_finding *f, const char *kind, struct
 		buf_printf(out, "%s:%d:%d: %s: %s [%s]\n", f->file, f->line, f->col, kind, f->message, f->rule);
 	else
 		buf_printf(out, "%s: %s: %s [%s]\n", f->file, kind, f->message, f->rule);
-	if (f->fix) {
+	if (f->fix && !strstr(f->message, f->fix)) {
 		/* a fix may span lines: indent every one */
 		buf_adds(out, "    fix: ");
 		for (const char *p = f->fix; *p; p++) {

@@ -197,8 +197,10 @@ static int parse_map(struct fmp *p, yaml_event_t *start, struct fm_node **out, i
 		struct fm_node *key = NULL, *val = NULL;
 		int rc = parse_node(p, &ev, &key, depth + 1);
 		yaml_event_delete(&ev);
-		if (rc < 0)
+		if (rc < 0) {
+			fm_free(key);
 			return -1;
+		}
 		for (size_t i = 0; i < m->n; i++) {
 			if (m->pairs[i].key->len == key->len && !memcmp(m->pairs[i].key->str, key->str, key->len)) {
 				p->fe->line = key->line, p->fe->col = key->col;

@@ -1102,7 +1102,8 @@ static int lit_cmp(const void *x, const void *y)
 static void finish_literals(struct parser *P)
 {
 	struct skilldoc *d = P->d;
-	qsort(P->cand, P->ncand, sizeof(*P->cand), lit_cmp);
+	if (P->ncand)
+		qsort(P->cand, P->ncand, sizeof(*P->cand), lit_cmp);
 	size_t end = 0;
 	for (size_t i = 0; i < P->ncand; i++) {
 		if (i && P->cand[i].off < end)
@@ -1164,8 +1165,13 @@ static char *make_slug(const char *s, size_t n)
 		bool keep = cp < 0x80 ? isalnum((int)cp) : uc_is_alnum(cp);
 		if (keep) {
 			size_t need = len + (dash && out.len ? 1 : 0);
-			if (out.len + need > 48)
+			if (out.len + need > 48) {
+				/* cut at a word boundary when there is one */
+				char *dash_at = out.len && !dash ? memrchr(out.data, '-', out.len) : NULL;
+				if (dash_at)
+					out.len = (size_t)(dash_at - out.data), out.data[out.len] = '\0';
 				break;
+			}
 			if (dash && out.len)
 				buf_addc(&out, '-');
 			if (cp < 0x80)
@@ -1275,8 +1281,10 @@ struct skilldoc *sd_parse(const char *bytes, size_t len)
 		scan_block(&P, (int)b);
 	free_patterns(&P);
 	finish_literals(&P);
-	qsort(d->refs, d->nrefs, sizeof(*d->refs), ref_cmp);
-	qsort(d->inlines, d->ninlines, sizeof(*d->inlines), inline_cmp);
+	if (d->nrefs)
+		qsort(d->refs, d->nrefs, sizeof(*d->refs), ref_cmp);
+	if (d->ninlines)
+		qsort(d->inlines, d->ninlines, sizeof(*d->inlines), inline_cmp);
 	build_sections(&P);
 	return d;
 }

@@ -32,8 +32,9 @@
  * Section ids: "<slug path>#<ordinal>". The slug of a heading is its text
  * with link targets and HTML tags dropped, ASCII letters lowercased, letters
  * and digits (any script, Python's isalnum) kept, every other run of
- * characters turned into one '-', '-' trimmed from both ends, cut to 48
- * bytes; an empty slug is "section". The slug path joins the slugs of the
+ * characters turned into one '-', '-' trimmed from both ends, cut to at
+ * most 48 bytes (at a '-' when the cut falls inside a word); an empty slug
+ * is "section". The slug path joins the slugs of the
  * enclosing headings with '/' (a heading's parent is the nearest earlier
  * heading of a lower level). The ordinal counts sections with the same slug
  * path in document order, from 1. Example: "## Step 2: Run `x`" under
