@@ -320,6 +320,15 @@ else
 fi
 t_end
 
+t_begin "fake server: rules answer matching requests without consuming the queue"
+start_fake rules '{"chat": [{"text": "queue 1"}, {"text": "queue 2"}], "rules": [{"match": "title", "text": "A Title"}], "score": [{"score": 0.25}]}'
+t_eq "first" "$(llm -m fake/m --cache off a 2>&1)" "queue 1"
+t_eq "rule" "$(llm -m fake/m --cache off make a title 2>&1)" "A Title"
+t_eq "second" "$(llm -m fake/m --cache off b 2>&1)" "queue 2"
+t_eq "logged rule" "$(sed -n 2p "$D/log.jsonl" | jq -c '[.rule, .step]')" "[0,null]"
+t_end
+stop_fake
+
 t_begin "secrets: the key is in no file a run wrote and in no message"
 # everything under the test folder but the .env files themselves
 hits=$(grep -rl -F -- "$KEY" "$T_TMP" 2>/dev/null | grep -v '/\.env$')

@@ -244,8 +244,8 @@ static void http_do(struct llm_client *c, const struct route *rt, const char *ur
 static void scrub(char *s, const char *key)
 {
 	size_t kl = key ? strlen(key) : 0;
-	if (kl < 4)
-		return;
+	if (kl < 5)
+		return; /* "[key]" must not be longer than what it replaces */
 	for (char *p = strstr(s, key); p; p = strstr(p, key)) {
 		memmove(p + 5, p + kl, strlen(p + kl) + 1);
 		memcpy(p, "[key]", 5);
