@@ -542,9 +542,11 @@ static int request_once(struct llm_client *c, const struct llm_request *req, con
 		}
 	}
 	llmcache_unlock(c->cache_dir, key, lock);
-	struct err copy = *e;
+	struct err failed = { 0 };
+	if (rc < 0)
+		failed = *e;
 	usage_record(c, req, rt, key, cache, &ai, rc == 0 ? *resp : NULL, *cost, repair,
-		     now_mono() - t0, rc < 0 ? &copy : NULL, e, &rc);
+		     now_mono() - t0, rc < 0 ? &failed : NULL, e, &rc);
 	if (rc < 0 && *resp) {
 		cJSON_Delete(*resp);
 		*resp = NULL;
