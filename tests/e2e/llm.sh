@@ -146,6 +146,9 @@ t_contains "the environment wins over .env" "$(cat "$D/err2")" "key from the env
 printf '%s' from-the-environment-123 >"$D/k"
 t_eq "the environment's key was sent" "$(tail -n 1 "$D/log.jsonl" | jq -r .auth.hash)" "$(skillc-hash "$D/k" | cut -d' ' -f1)"
 rm -f "$D/k"
+printf '{"providers": {"opt": {"base_url": "http://127.0.0.1:%s/v1", "key_env": "OPT_KEY", "key_required": false}}}' "$(cat "$D/port")" >"$D/opt.json"
+(cd "$D" && skillc-llm --routes opt.json -m opt/m q) >/dev/null 2>"$D/err3"
+t_eq "an optional key that the server wants" "$(cat "$D/err3")" "skillc-llm: provider 'opt' wants a key (HTTP 401): set OPT_KEY in the environment or in ENV_FILE '.env'"
 t_end
 stop_fake
 
@@ -182,6 +185,9 @@ t_eq "no provider exit" $? 2
 llm -m fake/m --cache sometimes q >/dev/null 2>"$D/err"
 t_eq "bad cache mode" "$(cat "$D/err")" "skillc-llm: bad LLM_CACHE 'sometimes': use use, refresh, off or only"
 t_eq "requests" "$(requests)" 0
+printf '{"providers": {"opt": {"base_url": "http://127.0.0.1:1/v1", "key_env": "OPT_KEY", "key_required": false}}}' >"$D/opt.json"
+(cd "$D" && skillc-llm --routes opt.json --show-route -m opt/m) >"$D/show"
+t_contains "optional key not set" "$(cat "$D/show")" "key             OPT_KEY, not needed"
 out=$(llm -m open/m q 2>/dev/null)
 t_eq "a route without key_env needs no key" "$out" never
 t_eq "and sends none" "$(jq -r .auth.present "$D/log.jsonl")" false

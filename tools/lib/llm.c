@@ -317,6 +317,9 @@ static int fatal_status(const struct llm_client *c, const struct route *rt, cons
 		if (!rt->key_env)
 			return err_set(e, ERR_INPUT, "provider '%s' wants a key (HTTP 401) but its route has no key_env: add one to routes '%s'",
 				       p, c->routes.path);
+		if (!strcmp(llm_key_source(c, rt), "not needed") || !strcmp(llm_key_source(c, rt), "not set"))
+			return err_set(e, ERR_INPUT, "provider '%s' wants a key (HTTP 401): set %s in the environment or in ENV_FILE '%s'",
+				       p, rt->key_env, c->env_file);
 		return err_set(e, ERR_INPUT, "provider '%s' rejected the key in %s (HTTP 401, key from %s): check or replace it",
 			       p, rt->key_env, key_origin(c, rt, origin, sizeof origin));
 	case 403:
