@@ -29,67 +29,89 @@ static const char usage[] =
 	"source hashes and config files (only when they change) and writes rules.mk.\n"
 	"Exit 0 done, 2 bad settings or task.\n";
 
-static void emit_stage(struct buf *mk, const struct stage_def *s)
+static int is_file_output(const char *o)
 {
-	buf_printf(mk, "\n# %s: %s\n", s->name, s->help);
-	buf_printf(mk, "$(R)/status/%s.ok:", s->name);
-	for (size_t i = 0; i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++)
-		buf_printf(mk, " $(R)/%s", s->inputs[i]);
+	size_t n = strlen(o);
+	return n > 5 && (!strcmp(o + n - 5, ".hash") || !strcmp(o + n - 5, ".json"));
+}
+
+static void emit_target(struct buf *mk, const struct run *r, const struct stage_ref *ref)
+{
+	const struct stage_def *s = ref->def;
+	if (ref->index <= 1)
+		buf_printf(mk, "\n# %s: %s\n", s->name, s->help);
+	struct strlist in = STRLIST_INIT, out = STRLIST_INIT;
+	stage_ref_inputs(ref, r, &in);
+	stage_ref_outputs(ref, r, &out);
+	buf_printf(mk, "$(R)/status/%s.ok:", ref->name);
+	for (size_t i = 0; i < in.n; i++)
+		buf_printf(mk, " $(R)/%s", in.v[i]);
 	buf_printf(mk, " $(R)/inputs/config/%s.json\n", s->name);
-	buf_printf(mk, "\t+@$(SKILLC_STAGE) run %s\n", s->name);
-	/* outputs other stages read are made by this stage's stamp */
+	buf_printf(mk, "\t+@$(SKILLC_STAGE) run %s\n", ref->name);
+	/* the files other stages read are made by this target's stamp */
 	int any = 0;
-	for (size_t i = 0; i < ARRAY_LEN(s->outputs) && s->outputs[i]; i++) {
-		const char *o = s->outputs[i];
-		size_t n = strlen(o);
-		if ((n > 5 && !strcmp(o + n - 5, ".hash")) || (n > 5 && !strcmp(o + n - 5, ".json"))) {
-			buf_printf(mk, "%s$(R)/%s", any ? " " : "", o);
+	for (size_t i = 0; i < out.n; i++)
+		if (is_file_output(out.v[i])) {
+			buf_printf(mk, "%s$(R)/%s", any ? " " : "", out.v[i]);
 			any = 1;
 		}
-	}
 	if (any)
-		buf_printf(mk, ": $(R)/status/%s.ok ;\n", s->name);
+		buf_printf(mk, ": $(R)/status/%s.ok ;\n", ref->name);
+	strlist_free(&in);
+	strlist_free(&out);
+}
+
+static void emit_goal(struct buf *mk, const struct run *r, const char *goal)
+{
+	struct stage_ref *need;
+	int n = goal_refs(r, goal, &need);
+	buf_printf(mk, "SKILLC_GOAL_%s :=", goal);
+	for (int k = 0; k < n; k++)
+		buf_printf(mk, " $(R)/status/%s.ok", need[k].name);
+	buf_addc(mk, '\n');
+	free(need);
 }
 
 static void emit_rules(struct buf *mk, const struct run *r)
 {
 	buf_printf(mk, "# rules.mk — written by skillc-rules %s for this run; do not edit.\n", V_RULES);
 	buf_printf(mk, "R := %s\n", r->dir);
-	for (size_t i = 0; i < stage_count; i++)
-		emit_stage(mk, &stage_table[i]);
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	for (size_t i = 0; i < n; i++)
+		emit_target(mk, r, &refs[i]);
+	free(refs);
 	buf_adds(mk, "\n# goals: the stamps each user target needs\n");
-	static const char *const goals[] = { "final" };
-	for (size_t i = 0; i < stage_count + ARRAY_LEN(goals); i++) {
-		const char *g = i < stage_count ? stage_table[i].name : goals[i - stage_count];
-		const struct stage_def *need[64];
-		int n = goal_stages(g, need, ARRAY_LEN(need));
-		buf_printf(mk, "SKILLC_GOAL_%s :=", g);
-		for (int k = 0; k < n; k++)
-			buf_printf(mk, " $(R)/status/%s.ok", need[k]->name);
-		buf_addc(mk, '\n');
-	}
+	for (size_t i = 0; i < stage_count; i++)
+		emit_goal(mk, r, stage_table[i].name);
+	emit_goal(mk, r, "final");
 }
 
-/* A stage whose stamp says done but whose output is gone must run again. */
+/* A target whose stamp says done but whose output is gone must run again. */
 static void guard_outputs(const struct run *r)
 {
-	for (size_t i = 0; i < stage_count; i++) {
-		const struct stage_def *s = &stage_table[i];
-		char *ok = state_ok_path(r->dir, s->name);
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	for (size_t i = 0; i < n; i++) {
+		char *ok = state_ok_path(r->dir, refs[i].name);
 		if (fs_exists(ok)) {
-			for (size_t k = 0; k < ARRAY_LEN(s->outputs) && s->outputs[k]; k++) {
-				char *out = run_path(r, s->outputs[k]);
-				int missing = !fs_exists(out);
-				free(out);
+			struct strlist out = STRLIST_INIT;
+			stage_ref_outputs(&refs[i], r, &out);
+			for (size_t k = 0; k < out.n; k++) {
+				char *p = run_path(r, out.v[k]);
+				int missing = !fs_exists(p);
+				free(p);
 				if (missing) {
-					warnf("%s: output %s is missing; the stage will run again", s->name, s->outputs[k]);
+					warnf("%s: output %s is missing; the stage will run again", refs[i].name, out.v[k]);
 					unlink(ok);
 					break;
 				}
 			}
+			strlist_free(&out);
 		}
 		free(ok);
 	}
+	free(refs);
 }
 
 int main(int argc, char **argv)

@@ -60,10 +60,12 @@ static char *parent_of(const char *path)
 
 /* Moves temp files left beside the stage's outputs (a crash between write
  * and rename) into .incomplete/<stage>/: kept for forensics, never reused. */
-static void sweep_leftovers(const struct run *r, const struct stage_def *s)
+static void sweep_leftovers(const struct run *r, const struct stage_ref *ref)
 {
-	for (size_t i = 0; i < ARRAY_LEN(s->outputs) && s->outputs[i]; i++) {
-		char *out = run_path(r, s->outputs[i]);
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	for (size_t i = 0; i < outs.n; i++) {
+		char *out = run_path(r, outs.v[i]);
 		char *dir = parent_of(out);
 		const char *base = strrchr(out, '/') + 1;
 		char *prefix = xasprintf(".%s.tmp.", base);
@@ -76,10 +78,10 @@ static void sweep_leftovers(const struct run *r, const struct stage_def *s)
 		if (d)
 			closedir(d);
 		for (size_t k = 0; k < found.n; k++) {
-			char *aside = xasprintf("%s/.incomplete/%s", r->dir, s->name);
+			char *aside = xasprintf("%s/.incomplete/%s", r->dir, ref->name);
 			struct err e;
 			if (fs_move_aside(found.v[k], aside, &e) == 0)
-				warnf("%s: moved leftover %s of a cut-short run to %s", s->name, found.v[k], aside);
+				warnf("%s: moved leftover %s of a cut-short run to %s", ref->name, found.v[k], aside);
 			free(aside);
 		}
 		strlist_free(&found);
@@ -87,6 +89,7 @@ static void sweep_leftovers(const struct run *r, const struct stage_def *s)
 		free(dir);
 		free(out);
 	}
+	strlist_free(&outs);
 }
 
 /* The last non-empty line the tool printed since `from`: its error. */
@@ -111,20 +114,21 @@ static char *last_line(const char *log, off_t from)
 
 static int cmd_run(const struct run *r, const char *name)
 {
-	const struct stage_def *s = stage_find(name);
-	if (!s)
+	struct stage_ref ref;
+	if (stage_ref_find(r, name, &ref) < 0)
 		die(2, "unknown stage '%s'", name);
+	const struct stage_def *s = ref.def;
 	struct err e = { 0 };
 	char *logdir = run_path(r, "logs");
 	if (fs_mkdirs(logdir, &e) < 0)
 		die_err(&e);
-	char *ok = state_ok_path(r->dir, s->name);
+	char *ok = state_ok_path(r->dir, ref.name);
 	unlink(ok);
-	sweep_leftovers(r, s);
+	sweep_leftovers(r, &ref);
 
-	cJSON *prev = state_read(r->dir, s->name);
+	cJSON *prev = state_read(r->dir, ref.name);
 	if (prev && !strcmp(json_str(prev, "state") ? json_str(prev, "state") : "", "running"))
-		warnf("%s: the previous run was cut short (started %s); running it again", s->name,
+		warnf("%s: the previous run was cut short (started %s); running it again", ref.name,
 		      json_str(prev, "started") ? json_str(prev, "started") : "?");
 	cJSON_Delete(prev);
 
@@ -132,7 +136,7 @@ static int cmd_run(const struct run *r, const char *name)
 	double t0 = now_wall();
 	iso_time(t0, when);
 	cJSON *st = cJSON_CreateObject();
-	cJSON_AddStringToObject(st, "stage", s->name);
+	cJSON_AddStringToObject(st, "stage", ref.name);
 	cJSON_AddStringToObject(st, "state", "running");
 	cJSON_AddNumberToObject(st, "pid", getpid());
 	cJSON_AddStringToObject(st, "started", when);
@@ -140,32 +144,32 @@ static int cmd_run(const struct run *r, const char *name)
 	cJSON_AddStringToObject(st, "tool", json_str(cfg, "tool"));
 	cJSON_AddItemToObject(st, "settings", cJSON_Duplicate(json_get(cfg, "settings"), 1));
 	cJSON_Delete(cfg);
-	cJSON_AddItemToObject(st, "inputs", state_inputs(r->dir, s));
-	if (state_write(r->dir, s->name, st, &e) < 0 || manifest_rebuild(r, &e) < 0)
+	cJSON_AddItemToObject(st, "inputs", state_inputs(r, &ref));
+	if (state_write(r->dir, ref.name, st, &e) < 0 || manifest_rebuild(r, &e) < 0)
 		die_err(&e);
 
 	char *bindir = bin_dir();
 	struct strlist argv = STRLIST_INIT;
-	s->command(r, bindir, &argv);
+	s->command(&ref, r, bindir, &argv);
 	free(bindir);
 
-	char *logpath = xasprintf("%s/%s.log", logdir, s->name);
+	char *logpath = xasprintf("%s/%s.log", logdir, ref.name);
 	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (logfd < 0)
 		die(1, "cannot open log '%s': %m", logpath);
 	off_t from = lseek(logfd, 0, SEEK_END);
-	dprintf(logfd, "== %s %s:", when, s->name);
+	dprintf(logfd, "== %s %s:", when, ref.name);
 	for (size_t i = 0; i < argv.n; i++)
 		dprintf(logfd, " %s", argv.v[i]);
 	dprintf(logfd, "\n");
 	from = lseek(logfd, 0, SEEK_END);
 
-	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, s->name);
-	setenv("SKILLC_STAGE", s->name, 1);
+	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref.name);
+	setenv("SKILLC_STAGE", ref.name, 1);
 	setenv("SKILLC_USAGE_FILE", usage_file, 1);
 	free(usage_file);
 
-	fprintf(stderr, "skillc: %s: started\n", s->name);
+	fprintf(stderr, "skillc: %s: started\n", ref.name);
 	struct proc_spec spec = {
 		.argv = argv.v,
 		.timeout = (double)run_get_int(r, "STAGE_TIMEOUT"),
@@ -193,14 +197,17 @@ static int cmd_run(const struct run *r, const char *name)
 		rc = res.exit_code;
 	} else {
 		rc = 0;
-		for (size_t i = 0; i < ARRAY_LEN(s->outputs) && s->outputs[i]; i++) {
-			char *out = run_path(r, s->outputs[i]);
+		struct strlist outs = STRLIST_INIT;
+		stage_ref_outputs(&ref, r, &outs);
+		for (size_t i = 0; i < outs.n; i++) {
+			char *out = run_path(r, outs.v[i]);
 			if (!fs_exists(out) && !error) {
-				error = xasprintf("%s finished but did not write %s", s->tool, s->outputs[i]);
+				error = xasprintf("%s finished but did not write %s", s->tool, outs.v[i]);
 				rc = 1;
 			}
 			free(out);
 		}
+		strlist_free(&outs);
 	}
 
 	double t1 = now_wall();
@@ -211,22 +218,23 @@ static int cmd_run(const struct run *r, const char *name)
 	json_set_num(st, "exit", rc);
 	json_set_str(st, "error", error);
 	if (rc)
-		sweep_leftovers(r, s);
-	if (state_write(r->dir, s->name, st, &e) < 0)
+		sweep_leftovers(r, &ref);
+	if (state_write(r->dir, ref.name, st, &e) < 0)
 		die_err(&e);
 	if (rc == 0 && fs_write_atomic(ok, "", 0, 0644, &e) < 0)
 		die_err(&e);
 	if (manifest_rebuild(r, &e) < 0)
 		warnf("%s", e.msg);
-	dprintf(logfd, "== %s %s: %s%s\n", when, s->name, rc ? "failed: " : "done", rc ? error : "");
+	dprintf(logfd, "== %s %s: %s%s\n", when, ref.name, rc ? "failed: " : "done", rc ? error : "");
 	close(logfd);
 
 	if (rc && tool_said)
-		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)\n", s->name, t1 - t0, logpath);
+		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)\n", ref.name, t1 - t0, logpath);
 	else if (rc)
-		fprintf(stderr, "skillc: %s: failed after %.1f s: %s (log: %s)\n", s->name, t1 - t0, error, logpath);
+		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)\n", ref.name,
+		        res.interrupted ? "stopped" : "failed", t1 - t0, error, logpath);
 	else
-		fprintf(stderr, "skillc: %s: done in %.1f s\n", s->name, t1 - t0);
+		fprintf(stderr, "skillc: %s: done in %.1f s\n", ref.name, t1 - t0);
 	free(error);
 	free(logpath);
 	free(logdir);
@@ -260,48 +268,68 @@ static void remove_quiet(const char *path, int *removed)
 	}
 }
 
+static void forget(const struct run *r, const struct stage_ref *ref)
+{
+	int removed = 0;
+	char *ok = state_ok_path(r->dir, ref->name);
+	remove_quiet(ok, &removed); /* first: never a stamp without its outputs */
+	free(ok);
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	for (size_t k = 0; k < outs.n; k++) {
+		char *out = run_path(r, outs.v[k]);
+		remove_quiet(out, &removed);
+		free(out);
+	}
+	strlist_free(&outs);
+	static const char *const files[] = { "status/%s.json", "status/%s.usage.jsonl", "logs/%s.log" };
+	for (size_t k = 0; k < ARRAY_LEN(files); k++) {
+		char *rel = xasprintf(files[k], ref->name);
+		char *p = run_path(r, rel);
+		remove_quiet(p, &removed);
+		free(p);
+		free(rel);
+	}
+	printf("%s: %s\n", ref->name, removed ? "removed" : "nothing to remove");
+}
+
+/* STAGE is a stage ("raw-eval": every instance) or one instance
+ * ("raw-eval.003"); either way every later stage goes too. */
 static int cmd_clean(const struct run *r, const char *name)
 {
-	const struct stage_def *target = stage_find(name);
+	struct stage_ref one;
+	int single = stage_ref_find(r, name, &one) == 0 && one.index;
+	const struct stage_def *target = single ? one.def : stage_find(name);
 	if (!target) {
 		struct buf names = BUF_INIT;
 		for (size_t i = 0; i < stage_count; i++)
 			buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
 		die(2, "unknown stage '%s' (STAGE=); stages: %s", name, names.data);
 	}
-	for (size_t i = 0; i < stage_count; i++) {
-		const struct stage_def *s = &stage_table[i];
-		if (!stage_depends_on(s, target))
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	for (size_t i = 0; i < n; i++) {
+		if (!stage_depends_on(refs[i].def, target))
 			continue;
-		int removed = 0;
-		char *ok = state_ok_path(r->dir, s->name);
-		remove_quiet(ok, &removed); /* first: never a stamp without its outputs */
-		free(ok);
-		for (size_t k = 0; k < ARRAY_LEN(s->outputs) && s->outputs[k]; k++) {
-			char *out = run_path(r, s->outputs[k]);
-			remove_quiet(out, &removed);
-			free(out);
-		}
-		static const char *const files[] = { "status/%s.json", "status/%s.usage.jsonl", "logs/%s.log" };
-		for (size_t k = 0; k < ARRAY_LEN(files); k++) {
-			char *rel = xasprintf(files[k], s->name);
-			char *p = run_path(r, rel);
-			remove_quiet(p, &removed);
-			free(p);
-			free(rel);
-		}
-		printf("%s: %s\n", s->name, removed ? "removed" : "nothing to remove");
+		if (single && refs[i].def == target && strcmp(refs[i].name, one.name))
+			continue;
+		forget(r, &refs[i]);
 	}
+	free(refs);
 	struct err e = { 0 };
 	if (fs_is_dir(r->dir) && manifest_rebuild(r, &e) < 0)
 		die_err(&e);
 	return 0;
 }
 
-/* Why s is not up to date (a malloc'd sentence), or NULL when it is. */
-static char *stale_reason(const struct run *r, const struct stage_def *s, const char *stale_up)
+/* Why a target is not up to date (a malloc'd sentence), or NULL when it is. */
+static char *stale_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
 {
-	cJSON *st = state_read(r->dir, s->name);
+	const struct stage_def *s = ref->def;
+	cJSON *st = state_read(r->dir, ref->name);
+	struct strlist outs = STRLIST_INIT, ins = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	stage_ref_inputs(ref, r, &ins);
 	char *why = NULL;
 	const char *state = st ? json_str(st, "state") : NULL;
 	if (!st || !state) {
@@ -318,16 +346,16 @@ static char *stale_reason(const struct run *r, const struct stage_def *s, const 
 		why = xasprintf("%s: %s", state, err ? err : "no reason recorded");
 		goto out;
 	}
-	for (size_t i = 0; i < ARRAY_LEN(s->outputs) && s->outputs[i]; i++) {
-		char *out = run_path(r, s->outputs[i]);
+	for (size_t i = 0; i < outs.n; i++) {
+		char *out = run_path(r, outs.v[i]);
 		int missing = !fs_exists(out);
 		free(out);
 		if (missing) {
-			why = xasprintf("missing output: %s", s->outputs[i]);
+			why = xasprintf("missing output: %s", outs.v[i]);
 			goto out;
 		}
 	}
-	char *ok = state_ok_path(r->dir, s->name);
+	char *ok = state_ok_path(r->dir, ref->name);
 	int has_ok = fs_exists(ok);
 	free(ok);
 	if (!has_ok) {
@@ -346,8 +374,8 @@ static char *stale_reason(const struct run *r, const struct stage_def *s, const 
 	}
 	cJSON_Delete(cfg);
 	cJSON *inputs = json_get(st, "inputs");
-	for (size_t i = 0; !why && i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++) {
-		const char *rel = s->inputs[i];
+	for (size_t i = 0; !why && i < ins.n; i++) {
+		const char *rel = ins.v[i];
 		const char *recorded = json_str(inputs, rel);
 		hash_hex cur;
 		const struct source_def *src = NULL;
@@ -368,31 +396,33 @@ static char *stale_reason(const struct run *r, const struct stage_def *s, const 
 	if (!why && stale_up)
 		why = xasprintf("upstream stage is stale: %s", stale_up);
 out:
+	strlist_free(&outs);
+	strlist_free(&ins);
 	cJSON_Delete(st);
 	return why;
 }
 
 static int cmd_status(const struct run *r, const char *goal)
 {
-	const struct stage_def *need[64];
-	int n = goal_stages(goal, need, ARRAY_LEN(need));
+	struct stage_ref *need;
+	int n = goal_refs(r, goal, &need);
 	if (n < 0)
-		die(2, "unknown goal '%s'", goal);
+		die(2, "unknown goal '%s' (GOAL=): a stage name or final", goal);
 	printf("run %s (task %s)\n", r->dir, r->task);
 	int stale = 0;
-	const char *stale_names[64] = { 0 };
+	char *stale_of = xcalloc((size_t)n + 1, 1); /* stale_of[i]: need[i] is stale */
 	for (int i = 0; i < n; i++) {
-		const struct stage_def *s = need[i];
+		const struct stage_def *s = need[i].def;
 		const char *up = NULL;
-		for (size_t k = 0; k < ARRAY_LEN(s->after) && s->after[k] && !up; k++)
-			for (int j = 0; j < i; j++)
-				if (stale_names[j] && !strcmp(stale_names[j], s->after[k]))
-					up = s->after[k];
-		char *why = stale_reason(r, s, up);
-		printf("  %-12s %s\n", s->name, why ? why : "up to date");
+		for (int j = 0; j < i && !up; j++)
+			for (size_t k = 0; k < ARRAY_LEN(s->after) && s->after[k]; k++)
+				if (stale_of[j] && !strcmp(need[j].def->name, s->after[k]))
+					up = need[j].name;
+		char *why = stale_reason(r, &need[i], up);
+		printf("  %-14s %s\n", need[i].name, why ? why : "up to date");
 		if (why) {
 			stale++;
-			stale_names[i] = s->name;
+			stale_of[i] = 1;
 		}
 		free(why);
 	}
@@ -400,6 +430,8 @@ static int cmd_status(const struct run *r, const char *goal)
 		printf("%d of %d stages need work; run: make task=%s %s\n", stale, n, r->task, goal);
 	else
 		printf("up to date\n");
+	free(stale_of);
+	free(need);
 	return stale ? 1 : 0;
 }
 

@@ -55,16 +55,19 @@ void state_input_hash(const char *run, const char *rel, char out[33])
 	free(p);
 }
 
-cJSON *state_inputs(const char *run, const struct stage_def *s)
+cJSON *state_inputs(const struct run *r, const struct stage_ref *ref)
 {
 	cJSON *in = cJSON_CreateObject();
 	char h[33];
-	for (size_t i = 0; i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++) {
-		state_input_hash(run, s->inputs[i], h);
-		cJSON_AddStringToObject(in, s->inputs[i], h);
+	struct strlist inputs = STRLIST_INIT;
+	stage_ref_inputs(ref, r, &inputs);
+	for (size_t i = 0; i < inputs.n; i++) {
+		state_input_hash(r->dir, inputs.v[i], h);
+		cJSON_AddStringToObject(in, inputs.v[i], h);
 	}
-	char *cfg = stage_config_path(s);
-	state_input_hash(run, cfg, h);
+	strlist_free(&inputs);
+	char *cfg = stage_config_path(ref->def);
+	state_input_hash(r->dir, cfg, h);
 	cJSON_AddStringToObject(in, cfg, h);
 	free(cfg);
 	return in;
@@ -98,8 +101,10 @@ int manifest_rebuild(const struct run *r, struct err *e)
 	}
 	cJSON *stages = cJSON_AddObjectToObject(m, "stages");
 	cJSON *errors = cJSON_AddArrayToObject(m, "errors");
-	for (size_t i = 0; i < stage_count; i++) {
-		const char *name = stage_table[i].name;
+	struct stage_ref *refs;
+	size_t nrefs = stage_refs(r, &refs);
+	for (size_t i = 0; i < nrefs; i++) {
+		const char *name = refs[i].name;
 		cJSON *st = state_read(r->dir, name);
 		if (!st)
 			continue;
@@ -121,6 +126,7 @@ int manifest_rebuild(const struct run *r, struct err *e)
 		cJSON_AddItemToObject(stages, name, brief);
 		cJSON_Delete(st);
 	}
+	free(refs);
 	char *final_dir = path_join(r->dir, "artifacts/deep/S_final");
 	json_set_str(m, "final_skill", fs_is_dir(final_dir) ? "artifacts/deep/S_final" : NULL);
 	free(final_dir);

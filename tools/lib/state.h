@@ -20,8 +20,8 @@ char *state_ok_path(const char *run, const char *stage);
 /* The content hash of one run-relative input as a stage sees it: the hash
  * a .hash stamp holds, else the file's or tree's hash; "absent" if missing. */
 void state_input_hash(const char *run, const char *rel, char out[33]);
-/* { rel: hash } for every input of s (and its config slice). Caller frees. */
-cJSON *state_inputs(const char *run, const struct stage_def *s);
+/* { rel: hash } for every input of a target (and its config slice). Caller frees. */
+cJSON *state_inputs(const struct run *r, const struct stage_ref *ref);
 
 /* Rewrites manifest.json from inputs/ and status/ (atomically, under
  * <run>/.manifest.lock so parallel stages never lose each other's news). */
