@@ -8,6 +8,7 @@
 
 FAKELLM=$T_ROOT/build/tests/helpers/fakellm
 KEY=sk-skillc-test-9f3c51e07ab24d68
+[ -x "$FAKELLM" ] || { echo "FAIL fake server: $FAKELLM is missing (make check builds it)"; exit 1; }
 # settings a calling make may have exported must not steer these tests
 unset MODEL EXTERNAL_MODEL ROUTES ENV_FILE CACHE_DIR LLM_CACHE SKILLC_USAGE_FILE DOCTOR_PROBE FAKE_KEY
 PIDS=
