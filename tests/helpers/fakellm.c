@@ -45,6 +45,7 @@ struct server {
 	const cJSON *steps[EP_N];
 	bool cycle;
 	const char *require_key;
+	const cJSON *rules;  /* steps chosen by a substring of the request body */
 	unsigned next[EP_N];
 	long seq;
 	int in_flight, peak;
@@ -540,7 +541,7 @@ static void write_stats(struct server *s)
 }
 
 static void log_request(struct server *s, const struct request *r, const char *ep, long seq, int step,
-			int status, int in_flight)
+			int rule, int status, int in_flight)
 {
 	if (!s->log_path)
 		return;
@@ -563,6 +564,8 @@ static void log_request(struct server *s, const struct request *r, const char *e
 		json_set_num(o, "step", step);
 	else
 		json_set(o, "step", cJSON_CreateNull());
+	if (rule >= 0)
+		json_set_num(o, "rule", rule);
 	json_set_num(o, "status", status);
 	json_set_num(o, "in_flight", in_flight);
 	struct buf line = BUF_INIT;
@@ -589,6 +592,19 @@ static int endpoint_of(const struct request *r)
 		return EP_SCORE;
 	if (get && !strcmp(p, "/health"))
 		return EP_HEALTH;
+	return -1;
+}
+
+/* The first rule whose "match" is in the body (and whose "endpoint",
+ * default chat, is this one), or -1. */
+static int match_rule(const struct server *s, int ep, const struct request *r)
+{
+	int i = 0;
+	for (const cJSON *rule = s->rules ? s->rules->child : NULL; rule; rule = rule->next, i++) {
+		const char *m = json_str(rule, "match"), *want = json_str(rule, "endpoint");
+		if (m && r->body.data && strstr(r->body.data, m) && !strcmp(want ? want : "chat", ep_names[ep]))
+			return i;
+	}
 	return -1;
 }
 
@@ -631,11 +647,13 @@ static bool serve(struct server *s, int fd, struct request *r)
 	if (s->in_flight > s->peak)
 		s->peak = s->in_flight;
 	bool authed = !s->require_key || (r->auth && !strcmp(r->auth, s->require_key));
-	int idx = ep >= 0 && authed ? take_step(s, ep) : -1;
-	cJSON *step = idx >= 0 ? cJSON_Duplicate(cJSON_GetArrayItem(s->steps[ep], idx), true)
+	int rule = ep >= 0 && authed ? match_rule(s, ep, r) : -1;
+	int idx = ep >= 0 && authed && rule < 0 ? take_step(s, ep) : -1;
+	cJSON *step = rule >= 0 ? cJSON_Duplicate(cJSON_GetArrayItem(s->rules, rule), true)
+		    : idx >= 0 ? cJSON_Duplicate(cJSON_GetArrayItem(s->steps[ep], idx), true)
 		    : ep >= 0 && authed ? default_step(ep) : cJSON_CreateObject();
 	int status = ep < 0 ? 404 : !authed ? 401 : (int)json_num(step, "status", 200);
-	log_request(s, r, ep >= 0 ? ep_names[ep] : "unknown", seq, idx, status, in_flight);
+	log_request(s, r, ep >= 0 ? ep_names[ep] : "unknown", seq, idx, rule, status, in_flight);
 	write_stats(s);
 	pthread_mutex_unlock(&s->mu);
 
@@ -726,6 +744,9 @@ static int load_script(struct server *s, const char *path)
 		die(2, "script '%s': \"then\" must be \"repeat\" or \"cycle\"", path);
 	s->cycle = then && !strcmp(then, "cycle");
 	s->require_key = json_str(s->script, "require_key");
+	s->rules = json_get(s->script, "rules");
+	if (s->rules && !cJSON_IsArray(s->rules))
+		die(2, "script '%s': \"rules\" must be a list of steps with \"match\"", path);
 	return 0;
 }
 

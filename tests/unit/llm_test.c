@@ -4,6 +4,8 @@
  * tests/e2e/llm.sh against tests/helpers/fakellm. */
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -327,6 +329,122 @@ static void test_slots_cap_across_processes(void)
 	free(sd);
 }
 
+/* Starts tests/helpers/fakellm with script text; returns its pid and
+ * writes a routes file for provider "fake" (no key) to *routes. */
+static pid_t start_fake(const char *script, char **routes)
+{
+	char *sp = put("fake-script.json", script);
+	char *port_file = path_join(dir, "fake.port");
+	char *log = path_join(dir, "fake.log");
+	unlink(port_file);
+	unlink(log);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("build/tests/helpers/fakellm", "fakellm", "--script", sp, "--port-file", port_file, "--log",
+		      log, (char *)NULL);
+		_exit(127);
+	}
+	struct buf port = BUF_INIT;
+	struct err e;
+	for (int i = 0; i < 500 && !fs_exists(port_file); i++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	CHECK(fs_read(port_file, 0, &port, &e) == 0);
+	char *text = xasprintf("{\"providers\": {\"fake\": {\"base_url\": \"http://127.0.0.1:%d/v1\", \"key_env\": null, "
+			       "\"retry\": {\"base_delay\": 0.01}, \"prices\": {\"m\": {\"input\": 10, \"output\": 20}}}}}",
+			       port.data ? atoi(port.data) : 1);
+	*routes = put("fake-routes.json", text);
+	free(text);
+	buf_free(&port);
+	free(sp);
+	free(port_file);
+	free(log);
+	return pid;
+}
+
+/* A caller's check: "n" must be a number above 1. */
+static int check_n(const cJSON *obj, void *arg, struct buf *why)
+{
+	int *calls = arg;
+	(*calls)++;
+	if (json_num(obj, "n", 0) > 1)
+		return 0;
+	buf_adds(why, "\"n\" must be a number above 1");
+	return -1;
+}
+
+static void test_client_api(void)
+{
+	char *routes;
+	pid_t pid = start_fake("{\"chat\": [{\"text\": \"{\\\"n\\\": 1}\", \"usage\": {\"prompt_tokens\": 100000, \"completion_tokens\": 1000}},"
+			       " {\"json\": {\"n\": 5}, \"usage\": {\"prompt_tokens\": 200000, \"completion_tokens\": 2000}}],"
+			       " \"models\": [{\"models\": [\"m\", \"other\"]}]}", &routes);
+	char *cache = path_join(dir, "api-cache");
+	char *usage = path_join(dir, "api-usage.jsonl");
+	struct llm_options o = { .routes = routes, .env_file = "/nonexistent/.env", .cache_dir = cache,
+				 .cache_mode = "use", .usage_file = usage };
+	struct err e = { 0 };
+	struct llm_client *c = llm_open(&o, &e);
+	CHECK(c != NULL);
+	if (!c)
+		goto out;
+	struct llm_msg msgs[] = { { "system", "Answer in JSON." }, { "user", "Give n." } };
+	int calls = 0;
+	struct llm_request req = { .model = "fake/m", .msgs = msgs, .n_msgs = 2, .json = true,
+				   .json_check = check_n, .json_arg = &calls, .json_repairs = -1,
+				   .template = "t1", .label = "unit" };
+	struct llm_result res;
+	CHECK(llm_call(c, &req, &res, &e) == 0);
+	CHECK(res.json && json_num(res.json, "n", 0) == 5);
+	CHECK_INT(res.requests, 2);
+	CHECK_INT(res.cache_hits, 0);
+	CHECK_INT(res.repairs, 1);
+	CHECK_INT(res.tokens_in, 300000);
+	CHECK_INT(res.tokens_out, 3000);
+	CHECK(res.cost > 3.059999 && res.cost < 3.060001); /* 0.3 M * $10 + 3000 * $20 / M */
+	CHECK_INT(calls, 2);
+	llm_result_free(&res);
+
+	CHECK(llm_call(c, &req, &res, &e) == 0); /* both requests replay from the cache */
+	CHECK_INT(res.requests, 0);
+	CHECK_INT(res.cache_hits, 2);
+	CHECK(res.cost == 0);
+	CHECK(res.json && json_num(res.json, "n", 0) == 5);
+	llm_result_free(&res);
+
+	struct strlist ids = STRLIST_INIT;
+	CHECK(llm_list_models(c, "fake/m", &ids, &e) == 0);
+	CHECK_INT(ids.n, 2);
+	CHECK(ids.n == 2 && !strcmp(ids.v[1], "other"));
+	strlist_free(&ids);
+
+	req.model = "fake";
+	CHECK(llm_call(c, &req, &res, &e) < 0);
+	CHECK_INT(e.code, ERR_INPUT);
+	llm_result_free(&res);
+	llm_close(c);
+
+	struct buf u = BUF_INIT;
+	CHECK(fs_read(usage, 0, &u, &e) == 0);
+	int lines = 0;
+	for (char *p = u.data; p && *p; p++)
+		lines += *p == '\n';
+	CHECK_INT(lines, 4);
+	CHECK(u.data && strstr(u.data, "\"label\":\"unit\"") && strstr(u.data, "\"repair\":1"));
+	buf_free(&u);
+
+	o.cache_mode = "sometimes";
+	CHECK(llm_open(&o, &e) == NULL);
+	CHECK_STR(e.msg, "bad LLM_CACHE 'sometimes': use use, refresh, off or only");
+out:
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	free(cache);
+	free(usage);
+	free(routes);
+}
+
 int main(void)
 {
 	dir = t_tmpdir();
@@ -340,6 +458,7 @@ int main(void)
 	RUN(test_cache_entries);
 	RUN(test_usage_lines);
 	RUN(test_slots_cap_across_processes);
+	RUN(test_client_api);
 	struct err e;
 	fs_remove_tree(dir, &e);
 	free(dir);

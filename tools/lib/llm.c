@@ -244,8 +244,8 @@ static void http_do(struct llm_client *c, const struct route *rt, const char *ur
 static void scrub(char *s, const char *key)
 {
 	size_t kl = key ? strlen(key) : 0;
-	if (kl < 4)
-		return;
+	if (kl < 5)
+		return; /* "[key]" must not be longer than what it replaces */
 	for (char *p = strstr(s, key); p; p = strstr(p, key)) {
 		memmove(p + 5, p + kl, strlen(p + kl) + 1);
 		memcpy(p, "[key]", 5);
@@ -317,6 +317,9 @@ static int fatal_status(const struct llm_client *c, const struct route *rt, cons
 		if (!rt->key_env)
 			return err_set(e, ERR_INPUT, "provider '%s' wants a key (HTTP 401) but its route has no key_env: add one to routes '%s'",
 				       p, c->routes.path);
+		if (!strcmp(llm_key_source(c, rt), "not needed") || !strcmp(llm_key_source(c, rt), "not set"))
+			return err_set(e, ERR_INPUT, "provider '%s' wants a key (HTTP 401): set %s in the environment or in ENV_FILE '%s'",
+				       p, rt->key_env, c->env_file);
 		return err_set(e, ERR_INPUT, "provider '%s' rejected the key in %s (HTTP 401, key from %s): check or replace it",
 			       p, rt->key_env, key_origin(c, rt, origin, sizeof origin));
 	case 403:
@@ -542,9 +545,11 @@ static int request_once(struct llm_client *c, const struct llm_request *req, con
 		}
 	}
 	llmcache_unlock(c->cache_dir, key, lock);
-	struct err copy = *e;
+	struct err failed = { 0 };
+	if (rc < 0)
+		failed = *e;
 	usage_record(c, req, rt, key, cache, &ai, rc == 0 ? *resp : NULL, *cost, repair,
-		     now_mono() - t0, rc < 0 ? &copy : NULL, e, &rc);
+		     now_mono() - t0, rc < 0 ? &failed : NULL, e, &rc);
 	if (rc < 0 && *resp) {
 		cJSON_Delete(*resp);
 		*resp = NULL;

@@ -40,7 +40,7 @@ enum llm_cache_mode llm_cache_mode(const struct llm_client *c);
 const char *llm_env_file(const struct llm_client *c); /* as given, read or not */
 
 /* Where the route's key comes from, for messages that must not show it:
- * "environment", "ENV_FILE '.env'", "not set" or "not needed". */
+ * "environment", "ENV_FILE" (see llm_env_file), "not set" or "not needed". */
 const char *llm_key_source(const struct llm_client *c, const struct route *rt);
 
 struct llm_msg {
