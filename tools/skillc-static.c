@@ -451,14 +451,11 @@ int main(int argc, char **argv)
 	json_set(rep, "lint_before", lint(c.src.dir));
 	run_passes(&c);
 
-	struct skilldoc *d = sd_parse(c.out.md.data, c.out.md.len);
-	struct body_size before = body_measure(d), after;
-	sd_free(d);
-	d = sd_parse(c.src.md.data, c.src.md.len);
-	before = body_measure(d);
+	struct skilldoc *d = sd_parse(c.src.md.data, c.src.md.len);
+	struct body_size before = body_measure(d);
 	sd_free(d);
 	d = sd_parse(c.out.md.data, c.out.md.len);
-	after = body_measure(d);
+	struct body_size after = body_measure(d);
 	sd_free(d);
 	json_set(rep, "after", size_json(&c.out));
 	bool within = after.tokens <= profile_budget_tokens(c.profile) && after.lines <= profile_budget_lines(c.profile);
@@ -492,8 +489,12 @@ static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
 {
 	const cJSON *p = json_get(rep, "profile");
 	buf_printf(md, "# Static compile of %s\n\n", c->src.name);
-	buf_printf(md, "- Mode: %s%s%s\n", json_str(rep, "mode"), json_str(rep, "planner") ? ", planner " : "",
-		   json_str(rep, "planner") ? json_str(rep, "planner") : "");
+	const cJSON *plan = json_get(rep, "plan");
+	if (plan)
+		buf_printf(md, "- Mode: hybrid, planner `%s` (%s)\n", json_str(plan, "planner"),
+			   json_bool(plan, "cached", false) ? "plan from the cache" : "plan asked now");
+	else
+		buf_printf(md, "- Mode: %s\n", json_str(rep, "mode"));
 	buf_printf(md, "- Profile: **%s** (%s %s) for model `%s`: %s\n", json_str(p, "name"), json_str(p, "source"),
 		   json_str(p, "file"), *json_str(p, "model") ? json_str(p, "model") : "(none)", json_str(p, "why"));
 	buf_printf(md, "- Budget: %ld tokens, %ld lines. Body before: %ld lines, ~%ld tokens; after: %ld lines, ~%ld tokens (%s).\n",
@@ -503,6 +504,8 @@ static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
 	buf_adds(md, "\n## Steps\n\n| step | status | lines | tokens | why / result |\n|---|---|---|---|---|\n");
 	for (const cJSON *s = json_get(rep, "steps")->child; s; s = s->next) {
 		const char *why = json_str(s, "why");
+		if (!why && json_get(s, "operation"))
+			why = json_str(json_get(s, "operation"), "section");
 		const cJSON *g = json_get(s, "guard");
 		char *detail = g ? xasprintf("guard %s lost: %s", json_str(g, "check"), json_str(g, "item"))
 		                 : json_str(s, "reason") ? xasprintf("rejected: %s", json_str(s, "reason"))
