@@ -86,12 +86,26 @@ static void outline(const struct skilldoc *d, struct buf *out)
 	}
 }
 
+/* What each profile term asks of the planner. */
+static const char *const term_hints[][2] = {
+	{ "numbered_steps", "procedures read best as numbered steps" },
+	{ "explicit_paths", "file paths are best written from the skill root" },
+	{ "gotchas_first", "gotchas and critical notes should come early" },
+	{ "loses_late_instructions", "instructions late in a long body get lost" },
+	{ "tables", "wide tables are followed poorly" },
+	{ "long_prose", "instructions in long paragraphs and long sections get lost: split long sections, tighten long paragraphs" },
+};
+
 static void terms(const cJSON *profile, const char *key, struct buf *out)
 {
 	const cJSON *a = json_get(profile, key);
 	int k = 0;
-	for (const cJSON *c = a ? a->child : NULL; c; c = c->next, k++)
-		buf_printf(out, "%s%s", k ? ", " : "", c->valuestring);
+	for (const cJSON *c = a ? a->child : NULL; c; c = c->next, k++) {
+		buf_printf(out, "%s%s", k ? "; " : "", c->valuestring);
+		for (size_t i = 0; i < ARRAY_LEN(term_hints); i++)
+			if (cJSON_IsString(c) && !strcmp(c->valuestring, term_hints[i][0]))
+				buf_printf(out, " (%s)", term_hints[i][1]);
+	}
 	if (!k)
 		buf_adds(out, "none");
 }
