@@ -10,6 +10,7 @@
 
 CORPUS=$T_ROOT/../shared/corpus/skillsbench
 VERIFY=$T_ROOT/build/tests/helpers/static-verify
+[ -x "$VERIFY" ] || { echo "FAIL static-corpus.sh: build/tests/helpers/static-verify is missing (make check builds it)"; exit 1; }
 if [ ! -d "$CORPUS" ]; then
 	t_begin "corpus: skipped, no corpus at ../shared/corpus/skillsbench"
 	t_end

@@ -9,6 +9,7 @@
 
 unset MODEL EXTERNAL_MODEL STATIC_MODE PROFILES_DIR ROUTES ENV_FILE CACHE_DIR LLM_CACHE SKILLC_USAGE_FILE
 FAKELLM=$T_ROOT/build/tests/helpers/fakellm
+[ -x "$FAKELLM" ] || { echo "FAIL static-hybrid.sh: build/tests/helpers/fakellm is missing (make check builds it)"; exit 1; }
 PIDS=
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T_TMP"' EXIT
 W=$T_TMP/work

@@ -14,6 +14,8 @@ R=results/compile-pipeline/log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 A=$R/artifacts/static
 OUT=$A/S_static/log-triage
 SRC=tasks/log-error-report/environment/skills/log-triage
+[ -x "$T_ROOT/build/tests/helpers/static-verify" ] ||
+	{ echo "FAIL static.sh: build/tests/helpers/static-verify is missing (make check builds it)"; exit 1; }
 mtime() { stat -c %Y.%y "$1" 2>/dev/null; }
 frontmatter() { awk 'NR == 1 || !done { print } NR > 1 && /^---$/ { done = 1 }' "$1"; }
 body_lines() { awk 'NR > 1 && done { n++ } NR > 1 && /^---$/ && !done { done = 1 } END { print n + 0 }' "$1"; }
