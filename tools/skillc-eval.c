@@ -293,8 +293,9 @@ static char *incomplete_dir(const struct job *j)
 	return xasprintf("%s/%s", j->incomplete, j->stage);
 }
 
-/* Moves dir to <incomplete>/<stage>/test-NNN.<time>/ with reason.txt. */
-static void move_incomplete(const struct job *j, const char *dir, const char *reason)
+/* Moves dir to <incomplete>/<stage>/test-NNN.<time>/ with reason.txt;
+ * returns where it went (caller frees). */
+static char *move_incomplete(const struct job *j, const char *dir, const char *reason)
 {
 	struct err e;
 	char *rp = path_join(dir, "reason.txt");
@@ -307,7 +308,7 @@ static void move_incomplete(const struct job *j, const char *dir, const char *re
 	if (fs_mkdirs(idir, &e) < 0) {
 		warnf("%s", e.msg);
 		free(idir);
-		return;
+		return xstrdup(dir);
 	}
 	char stamp[32];
 	time_t t = time(NULL);
@@ -319,10 +320,13 @@ static void move_incomplete(const struct job *j, const char *dir, const char *re
 		free(dst);
 		dst = xasprintf("%s/%s.%s.%d", idir, j->test, stamp, i);
 	}
-	if (rename(dir, dst) < 0)
+	if (rename(dir, dst) < 0) {
 		warnf("cannot move '%s' to '%s': %s", dir, dst, strerror(errno));
-	free(dst);
+		free(dst);
+		dst = xstrdup(dir);
+	}
 	free(idir);
+	return dst;
 }
 
 /* Earlier failed attempts of this trial (interrupted ones do not count),
@@ -383,7 +387,7 @@ static void sweep_leftovers(const struct job *j)
 	}
 	closedir(d);
 	for (size_t i = 0; i < stale.n; i++)
-		move_incomplete(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed");
+		free(move_incomplete(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
 	strlist_free(&stale);
 	free(prefix);
 	free(parent);
@@ -624,6 +628,15 @@ static int write_trial(const char *dir, const cJSON *t, struct err *e)
 	return r;
 }
 
+/* Drops "<dir>/" from a message: the temp folder is gone once moved. */
+static void strip_prefix(char *msg, const char *dir)
+{
+	size_t n = strlen(dir);
+	char *p;
+	while ((p = strstr(msg, dir)) && p[n] == '/')
+		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+}
+
 static void end_line(struct job *j, const cJSON *t, const char *how)
 {
 	const cJSON *rw = json_get(t, "reward");
@@ -634,7 +647,7 @@ static void end_line(struct job *j, const cJSON *t, const char *how)
 	const char *use = !cJSON_GetArraySize(json_get(sk, "injected")) ? "no skill"
 			  : json_bool(sk, "invoked", false) ? "skill invoked"
 			  : json_bool(sk, "read", false) ? "skill read" : "skill unused";
-	progress(j, "%s reward=%s %s%s (%.1fs)", json_str(t, "outcome"), rbuf, use, how, now_mono() - j->start);
+	progress(j, "%s reward=%s %s%s in %.1fs", json_str(t, "outcome"), rbuf, use, how, now_mono() - j->start);
 }
 
 /* Reuse from the store: link the entry into a temp folder, restamp, publish. */
@@ -813,14 +826,15 @@ static int run_trial(struct job *j, struct strlist *env_extra)
 	}
 	buf_free(&acp);
 	int status = 0;
+	if (!*reason && fs_publish_dir(tmp, j->out, &e) < 0)
+		snprintf(reason, sizeof reason, "%s", e.msg);
 	if (*reason) {
-		move_incomplete(j, tmp, reason);
-		progress(j, "FAILED: %s (%.1fs)", reason, now_mono() - j->start);
-		warnf("%s: %s; kept in %s/%s/", j->prefix, reason, j->incomplete, j->stage);
-		status = 1;
-	} else if (fs_publish_dir(tmp, j->out, &e) < 0) {
-		move_incomplete(j, tmp, e.msg);
-		warnf("%s", e.msg);
+		strip_prefix(reason, tmp_abs);
+		strip_prefix(reason, tmp);
+		char *kept = move_incomplete(j, tmp, reason);
+		progress(j, "FAILED in %.1fs", now_mono() - j->start);
+		warnf("%s: %s; kept in %s", j->prefix, reason, kept);
+		free(kept);
 		status = 1;
 	} else {
 		end_line(j, t, "");
