@@ -43,6 +43,7 @@ static const char usage[] =
 	"\n"
 	"  --task DIR          the task folder (task.toml, instruction.md, tests/test.sh)\n"
 	"  --skill DIR         the skill folder to inject (repeatable); --no-skill: none\n"
+	"  --skills-root DIR   inject every folder of DIR that holds a SKILL.md\n"
 	"  --harness H         agent harness; rules/harness/H.json must exist\n"
 	"  --model M           provider/model-id\n"
 	"  --runner R          benchflow (bench eval run), harbor (harbor run), local\n"
@@ -851,6 +852,31 @@ static int run_trial(struct job *j, struct strlist *env_extra)
 	return status;
 }
 
+/* Every child folder of root holding a SKILL.md, in name order. */
+static void add_skills_root(struct opts *o, const char *root)
+{
+	DIR *d = opendir(root);
+	if (!d)
+		die(2, "skills root '%s' cannot be read: %s", root, strerror(errno));
+	struct strlist names = STRLIST_INIT;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *md = xasprintf("%s/%s/SKILL.md", root, de->d_name);
+		if (fs_exists(md))
+			strlist_push(&names, de->d_name);
+		free(md);
+	}
+	closedir(d);
+	strlist_sort(&names);
+	if (!names.n)
+		die(2, "skills root '%s' holds no skill folder (a folder with SKILL.md)", root);
+	for (size_t i = 0; i < names.n; i++)
+		strlist_push_owned(&o->skills, path_join(root, names.v[i]));
+	strlist_free(&names);
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	for (int i = 1; i < argc; i++) {
@@ -859,6 +885,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->task = need_arg(argc, argv, &i);
 		else if (!strcmp(a, "--skill"))
 			strlist_push(&o->skills, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--skills-root"))
+			add_skills_root(o, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--no-skill"))
 			o->no_skill = true;
 		else if (!strcmp(a, "--harness"))
@@ -901,9 +929,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	if (!o->task || !o->harness || !o->model || !o->runner || !o->out)
 		die(2, "--task, --harness, --model, --runner and --out are required (see --help)");
 	if (o->no_skill == (o->skills.n > 0))
-		die(2, "give --skill DIR (one or more) or --no-skill, not both or neither");
+		die(2, "give --skill DIR or --skills-root DIR, or --no-skill, not both or neither");
 	if (strcmp(o->runner, "benchflow") && strcmp(o->runner, "harbor") && strcmp(o->runner, "local"))
 		die(2, "unknown runner '%s': pick RUNNER=benchflow, harbor or local", o->runner);
+	if (!*o->model)
+		die(2, "no model given: set MODEL=provider/model-id (the target model)");
 	if (!model_is_safe(o->model))
 		die(2, "bad model '%s': use provider/model-id (letters, digits, '.', '_', '-', '/', ':', '@')", o->model);
 	if (!name_is_safe(o->sandbox))
