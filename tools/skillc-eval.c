@@ -27,9 +27,10 @@
 #include "log.h"
 #include "proc.h"
 #include "trial.h"
+#include "versions.h"
 #include "trialstore.h"
 
-#define VERSION "1"
+#define VERSION V_EVAL
 
 extern char **environ;
 

@@ -16,8 +16,9 @@
 #include "log.h"
 #include "stats.h"
 #include "trial.h"
+#include "versions.h"
 
-#define VERSION "1"
+#define VERSION V_SUMMARY
 
 static const char usage[] =
 	"usage: skillc-summary [--out DIR] PATH...\n"

@@ -17,8 +17,9 @@
 #include "json.h"
 #include "log.h"
 #include "trial.h"
+#include "versions.h"
 
-#define VERSION "1"
+#define VERSION V_TRACES
 
 static const char usage[] =
 	"usage: skillc-traces STAGE_DIR\n"
