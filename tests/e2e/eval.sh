@@ -8,6 +8,8 @@ W=$T_TMP/work
 mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
 ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
 ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/skillc-local
+# never the machine's docker: cleanup after a kill talks to this stand-in
+ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
 PATH=$W/fake:$PATH
 export PATH
 export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
@@ -200,4 +202,17 @@ skillc-summary x >/dev/null
 # 1 of 2 scored; Wilson 1/2 = .5 -+ 1.96*sqrt(.125+.2401)/2.9207 = [9.5%, 90.5%]
 t_contains "excluded" "$(cat x/summary.md)" "| 3 | 1/2 = 50.0% [9.5%, 90.5%] |"
 t_contains "reported" "$(cat x/summary.md)" "1 infra, 0 verifier"
+t_end
+
+t_begin "hard deadline: the runner's process group is killed, this trial's containers removed"
+script hang
+start=$(date +%s)
+out=$(FAKE_DOCKER_LOG=$W/docker.log FAKE_DOCKER_TRIALS=$W/x/traces/csv-column-sum/raw \
+	$E --harness opencode --deadline 1 --out x/traces/csv-column-sum/raw/test-007 2>&1)
+t_eq "exit" $? 1
+t_contains "reason" "$out" "hard deadline of 1s passed: the runner was killed"
+[ $(($(date +%s) - start)) -lt 10 ] || t_fail "took too long"
+t_contains "asked docker" "$(cat docker.log)" "ps -aq --no-trunc"
+t_check "removed the trial's container" grep -qx "rm -f c-trial" docker.log
+t_check "left the other alone" sh -c "! grep -q '^rm .*c-other' docker.log"
 t_end
