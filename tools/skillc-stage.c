@@ -231,7 +231,8 @@ static int cmd_run(const struct run *r, const char *name)
 	if (rc && tool_said)
 		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)\n", ref.name, t1 - t0, logpath);
 	else if (rc)
-		fprintf(stderr, "skillc: %s: failed after %.1f s: %s (log: %s)\n", ref.name, t1 - t0, error, logpath);
+		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)\n", ref.name,
+		        res.interrupted ? "stopped" : "failed", t1 - t0, error, logpath);
 	else
 		fprintf(stderr, "skillc: %s: done in %.1f s\n", ref.name, t1 - t0);
 	free(error);

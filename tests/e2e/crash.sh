@@ -99,3 +99,27 @@ $SK task=csv-column-sum status GOAL=ingest >/dev/null 2>&1
 t_eq "up to date" $? 0
 out=$($SK task=csv-column-sum status GOAL=ingest 2>&1)
 t_end
+
+t_begin "Ctrl-C mid-stage: the stage is recorded interrupted, nothing counts as done, make resumes"
+rm -rf results
+setsid $SK task=csv-column-sum ingest >int.out 2>&1 &
+sid=$!
+wait_running $R || t_fail "ingest never started"
+kill -INT -- -$sid 2>/dev/null
+wait $sid
+rc=$?
+sleep 0.2
+left=$(pgrep -s $sid | head -1)
+t_eq "no process left in the session" "$left" ""
+if grep -q '"state": "done"' $R/status/ingest.json; then
+	: # the stage finished before the signal arrived: then it must be whole
+	[ "$(cat $R/inputs/skill.hash)" = "$(cat $REF/inputs/skill.hash)" ] || t_fail "done but not whole"
+else
+	[ $rc -ne 0 ] || t_fail "make exited 0 after Ctrl-C"
+	t_check "not marked done" test ! -e $R/status/ingest.ok
+	t_contains "recorded" "$(cat $R/status/ingest.json)" '"state": "interrupted"'
+fi
+out=$($SK task=csv-column-sum ingest 2>&1)
+t_eq "resume exit" $? 0
+t_eq "resumed whole" "$(cat $R/inputs/skill.hash)" "$(cat $REF/inputs/skill.hash)"
+t_end
