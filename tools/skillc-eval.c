@@ -774,6 +774,14 @@ static int run_trial(struct job *j, struct strlist *env_extra)
 	struct proc_spec sp = { argv.v, NULL, envp, deadline, 10, -1, { logfd, -1 } };
 	struct proc_result pr;
 	int rc = proc_run(&sp, &pr, &e);
+	/* From here on a second Ctrl-C (make and skillc-stage forward theirs to
+	 * our process group too) must not cut short the move to .incomplete/ */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	if (logfd >= 0)
 		close(logfd);
 	free(envp);
