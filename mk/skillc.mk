@@ -66,6 +66,8 @@ export $(SKILLC_SETTINGS)
 export SKILLC_RUN := $(RUN)
 export SKILLC_TASK := $(task)
 export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
+# where skillc-eval finds rules/harness/*.json, installed or in the tree
+export SKILLC_RULES := $(SKILLC_DATA)/rules
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 # (every value was checked above and holds no quote).
 skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR,$v='$($v)')
