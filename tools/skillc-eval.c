@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dotenv.h"
 #include "fs.h"
 #include "hash.h"
 #include "harness.h"
@@ -208,48 +209,24 @@ static char *skill_name(const char *dir, struct err *e)
 	return name;
 }
 
-/* KEY=VALUE lines (optional "export ", quotes) appended to env; values never printed. */
-static int read_env_file(const char *path, struct strlist *env, struct err *e)
+/* "NAME=value" for every variable of the env file that the environment
+ * does not already hold (dotenv's rule: the real environment wins). */
+static void env_extra_from(const struct dotenv *d, struct strlist *extra)
 {
-	struct buf b = BUF_INIT;
-	if (fs_read(path, 1 << 20, &b, e) < 0) {
-		buf_free(&b);
-		return err_set(e, ERR_INPUT, "cannot read the env file '%s': create it or drop --env-file", path);
+	for (size_t i = 0; i < d->names.n; i++) {
+		enum dotenv_source src;
+		const char *v = dotenv_get(d, d->names.v[i], &src);
+		if (v && src == DOTENV_FILE)
+			strlist_push_owned(extra, xasprintf("%s=%s", d->names.v[i], v));
 	}
-	long lineno = 0;
-	for (char *line = b.data; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		lineno++;
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!strncmp(p, "export ", 7))
-			p += 7;
-		if (*p && *p != '#') {
-			char *eq = strchr(p, '=');
-			bool ok = eq && eq != p;
-			for (char *k = p; ok && k < eq; k++)
-				ok = isalnum((unsigned char)*k) || *k == '_';
-			if (!ok) {
-				buf_free(&b);
-				return err_set(e, ERR_INPUT, "'%s' line %ld is not KEY=VALUE", path, lineno);
-			}
-			char *v = eq + 1;
-			size_t n = strlen(v);
-			while (n && (v[n - 1] == '\r' || v[n - 1] == ' '))
-				n--;
-			if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-				v++;
-				n -= 2;
-			}
-			strlist_push_owned(env, xasprintf("%.*s=%.*s", (int)(eq - p), p, (int)n, v));
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	buf_free(&b);
-	return 0;
+}
+
+/* Zeroes secrets before freeing them. */
+static void wipe_list(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		explicit_bzero(l->v[i], strlen(l->v[i]));
+	strlist_free(l);
 }
 
 /* environ, minus names the env file sets, plus the env file. */
@@ -1047,8 +1024,13 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	struct strlist env_extra = STRLIST_INIT;
 	struct err e = { 0, "" };
-	if (o.env_file && read_env_file(o.env_file, &env_extra, &e) < 0)
-		die_err(&e);
+	if (o.env_file) {
+		struct dotenv d = DOTENV_INIT;
+		if (dotenv_load(&d, o.env_file, &e) < 0)
+			die_err(&e);
+		env_extra_from(&d, &env_extra);
+		dotenv_free(&d);
+	}
 	struct job j;
 	memset(&j, 0, sizeof j);
 	setup(&j, &o);
@@ -1067,7 +1049,7 @@ int main(int argc, char **argv)
 	harness_free(&j.h);
 	strlist_free(&j.skill_names);
 	strlist_free(&o.skills);
-	strlist_free(&env_extra);
+	wipe_list(&env_extra);
 	free(j.task_dir);
 	free(j.task);
 	free(j.out);

@@ -12,5 +12,7 @@
 #define V_EVAL "1"
 #define V_TRACES "1"
 #define V_SUMMARY "1"
+#define V_LLM "1"
+#define V_DOCTOR "1"
 
 #endif
