@@ -14,9 +14,13 @@ SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
 include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on one run (they take its lock), and goals that only read.
-SKILLC_RUN_GOALS := ingest final clean-stage
+SKILLC_RUN_GOALS := ingest raw-eval raw-index eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
+# Goals over a run (task=) or, without one, every run under RESULTS.
+SKILLC_FREE_GOALS := summary watch doctor
+# The stages `make eval` brings up to date (each gathers its stage's trials).
+SKILLC_EVAL_STAGES := raw-index
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, then allow only safe characters.
@@ -24,6 +28,7 @@ override task := $(value task)
 override tasks := $(value tasks)
 override STAGE := $(value STAGE)
 override GOAL := $(value GOAL)
+override WATCH_TIMEOUT := $(value WATCH_TIMEOUT)
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 
 # $(,) puts a comma inside a function's argument
@@ -33,7 +38,7 @@ skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
 # $(call skillc_check,VAR,extra-chars,what is allowed)
 skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
-$(foreach v,task STAGE GOAL HARNESS RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL MAX_FILE_MB STAGE_TIMEOUT,\
+$(foreach v,task STAGE GOAL HARNESS RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT WATCH_TIMEOUT,\
 	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
@@ -61,6 +66,8 @@ export $(SKILLC_SETTINGS)
 export SKILLC_RUN := $(RUN)
 export SKILLC_TASK := $(task)
 export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
+# where skillc-eval finds rules/harness/*.json, installed or in the tree
+export SKILLC_RULES := $(SKILLC_DATA)/rules
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 # (every value was checked above and holds no quote).
 skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR,$v='$($v)')
@@ -127,10 +134,18 @@ $(error skillc: $(skillc_report) could not run (see the line above))
 endif
 endif
 
+# summary / watch read trial.json files only: no lock, no task needed.
+skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
+summary:
+	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
+watch:
+	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
+		$(if $(task),--repeat $(REPEAT)) $(skillc_results_of)
+
 help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
 
-.PHONY: $(SKILLC_RUN_TARGETS) skillc-locked help doctor
+.PHONY: $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS) skillc-locked help
 
 else
 # ---------------------------------------------------------------- inner make
@@ -144,6 +159,9 @@ $(RUN)/rules.mk: FORCE
 	@$(SKILLC_BIN)/skillc-rules
 
 ingest: $(SKILLC_GOAL_ingest)
+raw-eval: $(SKILLC_GOAL_raw-eval)
+raw-index: $(SKILLC_GOAL_raw-index)
+eval: $(foreach s,$(SKILLC_EVAL_STAGES),$(SKILLC_GOAL_$s))
 final: $(SKILLC_GOAL_final)
 clean-stage:
 	@$(SKILLC_STAGE) clean $(STAGE)
@@ -158,7 +176,11 @@ endif
 #:
 #: Targets (task=<name> picks a folder under TASKS_DIR; tasks="a b" runs several):
 #:   make task=T ingest         copy and validate the task's skill into the run
+#:   make task=T raw-eval       REPEAT trials of the raw skill (-jN: N at a time)
+#:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
+#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S and every stage after it
 #:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
@@ -170,7 +192,8 @@ endif
 #:   CACHE_DIR=results/.cache  HARNESS=opencode  MODEL=provider/model-id
 #:   EXTERNAL_MODEL=provider/model-id  RUNNER=local|benchflow|harbor  REPEAT=3
 #:   FAST_MIN_TRACES=6  DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
-#:   REQUIRE_SKILL=0|1  RM_API_URL=  MAX_FILE_MB=25  STAGE_TIMEOUT=3600 (seconds)
+#:   REQUIRE_SKILL=0|1  AGENT_TIMEOUT=0 (seconds; 0: the task's own)  RM_API_URL=
+#:   MAX_FILE_MB=25  STAGE_TIMEOUT=3600 (seconds; also bounds one trial)
 #:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
 #:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none
 #:

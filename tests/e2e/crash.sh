@@ -59,7 +59,7 @@ for delay in 0 0.02 0.05 0.1 0.15; do
 	grep -q '"state": "done"' $R/status/ingest.json || t_fail "status not done after resume"
 	left=$(find $R -name '.*.tmp.*' -not -path '*/.incomplete/*' | head -1)
 	[ -z "$left" ] || t_fail "temp file outside .incomplete/: $left"
-	$SK task=csv-column-sum status >/dev/null 2>&1 || t_fail "status not up to date after resume"
+	$SK task=csv-column-sum status GOAL=ingest >/dev/null 2>&1 || t_fail "status not up to date after resume"
 done
 [ $caught -ge 1 ] || t_fail "no kill landed while ingest was running (machine too fast for the fixture?)"
 t_end
@@ -95,9 +95,9 @@ t_contains "names the command" "$out" "(make task=csv-column-sum ingest)"
 wait $first
 t_eq "first exit" $? 0
 t_check "first finished" grep -q '"state": "done"' $R/status/ingest.json
-$SK task=csv-column-sum status >/dev/null 2>&1
+$SK task=csv-column-sum status GOAL=ingest >/dev/null 2>&1
 t_eq "up to date" $? 0
-out=$($SK task=csv-column-sum status 2>&1)
+out=$($SK task=csv-column-sum status GOAL=ingest 2>&1)
 t_end
 
 t_begin "Ctrl-C mid-stage: the stage is recorded interrupted, nothing counts as done, make resumes"

@@ -41,7 +41,7 @@ cp -p "$SKILL/SKILL.md" "$T_TMP/s.md" && rm "$SKILL/SKILL.md" && cp "$T_TMP/s.md
 out=$($SK task=csv-column-sum ingest 2>&1)
 case $out in *started*) t_fail "a stage ran after touch: $out" ;; esac
 t_eq "skill.hash untouched" "$(mtime $R/inputs/skill.hash)" "$hash_before"
-$SK task=csv-column-sum status >/dev/null 2>&1
+$SK task=csv-column-sum status GOAL=ingest >/dev/null 2>&1
 t_eq "status up to date" $? 0
 t_end
 
@@ -55,7 +55,7 @@ out=$($SK task=csv-column-sum ingest 2>&1)
 t_contains "ran" "$out" "skillc: ingest: done"
 t_check "new bytes copied" cmp "$SKILL/SKILL.md" "$R/inputs/skill/csv-sum/SKILL.md"
 [ "$(cat $R/inputs/skill.hash)" != "$old" ] || t_fail "skill.hash did not change"
-$SK task=csv-column-sum status >/dev/null 2>&1
+$SK task=csv-column-sum status GOAL=ingest >/dev/null 2>&1
 t_eq "status up to date after" $? 0
 t_end
 

@@ -22,6 +22,7 @@ const struct setting_def settings_table[] = {
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds" },
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true, "static compile mode" },
 	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true, "a trial must invoke the skill to count" },
+	{ "AGENT_TIMEOUT", SET_INT, "0", NULL, 0, 604800, true, "agent wall-clock limit per trial, seconds (0: the task's own)" },
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service" },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB" },
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds" },
