@@ -119,6 +119,14 @@ static int cmd_run(const struct run *r, const char *name)
 		die(2, "unknown stage '%s'", name);
 	const struct stage_def *s = ref.def;
 	struct err e = { 0 };
+	/* From here to the end the record must be whole: a Ctrl-C arriving while
+	 * we write status waits (blocked), then reaches the tool through proc_run. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	char *logdir = run_path(r, "logs");
 	if (fs_mkdirs(logdir, &e) < 0)
 		die_err(&e);
