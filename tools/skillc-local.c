@@ -1656,9 +1656,9 @@ out_clean:
 		struct err ce;
 		if (sandbox_cleanup(&t.sb, &ce) < 0)
 			warnf("%s", ce.msg);
-		char *hidden = path_join(o->jobs_dir, ".skillc-local");
-		rmdir(hidden); /* only when no other trial uses it */
-		free(hidden);
+		char *parent = path_join(o->jobs_dir, ".skillc-local");
+		rmdir(parent); /* only when no other trial uses it */
+		free(parent);
 	}
 out:
 	if (lockfd >= 0)
