@@ -642,13 +642,9 @@ static int resolve_program(struct trial *t, struct err *e)
 
 static int setup_skills(struct trial *t, struct err *e)
 {
-	bool with = !strcmp(t->o->skill_mode, "with-skill");
-	if (!with) {
-		t->skill_source = xstrdup("none");
+	if (strcmp(t->o->skill_mode, "with-skill"))
 		return 0;
-	}
 	const char *src = t->o->skills_dir;
-	t->skill_source = xstrdup(src ? "custom_runtime" : "task_bundled");
 	if (!src)
 		src = t->task.skills_dir;
 	if (!src || !fs_is_dir(src))
@@ -788,6 +784,24 @@ static int setup_env(struct trial *t, struct err *e)
 	return 0;
 }
 
+/* Inside the sandbox the agent runs under our own supervisor
+ * (skillc-local sandbox-init): it copies the agent's stdio, so an agent
+ * that closes its stdout is seen at once even though bwrap holds the
+ * pipe, and it carries the model route when the task has no network. */
+static int setup_init(struct trial *t, struct err *e)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return err_set(e, ERR_WORK, "cannot find our own executable:");
+	exe[n] = '\0';
+	if (sandbox_bind(&t->sb, exe, "/run/skillc/init", false, e) < 0)
+		return -1;
+	strlist_push(&t->agent_argv, "/run/skillc/init");
+	strlist_push(&t->agent_argv, "sandbox-init");
+	return 0;
+}
+
 /* No network: the route crosses on a Unix socket, relayed on both sides. */
 static int setup_relay(struct trial *t, struct err *e)
 {
@@ -801,12 +815,7 @@ static int setup_relay(struct trial *t, struct err *e)
 		return -1;
 	}
 	t->relay = relay_new(lfd, NULL, t->route.host, t->route.port);
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[n > 0 ? n : 0] = '\0';
 	r = sandbox_bind(&t->sb, run, "/run/skillc/sock", false, e);
-	if (r == 0)
-		r = sandbox_bind(&t->sb, exe, "/run/skillc/relay", false, e);
 	/* a remote route's name must lead to the relay too */
 	char *hosts = path_join(t->scratch, "hosts");
 	struct buf text = BUF_INIT;
@@ -817,8 +826,6 @@ static int setup_relay(struct trial *t, struct err *e)
 		r = fs_write_atomic(hosts, text.data, text.len, 0644, e);
 	buf_free(&text);
 	t->sb.hosts = hosts;
-	strlist_push(&t->agent_argv, "/run/skillc/relay");
-	strlist_push(&t->agent_argv, "relay");
 	strlist_push(&t->agent_argv, "--listen");
 	if (!strcmp(t->route.host, "::1"))
 		strlist_push_owned(&t->agent_argv, xasprintf("[::1]:%s", t->route.port));
@@ -828,7 +835,6 @@ static int setup_relay(struct trial *t, struct err *e)
 		strlist_push_owned(&t->agent_argv, xasprintf("127.0.0.1:%s,[::1]:%s", t->route.port, t->route.port));
 	strlist_push(&t->agent_argv, "--to");
 	strlist_push(&t->agent_argv, "/run/skillc/sock/model.sock");
-	strlist_push(&t->agent_argv, "--");
 	free(run);
 	free(sock);
 	return r;
@@ -872,7 +878,7 @@ static int sandbox_fs_open(void *ctx, const char *path, int flags, mode_t mode, 
 	return sandbox_open(ctx, path, flags, mode, e);
 }
 
-/* What the agent's stderr says when bwrap or our relay could not start. */
+/* What the agent's stderr says when bwrap or our supervisor could not start. */
 static char *startup_failure(const char *log)
 {
 	struct buf b = BUF_INIT;
@@ -881,7 +887,7 @@ static char *startup_failure(const char *log)
 	if (fs_read(log, 1 << 20, &b, &e) == 0 && b.data) {
 		char *save = NULL;
 		for (char *l = strtok_r(b.data, "\n", &save); l && !found; l = strtok_r(NULL, "\n", &save))
-			if (!strncmp(l, "bwrap:", 6) || !strncmp(l, "skillc-local relay:", 19))
+			if (!strncmp(l, "bwrap:", 6) || !strncmp(l, "skillc-local sandbox-init:", 26))
 				found = xstrdup(l);
 	}
 	buf_free(&b);
@@ -1609,6 +1615,7 @@ static int run_trial(const struct opts *o, struct err *e)
 	t.scratch = path_join(hidden, t.rollout);
 	free(hidden);
 	t.share_net = t.task.agent_network || t.mode == SANDBOX_NONE;
+	t.skill_source = xstrdup(strcmp(o->skill_mode, "with-skill") ? "none" : o->skills_dir ? "custom_runtime" : "task_bundled");
 	preflight(&t);
 	double t0 = now_mono();
 	if (!t.error && setup_sandbox(&t, e) < 0) {
@@ -1618,8 +1625,12 @@ static int run_trial(const struct opts *o, struct err *e)
 	}
 	if (!t.error && resolve_program(&t, e) < 0)
 		sandbox_failure(&t, e->msg);
+	if (!t.error && t.mode == SANDBOX_BWRAP && setup_init(&t, e) < 0)
+		sandbox_failure(&t, e->msg);
 	if (!t.error && !t.share_net && setup_relay(&t, e) < 0)
 		sandbox_failure(&t, e->msg);
+	if (t.mode == SANDBOX_BWRAP)
+		strlist_push(&t.agent_argv, "--");
 	if (!t.error && setup_env(&t, e) < 0)
 		goto out_clean;
 	t.t_env = now_mono() - t0;
@@ -1667,9 +1678,52 @@ out:
 	return status;
 }
 
-/* ---- relay (runs inside the sandbox) ---- */
+/* ---- sandbox-init: the agent's supervisor inside the sandbox ---- */
 
-static int relay_main(int argc, char **argv)
+/* One direction of the agent's stdio. */
+struct pump {
+	int from, to;
+	struct buf b;
+	bool eof;
+};
+
+static void pump_fds(struct pump *p, struct pollfd *pf, int *n, int at[2])
+{
+	at[0] = at[1] = -1;
+	if (!p->eof && p->from >= 0 && p->b.len < (1u << 20)) {
+		at[0] = *n;
+		pf[(*n)++] = (struct pollfd){ p->from, POLLIN, 0 };
+	}
+	if (p->b.len && p->to >= 0) {
+		at[1] = *n;
+		pf[(*n)++] = (struct pollfd){ p->to, POLLOUT, 0 };
+	}
+}
+
+static void pump_step(struct pump *p, const struct pollfd *pf, const int at[2])
+{
+	if (at[0] >= 0 && pf[at[0]].revents) {
+		char chunk[65536];
+		ssize_t got = read(p->from, chunk, sizeof chunk);
+		if (got > 0)
+			buf_add(&p->b, chunk, (size_t)got);
+		else if (got == 0 || (errno != EAGAIN && errno != EINTR))
+			p->eof = true;
+	}
+	if (at[1] >= 0 && pf[at[1]].revents) {
+		ssize_t put = write(p->to, p->b.data, p->b.len);
+		if (put > 0) {
+			memmove(p->b.data, p->b.data + put, p->b.len - (size_t)put);
+			p->b.len -= (size_t)put;
+		} else if (put < 0 && errno != EAGAIN && errno != EINTR) {
+			p->b.len = 0;
+			close(p->to);
+			p->to = -1;
+		}
+	}
+}
+
+static int sandbox_init_main(int argc, char **argv)
 {
 	const char *listen_spec = NULL, *to = NULL;
 	int i = 2;
@@ -1679,18 +1733,18 @@ static int relay_main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
 			to = argv[++i];
 		else
-			die(2, "relay: unknown argument '%s'", argv[i]);
+			die(2, "sandbox-init: unknown argument '%s'", argv[i]);
 	}
-	if (!listen_spec || !to || i + 1 >= argc)
-		die(2, "relay: usage: relay --listen ADDR:PORT[,ADDR:PORT] --to SOCKET -- COMMAND...");
+	if (i + 1 >= argc || (listen_spec && !to))
+		die(2, "sandbox-init: usage: sandbox-init [--listen ADDR:PORT[,ADDR:PORT] --to SOCKET] -- COMMAND...");
 	char **cmd = argv + i + 1;
 	struct relay *rel[4] = { 0 };
 	int nrel = 0;
-	char *spec = xstrdup(listen_spec), *save = NULL;
-	for (char *one = strtok_r(spec, ",", &save); one && nrel < 4; one = strtok_r(NULL, ",", &save)) {
+	char *spec = listen_spec ? xstrdup(listen_spec) : NULL, *save = NULL;
+	for (char *one = spec ? strtok_r(spec, ",", &save) : NULL; one && nrel < 4; one = strtok_r(NULL, ",", &save)) {
 		char *colon = strrchr(one, ':');
 		if (!colon)
-			die(2, "relay: '%s' is not ADDR:PORT", one);
+			die(2, "sandbox-init: '%s' is not ADDR:PORT", one);
 		*colon = '\0';
 		char *addr = one;
 		if (addr[0] == '[') {
@@ -1701,42 +1755,78 @@ static int relay_main(int argc, char **argv)
 		int fd = relay_listen_tcp(addr, colon + 1, &e);
 		if (fd < 0) {
 			/* read by the runner from the agent log: a sandbox setup failure */
-			fprintf(stderr, "skillc-local relay: cannot relay the model route inside the sandbox: %s "
+			fprintf(stderr, "skillc-local sandbox-init: cannot relay the model route inside the sandbox: %s "
 				"(the task forbids network; use a model route on a port >= 1024)\n", e.msg);
 			return 125;
 		}
 		rel[nrel++] = relay_new(fd, to, NULL, NULL);
 	}
 	free(spec);
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		die(1, "sandbox-init: cannot create pipes");
 	pid_t pid = fork();
 	if (pid < 0)
-		die(1, "relay: cannot fork");
+		die(1, "sandbox-init: cannot fork");
 	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
 		for (int k = 0; k < nrel; k++)
 			relay_free(rel[k]);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "skillc-local relay: cannot run '%s': %s\n", cmd[0], strerror(errno));
+		fprintf(stderr, "skillc-local sandbox-init: cannot run '%s': %s\n", cmd[0], strerror(errno));
 		_exit(127);
 	}
-	/* stdio belongs to the agent: its end of file must not wait for us */
-	int null = open("/dev/null", O_RDWR);
-	dup2(null, 0);
-	dup2(null, 1);
-	close(null);
+	setpgid(pid, pid);
+	close(in[0]);
+	close(out[1]);
 	signal(SIGPIPE, SIG_IGN);
+	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+	fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	struct pump down = { 0, in[1], BUF_INIT, false }, up = { out[0], 1, BUF_INIT, false };
 	for (;;) {
 		int st;
-		if (waitpid(pid, &st, WNOHANG) == pid)
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			/* pass on what it wrote last, then end with its status */
+			while (!up.eof || up.b.len) {
+				struct pollfd pf[2];
+				int n = 0, at[2];
+				pump_fds(&up, pf, &n, at);
+				if (!n || poll(pf, (nfds_t)n, 1000) <= 0)
+					break;
+				pump_step(&up, pf, at);
+			}
+			kill(-pid, SIGKILL);
 			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		struct pollfd pf[4 * 130];
-		int n = 0, at[4];
+		}
+		if (up.eof && !up.b.len) {
+			/* the agent closed its stdout: it cannot speak ACP any more */
+			fprintf(stderr, "skillc-local sandbox-init: the agent closed its stdout; ending it\n");
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return 141;
+		}
+		if (down.eof && !down.b.len && down.to >= 0) {
+			close(down.to); /* end of input reaches the agent */
+			down.to = -1;
+		}
+		struct pollfd pf[8 + 4 * 130];
+		int n = 0, at_down[2], at_up[2], at[4];
+		pump_fds(&down, pf, &n, at_down);
+		pump_fds(&up, pf, &n, at_up);
 		for (int k = 0; k < nrel; k++) {
 			at[k] = n;
 			n += relay_pollfds(rel[k], pf + n, 130);
 		}
-		if (poll(pf, (nfds_t)n, 200) > 0)
-			for (int k = 0; k < nrel; k++)
-				relay_service(rel[k], pf + at[k], (k + 1 < nrel ? at[k + 1] : n) - at[k]);
+		if (poll(pf, (nfds_t)n, 200) <= 0)
+			continue;
+		pump_step(&down, pf, at_down);
+		pump_step(&up, pf, at_up);
+		for (int k = 0; k < nrel; k++)
+			relay_service(rel[k], pf + at[k], (k + 1 < nrel ? at[k + 1] : n) - at[k]);
 	}
 }
 
@@ -1817,8 +1907,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	if (argc >= 2 && !strcmp(argv[1], "relay"))
-		return relay_main(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "sandbox-init"))
+		return sandbox_init_main(argc, argv);
 	std_options(argc, argv, usage, VERSION);
 	if (argc < 3 || strcmp(argv[1], "eval") || strcmp(argv[2], "run")) {
 		fputs(usage, stderr);

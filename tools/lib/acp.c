@@ -70,7 +70,7 @@ static void add_text(struct acp_traj *t, const char *type, const cJSON *content)
 
 static cJSON *find_tool(const struct acp_traj *t, const char *id)
 {
-	for (cJSON *l = t->lines->child; l; l = l->next) {
+	for (cJSON *l = t->lines ? t->lines->child : NULL; l; l = l->next) {
 		const char *lid = json_str(l, "tool_call_id");
 		if (lid && !strcmp(lid, id) && !strcmp(json_str(l, "type"), "tool_call"))
 			return l;
@@ -193,7 +193,7 @@ static bool starts_skill_envelope(const cJSON *content)
 
 void acp_traj_finish(struct acp_traj *t)
 {
-	for (cJSON *l = t->lines->child; l; l = l->next) {
+	for (cJSON *l = t->lines ? t->lines->child : NULL; l; l = l->next) {
 		if (strcmp(json_str(l, "type"), "tool_call"))
 			continue;
 		const char *id = json_str(l, "tool_call_id");
@@ -226,7 +226,7 @@ void acp_traj_finish(struct acp_traj *t)
 cJSON *acp_traj_pending(const struct acp_traj *t)
 {
 	cJSON *ids = cJSON_CreateArray();
-	for (cJSON *l = t->lines->child; l; l = l->next) {
+	for (cJSON *l = t->lines ? t->lines->child : NULL; l; l = l->next) {
 		const char *st = json_str(l, "status");
 		if (!strcmp(json_str(l, "type"), "tool_call") && st &&
 		    (!strcmp(st, "pending") || !strcmp(st, "in_progress")))
@@ -238,7 +238,7 @@ cJSON *acp_traj_pending(const struct acp_traj *t)
 int acp_traj_tool_calls(const struct acp_traj *t)
 {
 	int n = 0;
-	for (cJSON *l = t->lines->child; l; l = l->next)
+	for (cJSON *l = t->lines ? t->lines->child : NULL; l; l = l->next)
 		n += !strcmp(json_str(l, "type"), "tool_call");
 	return n;
 }
@@ -246,14 +246,14 @@ int acp_traj_tool_calls(const struct acp_traj *t)
 int acp_traj_skill_calls(const struct acp_traj *t)
 {
 	int n = 0;
-	for (cJSON *l = t->lines->child; l; l = l->next)
+	for (cJSON *l = t->lines ? t->lines->child : NULL; l; l = l->next)
 		n += !strcmp(json_str(l, "type"), "tool_call") && !strcmp(json_str(l, "kind"), "skill");
 	return n;
 }
 
 void acp_traj_text(const struct acp_traj *t, struct buf *out)
 {
-	for (cJSON *l = t->lines->child; l; l = l->next) {
+	for (cJSON *l = t->lines ? t->lines->child : NULL; l; l = l->next) {
 		if (l != t->lines->child)
 			buf_addc(out, '\n');
 		pyjson_print(l, -1, out);

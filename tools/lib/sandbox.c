@@ -49,7 +49,10 @@ int sandbox_init(struct sandbox *sb, enum sandbox_mode mode, const char *bwrap, 
 	sb->scratch = xstrdup(scratch);
 	if (mkdir(scratch, 0700) < 0)
 		return err_set(e, ERR_WORK, "cannot create the sandbox folder '%s':", scratch);
-	return 0;
+	char *empty = path_join(scratch, "empty");
+	int r = fs_write_atomic(empty, "", 0, 0444, e);
+	free(empty);
+	return r;
 }
 
 /* "/a/b/c" -> "a"; NULL for "/" or a relative path. Caller frees. */
@@ -319,9 +322,11 @@ void sandbox_command(const struct sandbox *sb, const struct sandbox_run *run, ch
 			add(out, "--ro-bind", d, d);
 		}
 	}
+	char *empty = path_join(sb->scratch, "empty"); /* device nodes do not work in binds */
 	for (size_t i = 0; i < ARRAY_LEN(masked); i++)
 		if (fs_exists(masked[i]))
-			add(out, "--ro-bind", "/dev/null", masked[i]);
+			add(out, "--ro-bind", empty, masked[i]);
+	free(empty);
 	if (sb->hosts && !run->share_net)
 		add(out, "--ro-bind", sb->hosts, "/etc/hosts");
 	add(out, "--proc", "/proc", NULL);
