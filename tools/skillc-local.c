@@ -1757,7 +1757,7 @@ static int sandbox_init_main(int argc, char **argv)
 			/* read by the runner from the agent log: a sandbox setup failure */
 			fprintf(stderr, "skillc-local sandbox-init: cannot relay the model route inside the sandbox: %s "
 				"(the task forbids network; use a model route on a port >= 1024)\n", e.msg);
-			return 125;
+			_exit(125);
 		}
 		rel[nrel++] = relay_new(fd, to, NULL, NULL);
 	}
@@ -1800,14 +1800,23 @@ static int sandbox_init_main(int argc, char **argv)
 				pump_step(&up, pf, at);
 			}
 			kill(-pid, SIGKILL);
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			/* _exit: a leak checker cannot run without capabilities in here */
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 		}
 		if (up.eof && !up.b.len) {
+			/* an agent that just exited closes stdout first: wait a little for its status */
+			for (int k = 0; k < 50; k++) {
+				if (waitpid(pid, &st, WNOHANG) == pid) {
+					kill(-pid, SIGKILL);
+					_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+				}
+				usleep(10000);
+			}
 			/* the agent closed its stdout: it cannot speak ACP any more */
 			fprintf(stderr, "skillc-local sandbox-init: the agent closed its stdout; ending it\n");
 			kill(-pid, SIGKILL);
 			waitpid(pid, &st, 0);
-			return 141;
+			_exit(141);
 		}
 		if (down.eof && !down.b.len && down.to >= 0) {
 			close(down.to); /* end of input reaches the agent */
