@@ -13,11 +13,14 @@ endif
 endif
 
 SANITIZE ?=
+V ?=
+Q = $(if $(V),,@)
 WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno-unused-parameter
 SAN_FLAGS = $(if $(SANITIZE),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 comma := ,
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
-ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
+# --as-needed: a tool that never calls libcurl does not pay for loading it
+ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(DEP_LIBS) -lm
 
 LIB_SRC := $(sort $(wildcard tools/lib/*.c))
@@ -39,19 +42,22 @@ build/flags: FORCE
 
 build/lib/%.o: tools/lib/%.c $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@$(if $(V),,echo '  CC      $<')
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 build/libskillc.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 bin/%: tools/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+	@$(if $(V),,echo '  CCLD    $@')
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
 
 build/tests/%: tests/%.c tests/unit/t.h build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+	@$(if $(V),,echo '  CCLD    $@')
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
 
 # The whole suite: unit tests, then end-to-end tests driving real make.
 # Prints one "N passed, N failed" line; exits non-zero on any failure.
@@ -70,7 +76,7 @@ install: all
 	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)'
 	for t in $(TOOLS); do cp -f $$t '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp && \
 	  mv -f '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
-	cp -f mk/skillc.mk mk/defaults.mk mk/pipeline.mk '$(DESTDIR)$(DATADIR)/'
+	cp -f mk/skillc.mk mk/defaults.mk '$(DESTDIR)$(DATADIR)/'
 	rm -rf '$(DESTDIR)$(DATADIR)/rules' && cp -R rules '$(DESTDIR)$(DATADIR)/rules'
 	printf 'SKILLC_BIN := %s\nSKILLC_DATA := %s\n' '$(BINDIR)' '$(DATADIR)' > '$(DESTDIR)$(DATADIR)/paths.mk'
 

@@ -1,2 +1,167 @@
-# placeholder, replaced below
-SKILLC_RUN_TARGETS :=
+# skillc.mk — the pipeline's user targets. The top Makefile includes it in the
+# source tree; installed, use it directly: make -f <datadir>/skillc.mk task=x ingest
+#
+# Two levels: the outer make checks the request, takes the run's lock and
+# starts an inner make (SKILLC_INNER=1) that includes the run's generated
+# rules.mk, where GNU Make decides from content-hash stamps what must run.
+
+SKILLC_MK := $(abspath $(lastword $(MAKEFILE_LIST)))
+SKILLC_MK_DIR := $(dir $(SKILLC_MK))
+-include $(SKILLC_MK_DIR)paths.mk
+SKILLC_BIN ?= $(abspath $(SKILLC_MK_DIR)../bin)
+SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
+-include local.mk
+include $(SKILLC_MK_DIR)defaults.mk
+
+# Goals that work on one run (they take its lock), and goals that only read.
+SKILLC_RUN_GOALS := ingest final clean-stage
+SKILLC_READ_GOALS := status
+SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
+
+# --- Values from outside never reach a shell or a rule unchecked: take each
+# one's text without expanding it, then allow only safe characters.
+override task := $(value task)
+override tasks := $(value tasks)
+override STAGE := $(value STAGE)
+override GOAL := $(value GOAL)
+$(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
+
+# $(,) puts a comma inside a function's argument
+, := ,
+skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
+	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
+skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
+# $(call skillc_check,VAR,extra-chars,what is allowed)
+skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
+$(foreach v,task STAGE GOAL HARNESS RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL MAX_FILE_MB STAGE_TIMEOUT,\
+	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
+$(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
+$(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
+$(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
+$(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
+
+skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
+ifneq ($(task),)
+ifneq ($(filter -% .%,$(task)),)
+$(error skillc: bad task '$(task)': start it with a letter or digit)
+endif
+SKILLC_TASK_DIR := $(TASKS_DIR)/$(task)
+RUN := $(if $(RUN_DIR),$(RUN_DIR),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model))
+ifneq ($(RUN_DIR),)
+ifeq ($(filter $(RESULTS)/%,$(RUN_DIR)),)
+$(error skillc: RUN_DIR '$(RUN_DIR)' must be under RESULTS '$(RESULTS)')
+endif
+ifneq ($(findstring ..,$(RUN_DIR)),)
+$(error skillc: RUN_DIR '$(RUN_DIR)' must not contain '..')
+endif
+endif
+endif
+
+export $(SKILLC_SETTINGS)
+export SKILLC_RUN := $(RUN)
+export SKILLC_TASK := $(task)
+export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
+# $(shell) does not see exported variables in make 4.3: pass them by hand
+# (every value was checked above and holds no quote).
+skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR,$v='$($v)')
+
+skillc_goals := $(filter $(SKILLC_RUN_TARGETS),$(MAKECMDGOALS))
+ifneq ($(skillc_goals),)
+ifeq ($(task)$(tasks),)
+$(error skillc: set task=<name> (a folder under TASKS_DIR=$(TASKS_DIR)) or tasks="a b")
+endif
+ifneq ($(task),)
+ifeq ($(wildcard $(SKILLC_TASK_DIR)/.),)
+$(error skillc: task '$(task)' not found: no folder $(SKILLC_TASK_DIR) (TASKS_DIR=$(TASKS_DIR)))
+endif
+endif
+ifneq ($(filter clean-stage,$(MAKECMDGOALS)),)
+ifeq ($(STAGE),)
+$(error skillc: clean-stage needs STAGE=<stage>, e.g. make clean-stage STAGE=ingest task=$(task))
+endif
+endif
+endif
+
+ifeq ($(SKILLC_INNER),)
+# ---------------------------------------------------------------- outer make
+skillc_lock_goals := $(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))
+
+ifneq ($(tasks),)
+# A matrix: one make per task, each with its own run and lock; -jN spreads
+# the jobserver's slots over all of them.
+$(SKILLC_RUN_TARGETS): $(addprefix skillc-task-,$(tasks)) ; @:
+skillc-task-%:
+	+@$(MAKE) --no-print-directory -f $(SKILLC_MK) task=$* tasks= $(skillc_goals)
+else
+$(skillc_lock_goals): skillc-locked ; @:
+skillc-locked:
+	+@$(SKILLC_BIN)/skillc-stage lock --what 'make task=$(task) $(skillc_lock_goals)' -- \
+		$(MAKE) --no-print-directory -f $(SKILLC_MK) SKILLC_INNER=1 $(skillc_lock_goals)
+
+# status reads only, so it needs no lock and works while another make runs.
+# make cannot exit 1 from a recipe (a failed recipe is 2), so the report is
+# made while the makefile is read, and "not up to date" puts make in
+# question mode (-q), whose answer for an out-of-date target is exit 1.
+ifneq ($(filter status,$(MAKECMDGOALS)),)
+skillc_status_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-status.XXXXXX")
+skillc_status_rc := $(shell $(skillc_env) $(SKILLC_BIN)/skillc-stage status $(GOAL) >$(skillc_status_tmp) 2>&1; echo $$?)
+$(info $(file <$(skillc_status_tmp)))
+$(shell rm -f $(skillc_status_tmp))
+ifeq ($(skillc_status_rc),0)
+status: ; @:
+else ifeq ($(skillc_status_rc),1)
+MAKEFLAGS += -q
+status: skillc-stale ; @:
+skillc-stale: ; @:
+else
+$(error skillc: status failed (see the line above))
+endif
+endif
+endif
+
+help:
+	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
+
+.PHONY: $(SKILLC_RUN_TARGETS) skillc-locked help
+
+else
+# ---------------------------------------------------------------- inner make
+MAKEFLAGS += -rR
+SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
+
+include $(RUN)/rules.mk
+# Runs at every make: refreshes source hashes and config files (rewriting
+# only what changed) and rules.mk itself, which make then re-reads.
+$(RUN)/rules.mk: FORCE
+	@$(SKILLC_BIN)/skillc-rules
+
+ingest: $(SKILLC_GOAL_ingest)
+final: $(SKILLC_GOAL_final)
+clean-stage:
+	@$(SKILLC_STAGE) clean $(STAGE)
+
+FORCE:
+.PHONY: $(SKILLC_RUN_GOALS) FORCE
+.DELETE_ON_ERROR:
+.SECONDARY:
+endif
+
+#: skillc — compile an Agent Skill for one model and harness, and measure it.
+#:
+#: Targets (task=<name> picks a folder under TASKS_DIR; tasks="a b" runs several):
+#:   make task=T ingest         copy and validate the task's skill into the run
+#:   make task=T final          the whole pipeline for the task (resumable)
+#:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
+#:   make task=T clean-stage STAGE=S   forget stage S and every stage after it
+#:   make help                  this text
+#:   make / make check / make install   build the tools, run the tests, install
+#:
+#: Settings (make VAR=value, local.mk, or the environment):
+#:   TASKS_DIR=tasks  RESULTS=results/compile-pipeline  RUN_DIR=(under RESULTS)
+#:   CACHE_DIR=results/.cache  HARNESS=opencode  MODEL=provider/model-id
+#:   EXTERNAL_MODEL=provider/model-id  RUNNER=local|benchflow|harbor  REPEAT=3
+#:   FAST_MIN_TRACES=6  DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
+#:   REQUIRE_SKILL=0|1  RM_API_URL=  MAX_FILE_MB=25  STAGE_TIMEOUT=3600 (seconds)
+#:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
+#:
+#: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see README.md.

@@ -401,7 +401,7 @@ int fs_list_tree(const char *root, struct fs_tree *out, struct err *e)
 		return -1;
 	/* per-directory order is already sorted; sort whole paths so "a-b" and
 	 * "a/b" order the same on every machine */
-	if (out->n) /* qsort(NULL, 0, ...) is undefined behaviour */
+	if (out->n > 1)
 		qsort(out->v, out->n, sizeof *out->v, cmp_entry);
 	return 0;
 }

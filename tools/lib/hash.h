@@ -1,5 +1,5 @@
-/* hash.h — XXH3-128 content hashes in hex (32 lowercase digits, the same
- * digits `xxhsum -H3` prints for a file). */
+/* hash.h — XXH3-128 content hashes in hex (32 lowercase digits: for a file,
+ * the digits `xxhsum -H2` prints, XXH128 being XXH3's 128-bit variant). */
 #ifndef SKILLC_HASH_H
 #define SKILLC_HASH_H
 

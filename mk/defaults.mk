@@ -1,0 +1,28 @@
+# defaults.mk — every setting and its default. Override on the command line
+# (make MODEL=vllm/Qwen/Qwen3.5-27B ...), in the environment, or in a
+# local.mk beside the Makefile (never committed). Command line wins, then
+# local.mk, then the environment, then these.
+
+TASKS_DIR ?= tasks
+RESULTS ?= results/compile-pipeline
+RUN_DIR ?=
+CACHE_DIR ?= results/.cache
+HARNESS ?= opencode
+MODEL ?=
+EXTERNAL_MODEL ?=
+RUNNER ?= local
+REPEAT ?= 3
+FAST_MIN_TRACES ?= 6
+DEEP_ROUNDS ?= 3
+STATIC_MODE ?= deterministic
+REQUIRE_SKILL ?= 0
+RM_API_URL ?=
+MAX_FILE_MB ?= 25
+STAGE_TIMEOUT ?= 3600
+ROUTES ?= provider_routes.json
+ENV_FILE ?= .env
+
+# Every setting above, in the order `make help` lists them.
+SKILLC_SETTINGS := TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL RUNNER \
+	REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL RM_API_URL MAX_FILE_MB \
+	STAGE_TIMEOUT ROUTES ENV_FILE

@@ -1,0 +1,125 @@
+#!/bin/sh
+# End-to-end: a make killed with SIGKILL mid-stage, then run again, ends in
+# the state of an uninterrupted run; a second make on a busy run fails at
+# once naming the holder while the first finishes. The skill holds a large
+# file so ingest takes long enough to be caught in the middle.
+. "$(dirname "$0")/../lib.sh"
+
+W=$T_TMP/work
+mkdir -p "$W/tasks" && cp -R "$T_ROOT/tasks/csv-column-sum" "$W/tasks/" && cd "$W" || exit 2
+SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SKILL=tasks/csv-column-sum/environment/skills/csv-sum
+head -c 150000000 /dev/zero | tr '\0' 'a' > "$SKILL/assets.bin" 2>/dev/null || head -c 150000000 /dev/zero > "$SKILL/assets.bin"
+export MAX_FILE_MB=200
+
+# the reference: an uninterrupted run in its own results folder
+$SK task=csv-column-sum ingest RESULTS=ref >/dev/null 2>&1
+REF=ref/csv-column-sum--opencode--no-model
+R=results/compile-pipeline/csv-column-sum--opencode--no-model
+
+# SIGKILL everything of the session, again until nothing is left (a
+# process forked while pkill walks the list would escape one pass)
+kill_all() {
+	while pkill -9 -s "$1" 2>/dev/null; do sleep 0.01; done
+}
+
+# wait (up to 20 s) until the run's ingest is recorded as running
+wait_running() {
+	i=0
+	while [ $i -lt 2000 ]; do
+		grep -q '"state": "running"' "$1/status/ingest.json" 2>/dev/null && return 0
+		sleep 0.01
+		i=$((i + 1))
+	done
+	return 1
+}
+
+t_begin "kill -9 of the whole make mid-stage, then make: same state as an uninterrupted run"
+caught=0
+for delay in 0 0.02 0.05 0.1 0.15; do
+	rm -rf results
+	setsid $SK task=csv-column-sum ingest >/dev/null 2>&1 &
+	sid=$!
+	if wait_running $R; then
+		sleep $delay
+		grep -q '"state": "running"' $R/status/ingest.json 2>/dev/null && running=1 || running=0
+		kill_all $sid
+		[ $running -eq 1 ] && [ ! -e $R/status/ingest.ok ] && caught=$((caught + 1))
+	fi
+	wait $sid 2>/dev/null
+	# after the crash nothing may pass for done unless it is whole
+	if [ -e $R/status/ingest.ok ]; then
+		[ "$(cat $R/inputs/skill.hash)" = "$(cat $REF/inputs/skill.hash)" ] || t_fail "a stamp survived a partial ingest (delay $delay)"
+	fi
+	out=$($SK task=csv-column-sum ingest 2>&1)
+	[ $? -eq 0 ] || t_fail "make after the crash failed: $out"
+	[ "$(cat $R/inputs/skill.hash)" = "$(cat $REF/inputs/skill.hash)" ] || t_fail "skill.hash differs after resume (delay $delay)"
+	[ "$(skillc-hash $R/inputs/skill | cut -d' ' -f1)" = "$(skillc-hash $REF/inputs/skill | cut -d' ' -f1)" ] ||
+		t_fail "inputs/skill differs after resume (delay $delay)"
+	grep -q '"state": "done"' $R/status/ingest.json || t_fail "status not done after resume"
+	left=$(find $R -name '.*.tmp.*' -not -path '*/.incomplete/*' | head -1)
+	[ -z "$left" ] || t_fail "temp file outside .incomplete/: $left"
+	$SK task=csv-column-sum status >/dev/null 2>&1 || t_fail "status not up to date after resume"
+done
+[ $caught -ge 1 ] || t_fail "no kill landed while ingest was running (machine too fast for the fixture?)"
+t_end
+
+t_begin "the cut-short output goes to .incomplete/ or is gone, never reused"
+# one more crash with a certain leftover: kill while running, then check the sweep
+rm -rf results
+setsid $SK task=csv-column-sum ingest >/dev/null 2>&1 &
+sid=$!
+wait_running $R && kill_all $sid
+wait $sid 2>/dev/null
+leftover=$(find $R/inputs -maxdepth 1 -name '.*.tmp.*' | head -1)
+out=$($SK task=csv-column-sum ingest 2>&1)
+if [ -n "$leftover" ]; then
+	t_contains "sweep said so" "$out" "moved leftover"
+	t_check ".incomplete holds it" test -n "$(ls -A $R/.incomplete/ingest 2>/dev/null)"
+fi
+t_contains "a cut-short run is named" "$out" "was cut short"
+t_end
+
+t_begin "a second make on a busy run fails at once naming the holder; the first finishes"
+rm -rf results
+$SK task=csv-column-sum ingest >first.out 2>&1 &
+first=$!
+wait_running $R || t_fail "first make never started ingest"
+start=$(date +%s)
+out=$($SK task=csv-column-sum ingest 2>&1)
+rc=$?
+t_eq "second exit" $rc 2
+t_contains "names the holder" "$out" "is busy: locked by pid"
+t_contains "names the command" "$out" "(make task=csv-column-sum ingest)"
+[ $(( $(date +%s) - start )) -le 5 ] || t_fail "the second make waited"
+wait $first
+t_eq "first exit" $? 0
+t_check "first finished" grep -q '"state": "done"' $R/status/ingest.json
+$SK task=csv-column-sum status >/dev/null 2>&1
+t_eq "up to date" $? 0
+out=$($SK task=csv-column-sum status 2>&1)
+t_end
+
+t_begin "Ctrl-C mid-stage: the stage is recorded interrupted, nothing counts as done, make resumes"
+rm -rf results
+setsid $SK task=csv-column-sum ingest >int.out 2>&1 &
+sid=$!
+wait_running $R || t_fail "ingest never started"
+kill -INT -- -$sid 2>/dev/null
+wait $sid
+rc=$?
+sleep 0.2
+left=$(pgrep -s $sid | head -1)
+t_eq "no process left in the session" "$left" ""
+if grep -q '"state": "done"' $R/status/ingest.json; then
+	: # the stage finished before the signal arrived: then it must be whole
+	[ "$(cat $R/inputs/skill.hash)" = "$(cat $REF/inputs/skill.hash)" ] || t_fail "done but not whole"
+else
+	[ $rc -ne 0 ] || t_fail "make exited 0 after Ctrl-C"
+	t_check "not marked done" test ! -e $R/status/ingest.ok
+	t_contains "recorded" "$(cat $R/status/ingest.json)" '"state": "interrupted"'
+fi
+out=$($SK task=csv-column-sum ingest 2>&1)
+t_eq "resume exit" $? 0
+t_eq "resumed whole" "$(cat $R/inputs/skill.hash)" "$(cat $REF/inputs/skill.hash)"
+t_end

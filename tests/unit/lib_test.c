@@ -1,0 +1,289 @@
+/* lib_test.c — tools/lib: atomic files, tree hashes, canonical JSON,
+ * process control, settings. */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "hash.h"
+#include "json.h"
+#include "proc.h"
+#include "run.h"
+#include "t.h"
+
+static char *dir;
+
+static void put(const char *rel, const char *text)
+{
+	char *p = path_join(dir, rel);
+	struct err e;
+	char *slash = strrchr(p, '/');
+	*slash = '\0';
+	fs_mkdirs(p, &e);
+	*slash = '/';
+	CHECK(fs_write_atomic(p, text, strlen(text), 0644, &e) == 0);
+	free(p);
+}
+
+static void test_atomic_write_and_if_changed(void)
+{
+	char *p = path_join(dir, "a.txt");
+	struct err e;
+	CHECK(fs_write_atomic(p, "one\n", 4, 0644, &e) == 0);
+	struct buf b = BUF_INIT;
+	CHECK(fs_read(p, 0, &b, &e) == 0);
+	CHECK_STR(b.data, "one\n");
+	struct stat st1, st2;
+	stat(p, &st1);
+	struct timespec old = { 1000000, 0 };
+	struct timespec times[2] = { old, old };
+	utimensat(AT_FDCWD, p, times, 0);
+	CHECK_INT(fs_write_if_changed(p, "one\n", 4, &e), 0);
+	stat(p, &st2);
+	CHECK_INT(st2.st_mtime, 1000000); /* same bytes: untouched */
+	CHECK_INT(fs_write_if_changed(p, "two\n", 4, &e), 1);
+	stat(p, &st2);
+	CHECK(st2.st_mtime != 1000000);
+	buf_reset(&b);
+	CHECK(fs_read(p, 3, &b, &e) == -1); /* over the limit */
+	CHECK(strstr(e.msg, "larger than 3 bytes") != NULL);
+	/* no temp file left beside it */
+	struct fs_tree t = { 0 };
+	CHECK(fs_list_tree(dir, &t, &e) == 0);
+	for (size_t i = 0; i < t.n; i++)
+		CHECK(!fs_is_temp_name(t.v[i].path));
+	fs_tree_free(&t);
+	buf_free(&b);
+	free(p);
+}
+
+static void test_hash_file_matches_xxh128(void)
+{
+	put("hi.txt", "hi\n");
+	char *p = path_join(dir, "hi.txt");
+	hash_hex h;
+	struct err e;
+	CHECK(hash_file(p, h, &e) == 0);
+	CHECK_STR(h, "f4d0497cf9394caab34d1a3ab2bece70"); /* xxhsum -H2 of "hi\n" */
+	hash_hex t;
+	CHECK(hash_tree(p, t, &e) == 0);
+	CHECK_STR(t, h);
+	hash_bytes("hi\n", 3, t);
+	CHECK_STR(t, h);
+	free(p);
+}
+
+static void tree_hash(const char *rel, hash_hex out)
+{
+	char *p = path_join(dir, rel);
+	struct err e;
+	CHECK(hash_tree(p, out, &e) == 0);
+	free(p);
+}
+
+static void test_tree_hash_rules(void)
+{
+	struct err e;
+	char *a = path_join(dir, "ta"), *b = path_join(dir, "tb");
+	fs_mkdirs(a, &e);
+	fs_mkdirs(b, &e);
+	/* same content written in another order hashes the same */
+	put("ta/x.md", "x");
+	put("ta/sub/y.md", "y");
+	put("tb/sub/y.md", "y");
+	put("tb/x.md", "x");
+	hash_hex ha, hb;
+	tree_hash("ta", ha);
+	tree_hash("tb", hb);
+	CHECK_STR(ha, hb);
+	/* group/other permission bits do not matter, the executable bit does */
+	char *x = path_join(dir, "tb/x.md");
+	chmod(x, 0600);
+	tree_hash("tb", hb);
+	CHECK_STR(ha, hb);
+	chmod(x, 0755);
+	tree_hash("tb", hb);
+	CHECK(strcmp(ha, hb) != 0);
+	chmod(x, 0644);
+	/* a renamed file changes it; "path + content" boundaries are unambiguous */
+	put("tb/x.md", "xy");
+	tree_hash("tb", hb);
+	CHECK(strcmp(ha, hb) != 0);
+	put("tb/x.md", "x");
+	/* an empty folder counts */
+	char *empty = path_join(dir, "tb/empty");
+	fs_mkdirs(empty, &e);
+	tree_hash("tb", hb);
+	CHECK(strcmp(ha, hb) != 0);
+	rmdir(empty);
+	tree_hash("tb", hb);
+	CHECK_STR(ha, hb);
+	/* a symlink hashes as its target text, never followed */
+	char *link = path_join(dir, "tb/link");
+	CHECK(symlink("/etc/hostname", link) == 0);
+	hash_hex l1, l2;
+	tree_hash("tb", l1);
+	unlink(link);
+	CHECK(symlink("/etc/hosts", link) == 0);
+	tree_hash("tb", l2);
+	CHECK(strcmp(l1, l2) != 0);
+	unlink(link);
+	free(a);
+	free(b);
+	free(x);
+	free(empty);
+	free(link);
+}
+
+static void test_publish_dir_swaps(void)
+{
+	struct err e;
+	put("pub-old/f", "old");
+	put("pub-new/f", "new");
+	char *target = path_join(dir, "pub"), *old = path_join(dir, "pub-old"), *neu = path_join(dir, "pub-new");
+	CHECK(fs_publish_dir(old, target, &e) == 0); /* target absent: a rename */
+	CHECK(!fs_exists(old));
+	CHECK(fs_publish_dir(neu, target, &e) == 0); /* target present: swapped */
+	CHECK(!fs_exists(neu));
+	struct buf b = BUF_INIT;
+	char *f = path_join(target, "f");
+	CHECK(fs_read(f, 0, &b, &e) == 0);
+	CHECK_STR(b.data, "new");
+	buf_free(&b);
+	free(f);
+	free(target);
+	free(old);
+	free(neu);
+}
+
+static void test_normalize_rel(void)
+{
+	char *p = path_normalize_rel("a/./b/../c");
+	CHECK_STR(p, "a/c");
+	free(p);
+	CHECK(path_normalize_rel("../x") == NULL);
+	CHECK(path_normalize_rel("a/../../x") == NULL);
+	p = path_normalize_rel("a/..");
+	CHECK_STR(p, "");
+	free(p);
+}
+
+static void test_json_canonical(void)
+{
+	cJSON *a = cJSON_Parse("{\"b\": 1, \"a\": [2.5, -0, 1e3, \"\\u00e9\\n\"], \"c\": {\"z\": null, \"y\": true}}");
+	cJSON *b = cJSON_Parse("{\"c\": {\"y\": true, \"z\": null}, \"a\": [2.5, 0, 1000, \"\\u00e9\\n\"], \"b\": 1.0}");
+	struct buf x = BUF_INIT, y = BUF_INIT;
+	json_canon(a, false, &x);
+	json_canon(b, false, &y);
+	CHECK_STR(x.data, "{\"a\":[2.5,0,1000,\"\xc3\xa9\\n\"],\"b\":1,\"c\":{\"y\":true,\"z\":null}}");
+	CHECK_STR(x.data, y.data);
+	buf_reset(&x);
+	json_canon(cJSON_GetObjectItem(a, "c"), true, &x);
+	CHECK_STR(x.data, "{\n  \"y\": true,\n  \"z\": null\n}");
+	char h1[33], h2[33];
+	json_hash(a, h1);
+	json_hash(b, h2);
+	CHECK_STR(h1, h2);
+	CHECK(json_get(a, "B") == NULL); /* case-sensitive, unlike cJSON_GetObjectItem */
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	buf_free(&x);
+	buf_free(&y);
+}
+
+static void test_proc_exit_and_tee(void)
+{
+	int fds[2];
+	CHECK(pipe(fds) == 0);
+	char *argv[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	struct proc_spec spec = { .argv = argv, .stdin_fd = -1, .tee = { fds[1], -1 } };
+	struct proc_result r;
+	struct err e;
+	CHECK(proc_run(&spec, &r, &e) == 0);
+	close(fds[1]);
+	CHECK_INT(r.exit_code, 3);
+	CHECK(!r.timed_out);
+	char got[64] = "";
+	ssize_t n = read(fds[0], got, sizeof got - 1);
+	got[n > 0 ? n : 0] = '\0';
+	CHECK_STR(got, "out\nerr\n");
+	close(fds[0]);
+}
+
+/* Alive and not a zombie (orphans may wait for a reaper that never comes
+ * in a container whose pid 1 does not reap). */
+static int process_alive(pid_t pid)
+{
+	char path[64], stat[256] = "";
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(stat, 1, sizeof stat - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	char *paren = strrchr(stat, ')');
+	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+static void test_proc_timeout_kills_group(void)
+{
+	/* the child leaves a grandchild behind; a timeout must end both */
+	char *pidfile = path_join(dir, "grandchild.pid");
+	char *script = xasprintf("sleep 60 & echo $! > %s; wait", pidfile);
+	char *argv[] = { "sh", "-c", script, NULL };
+	struct proc_spec spec = { .argv = argv, .stdin_fd = -1, .timeout = 0.5, .grace = 0.5, .tee = { -1, -1 } };
+	struct proc_result r;
+	struct err e;
+	double t0 = now_mono();
+	CHECK(proc_run(&spec, &r, &e) == 0);
+	CHECK(r.timed_out);
+	CHECK(now_mono() - t0 < 5);
+	struct buf b = BUF_INIT;
+	CHECK(fs_read(pidfile, 0, &b, &e) == 0);
+	pid_t gc = (pid_t)atoi(b.data ? b.data : "0");
+	CHECK(gc > 0);
+	usleep(100000);
+	CHECK(gc > 0 && !process_alive(gc));
+	buf_free(&b);
+	free(script);
+	free(pidfile);
+}
+
+static void test_settings_check(void)
+{
+	struct err e;
+	CHECK(setting_check(setting_find("MODEL"), "siliconflow/Qwen/Qwen3.5-27B", &e) == 0);
+	CHECK(setting_check(setting_find("MODEL"), "ollama/qwen2.5:7b", &e) == 0);
+	CHECK(setting_check(setting_find("MODEL"), "gpt-4o", &e) == -1);
+	CHECK_STR(e.msg, "bad MODEL 'gpt-4o': write provider/model-id, e.g. vllm/Qwen/Qwen3.5-27B");
+	CHECK(setting_check(setting_find("MODEL"), "a/$(x)", &e) == -1);
+	CHECK(setting_check(setting_find("REPEAT"), "0", &e) == -1);
+	CHECK_STR(e.msg, "bad REPEAT '0': a whole number from 1 to 1000");
+	CHECK(setting_check(setting_find("RUNNER"), "docker", &e) == -1);
+	CHECK_STR(e.msg, "bad RUNNER 'docker': one of benchflow harbor local");
+	CHECK(setting_check(setting_find("RUNNER"), "harbor", &e) == 0);
+	CHECK(setting_check(setting_find("RM_API_URL"), "http://127.0.0.1:9000/score", &e) == 0);
+	CHECK(setting_check(setting_find("RM_API_URL"), "ftp://x", &e) == -1);
+	CHECK(setting_check(setting_find("TASKS_DIR"), "my tasks", &e) == -1);
+	CHECK(setting_check(setting_find("HARNESS"), "-x", &e) == -1);
+}
+
+int main(void)
+{
+	dir = t_tmpdir();
+	RUN(test_atomic_write_and_if_changed);
+	RUN(test_hash_file_matches_xxh128);
+	RUN(test_tree_hash_rules);
+	RUN(test_publish_dir_swaps);
+	RUN(test_normalize_rel);
+	RUN(test_json_canonical);
+	RUN(test_proc_exit_and_tee);
+	RUN(test_proc_timeout_kills_group);
+	RUN(test_settings_check);
+	struct err e;
+	fs_remove_tree(dir, &e);
+	free(dir);
+	T_EXIT();
+}

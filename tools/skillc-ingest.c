@@ -1,0 +1,266 @@
+/* skillc-ingest — copies a task's one skill into the run, validated.
+ * The task folder is outside input: its name must be safe, it must hold
+ * exactly one skill under environment/skills/, no file over the size cap,
+ * no symlink leaving the skill folder, and a SKILL.md that can be read as a
+ * skill. The copy is built beside --out and swapped in whole; the hash
+ * stamp is written last and only when the content changed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fs.h"
+#include "hash.h"
+#include "json.h"
+#include "log.h"
+#include "versions.h"
+
+static const char usage[] =
+	"usage: skillc-ingest --task DIR --out DIR --hash FILE [--report FILE] [--max-file-mb N]\n"
+	"\n"
+	"Copies the one skill under DIR/environment/skills/ into --out (as --out/<skill-dir>/),\n"
+	"writes its tree hash to --hash (only when it changed) and the validator's verdict\n"
+	"to --report (JSON). Refuses: unsafe task names, no skill or several, files over\n"
+	"--max-file-mb (default 25), symlinks that leave the skill folder, special files,\n"
+	"SKILL.md that is not a readable skill. A skill that breaks a spec rule is copied\n"
+	"with a warning. Exit 0 done, 2 bad input (nothing written).\n";
+
+struct opts {
+	const char *task, *out, *hash, *report;
+	long max_mb;
+};
+
+static char *task_name(const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	const char *end = dir + n, *p = end;
+	while (p > dir && p[-1] != '/')
+		p--;
+	return xstrndup(p, (size_t)(end - p));
+}
+
+/* The one folder under root holding a SKILL.md (skill.md is accepted, as
+ * skills-ref does). Other folders (licenses/ and the like) are not skills. */
+static char *find_skill(const char *root, struct err *e)
+{
+	struct fs_tree t = { 0 };
+	if (!fs_is_dir(root))
+		return err_set(e, ERR_INPUT, "no skill: '%s' is missing; put the skill at environment/skills/<name>/SKILL.md", root), NULL;
+	if (fs_list_tree(root, &t, e) < 0) {
+		fs_tree_free(&t);
+		return NULL;
+	}
+	struct strlist found = STRLIST_INIT;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct fs_entry *en = &t.v[i];
+		if (strchr(en->path, '/'))
+			continue;
+		char *full = path_join(root, en->path);
+		if (S_ISLNK(en->mode)) {
+			char *md = path_join(full, "SKILL.md");
+			if (fs_exists(md)) {
+				err_set(e, ERR_INPUT, "skill folder '%s' is a symlink; copy the skill into the task instead", full);
+				free(md);
+				free(full);
+				strlist_free(&found);
+				fs_tree_free(&t);
+				return NULL;
+			}
+			free(md);
+		} else if (S_ISDIR(en->mode)) {
+			char *a = path_join(full, "SKILL.md"), *b = path_join(full, "skill.md");
+			if (fs_exists(a) || fs_exists(b))
+				strlist_push(&found, en->path);
+			free(a);
+			free(b);
+		}
+		free(full);
+	}
+	fs_tree_free(&t);
+	char *skill = NULL;
+	if (found.n == 0) {
+		err_set(e, ERR_INPUT, "no skill: no folder in '%s' holds a SKILL.md; add environment/skills/<name>/SKILL.md", root);
+	} else if (found.n > 1) {
+		struct buf names = BUF_INIT;
+		for (size_t i = 0; i < found.n; i++)
+			buf_printf(&names, "%s%s", i ? ", " : "", found.v[i]);
+		err_set(e, ERR_INPUT, "%zu skills in '%s' (%s); skillc compiles one skill per task: keep one", found.n, root, names.data);
+		buf_free(&names);
+	} else {
+		skill = xstrdup(found.v[0]);
+	}
+	strlist_free(&found);
+	return skill;
+}
+
+/* Every entry must stay inside the skill and under the size cap. */
+static int vet_tree(const char *skill, const struct fs_tree *t, long max_mb, struct err *e)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct fs_entry *en = &t->v[i];
+		if (S_ISLNK(en->mode)) {
+			const char *slash = strrchr(en->path, '/');
+			char *rel = slash ? xasprintf("%.*s/%s", (int)(slash - en->path), en->path, en->link) : xstrdup(en->link);
+			char *norm = en->link[0] == '/' ? NULL : path_normalize_rel(rel);
+			free(rel);
+			if (!norm || !*norm) {
+				free(norm);
+				return err_set(e, ERR_INPUT, "symlink '%s/%s' points outside the skill folder (-> %s); replace it with the file it points to", skill, en->path, en->link);
+			}
+			free(norm);
+		} else if (S_ISREG(en->mode)) {
+			if (en->size > (off_t)max_mb * 1024 * 1024)
+				return err_set(e, ERR_INPUT, "'%s/%s' is %.1f MB, over the %ld MB cap (MAX_FILE_MB); move it out of the skill or raise MAX_FILE_MB", skill, en->path, (double)en->size / (1024.0 * 1024.0), max_mb);
+		} else if (!S_ISDIR(en->mode)) {
+			return err_set(e, ERR_INPUT, "'%s/%s' is not a regular file, folder or symlink; remove it from the skill", skill, en->path);
+		}
+	}
+	return 0;
+}
+
+/* Copies the vetted tree; files keep only their executable bit (what the
+ * tree hash sees), so the copy is the same on every machine. */
+static int copy_tree(const char *src, const char *dst, const struct fs_tree *t, struct err *e)
+{
+	if (mkdir(dst, 0755) < 0)
+		return err_set(e, ERR_WORK, "cannot create '%s':", dst);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct fs_entry *en = &t->v[i];
+		char *from = path_join(src, en->path), *to = path_join(dst, en->path);
+		int r = 0;
+		if (S_ISDIR(en->mode)) {
+			if (mkdir(to, 0755) < 0)
+				r = err_set(e, ERR_WORK, "cannot create '%s':", to);
+		} else if (S_ISLNK(en->mode)) {
+			if (symlink(en->link, to) < 0)
+				r = err_set(e, ERR_WORK, "cannot create symlink '%s':", to);
+		} else {
+			r = fs_copy_file(from, to, (en->mode & 0111) ? 0755 : 0644, e);
+		}
+		free(from);
+		free(to);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int ingest(const struct opts *o, struct err *e)
+{
+	char *name = task_name(o->task);
+	int rc = -1;
+	char *root = NULL, *skill = NULL, *src = NULL, *tmp = NULL, *dst = NULL;
+	struct fs_tree t = { 0 };
+	struct check_report *report = NULL;
+	if (!name_is_safe(name)) {
+		err_set(e, ERR_INPUT, "bad task name '%s' (folder '%s'): use letters, digits, '.', '_' and '-', starting with a letter or digit", name, o->task);
+		goto out;
+	}
+	if (!fs_is_dir(o->task)) {
+		err_set(e, ERR_INPUT, "task folder '%s' not found", o->task);
+		goto out;
+	}
+	root = path_join(o->task, "environment/skills");
+	if (!(skill = find_skill(root, e)))
+		goto out;
+	src = path_join(root, skill);
+	if (fs_list_tree(src, &t, e) < 0 || vet_tree(src, &t, o->max_mb, e) < 0)
+		goto out;
+
+	int verdict = check_skill(src, &report);
+	if (verdict == CHECK_UNUSABLE) {
+		const char *why = check_first_error(report);
+		err_set(e, ERR_INPUT, "%s", why ? why : "the skill cannot be read");
+		goto out;
+	}
+	if (verdict == CHECK_INVALID)
+		warnf("warning: skill '%s' breaks the Agent Skills spec: %s (all findings: %s); ingesting it anyway",
+		      skill, check_first_error(report) ? check_first_error(report) : "?", o->report ? o->report : "skillc-check");
+
+	tmp = fs_temp_beside(o->out);
+	if (mkdir(tmp, 0755) < 0) {
+		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
+		goto out;
+	}
+	dst = path_join(tmp, skill);
+	hash_hex h;
+	if (copy_tree(src, dst, &t, e) < 0 || hash_tree(tmp, h, e) < 0)
+		goto out;
+	fs_fsync_dir(dst);
+	if (fs_publish_dir(tmp, o->out, e) < 0)
+		goto out;
+	free(tmp);
+	tmp = NULL;
+	if (o->report) {
+		cJSON *j = check_report_json(report);
+		int w = json_write_if_changed(o->report, j, e);
+		cJSON_Delete(j);
+		if (w < 0)
+			goto out;
+	}
+	if (stamp_write(o->hash, h, e) < 0)
+		goto out;
+	off_t bytes = 0;
+	size_t files = 0;
+	for (size_t i = 0; i < t.n; i++)
+		if (S_ISREG(t.v[i].mode)) {
+			files++;
+			bytes += t.v[i].size;
+		}
+	printf("skillc-ingest: skill '%s' of task '%s': %zu files, %.1f KB, hash %.12s\n", skill, name, files,
+	       (double)bytes / 1024.0, h);
+	rc = 0;
+out:
+	if (tmp) {
+		struct err ignore;
+		fs_remove_tree(tmp, &ignore);
+	}
+	check_report_free(report);
+	fs_tree_free(&t);
+	free(name);
+	free(root);
+	free(skill);
+	free(src);
+	free(tmp);
+	free(dst);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_INGEST);
+	struct opts o = { .max_mb = 25 };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (i + 1 >= argc)
+			die(2, "option '%s' needs a value (see --help)", a);
+		const char *v = argv[++i];
+		if (!strcmp(a, "--task"))
+			o.task = v;
+		else if (!strcmp(a, "--out"))
+			o.out = v;
+		else if (!strcmp(a, "--hash"))
+			o.hash = v;
+		else if (!strcmp(a, "--report"))
+			o.report = v;
+		else if (!strcmp(a, "--max-file-mb")) {
+			char *end;
+			o.max_mb = strtol(v, &end, 10);
+			if (*end || o.max_mb < 1)
+				die(2, "--max-file-mb wants a whole number of MB, not '%s'", v);
+		} else
+			die(2, "unknown option '%s' (see --help)", a);
+	}
+	if (!o.task || !o.out || !o.hash)
+		die(2, "--task, --out and --hash are required (see --help)");
+	struct err e = { 0 };
+	if (ingest(&o, &e) < 0)
+		die_err(&e);
+	return 0;
+}

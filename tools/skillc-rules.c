@@ -1,0 +1,180 @@
+/* skillc-rules — brings a run's inputs up to date and writes its rules.mk.
+ * make runs it at every invocation (rules.mk depends on FORCE); it rewrites
+ * a file only when its bytes change, so an unchanged task costs one cheap
+ * process and make sees no new mtimes:
+ *   - inputs/<name>.src.hash: hashes of the task's trees (skill, whole task);
+ *   - inputs/config.json + config.hash: every result-changing setting;
+ *   - inputs/config/<stage>.json: the slice of settings each stage reads;
+ *   - status/<stage>.ok is removed when an output of that stage is missing;
+ *   - rules.mk: the stage graph as make rules. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "hash.h"
+#include "json.h"
+#include "log.h"
+#include "run.h"
+#include "stages.h"
+#include "state.h"
+#include "versions.h"
+
+static const char usage[] =
+	"usage: skillc-rules\n"
+	"\n"
+	"Run by make (mk/skillc.mk) for the run named by SKILLC_RUN, SKILLC_TASK and\n"
+	"SKILLC_TASK_DIR, with the settings in the environment. Refreshes the run's\n"
+	"source hashes and config files (only when they change) and writes rules.mk.\n"
+	"Exit 0 done, 2 bad settings or task.\n";
+
+static int is_file_output(const char *o)
+{
+	size_t n = strlen(o);
+	return n > 5 && (!strcmp(o + n - 5, ".hash") || !strcmp(o + n - 5, ".json"));
+}
+
+static void emit_target(struct buf *mk, const struct run *r, const struct stage_ref *ref)
+{
+	const struct stage_def *s = ref->def;
+	if (ref->index <= 1)
+		buf_printf(mk, "\n# %s: %s\n", s->name, s->help);
+	struct strlist in = STRLIST_INIT, out = STRLIST_INIT;
+	stage_ref_inputs(ref, r, &in);
+	stage_ref_outputs(ref, r, &out);
+	buf_printf(mk, "$(R)/status/%s.ok:", ref->name);
+	for (size_t i = 0; i < in.n; i++)
+		buf_printf(mk, " $(R)/%s", in.v[i]);
+	buf_printf(mk, " $(R)/inputs/config/%s.json\n", s->name);
+	buf_printf(mk, "\t+@$(SKILLC_STAGE) run %s\n", ref->name);
+	/* the files other stages read are made by this target's stamp */
+	int any = 0;
+	for (size_t i = 0; i < out.n; i++)
+		if (is_file_output(out.v[i])) {
+			buf_printf(mk, "%s$(R)/%s", any ? " " : "", out.v[i]);
+			any = 1;
+		}
+	if (any)
+		buf_printf(mk, ": $(R)/status/%s.ok ;\n", ref->name);
+	strlist_free(&in);
+	strlist_free(&out);
+}
+
+static void emit_goal(struct buf *mk, const struct run *r, const char *goal)
+{
+	struct stage_ref *need;
+	int n = goal_refs(r, goal, &need);
+	buf_printf(mk, "SKILLC_GOAL_%s :=", goal);
+	for (int k = 0; k < n; k++)
+		buf_printf(mk, " $(R)/status/%s.ok", need[k].name);
+	buf_addc(mk, '\n');
+	free(need);
+}
+
+static void emit_rules(struct buf *mk, const struct run *r)
+{
+	buf_printf(mk, "# rules.mk — written by skillc-rules %s for this run; do not edit.\n", V_RULES);
+	buf_printf(mk, "R := %s\n", r->dir);
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	for (size_t i = 0; i < n; i++)
+		emit_target(mk, r, &refs[i]);
+	free(refs);
+	buf_adds(mk, "\n# goals: the stamps each user target needs\n");
+	for (size_t i = 0; i < stage_count; i++)
+		emit_goal(mk, r, stage_table[i].name);
+	emit_goal(mk, r, "final");
+}
+
+/* A target whose stamp says done but whose output is gone must run again. */
+static void guard_outputs(const struct run *r)
+{
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	for (size_t i = 0; i < n; i++) {
+		char *ok = state_ok_path(r->dir, refs[i].name);
+		if (fs_exists(ok)) {
+			struct strlist out = STRLIST_INIT;
+			stage_ref_outputs(&refs[i], r, &out);
+			for (size_t k = 0; k < out.n; k++) {
+				char *p = run_path(r, out.v[k]);
+				int missing = !fs_exists(p);
+				free(p);
+				if (missing) {
+					warnf("%s: output %s is missing; the stage will run again", refs[i].name, out.v[k]);
+					unlink(ok);
+					break;
+				}
+			}
+			strlist_free(&out);
+		}
+		free(ok);
+	}
+	free(refs);
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_RULES);
+	if (argc > 1)
+		die(2, "unexpected argument '%s' (see --help)", argv[1]);
+	struct run r;
+	struct err e = { 0 };
+	if (run_load(&r, &e) < 0)
+		die_err(&e);
+	if (!fs_is_dir(r.task_dir))
+		die(2, "task '%s' not found: '%s' is not a folder (check task= and TASKS_DIR)", r.task, r.task_dir);
+
+	char *dir = run_path(&r, "inputs/config");
+	if (fs_mkdirs(dir, &e) < 0)
+		die_err(&e);
+	free(dir);
+
+	for (size_t i = 0; i < source_count; i++) {
+		hash_hex h;
+		if (source_hash(&r, &source_table[i], h, &e) < 0)
+			die_err(&e);
+		char *p = run_path(&r, source_table[i].stamp);
+		if (stamp_write(p, h, &e) < 0)
+			die_err(&e);
+		free(p);
+	}
+
+	cJSON *cfg = run_config(&r);
+	char *p = run_path(&r, "inputs/config.json");
+	if (json_write_if_changed(p, cfg, &e) < 0)
+		die_err(&e);
+	free(p);
+	hash_hex h;
+	json_hash(cfg, h);
+	cJSON_Delete(cfg);
+	p = run_path(&r, "inputs/config.hash");
+	if (stamp_write(p, h, &e) < 0)
+		die_err(&e);
+	free(p);
+
+	for (size_t i = 0; i < stage_count; i++) {
+		cJSON *slice = stage_config(&stage_table[i], &r);
+		char *rel = stage_config_path(&stage_table[i]);
+		p = run_path(&r, rel);
+		if (json_write_if_changed(p, slice, &e) < 0)
+			die_err(&e);
+		free(p);
+		free(rel);
+		cJSON_Delete(slice);
+	}
+
+	guard_outputs(&r);
+
+	struct buf mk = BUF_INIT;
+	emit_rules(&mk, &r);
+	p = run_path(&r, "rules.mk");
+	if (fs_write_if_changed(p, mk.data, mk.len, &e) < 0)
+		die_err(&e);
+	free(p);
+	buf_free(&mk);
+	run_free(&r);
+	return 0;
+}

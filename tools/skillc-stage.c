@@ -1,0 +1,471 @@
+/* skillc-stage — the life of a stage in one run. make calls it for every
+ * recipe (generated in rules.mk):
+ *   run STAGE      runs the stage's tool under its time limit, logging to
+ *                  logs/STAGE.log, recording status/STAGE.json and, only on
+ *                  success, the status/STAGE.ok stamp; rebuilds manifest.json;
+ *                  leftovers of a cut-short run go to .incomplete/STAGE/
+ *   lock -- CMD    runs CMD holding the run's .lock (a second make on the
+ *                  same run fails at once, naming the holder)
+ *   clean STAGE    forgets STAGE and every stage downstream of it
+ *   status [GOAL]  says what is done and what is stale, and why; exit 0 when
+ *                  everything GOAL needs is up to date, 1 otherwise
+ * The run and its settings come from the environment (see run.h). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "hash.h"
+#include "json.h"
+#include "log.h"
+#include "proc.h"
+#include "run.h"
+#include "stages.h"
+#include "state.h"
+#include "versions.h"
+
+static const char usage[] =
+	"usage: skillc-stage run STAGE\n"
+	"       skillc-stage lock [--what TEXT] -- COMMAND [ARG...]\n"
+	"       skillc-stage clean STAGE\n"
+	"       skillc-stage status [GOAL]\n"
+	"\n"
+	"Runs and tracks the stages of one run; make calls it (mk/skillc.mk). The run\n"
+	"comes from SKILLC_RUN, SKILLC_TASK, SKILLC_TASK_DIR and the settings in the\n"
+	"environment. Exit 0 done, 1 the stage failed (status: something is stale),\n"
+	"2 bad usage or settings, 128+N interrupted by signal N.\n";
+
+static char *bin_dir(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return xstrdup(".");
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	return xstrndup(self, slash ? (size_t)(slash - self) : 0);
+}
+
+static char *parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+}
+
+/* Moves temp files left beside the stage's outputs (a crash between write
+ * and rename) into .incomplete/<stage>/: kept for forensics, never reused. */
+static void sweep_leftovers(const struct run *r, const struct stage_ref *ref)
+{
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	for (size_t i = 0; i < outs.n; i++) {
+		char *out = run_path(r, outs.v[i]);
+		char *dir = parent_of(out);
+		const char *base = strrchr(out, '/') + 1;
+		char *prefix = xasprintf(".%s.tmp.", base);
+		DIR *d = opendir(dir);
+		struct strlist found = STRLIST_INIT;
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (!strncmp(de->d_name, prefix, strlen(prefix)))
+				strlist_push_owned(&found, path_join(dir, de->d_name));
+		if (d)
+			closedir(d);
+		for (size_t k = 0; k < found.n; k++) {
+			char *aside = xasprintf("%s/.incomplete/%s", r->dir, ref->name);
+			struct err e;
+			if (fs_move_aside(found.v[k], aside, &e) == 0)
+				warnf("%s: moved leftover %s of a cut-short run to %s", ref->name, found.v[k], aside);
+			free(aside);
+		}
+		strlist_free(&found);
+		free(prefix);
+		free(dir);
+		free(out);
+	}
+	strlist_free(&outs);
+}
+
+/* The last non-empty line the tool printed since `from`: its error. */
+static char *last_line(const char *log, off_t from)
+{
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t start = end - from > 4096 ? end - 4096 : from;
+	char tail[4097];
+	ssize_t n = pread(fd, tail, (size_t)(end - start), start);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	tail[n] = '\0';
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+		tail[--n] = '\0';
+	char *nl = strrchr(tail, '\n');
+	return n ? xstrdup(nl ? nl + 1 : tail) : NULL;
+}
+
+static int cmd_run(const struct run *r, const char *name)
+{
+	struct stage_ref ref;
+	if (stage_ref_find(r, name, &ref) < 0)
+		die(2, "unknown stage '%s'", name);
+	const struct stage_def *s = ref.def;
+	struct err e = { 0 };
+	char *logdir = run_path(r, "logs");
+	if (fs_mkdirs(logdir, &e) < 0)
+		die_err(&e);
+	char *ok = state_ok_path(r->dir, ref.name);
+	unlink(ok);
+	sweep_leftovers(r, &ref);
+
+	cJSON *prev = state_read(r->dir, ref.name);
+	if (prev && !strcmp(json_str(prev, "state") ? json_str(prev, "state") : "", "running"))
+		warnf("%s: the previous run was cut short (started %s); running it again", ref.name,
+		      json_str(prev, "started") ? json_str(prev, "started") : "?");
+	cJSON_Delete(prev);
+
+	char when[32];
+	double t0 = now_wall();
+	iso_time(t0, when);
+	cJSON *st = cJSON_CreateObject();
+	cJSON_AddStringToObject(st, "stage", ref.name);
+	cJSON_AddStringToObject(st, "state", "running");
+	cJSON_AddNumberToObject(st, "pid", getpid());
+	cJSON_AddStringToObject(st, "started", when);
+	cJSON *cfg = stage_config(s, r);
+	cJSON_AddStringToObject(st, "tool", json_str(cfg, "tool"));
+	cJSON_AddItemToObject(st, "settings", cJSON_Duplicate(json_get(cfg, "settings"), 1));
+	cJSON_Delete(cfg);
+	cJSON_AddItemToObject(st, "inputs", state_inputs(r, &ref));
+	if (state_write(r->dir, ref.name, st, &e) < 0 || manifest_rebuild(r, &e) < 0)
+		die_err(&e);
+
+	char *bindir = bin_dir();
+	struct strlist argv = STRLIST_INIT;
+	s->command(&ref, r, bindir, &argv);
+	free(bindir);
+
+	char *logpath = xasprintf("%s/%s.log", logdir, ref.name);
+	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		die(1, "cannot open log '%s': %m", logpath);
+	off_t from = lseek(logfd, 0, SEEK_END);
+	dprintf(logfd, "== %s %s:", when, ref.name);
+	for (size_t i = 0; i < argv.n; i++)
+		dprintf(logfd, " %s", argv.v[i]);
+	dprintf(logfd, "\n");
+	from = lseek(logfd, 0, SEEK_END);
+
+	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref.name);
+	setenv("SKILLC_STAGE", ref.name, 1);
+	setenv("SKILLC_USAGE_FILE", usage_file, 1);
+	free(usage_file);
+
+	fprintf(stderr, "skillc: %s: started\n", ref.name);
+	struct proc_spec spec = {
+		.argv = argv.v,
+		.timeout = (double)run_get_int(r, "STAGE_TIMEOUT"),
+		.stdin_fd = -1,
+		.tee = { logfd, 2 },
+	};
+	struct proc_result res;
+	int rc;
+	char *error = NULL;
+	int tool_said = 0; /* the error is the tool's last line, already on the terminal */
+	if (proc_run(&spec, &res, &e) < 0) {
+		error = xstrdup(e.msg);
+		rc = 1;
+	} else if (res.interrupted) {
+		error = xasprintf("interrupted by %s", strsignal(res.interrupted));
+		rc = 128 + res.interrupted;
+	} else if (res.timed_out) {
+		error = xasprintf("timed out after %ld s (STAGE_TIMEOUT)", run_get_int(r, "STAGE_TIMEOUT"));
+		rc = 1;
+	} else if (res.exit_code) {
+		error = last_line(logpath, from);
+		tool_said = error != NULL;
+		if (!error)
+			error = xasprintf("%s exited with status %d", s->tool, res.exit_code);
+		rc = res.exit_code;
+	} else {
+		rc = 0;
+		struct strlist outs = STRLIST_INIT;
+		stage_ref_outputs(&ref, r, &outs);
+		for (size_t i = 0; i < outs.n; i++) {
+			char *out = run_path(r, outs.v[i]);
+			if (!fs_exists(out) && !error) {
+				error = xasprintf("%s finished but did not write %s", s->tool, outs.v[i]);
+				rc = 1;
+			}
+			free(out);
+		}
+		strlist_free(&outs);
+	}
+
+	double t1 = now_wall();
+	iso_time(t1, when);
+	json_set_str(st, "state", rc == 0 ? "done" : res.interrupted ? "interrupted" : "failed");
+	json_set_str(st, "ended", when);
+	json_set_num(st, "seconds", (double)(long)((t1 - t0) * 1000) / 1000);
+	json_set_num(st, "exit", rc);
+	json_set_str(st, "error", error);
+	if (rc)
+		sweep_leftovers(r, &ref);
+	if (state_write(r->dir, ref.name, st, &e) < 0)
+		die_err(&e);
+	if (rc == 0 && fs_write_atomic(ok, "", 0, 0644, &e) < 0)
+		die_err(&e);
+	if (manifest_rebuild(r, &e) < 0)
+		warnf("%s", e.msg);
+	dprintf(logfd, "== %s %s: %s%s\n", when, ref.name, rc ? "failed: " : "done", rc ? error : "");
+	close(logfd);
+
+	if (rc && tool_said)
+		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)\n", ref.name, t1 - t0, logpath);
+	else if (rc)
+		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)\n", ref.name,
+		        res.interrupted ? "stopped" : "failed", t1 - t0, error, logpath);
+	else
+		fprintf(stderr, "skillc: %s: done in %.1f s\n", ref.name, t1 - t0);
+	free(error);
+	free(logpath);
+	free(logdir);
+	free(ok);
+	strlist_free(&argv);
+	cJSON_Delete(st);
+	return rc;
+}
+
+static int cmd_lock(const struct run *r, const char *what, char **cmd)
+{
+	struct err e = { 0 };
+	int fd = run_lock(r->dir, what, &e);
+	if (fd < 0)
+		die_err(&e);
+	struct proc_spec spec = { .argv = cmd, .stdin_fd = 0, .tee = { -1, -1 } };
+	struct proc_result res;
+	if (proc_run(&spec, &res, &e) < 0)
+		die_err(&e);
+	close(fd);
+	return res.exit_code;
+}
+
+static void remove_quiet(const char *path, int *removed)
+{
+	struct err e;
+	if (fs_exists(path)) {
+		if (fs_remove_tree(path, &e) < 0)
+			die_err(&e);
+		(*removed)++;
+	}
+}
+
+static void forget(const struct run *r, const struct stage_ref *ref)
+{
+	int removed = 0;
+	char *ok = state_ok_path(r->dir, ref->name);
+	remove_quiet(ok, &removed); /* first: never a stamp without its outputs */
+	free(ok);
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	for (size_t k = 0; k < outs.n; k++) {
+		char *out = run_path(r, outs.v[k]);
+		remove_quiet(out, &removed);
+		free(out);
+	}
+	strlist_free(&outs);
+	static const char *const files[] = { "status/%s.json", "status/%s.usage.jsonl", "logs/%s.log" };
+	for (size_t k = 0; k < ARRAY_LEN(files); k++) {
+		char *rel = xasprintf(files[k], ref->name);
+		char *p = run_path(r, rel);
+		remove_quiet(p, &removed);
+		free(p);
+		free(rel);
+	}
+	printf("%s: %s\n", ref->name, removed ? "removed" : "nothing to remove");
+}
+
+/* STAGE is a stage ("raw-eval": every instance) or one instance
+ * ("raw-eval.003"); either way every later stage goes too. */
+static int cmd_clean(const struct run *r, const char *name)
+{
+	struct stage_ref one;
+	int single = stage_ref_find(r, name, &one) == 0 && one.index;
+	const struct stage_def *target = single ? one.def : stage_find(name);
+	if (!target) {
+		struct buf names = BUF_INIT;
+		for (size_t i = 0; i < stage_count; i++)
+			buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
+		die(2, "unknown stage '%s' (STAGE=); stages: %s", name, names.data);
+	}
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	for (size_t i = 0; i < n; i++) {
+		if (!stage_depends_on(refs[i].def, target))
+			continue;
+		if (single && refs[i].def == target && strcmp(refs[i].name, one.name))
+			continue;
+		forget(r, &refs[i]);
+	}
+	free(refs);
+	struct err e = { 0 };
+	if (fs_is_dir(r->dir) && manifest_rebuild(r, &e) < 0)
+		die_err(&e);
+	return 0;
+}
+
+/* Why a target is not up to date (a malloc'd sentence), or NULL when it is. */
+static char *stale_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
+{
+	const struct stage_def *s = ref->def;
+	cJSON *st = state_read(r->dir, ref->name);
+	struct strlist outs = STRLIST_INIT, ins = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	stage_ref_inputs(ref, r, &ins);
+	char *why = NULL;
+	const char *state = st ? json_str(st, "state") : NULL;
+	if (!st || !state) {
+		why = stale_up ? xasprintf("not built yet (waiting for %s)", stale_up) : xstrdup("not built yet");
+		goto out;
+	}
+	if (!strcmp(state, "running")) {
+		why = run_is_locked(r->dir) ? xstrdup("running now")
+		                            : xasprintf("cut short (started %s); it will run again", json_str(st, "started"));
+		goto out;
+	}
+	if (strcmp(state, "done")) {
+		const char *err = json_str(st, "error");
+		why = xasprintf("%s: %s", state, err ? err : "no reason recorded");
+		goto out;
+	}
+	for (size_t i = 0; i < outs.n; i++) {
+		char *out = run_path(r, outs.v[i]);
+		int missing = !fs_exists(out);
+		free(out);
+		if (missing) {
+			why = xasprintf("missing output: %s", outs.v[i]);
+			goto out;
+		}
+	}
+	char *ok = state_ok_path(r->dir, ref->name);
+	int has_ok = fs_exists(ok);
+	free(ok);
+	if (!has_ok) {
+		why = xstrdup("not marked done (interrupted before its stamp was written)");
+		goto out;
+	}
+	cJSON *cfg = stage_config(s, r);
+	const char *was = json_str(st, "tool"), *now = json_str(cfg, "tool");
+	if (was && now && strcmp(was, now))
+		why = xasprintf("tool changed: %s -> %s", was, now);
+	cJSON *set_was = json_get(st, "settings"), *set_now = json_get(cfg, "settings");
+	for (cJSON *c = set_now ? set_now->child : NULL; !why && c; c = c->next) {
+		const char *a = json_str(set_was, c->string);
+		if (!a || strcmp(a, c->valuestring))
+			why = xasprintf("setting changed: %s (%s -> %s)", c->string, a ? a : "unset", c->valuestring);
+	}
+	cJSON_Delete(cfg);
+	cJSON *inputs = json_get(st, "inputs");
+	for (size_t i = 0; !why && i < ins.n; i++) {
+		const char *rel = ins.v[i];
+		const char *recorded = json_str(inputs, rel);
+		hash_hex cur;
+		const struct source_def *src = NULL;
+		for (size_t k = 0; k < source_count; k++)
+			if (!strcmp(source_table[k].stamp, rel))
+				src = &source_table[k];
+		struct err e;
+		if (src) {
+			if (source_hash(r, src, cur, &e) < 0)
+				snprintf(cur, sizeof cur, "unreadable");
+		} else {
+			state_input_hash(r->dir, rel, cur);
+		}
+		if (!recorded || strcmp(recorded, cur))
+			why = src ? xasprintf("input changed: %s/%s", r->task_dir, src->what)
+			          : xasprintf("input changed: %s", rel);
+	}
+	if (!why && stale_up)
+		why = xasprintf("upstream stage is stale: %s", stale_up);
+out:
+	strlist_free(&outs);
+	strlist_free(&ins);
+	cJSON_Delete(st);
+	return why;
+}
+
+static int cmd_status(const struct run *r, const char *goal)
+{
+	struct stage_ref *need;
+	int n = goal_refs(r, goal, &need);
+	if (n < 0)
+		die(2, "unknown goal '%s' (GOAL=): a stage name or final", goal);
+	printf("run %s (task %s)\n", r->dir, r->task);
+	int stale = 0;
+	char *stale_of = xcalloc((size_t)n + 1, 1); /* stale_of[i]: need[i] is stale */
+	for (int i = 0; i < n; i++) {
+		const struct stage_def *s = need[i].def;
+		const char *up = NULL;
+		for (int j = 0; j < i && !up; j++)
+			for (size_t k = 0; k < ARRAY_LEN(s->after) && s->after[k]; k++)
+				if (stale_of[j] && !strcmp(need[j].def->name, s->after[k]))
+					up = need[j].name;
+		char *why = stale_reason(r, &need[i], up);
+		printf("  %-14s %s\n", need[i].name, why ? why : "up to date");
+		if (why) {
+			stale++;
+			stale_of[i] = 1;
+		}
+		free(why);
+	}
+	if (stale)
+		printf("%d of %d stages need work; run: make task=%s %s\n", stale, n, r->task, goal);
+	else
+		printf("up to date\n");
+	free(stale_of);
+	free(need);
+	return stale ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_STAGE);
+	if (argc < 2)
+		die(2, "missing command: run, lock, clean or status (see --help)");
+	struct run r;
+	struct err e = { 0 };
+	if (run_load(&r, &e) < 0)
+		die_err(&e);
+	const char *cmd = argv[1];
+	int rc;
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "clean")) {
+		if (argc != 3 || !*argv[2])
+			die(2, "%s needs one stage name (see --help)", cmd);
+		rc = !strcmp(cmd, "run") ? cmd_run(&r, argv[2]) : cmd_clean(&r, argv[2]);
+	} else if (!strcmp(cmd, "status")) {
+		rc = cmd_status(&r, argc > 2 && *argv[2] ? argv[2] : "final");
+	} else if (!strcmp(cmd, "lock")) {
+		const char *what = "make";
+		int i = 2;
+		if (i + 1 < argc && !strcmp(argv[i], "--what")) {
+			what = argv[i + 1];
+			i += 2;
+		}
+		if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc)
+			die(2, "lock needs -- COMMAND (see --help)");
+		rc = cmd_lock(&r, what, argv + i + 1);
+	} else {
+		die(2, "unknown command '%s': run, lock, clean or status (see --help)", cmd);
+	}
+	run_free(&r);
+	return rc;
+}
