@@ -597,7 +597,7 @@ static void preflight(struct trial *t)
 	}
 	if (missing.len) {
 		char *msg = xasprintf("task needs programs this host lacks: %s (install them, "
-				      "e.g. apt-get install -y <package>; the task lists them in [metadata] requires_programs)",
+				      "e.g. apt-get install -y <package>; the task lists them in [metadata] required_programs)",
 				      missing.data);
 		sandbox_failure(t, msg);
 		free(msg);

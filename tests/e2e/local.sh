@@ -243,7 +243,7 @@ t_end
 
 t_begin "preflight: a program the host lacks is named, no agent runs"
 script pre "[$WRITE_OK]"
-run pre --config-override 'metadata.requires_programs=["sh", "no-such-program-xyz"]'
+run pre --config-override 'metadata.required_programs=["sh", "no-such-program-xyz"]'
 t_eq "exit status" "$RC" 1
 t_eq "error_category" "$($J "$R/result.json" error_category)" sandbox_setup
 t_contains "names the program" "$($J "$R/result.json" error)" "task needs programs this host lacks: no-such-program-xyz"

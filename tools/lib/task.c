@@ -397,14 +397,14 @@ static int read_env(const struct task *t, const cJSON *sect, const char *what, c
 
 static int read_requires(struct task *t, struct err *e)
 {
-	cJSON *req = json_get(section(t->config, "metadata"), "requires_programs");
+	cJSON *req = json_get(section(t->config, "metadata"), "required_programs");
 	if (!req)
 		return 0;
 	if (!cJSON_IsArray(req))
-		return err_set(e, ERR_INPUT, "%s/task.toml: [metadata] requires_programs must be a list of program names", t->dir);
+		return err_set(e, ERR_INPUT, "%s/task.toml: [metadata] required_programs must be a list of program names", t->dir);
 	for (cJSON *c = req->child; c; c = c->next) {
 		if (!cJSON_IsString(c) || !name_is_safe(c->valuestring) || strchr(c->valuestring, '/'))
-			return err_set(e, ERR_INPUT, "%s/task.toml: [metadata] requires_programs holds '%s', not a program name",
+			return err_set(e, ERR_INPUT, "%s/task.toml: [metadata] required_programs holds '%s', not a program name",
 				       t->dir, cJSON_IsString(c) ? c->valuestring : "(not a string)");
 		strlist_push(&t->requires, c->valuestring);
 	}

@@ -6,7 +6,7 @@
  * task.toml keys read (everything else is ignored):
  *   [agent] timeout_sec, network_mode        [verifier] timeout_sec, network_mode, env
  *   [environment] workdir, network_mode, allow_internet, env
- *   [metadata] requires_programs = ["python3", ...]   (our preflight list) */
+ *   [metadata] required_programs = ["python3", ...]   (our preflight list) */
 #ifndef SKILLC_TASK_H
 #define SKILLC_TASK_H
 
@@ -34,7 +34,7 @@ struct task {
 	double agent_timeout;     /* seconds; [agent].timeout_sec, default 900 */
 	double verifier_timeout;  /* seconds; [verifier].timeout_sec, default 600 */
 	bool agent_network, verifier_network;
-	struct strlist requires;  /* [metadata] requires_programs */
+	struct strlist requires;  /* [metadata] required_programs */
 	struct task_copy *copies;
 	size_t ncopies;
 	int skill_copies_dropped; /* COPY lines naming skills/ (replaced by injection) */
