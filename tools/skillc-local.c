@@ -21,7 +21,7 @@
 
 #include "acp.h"
 #include "fs.h"
-#include "harness.h"
+#include "launch.h"
 #include "json.h"
 #include "log.h"
 #include "proc.h"
@@ -347,7 +347,7 @@ static void drop_links(const char *dir)
 struct trial {
 	const struct opts *o;
 	struct task task;
-	struct harness h;
+	struct launch h;
 	struct route route;
 	enum sandbox_mode mode;
 	char *bwrap;
@@ -674,8 +674,8 @@ static int setup_skills(struct trial *t, struct err *e)
 	fs_tree_free(&tree);
 	if (r == 0)
 		r = sandbox_bind(&t->sb, copy, "/skills", false, e);
-	for (size_t i = 0; r == 0 && i < t->h.skill_dirs.n; i++) {
-		const char *d = t->h.skill_dirs.v[i];
+	for (size_t i = 0; r == 0 && i < t->h.skill_paths.n; i++) {
+		const char *d = t->h.skill_paths.v[i];
 		char *at = d[0] == '~' ? xasprintf("/root%s", d + 1) : xstrdup(d);
 		r = sandbox_provide(&t->sb, at, e);
 		if (r == 0)
@@ -717,7 +717,7 @@ static int setup_config_files(struct trial *t, struct err *e)
 		struct buf text = BUF_INIT;
 		int r = 0;
 		if (json_get(c, "json")) {
-			cJSON *v = harness_render(json_get(c, "json"), vars, e);
+			cJSON *v = launch_render(json_get(c, "json"), vars, e);
 			if (!v) {
 				r = -1;
 			} else {
@@ -726,7 +726,7 @@ static int setup_config_files(struct trial *t, struct err *e)
 				cJSON_Delete(v);
 			}
 		} else {
-			char *s = harness_subst(json_str(c, "text"), vars, e);
+			char *s = launch_subst(json_str(c, "text"), vars, e);
 			if (!s)
 				r = -1;
 			else
@@ -767,7 +767,7 @@ static int setup_env(struct trial *t, struct err *e)
 	const char *vars[16];
 	template_vars(t, vars);
 	for (const cJSON *c = t->h.env ? t->h.env->child : NULL; c; c = c->next) {
-		char *v = harness_subst(c->valuestring, vars, e);
+		char *v = launch_subst(c->valuestring, vars, e);
 		if (!v)
 			return -1;
 		env_set(env, c->string, v);
@@ -1510,7 +1510,7 @@ static int write_summary(struct trial *t, struct err *e)
 static void trial_free(struct trial *t)
 {
 	task_free(&t->task);
-	harness_free(&t->h);
+	launch_free(&t->h);
 	route_free(&t->route);
 	free(t->bwrap);
 	sandbox_free(&t->sb);
@@ -1574,7 +1574,7 @@ static int run_trial(const struct opts *o, struct err *e)
 	int lockfd = -1;
 	t.t_start = now_mono();
 	py_time(now_wall(), t.started_at);
-	if (task_load(o->tasks_dir, o->override, &t.task, e) < 0 || harness_load(o->agent, &t.h, e) < 0 ||
+	if (task_load(o->tasks_dir, o->override, &t.task, e) < 0 || launch_load(o->agent, &t.h, e) < 0 ||
 	    route_resolve(o->model, &t.route, e) < 0)
 		goto out;
 	if (choose_sandbox(&t, e) < 0) {

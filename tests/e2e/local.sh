@@ -18,7 +18,7 @@ unset SANDBOX KEEP_SANDBOX
 script() {
 	printf '{"agent_name": "Scripted", "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120}, "steps": %s%s}\n' \
 		"$2" "${3:+, $3}" >"$H/$1.script.json"
-	printf '{"acp_command": ["%s/acpagent", "%s/%s.script.json"], "skill_dirs": ["~/.opencode/skills"]}\n' \
+	printf '{"acp_command": ["%s/acpagent", "%s/%s.script.json"], "skill_paths": ["~/.opencode/skills"]}\n' \
 		"$H" "$H" "$1" >"$H/$1.json"
 }
 

@@ -12,7 +12,7 @@
 
 #include "acp.h"
 #include "fs.h"
-#include "harness.h"
+#include "launch.h"
 #include "json.h"
 #include "relay.h"
 #include "sandbox.h"
@@ -153,13 +153,13 @@ static void t_harness_render(void)
 	struct err e = { 0 };
 	const char *vars[] = { "model", "qwen-27b", "base_url", "http://127.0.0.1:9/v1", NULL };
 	cJSON *tmpl = cJSON_Parse("{\"models\": {\"${model}\": {\"url\": \"${base_url}\", \"n\": 3}}, \"k\": \"{env:X}\"}");
-	cJSON *out = harness_render(tmpl, vars, &e);
+	cJSON *out = launch_render(tmpl, vars, &e);
 	CHECK(out != NULL);
 	CHECK_STR(json_str(json_get(json_get(out, "models"), "qwen-27b"), "url"), "http://127.0.0.1:9/v1");
 	CHECK_STR(json_str(out, "k"), "{env:X}");
 	cJSON_Delete(out);
 	cJSON_Delete(tmpl);
-	char *s = harness_subst("a ${nope} b", vars, &e);
+	char *s = launch_subst("a ${nope} b", vars, &e);
 	CHECK(s == NULL);
 	CHECK_STR(e.msg, "unknown variable ${nope}");
 }

@@ -1,4 +1,4 @@
-#include "harness.h"
+#include "launch.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include "fs.h"
 #include "json.h"
 
-char *harness_rules_dir(void)
+char *launch_rules_dir(void)
 {
 	const char *env = getenv("SKILLC_RULES");
 	if (env && *env)
@@ -50,7 +50,7 @@ static char *find_file(const char *name, struct strlist *tried)
 		free(copy);
 	}
 	if (!found) {
-		char *rules = harness_rules_dir();
+		char *rules = launch_rules_dir();
 		if (rules) {
 			char *d = path_join(rules, "harness");
 			char *p = path_join(d, file);
@@ -67,7 +67,7 @@ static char *find_file(const char *name, struct strlist *tried)
 	return found;
 }
 
-static int string_list(const struct harness *h, const char *key, struct strlist *out, bool need, struct err *e)
+static int string_list(const struct launch *h, const char *key, struct strlist *out, bool need, struct err *e)
 {
 	cJSON *a = json_get(h->doc, key);
 	if (!a && !need)
@@ -82,7 +82,7 @@ static int string_list(const struct harness *h, const char *key, struct strlist 
 	return 0;
 }
 
-int harness_load(const char *name, struct harness *h, struct err *e)
+int launch_load(const char *name, struct launch *h, struct err *e)
 {
 	memset(h, 0, sizeof *h);
 	if (!name_is_safe(name))
@@ -107,15 +107,15 @@ int harness_load(const char *name, struct harness *h, struct err *e)
 	if (!cJSON_IsObject(h->doc))
 		return err_set(e, ERR_INPUT, "%s: must hold a JSON object", h->file);
 	if (string_list(h, "acp_command", &h->argv, true, e) < 0 ||
-	    string_list(h, "skill_dirs", &h->skill_dirs, false, e) < 0)
+	    string_list(h, "skill_paths", &h->skill_paths, false, e) < 0)
 		return -1;
-	for (size_t i = 0; i < h->skill_dirs.n; i++) {
-		const char *d = h->skill_dirs.v[i];
+	for (size_t i = 0; i < h->skill_paths.n; i++) {
+		const char *d = h->skill_paths.v[i];
 		char *norm = path_normalize_rel(d[0] == '~' && d[1] == '/' ? d + 2 : d[0] == '/' ? d + 1 : d);
 		bool ok = norm && *norm && (d[0] == '/' || (d[0] == '~' && d[1] == '/'));
 		free(norm);
 		if (!ok)
-			return err_set(e, ERR_INPUT, "%s: skill_dirs entry '%s' must be ~/path or /path", h->file, d);
+			return err_set(e, ERR_INPUT, "%s: skill_paths entry '%s' must be ~/path or /path", h->file, d);
 	}
 	h->config_files = json_get(h->doc, "config_files");
 	if (h->config_files && !cJSON_IsArray(h->config_files))
@@ -136,17 +136,17 @@ int harness_load(const char *name, struct harness *h, struct err *e)
 	return 0;
 }
 
-void harness_free(struct harness *h)
+void launch_free(struct launch *h)
 {
 	free(h->name);
 	free(h->file);
 	cJSON_Delete(h->doc);
 	strlist_free(&h->argv);
-	strlist_free(&h->skill_dirs);
+	strlist_free(&h->skill_paths);
 	memset(h, 0, sizeof *h);
 }
 
-char *harness_subst(const char *s, const char *const *vars, struct err *e)
+char *launch_subst(const char *s, const char *const *vars, struct err *e)
 {
 	struct buf b = BUF_INIT;
 	buf_add(&b, "", 0);
@@ -179,10 +179,10 @@ char *harness_subst(const char *s, const char *const *vars, struct err *e)
 	return buf_detach(&b);
 }
 
-cJSON *harness_render(const cJSON *tmpl, const char *const *vars, struct err *e)
+cJSON *launch_render(const cJSON *tmpl, const char *const *vars, struct err *e)
 {
 	if (cJSON_IsString(tmpl)) {
-		char *s = harness_subst(tmpl->valuestring, vars, e);
+		char *s = launch_subst(tmpl->valuestring, vars, e);
 		if (!s)
 			return NULL;
 		cJSON *v = cJSON_CreateString(s);
@@ -193,7 +193,7 @@ cJSON *harness_render(const cJSON *tmpl, const char *const *vars, struct err *e)
 		return cJSON_Duplicate(tmpl, true);
 	cJSON *out = cJSON_IsArray(tmpl) ? cJSON_CreateArray() : cJSON_CreateObject();
 	for (const cJSON *c = tmpl->child; c; c = c->next) {
-		cJSON *v = harness_render(c, vars, e);
+		cJSON *v = launch_render(c, vars, e);
 		if (!v) {
 			cJSON_Delete(out);
 			return NULL;
@@ -202,7 +202,7 @@ cJSON *harness_render(const cJSON *tmpl, const char *const *vars, struct err *e)
 			cJSON_AddItemToArray(out, v);
 			continue;
 		}
-		char *k = harness_subst(c->string, vars, e);
+		char *k = launch_subst(c->string, vars, e);
 		if (!k) {
 			cJSON_Delete(v);
 			cJSON_Delete(out);
