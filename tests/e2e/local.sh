@@ -90,6 +90,31 @@ t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-pass/.skillc-local"
 no_strays
 t_end
 
+t_begin "the model key reaches the agent by environment only, never a file"
+printf '{"providers": {"keyed": {"base_url": "http://127.0.0.1:18099/v1", "key_env": "SKILLC_TEST_KEY"}}}\n' >"$T_TMP/routes-key.json"
+script keyed "[{\"exec\": \"echo key=\$SKILLC_MODEL_API_KEY; env | grep -c SKILLC_TEST_KEY; echo \$SKILLC_MODEL_API_KEY >/logs/artifacts/leak; echo \$SKILLC_MODEL_API_KEY >&2\"}, $WRITE_OK]"
+OUT=$(ROUTES=$T_TMP/routes-key.json SKILLC_TEST_KEY=sk-test-$$-secret skillc-local eval run --tasks-dir "$TASK" \
+	--agent keyed --model keyed/m1 --skill-mode with-skill --jobs-dir "$T_TMP/jobs-keyed" 2>&1)
+t_eq "exit status" "$?" 0
+R=$(ls -d "$T_TMP"/jobs-keyed/*/answer-file__*)
+t_eq "agent saw the key under the harness's name only; output redacted" "$($J -l 2 "$R/trajectory/acp_trajectory.jsonl" content.0.content.text)" "key=***REDACTED***
+0"
+t_check "no file holds the key" sh -c "! grep -r -q sk-test-$$-secret '$T_TMP/jobs-keyed'"
+t_check "no command line holds it" sh -c "! grep -q sk-test-$$-secret '$R/config.json'"
+out=$(ROUTES=$T_TMP/routes-key.json env -u SKILLC_TEST_KEY ENV_FILE=/nonexistent skillc-local eval run --tasks-dir "$TASK" \
+	--agent keyed --model keyed/m1 --jobs-dir "$T_TMP/jobs-nokey" 2>&1)
+t_eq "missing key" "$?:$out" "2:skillc-local: SKILLC_TEST_KEY required for model 'keyed/m1' but not set (export it or put it in ENV_FILE)"
+printf 'SKILLC_TEST_KEY="sk-test-%s-secret"\n' $$ >"$T_TMP/test.env"
+OUT=$(ROUTES=$T_TMP/routes-key.json ENV_FILE=$T_TMP/test.env env -u SKILLC_TEST_KEY skillc-local eval run --tasks-dir "$TASK" \
+	--agent keyed --model keyed/m1 --skill-mode with-skill --jobs-dir "$T_TMP/jobs-envfile" 2>&1)
+t_eq "key from ENV_FILE" "$?" 0
+R=$(ls -d "$T_TMP"/jobs-envfile/*/answer-file__*)
+t_eq "agent saw the key from ENV_FILE" "$($J -l 2 "$R/trajectory/acp_trajectory.jsonl" content.0.content.text)" "key=***REDACTED***
+0"
+t_check "no file holds the key" sh -c "! grep -r -q sk-test-$$-secret '$T_TMP/jobs-envfile'"
+no_strays
+t_end
+
 t_begin "failing trial: reward 0.0, exit 0 like bench"
 script fail '[{"write": {"path": "/root/answer.txt", "content": "42\n"}}, {"message": "done"}]'
 run fail
