@@ -64,7 +64,7 @@ t_eq "agent_name" "$($J "$R/result.json" agent_name)" OpenCode
 t_eq "no network but the model relay" "$($J "$R/config.json" local.agent_network)" none+model-relay
 t_eq "the skill was read" "$($J -l 2 "$A" title)" 'read {"filePath": "/root/.opencode/skills/answer-format/SKILL.md"}'
 t_eq "read completed" "$($J -l 2 "$A" status)" completed
-t_contains "the skill text came back" "$($J -l 2 "$A" content.0.content.text)" "for 42 write `FORTY-TWO`"
+t_contains "the skill text came back" "$($J -l 2 "$A" content.0.content.text)" 'for 42 write `FORTY-TWO`'
 t_eq "the answer was written" "$($J -l 3 "$A" kind)" edit
 t_eq "final message" "$($J -l -1 "$A" text)" "I read the answer-format skill and wrote FORTY-TWO to /root/answer.txt."
 t_eq "model requests" "$($J -n "$T_TMP/llm.jsonl")" 3
