@@ -387,7 +387,7 @@ struct trial {
 	enum sandbox_mode mode;
 	char *bwrap;
 	struct sandbox sb;
-	char *job_dir, *job_name, *rollout, *dir; /* dir = job_dir/rollout */
+	char *jobs, *job_dir, *job_name, *rollout, *dir; /* dir = job_dir/rollout; jobs: --jobs-dir, absolute */
 	char *scratch;
 	char *agent_log;
 	char *skill_source, *effective_skills;
@@ -436,9 +436,13 @@ static void sandbox_failure(struct trial *t, const char *msg)
 
 static int pick_job(struct trial *t, struct err *e)
 {
-	const char *jobs = t->o->jobs_dir;
-	if (fs_mkdirs(jobs, e) < 0)
+	if (fs_mkdirs(t->o->jobs_dir, e) < 0)
 		return -1;
+	char real[PATH_MAX];
+	if (!realpath(t->o->jobs_dir, real))
+		return err_set(e, ERR_WORK, "cannot resolve '%s':", t->o->jobs_dir);
+	t->jobs = xstrdup(real); /* binds need absolute paths */
+	const char *jobs = t->jobs;
 	/* like bench: an existing job folder is resumed (the alphabetically last) */
 	struct fs_tree tree = { 0 };
 	if (fs_list_tree(jobs, &tree, e) < 0)
@@ -1534,7 +1538,7 @@ static int write_summary(struct trial *t, struct err *e)
 	int rc = write_py(p, s, 2, e);
 	free(p);
 	if (rc == 0) {
-		p = path_join(t->o->jobs_dir, "summary.json");
+		p = path_join(t->jobs, "summary.json");
 		rc = write_py(p, s, 2, e);
 		free(p);
 	}
@@ -1549,6 +1553,7 @@ static void trial_free(struct trial *t)
 	route_free(&t->route);
 	free(t->bwrap);
 	sandbox_free(&t->sb);
+	free(t->jobs);
 	free(t->job_dir);
 	free(t->job_name);
 	free(t->rollout);
@@ -1642,7 +1647,7 @@ static int run_trial(const struct opts *o, struct err *e)
 	}
 	if (make_rollout(&t, e) < 0)
 		goto out;
-	char *hidden = path_join(o->jobs_dir, ".skillc-local");
+	char *hidden = path_join(t.jobs, ".skillc-local");
 	if (fs_mkdirs(hidden, e) < 0) {
 		free(hidden);
 		goto out;
@@ -1703,7 +1708,7 @@ out_clean:
 		struct err ce;
 		if (sandbox_cleanup(&t.sb, &ce) < 0)
 			warnf("%s", ce.msg);
-		char *parent = path_join(o->jobs_dir, ".skillc-local");
+		char *parent = path_join(t.jobs ? t.jobs : o->jobs_dir, ".skillc-local");
 		rmdir(parent); /* only when no other trial uses it */
 		free(parent);
 	}

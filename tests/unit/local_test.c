@@ -261,9 +261,12 @@ static void t_sandbox_open(void)
 static void t_relay(void)
 {
 	/* upstream: an echo server on a Unix socket; client: TCP to the relay */
+	/* a folder deeper than sun_path holds (108 bytes), as jobs dirs can be */
 	char *dir = t_tmpdir();
-	char *sock = path_join(dir, "up.sock");
+	char *deep = xasprintf("%s/%0120d", dir, 7);
 	struct err e = { 0 };
+	CHECK_INT(fs_mkdirs(deep, &e), 0);
+	char *sock = path_join(deep, "up.sock");
 	int up = relay_listen_unix(sock, &e);
 	CHECK(up >= 0);
 	pid_t pid = fork();
@@ -307,8 +310,10 @@ static void t_relay(void)
 	relay_free(r);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	CHECK(fs_exists(sock));
 	fs_remove_tree(dir, &e);
 	free(sock);
+	free(deep);
 	free(dir);
 }
 

@@ -62,20 +62,50 @@ int relay_listen_tcp(const char *addr, const char *port, struct err *e)
 	return fd;
 }
 
+/* Fills sa for path; a path longer than sun_path holds is reached through
+ * its folder as /proc/self/fd/N/name (*dirfd: close it after use). */
+static int unix_addr(const char *path, struct sockaddr_un *sa, int *dirfd)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	*dirfd = -1;
+	if (strlen(path) < sizeof sa->sun_path) {
+		strcpy(sa->sun_path, path);
+		return 0;
+	}
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return -1;
+	char *dir = xstrndup(path, (size_t)(slash - path));
+	*dirfd = open(*dir ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (*dirfd < 0)
+		return -1;
+	int n = snprintf(sa->sun_path, sizeof sa->sun_path, "/proc/self/fd/%d/%s", *dirfd, slash + 1);
+	if (n < 0 || (size_t)n >= sizeof sa->sun_path) {
+		close(*dirfd);
+		*dirfd = -1;
+		return -1;
+	}
+	return 0;
+}
+
 int relay_listen_unix(const char *path, struct err *e)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof sa.sun_path)
-		return err_set(e, ERR_WORK, "socket path too long: %s", path);
-	strcpy(sa.sun_path, path);
+	struct sockaddr_un sa;
+	int dirfd;
+	if (unix_addr(path, &sa, &dirfd) < 0)
+		return err_set(e, ERR_WORK, "cannot make a socket address of %s", path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	unlink(path);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 16) < 0) {
 		err_set(e, ERR_WORK, "cannot listen on %s:", path);
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		fd = -1;
 	}
+	if (dirfd >= 0)
+		close(dirfd);
 	return fd;
 }
 
@@ -83,13 +113,17 @@ static int connect_upstream(const struct relay *r)
 {
 	int fd = -1;
 	if (r->unix_path) {
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
-		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", r->unix_path);
+		struct sockaddr_un sa;
+		int dirfd;
+		if (unix_addr(r->unix_path, &sa, &dirfd) < 0)
+			return -1;
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
 			close(fd);
 			fd = -1;
 		}
+		if (dirfd >= 0)
+			close(dirfd);
 	} else {
 		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
 		if (getaddrinfo(r->host, r->port, &hints, &ai) != 0)
