@@ -200,6 +200,38 @@ t_eq "summary" "$($J "$T_TMP/jobs-slow/summary.json" verifier_errored)" 1
 no_strays
 t_end
 
+t_begin "SIGTERM during the agent: trial left incomplete, sandbox and processes gone"
+script term "[{\"spawn\": \"sleep 300; echo $MARK\"}, {\"hang\": true}]"
+skillc-local eval run --tasks-dir "$TASK" --agent term --model fake/m1 --skill-mode with-skill \
+	--jobs-dir "$T_TMP/jobs-term" >"$T_TMP/term.out" 2>&1 &
+pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	pgrep -f "$MARK" >/dev/null && break
+	sleep 0.2
+done
+kill -TERM $pid
+wait $pid
+t_eq "exit status" "$?" 143
+t_contains "says so" "$(cat "$T_TMP/term.out")" "interrupted by signal 15; the trial in"
+t_check "no result.json" sh -c "! ls '$T_TMP'/jobs-term/*/answer-file__*/result.json"
+t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-term/.skillc-local"
+no_strays
+t_end
+
+t_begin "three trials at once (REPEAT=3 under make -j3), each its own jobs dir"
+for i in 1 2 3; do
+	skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --skill-mode with-skill \
+		--jobs-dir "$T_TMP/jobs-par-$i" >/dev/null 2>&1 &
+done
+wait
+n=0
+for i in 1 2 3; do
+	[ "$($J "$T_TMP/jobs-par-$i/summary.json" passed)" = 1 ] && n=$((n + 1))
+done
+t_eq "passed" "$n" 3
+no_strays
+t_end
+
 t_begin "sandbox escape: home, another trial, the project tree stay untouched"
 OTHER=$(dirname "$(ls -d "$T_TMP"/jobs-pass/*/answer-file__*)")
 HOSTHOME=${HOME:-/root}
