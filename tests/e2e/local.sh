@@ -316,6 +316,26 @@ t_eq "message" "$out" "skillc-local: bubblewrap (bwrap) is not installed: instal
 t_check "nothing written" test ! -e "$T_TMP/jobs-nobwrap"
 t_end
 
+# SANDBOX=none writes the task's real paths, so only as root, and inside a
+# private mount namespace whose /root is a scratch tmpfs
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null && [ ! -e /logs ]; then
+	t_begin "SANDBOX=none: opt-in by name, warns, runs on the host paths, cleans its links"
+	out=$(unshare -m --propagation private sh -c "mount -t tmpfs none /root &&
+		SANDBOX=none skillc-local eval run --tasks-dir '$TASK' --agent pass --model fake/m1 \
+		--skill-mode with-skill --jobs-dir '$T_TMP/jobs-none' 2>&1; echo rc=\$?; cat /root/answer.txt")
+	t_contains "warning" "$out" "SANDBOX=none: running the agent and the verifier UNSANDBOXED on this machine"
+	t_contains "passed" "$out" "answer-file passed, reward 1"
+	t_contains "exit status" "$out" "rc=0"
+	t_contains "wrote the real /root" "$out" "FORTY-TWO"
+	t_check "links removed" test ! -e /logs -a ! -e /skills -a ! -e /tests
+	R=$(ls -d "$T_TMP"/jobs-none/*/answer-file__*)
+	t_eq "recorded" "$($J "$R/config.json" local.sandbox)" none
+	no_strays
+	t_end
+else
+	echo "# SANDBOX=none case skipped: needs root and unshare (and no /logs on this host)" >&2
+fi
+
 t_begin "bad usage and bad input exit 2 with one line"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass 2>&1)
 t_eq "missing flags" "$?:$out" "2:skillc-local: --tasks-dir, --agent, --model and --jobs-dir are required (see --help)"

@@ -472,8 +472,16 @@ int sandbox_open(const struct sandbox *sb, const char *path, int flags, mode_t m
 int sandbox_cleanup(struct sandbox *sb, struct err *e)
 {
 	int r = 0;
-	for (size_t i = 0; i < sb->links.n; i++)
+	for (size_t i = 0; i < sb->links.n; i++) {
 		unlink(sb->links.v[i]);
+		char *parent = xstrdup(sb->links.v[i]);
+		char *slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = '\0';
+			rmdir(parent); /* /logs, when nothing else is in it */
+		}
+		free(parent);
+	}
 	if (sb->scratch && fs_exists(sb->scratch)) {
 		/* the agent may have left folders without write permission */
 		struct fs_tree t = { 0 };

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <glob.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -424,6 +425,11 @@ int task_load(const char *dir, const cJSON *override, struct task *t, struct err
 		return err_set(e, ERR_INPUT, "%s: task folder name '%s' is not a safe name ([A-Za-z0-9._-])", dir, t->name);
 	if (!fs_is_dir(t->dir))
 		return err_set(e, ERR_INPUT, "%s: no such task folder", dir);
+	char real[PATH_MAX];
+	if (realpath(t->dir, real)) {
+		free(t->dir); /* absolute: the sandbox binds and links need it */
+		t->dir = xstrdup(real);
+	}
 
 	char *p = path_join(t->dir, "task.toml");
 	t->config = toml_read_file(p, e);
