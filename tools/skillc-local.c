@@ -1659,8 +1659,13 @@ static int run_trial(const struct opts *o, struct err *e)
 	preflight(&t);
 	double t0 = now_mono();
 	if (!t.error && setup_sandbox(&t, e) < 0) {
-		if (e->code == ERR_INPUT)
+		if (e->code == ERR_INPUT) {
+			/* the task (or --skills-dir) is at fault: no trial, nothing left */
+			struct err ce;
+			fs_remove_tree(t.dir, &ce);
+			status = 2;
 			goto out_clean;
+		}
 		sandbox_failure(&t, e->msg);
 	}
 	if (!t.error && resolve_program(&t, e) < 0)

@@ -347,6 +347,10 @@ t_eq "no route" "$?:$out" "2:skillc-local: $T_TMP/routes.json: no route with a b
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j2" --sandbox docker 2>&1)
 t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox 'docker': skillc-local runs only --sandbox local (use bench for docker)"
 t_check "nothing written" test ! -e "$T_TMP/j2"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j3" \
+	--skill-mode with-skill --skills-dir "$T_TMP/no-such-root" 2>&1)
+t_eq "missing skills root" "$?:$out" "2:skillc-local: $TASK: --skill-mode with-skill but --skills-dir is not a folder"
+t_eq "no rollout left" "$(ls -d "$T_TMP"/j3/*/answer-file__* 2>/dev/null | wc -l)" 0
 t_end
 
 t_begin "a jobs dir with a scored result is resumed, not re-run (like bench)"
