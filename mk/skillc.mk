@@ -33,7 +33,7 @@ skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
 # $(call skillc_check,VAR,extra-chars,what is allowed)
 skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
-$(foreach v,task STAGE GOAL HARNESS RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL MAX_FILE_MB STAGE_TIMEOUT,\
+$(foreach v,task STAGE GOAL HARNESS RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL MAX_FILE_MB STAGE_TIMEOUT,\
 	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
@@ -98,31 +98,39 @@ skillc-locked:
 	+@$(SKILLC_BIN)/skillc-stage lock --what 'make task=$(task) $(skillc_lock_goals)' -- \
 		$(MAKE) --no-print-directory -f $(SKILLC_MK) SKILLC_INNER=1 $(skillc_lock_goals)
 
-# status reads only, so it needs no lock and works while another make runs.
-# make cannot exit 1 from a recipe (a failed recipe is 2), so the report is
-# made while the makefile is read, and "not up to date" puts make in
-# question mode (-q), whose answer for an out-of-date target is exit 1.
-ifneq ($(filter status,$(MAKECMDGOALS)),)
-skillc_status_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-status.XXXXXX")
-skillc_status_rc := $(shell $(skillc_env) $(SKILLC_BIN)/skillc-stage status $(GOAL) >$(skillc_status_tmp) 2>&1; echo $$?)
-$(info $(file <$(skillc_status_tmp)))
-$(shell rm -f $(skillc_status_tmp))
-ifeq ($(skillc_status_rc),0)
-status: ; @:
-else ifeq ($(skillc_status_rc),1)
-MAKEFLAGS += -q
-status: skillc-stale ; @:
-skillc-stale: ; @:
-else
-$(error skillc: status failed (see the line above))
 endif
+
+# status and doctor only read, so they take no lock (status works while
+# another make runs) and answer 0 when all is well, 1 when not. A recipe
+# cannot make make exit 1 (a failed recipe is 2), so the report is made
+# while the makefile is read, and "not well" puts make in question mode
+# (-q), whose answer for an out-of-date target is exit 1.
+skillc_report := $(firstword $(filter status doctor,$(MAKECMDGOALS)))
+ifneq ($(skillc_report)$(tasks),$(skillc_report))
+skillc_report :=
+endif
+ifneq ($(skillc_report),)
+skillc_report_status = $(SKILLC_BIN)/skillc-stage status $(GOAL)
+skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor
+skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
+skillc_report_rc := $(shell $(skillc_env) $(skillc_report_$(skillc_report)) >$(skillc_report_tmp) 2>&1; echo $$?)
+$(info $(file <$(skillc_report_tmp)))
+$(shell rm -f $(skillc_report_tmp))
+ifeq ($(skillc_report_rc),0)
+$(skillc_report): ; @:
+else ifeq ($(skillc_report_rc),1)
+MAKEFLAGS += -q
+$(skillc_report): skillc-not-well ; @:
+skillc-not-well: ; @:
+else
+$(error skillc: $(skillc_report) could not run (see the line above))
 endif
 endif
 
 help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
 
-.PHONY: $(SKILLC_RUN_TARGETS) skillc-locked help
+.PHONY: $(SKILLC_RUN_TARGETS) skillc-locked help doctor
 
 else
 # ---------------------------------------------------------------- inner make
@@ -153,6 +161,7 @@ endif
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S and every stage after it
+#:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:
@@ -163,5 +172,6 @@ endif
 #:   FAST_MIN_TRACES=6  DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
 #:   REQUIRE_SKILL=0|1  RM_API_URL=  MAX_FILE_MB=25  STAGE_TIMEOUT=3600 (seconds)
 #:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
+#:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see README.md.

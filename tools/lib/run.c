@@ -27,6 +27,8 @@ const struct setting_def settings_table[] = {
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds" },
 	{ "ROUTES", SET_PATH, "provider_routes.json", NULL, 0, 0, false, "provider routes file" },
 	{ "ENV_FILE", SET_PATH, ".env", NULL, 0, 0, false, "file holding API keys" },
+	{ "LLM_CACHE", SET_ENUM, "use", "use refresh off only", 0, 0, false, "LLM cache mode" },
+	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider" },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);
 

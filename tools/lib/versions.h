@@ -9,5 +9,7 @@
 #define V_INGEST "1"
 #define V_RULES "1"
 #define V_STAGE "1"
+#define V_LLM "1"
+#define V_DOCTOR "1"
 
 #endif
