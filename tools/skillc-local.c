@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "acp.h"
+#include "dotenv.h"
 #include "fs.h"
 #include "launch.h"
 #include "json.h"
@@ -27,6 +28,7 @@
 #include "proc.h"
 #include "pyjson.h"
 #include "relay.h"
+#include "routes.h"
 #include "sandbox.h"
 #include "task.h"
 #include "util.h"
@@ -61,15 +63,15 @@ struct opts {
 	bool quiet;
 };
 
-/* ---- model routes (to be replaced by the shared routes.h parser) ---- */
+/* ---- the model route (routes.h, dotenv.h) ---- */
 
-struct route {
+struct model_route {
 	char *provider, *model, *base_url, *key_env, *key; /* key: the secret, env only */
 	char *host, *port;                                 /* from base_url */
 	bool loopback;
 };
 
-static void route_free(struct route *r)
+static void route_free(struct model_route *r)
 {
 	free(r->provider);
 	free(r->model);
@@ -83,40 +85,7 @@ static void route_free(struct route *r)
 	free(r->port);
 }
 
-/* A value from the .env file; NULL when absent. Caller frees. */
-static char *dotenv_get(const char *path, const char *name)
-{
-	struct buf b = BUF_INIT;
-	struct err e;
-	if (fs_read(path, 1 << 20, &b, &e) < 0) {
-		buf_free(&b);
-		return NULL;
-	}
-	char *val = NULL, *save = NULL;
-	for (char *l = strtok_r(b.data ? b.data : (char *)"", "\n", &save); l && !val; l = strtok_r(NULL, "\n", &save)) {
-		while (*l == ' ' || *l == '\t')
-			l++;
-		if (!strncmp(l, "export ", 7))
-			l += 7;
-		size_t n = strlen(name);
-		if (strncmp(l, name, n) || l[n] != '=')
-			continue;
-		char *v = l + n + 1;
-		size_t len = strlen(v);
-		while (len && (v[len - 1] == '\r' || v[len - 1] == ' '))
-			v[--len] = '\0';
-		if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
-			v[len - 1] = '\0';
-			v++;
-		}
-		val = xstrdup(v);
-	}
-	memset(b.data, 0, b.len);
-	buf_free(&b);
-	return val;
-}
-
-static int url_split(struct route *r, struct err *e)
+static int url_split(struct model_route *r, struct err *e)
 {
 	const char *u = r->base_url;
 	bool https = !strncmp(u, "https://", 8);
@@ -140,59 +109,47 @@ static int url_split(struct route *r, struct err *e)
 	return 0;
 }
 
-/* MODEL "provider/model-id" through ROUTES and ENV_FILE. */
-static int route_resolve(const char *model, struct route *r, struct err *e)
+/* MODEL "provider/model-id" through ROUTES; the key from the environment or ENV_FILE. */
+static int route_resolve(const char *model, struct model_route *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
-	const char *slash = strchr(model, '/');
-	if (!slash || slash == model || !slash[1])
-		return err_set(e, ERR_INPUT, "--model '%s' must be provider/model-id", model);
-	r->provider = xstrndup(model, (size_t)(slash - model));
-	r->model = xstrdup(slash + 1);
-	const char *routes = getenv("ROUTES");
-	if (!routes || !*routes)
-		routes = "provider_routes.json";
-	cJSON *doc = json_read_file(routes, e);
-	if (!doc)
-		return err_set(e, ERR_INPUT, "cannot read the model routes %s (set ROUTES to your provider_routes.json)", routes);
-	cJSON *table = json_get(doc, "providers");
-	if (!table)
-		table = json_get(doc, "routes");
-	if (!table)
-		table = doc;
-	cJSON *p = json_get(table, r->provider);
-	const char *url = json_str(p, "base_url");
-	if (!url)
-		url = json_str(p, "baseURL");
-	if (!url)
-		url = json_str(p, "api_base");
-	const char *key_env = json_str(p, "api_key_env");
-	if (!key_env)
-		key_env = json_str(p, "key_env");
-	int rc = 0;
-	if (!url) {
-		rc = err_set(e, ERR_INPUT, "%s: no route with a base_url for provider '%s' (model %s)", routes, r->provider, model);
-	} else {
-		r->base_url = xstrdup(url);
-		while (strlen(r->base_url) > 1 && r->base_url[strlen(r->base_url) - 1] == '/')
-			r->base_url[strlen(r->base_url) - 1] = '\0';
-		if (key_env) {
-			r->key_env = xstrdup(key_env);
-			const char *v = getenv(key_env);
-			if (v && *v) {
-				r->key = xstrdup(v);
-			} else {
-				const char *envf = getenv("ENV_FILE");
-				r->key = dotenv_get(envf && *envf ? envf : ".env", key_env);
-			}
-			if (!r->key)
-				rc = err_set(e, ERR_INPUT, "%s required for model '%s' but not set (export it or put it in ENV_FILE)",
-					     key_env, model);
-		}
-		if (rc == 0)
-			rc = url_split(r, e);
+	char *path = routes_locate(NULL);
+	struct routes rs = ROUTES_INIT;
+	struct dotenv env = DOTENV_INIT;
+	char *mid = NULL;
+	int rc = routes_load(&rs, path, e);
+	const struct route *rt = rc == 0 ? routes_resolve(&rs, model, &mid, e) : NULL;
+	if (!rt) {
+		rc = -1;
+		goto out;
 	}
-	cJSON_Delete(doc);
+	r->provider = xstrdup(rt->provider);
+	r->model = mid;
+	mid = NULL;
+	r->base_url = xstrdup(rt->base_url);
+	if (rt->key_env) {
+		const char *envf = getenv("ENV_FILE");
+		if (dotenv_load(&env, envf && *envf ? envf : ".env", e) < 0) {
+			rc = -1;
+			goto out;
+		}
+		enum dotenv_source src;
+		const char *v = dotenv_get(&env, rt->key_env, &src);
+		r->key_env = xstrdup(rt->key_env);
+		if (v && *v)
+			r->key = xstrdup(v);
+		else if (rt->key_required) {
+			rc = err_set(e, ERR_INPUT, "%s required for model '%s' but not set (export it or put it in ENV_FILE)",
+				     rt->key_env, model);
+			goto out;
+		}
+	}
+	rc = url_split(r, e);
+out:
+	free(mid);
+	dotenv_free(&env);
+	routes_free(&rs);
+	free(path);
 	return rc;
 }
 
@@ -383,7 +340,7 @@ struct trial {
 	const struct opts *o;
 	struct task task;
 	struct launch h;
-	struct route route;
+	struct model_route route;
 	enum sandbox_mode mode;
 	char *bwrap;
 	struct sandbox sb;

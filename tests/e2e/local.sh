@@ -343,7 +343,7 @@ out=$(skillc-local eval run --tasks-dir "$TASK" --agent nosuch --model fake/m1 -
 t_eq "unknown harness status" "$?" 2
 t_contains "unknown harness" "$out" "no harness file nosuch.json in $H"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model other/m1 --jobs-dir "$T_TMP/j2" 2>&1)
-t_eq "no route" "$?:$out" "2:skillc-local: $T_TMP/routes.json: no route with a base_url for provider 'other' (model other/m1)"
+t_eq "no route" "$?:$out" "2:skillc-local: unknown provider 'other' in model 'other/m1': add it to routes '$T_TMP/routes.json' (known: fake)"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j2" --sandbox docker 2>&1)
 t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox 'docker': skillc-local runs only --sandbox local (use bench for docker)"
 t_check "nothing written" test ! -e "$T_TMP/j2"
