@@ -60,7 +60,7 @@ static const char usage[] =
 	"  --agent-timeout S   the agent's wall-clock limit inside the runner\n"
 	"  --deadline S        hard limit for the whole trial (default 2*agent-timeout+900,\n"
 	"                      or 14400): the runner's process group is killed\n"
-	"  --sandbox NAME      runner sandbox (default docker)\n"
+	"  --sandbox NAME      runner sandbox (default: local for --runner local, else docker)\n"
 	"  --require-skill     a trial where our skill was never invoked fails\n"
 	"  --attempts N        failed attempts allowed per trial (default 3); after the\n"
 	"                      last, an infra error is kept as an infra_error trial\n"
@@ -922,6 +922,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		die(2, "no model given: set MODEL=provider/model-id (the target model)");
 	if (!model_is_safe(o->model))
 		die(2, "bad model '%s': use provider/model-id (letters, digits, '.', '_', '-', '/', ':', '@')", o->model);
+	if (!o->sandbox) /* the local runner is its own sandbox; the others default to docker */
+		o->sandbox = strcmp(o->runner, "local") ? "docker" : "local";
 	if (!name_is_safe(o->sandbox))
 		die(2, "bad sandbox name '%s'", o->sandbox);
 	if (!o->cache)
@@ -1019,7 +1021,6 @@ int main(int argc, char **argv)
 	log_init(argv[0]);
 	std_options(argc, argv, usage, VERSION);
 	struct opts o = { 0 };
-	o.sandbox = "docker";
 	o.attempts = 3;
 	parse_args(argc, argv, &o);
 	struct strlist env_extra = STRLIST_INIT;

@@ -359,7 +359,7 @@ static void test_harness_rules(void)
 	struct harness h;
 	struct err e = { 0, "" };
 	CHECK(harness_load(&h, "rules", "no-such-harness", NULL, &e) < 0);
-	CHECK(strstr(e.msg, "unknown harness 'no-such-harness': no rules/harness/no-such-harness.json (known: ") != NULL);
+	CHECK(strstr(e.msg, "unknown harness 'no-such-harness': no no-such-harness.json in rules/harness (known: ") != NULL);
 	CHECK(strstr(e.msg, "opencode") != NULL);
 	harness_free(&h);
 

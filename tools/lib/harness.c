@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "fs.h"
 #include "json.h"
 
@@ -45,29 +46,10 @@ char *harness_rules_dir(const char *dir, struct err *e)
 		}
 		return xstrdup(dir);
 	}
-	const char *env = getenv("SKILLC_RULES");
-	if (env && *env)
-		return harness_rules_dir(env, e);
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		static const char *const rel[] = { "../rules", "../share/skillc/rules" };
-		for (size_t i = 0; i < ARRAY_LEN(rel); i++) {
-			char *cand = xasprintf("%s/%s", exe, rel[i]);
-			char *hd = path_join(cand, "harness");
-			bool ok = fs_is_dir(hd);
-			free(hd);
-			if (ok)
-				return cand;
-			free(cand);
-		}
-	}
-	err_set(e, ERR_INPUT, "cannot find the rules folder (rules/harness/*.json): pass --rules DIR or set SKILLC_RULES");
-	return NULL;
+	char *found = rules_dir();
+	if (!found)
+		err_set(e, ERR_INPUT, "cannot find the rules folder (rules/harness/*.json): pass --rules DIR or set SKILLC_RULES");
+	return found;
 }
 
 /* "{skill}" -> the name with every non-alphanumeric byte escaped. */
@@ -163,14 +145,18 @@ int harness_load(struct harness *h, const char *rules_dir, const char *name,
 	if (!valid_file_name(name))
 		return err_set(e, ERR_INPUT, "bad harness name '%s': use letters, digits, '.', '_' and '-'", name);
 	h->name = xstrdup(name);
-	h->path = xasprintf("%s/harness/%s.json", rules_dir, name);
-	if (!fs_exists(h->path)) {
+	char *file = xasprintf("%s.json", name), *dir = path_join(rules_dir, "harness");
+	h->path = rules_find_in("HARNESS_PATH", dir, file, NULL); /* users' harnesses first */
+	if (!h->path) {
 		char *known = harness_known(rules_dir);
-		err_set(e, ERR_INPUT, "unknown harness '%s': no %s (known: %s)", name, h->path,
-			*known ? known : "none");
+		err_set(e, ERR_INPUT, "unknown harness '%s': no %s in %s%s (known: %s)", name, file, dir,
+			getenv("HARNESS_PATH") ? " or HARNESS_PATH" : "", *known ? known : "none");
 		free(known);
-		return -1;
 	}
+	free(file);
+	free(dir);
+	if (!h->path)
+		return -1;
 	h->doc = json_read_file(h->path, e);
 	if (!h->doc)
 		return -1;

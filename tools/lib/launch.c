@@ -5,67 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "fs.h"
 #include "json.h"
-
-char *launch_rules_dir(void)
-{
-	const char *env = getenv("SKILLC_RULES");
-	if (env && *env)
-		return fs_is_dir(env) ? xstrdup(env) : NULL;
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	const char *tails[] = { "../rules", "../share/skillc/rules" };
-	for (size_t i = 0; i < ARRAY_LEN(tails); i++) {
-		char *d = path_join(exe, tails[i]);
-		if (fs_is_dir(d))
-			return d;
-		free(d);
-	}
-	return NULL;
-}
-
-static char *find_file(const char *name, struct strlist *tried)
-{
-	char *file = xasprintf("%s.json", name);
-	const char *hp = getenv("HARNESS_PATH");
-	char *found = NULL;
-	if (hp && *hp) {
-		char *copy = xstrdup(hp), *save = NULL;
-		for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-			char *p = path_join(d, file);
-			strlist_push(tried, d);
-			if (fs_exists(p))
-				found = p;
-			else
-				free(p);
-		}
-		free(copy);
-	}
-	if (!found) {
-		char *rules = launch_rules_dir();
-		if (rules) {
-			char *d = path_join(rules, "harness");
-			char *p = path_join(d, file);
-			strlist_push(tried, d);
-			if (fs_exists(p))
-				found = p;
-			else
-				free(p);
-			free(d);
-			free(rules);
-		}
-	}
-	free(file);
-	return found;
-}
 
 static int string_list(const struct launch *h, const char *key, struct strlist *out, bool need, struct err *e)
 {
@@ -89,7 +31,9 @@ int launch_load(const char *name, struct launch *h, struct err *e)
 		return err_set(e, ERR_INPUT, "harness name '%s' is not a safe name ([A-Za-z0-9._-])", name);
 	h->name = xstrdup(name);
 	struct strlist tried = STRLIST_INIT;
-	h->file = find_file(name, &tried);
+	char *file = xasprintf("%s.json", name);
+	h->file = rules_find("HARNESS_PATH", "harness", file, &tried);
+	free(file);
 	if (!h->file) {
 		struct buf b = BUF_INIT;
 		for (size_t i = 0; i < tried.n; i++)

@@ -35,11 +35,6 @@ struct launch {
 int launch_load(const char *name, struct launch *h, struct err *e);
 void launch_free(struct launch *h);
 
-/* The rules/ directory: $SKILLC_RULES, else beside the executable
- * (<bin>/../rules in a build tree, <bin>/../share/skillc/rules when
- * installed). Caller frees; NULL when none exists. */
-char *launch_rules_dir(void);
-
 /* ${name} substitution from vars (NULL-terminated name, value pairs).
  * An unknown name is an error. Caller frees. */
 char *launch_subst(const char *s, const char *const *vars, struct err *e);

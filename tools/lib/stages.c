@@ -40,7 +40,7 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 
 /* One trial of an evaluation stage: skillc-eval into traces/<task>/<stage>/test-NNN/.
  * The agent's own limit is AGENT_TIMEOUT; the hard deadline stays under
- * STAGE_TIMEOUT so skillc-eval, not skillc-stage, does the cleanup. */
+ * TRIAL_TIMEOUT so skillc-eval, not skillc-stage, does the cleanup. */
 static void eval_argv(const struct stage_ref *ref, const struct run *r, const char *bindir, struct strlist *argv,
                       const char *stage, const char *skills_root)
 {
@@ -67,7 +67,7 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 		strlist_push(argv, "--require-skill");
 	if (run_get_int(r, "AGENT_TIMEOUT") > 0)
 		push_flag(argv, "--agent-timeout", run_get(r, "AGENT_TIMEOUT"));
-	long limit = run_get_int(r, "STAGE_TIMEOUT");
+	long limit = run_get_int(r, "TRIAL_TIMEOUT");
 	strlist_push(argv, "--deadline");
 	strlist_push_owned(argv, xasprintf("%ld", limit > 120 ? limit - 30 : limit));
 	if (fs_exists(run_get(r, "ENV_FILE")))
@@ -110,6 +110,7 @@ const struct stage_def stage_table[] = {
 		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
 		.command = raw_eval_command,
 	},
 	{
@@ -233,6 +234,11 @@ int stage_depends_on(const struct stage_def *s, const struct stage_def *up)
 			return 1;
 	}
 	return 0;
+}
+
+long stage_timeout(const struct stage_def *s, const struct run *r)
+{
+	return run_get_int(r, s->timeout ? s->timeout : "STAGE_TIMEOUT");
 }
 
 cJSON *stage_config(const struct stage_def *s, const struct run *r)
