@@ -14,9 +14,13 @@ SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
 include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on one run (they take its lock), and goals that only read.
-SKILLC_RUN_GOALS := ingest profile static final clean-stage
+SKILLC_RUN_GOALS := ingest profile static raw-eval raw-index eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
+# Goals over a run (task=) or, without one, every run under RESULTS.
+SKILLC_FREE_GOALS := summary watch doctor
+# The stages `make eval` brings up to date (each gathers its stage's trials).
+SKILLC_EVAL_STAGES := raw-index
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, then allow only safe characters.
@@ -24,6 +28,7 @@ override task := $(value task)
 override tasks := $(value tasks)
 override STAGE := $(value STAGE)
 override GOAL := $(value GOAL)
+override WATCH_TIMEOUT := $(value WATCH_TIMEOUT)
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 
 # $(,) puts a comma inside a function's argument
@@ -33,7 +38,7 @@ skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
 # $(call skillc_check,VAR,extra-chars,what is allowed)
 skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
-$(foreach v,task STAGE GOAL HARNESS RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL MAX_FILE_MB STAGE_TIMEOUT,\
+$(foreach v,task STAGE GOAL HARNESS RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
 	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
@@ -61,8 +66,8 @@ export $(SKILLC_SETTINGS)
 export SKILLC_RUN := $(RUN)
 export SKILLC_TASK := $(task)
 export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
-# the rules data the tools read (model profiles, ...): rules/ in the source
-# tree, $(DATADIR)/rules when installed
+# the rules data the tools read (model profiles, harnesses, routes): rules/
+# in the source tree, $(DATADIR)/rules when installed
 export SKILLC_RULES := $(SKILLC_DATA)/rules
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 # (every value was checked above and holds no quote).
@@ -101,31 +106,47 @@ skillc-locked:
 	+@$(SKILLC_BIN)/skillc-stage lock --what 'make task=$(task) $(skillc_lock_goals)' -- \
 		$(MAKE) --no-print-directory -f $(SKILLC_MK) SKILLC_INNER=1 $(skillc_lock_goals)
 
-# status reads only, so it needs no lock and works while another make runs.
-# make cannot exit 1 from a recipe (a failed recipe is 2), so the report is
-# made while the makefile is read, and "not up to date" puts make in
-# question mode (-q), whose answer for an out-of-date target is exit 1.
-ifneq ($(filter status,$(MAKECMDGOALS)),)
-skillc_status_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-status.XXXXXX")
-skillc_status_rc := $(shell $(skillc_env) $(SKILLC_BIN)/skillc-stage status $(GOAL) >$(skillc_status_tmp) 2>&1; echo $$?)
-$(info $(file <$(skillc_status_tmp)))
-$(shell rm -f $(skillc_status_tmp))
-ifeq ($(skillc_status_rc),0)
-status: ; @:
-else ifeq ($(skillc_status_rc),1)
+endif
+
+# status and doctor only read, so they take no lock (status works while
+# another make runs) and answer 0 when all is well, 1 when not. A recipe
+# cannot make make exit 1 (a failed recipe is 2), so the report is made
+# while the makefile is read, and "not well" puts make in question mode
+# (-q), whose answer for an out-of-date target is exit 1.
+skillc_report := $(firstword $(filter status doctor,$(MAKECMDGOALS)))
+ifneq ($(skillc_report)$(tasks),$(skillc_report))
+skillc_report :=
+endif
+ifneq ($(skillc_report),)
+skillc_report_status = $(SKILLC_BIN)/skillc-stage status $(GOAL)
+skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor
+skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
+skillc_report_rc := $(shell $(skillc_env) $(skillc_report_$(skillc_report)) >$(skillc_report_tmp) 2>&1; echo $$?)
+$(info $(file <$(skillc_report_tmp)))
+$(shell rm -f $(skillc_report_tmp))
+ifeq ($(skillc_report_rc),0)
+$(skillc_report): ; @:
+else ifeq ($(skillc_report_rc),1)
 MAKEFLAGS += -q
-status: skillc-stale ; @:
-skillc-stale: ; @:
+$(skillc_report): skillc-not-well ; @:
+skillc-not-well: ; @:
 else
-$(error skillc: status failed (see the line above))
+$(error skillc: $(skillc_report) could not run (see the line above))
 endif
 endif
-endif
+
+# summary / watch read trial.json files only: no lock, no task needed.
+skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
+summary:
+	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
+watch:
+	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
+		$(if $(task),--repeat $(REPEAT)) $(skillc_results_of)
 
 help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
 
-.PHONY: $(SKILLC_RUN_TARGETS) skillc-locked help
+.PHONY: $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS) skillc-locked help
 
 else
 # ---------------------------------------------------------------- inner make
@@ -141,6 +162,9 @@ $(RUN)/rules.mk: FORCE
 ingest: $(SKILLC_GOAL_ingest)
 profile: $(SKILLC_GOAL_profile)
 static: $(SKILLC_GOAL_static)
+raw-eval: $(SKILLC_GOAL_raw-eval)
+raw-index: $(SKILLC_GOAL_raw-index)
+eval: $(foreach s,$(SKILLC_EVAL_STAGES),$(SKILLC_GOAL_$s))
 final: $(SKILLC_GOAL_final)
 clean-stage:
 	@$(SKILLC_STAGE) clean $(STAGE)
@@ -157,9 +181,14 @@ endif
 #:   make task=T ingest         copy and validate the task's skill into the run
 #:   make task=T profile        resolve MODEL to a model profile (artifacts/static/profile.json)
 #:   make task=T static         static compile for MODEL (artifacts/static/S_static/, report.md)
+#:   make task=T raw-eval       REPEAT trials of the raw skill (-jN: N at a time)
+#:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
+#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S and every stage after it
+#:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:
@@ -168,8 +197,10 @@ endif
 #:   CACHE_DIR=results/.cache  HARNESS=opencode  MODEL=provider/model-id
 #:   EXTERNAL_MODEL=provider/model-id  RUNNER=local|benchflow|harbor  REPEAT=3
 #:   FAST_MIN_TRACES=6  DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
-#:   REQUIRE_SKILL=0|1  RM_API_URL=  MAX_FILE_MB=25  STAGE_TIMEOUT=3600 (seconds)
+#:   REQUIRE_SKILL=0|1  AGENT_TIMEOUT=0 (seconds; 0: the task's own)  RM_API_URL=
+#:   MAX_FILE_MB=25  STAGE_TIMEOUT=3600  TRIAL_TIMEOUT=10800 (seconds: one stage, one trial)
 #:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
 #:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
+#:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see README.md.

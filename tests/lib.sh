@@ -8,7 +8,7 @@ T_BIN=$T_ROOT/bin
 PATH=$T_BIN:$PATH
 export PATH
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/skillc-e2e.XXXXXX")
-trap 'rm -rf "$T_TMP"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
 t_name=
 t_why=
 

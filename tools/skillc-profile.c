@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
 #include "fs.h"
 #include "json.h"
 #include "log.h"
@@ -19,7 +20,7 @@ static const char usage[] =
 	"Resolves the model id (default: $MODEL; empty means the default profile) to a\n"
 	"model profile. User profiles (--user-profiles, default $PROFILES_DIR; an absent\n"
 	"folder is fine) are tried before the built-in ones (--profiles, default\n"
-	"$SKILLC_RULES/profiles), each folder's *.json in file-name order; the first\n"
+	"$SKILLC_RULES/profiles, else the rules beside the tool), each folder's *.json in file-name order; the first\n"
 	"\"match\" pattern (PCRE2) that finds the id wins, else default.json. Prints the\n"
 	"match and why; --out writes the resolution as JSON (rewritten only when it\n"
 	"changes), else it goes to stdout. --check validates profile files.\n"
@@ -27,8 +28,10 @@ static const char usage[] =
 
 static char *default_builtin(void)
 {
-	const char *rules = getenv("SKILLC_RULES");
-	return xasprintf("%s/profiles", rules && *rules ? rules : "rules");
+	char *rules = rules_dir();
+	char *p = xasprintf("%s/profiles", rules ? rules : "rules");
+	free(rules);
+	return p;
 }
 
 static int check_files(int n, char **files)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fs.h"
@@ -85,6 +86,35 @@ static void emit_rules(struct buf *mk, const struct run *r)
 	for (size_t i = 0; i < stage_count; i++)
 		emit_goal(mk, r, stage_table[i].name);
 	emit_goal(mk, r, "final");
+}
+
+/* Temp files of the run's own bookkeeping (status, manifest, config,
+ * rules.mk) left by a kill -9 hold nothing worth keeping: remove them.
+ * Temps beside a stage's outputs are that stage's to sweep into
+ * .incomplete/. Runs under the run's lock, before any stage. */
+static void remove_bookkeeping_temps(const struct run *r)
+{
+	static const char *const dirs[] = { "", "status", "inputs/config", "inputs" };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		char *dir = *dirs[i] ? run_path(r, dirs[i]) : xstrdup(r->dir);
+		struct fs_tree t = { 0 };
+		struct err e;
+		if (fs_is_dir(dir) && fs_list_tree(dir, &t, &e) == 0) {
+			for (size_t k = 0; k < t.n; k++) {
+				const char *name = t.v[k].path;
+				if (strchr(name, '/') || !S_ISREG(t.v[k].mode) || !fs_is_temp_name(name))
+					continue;
+				/* in inputs/ only the files this tool writes */
+				if (!strcmp(dirs[i], "inputs") && strncmp(name, ".config.", 8) && !strstr(name, ".src.hash.tmp."))
+					continue;
+				char *p = path_join(dir, name);
+				unlink(p);
+				free(p);
+			}
+		}
+		fs_tree_free(&t);
+		free(dir);
+	}
 }
 
 /* A target whose stamp says done but whose output is gone must run again. */
@@ -166,6 +196,7 @@ int main(int argc, char **argv)
 		cJSON_Delete(slice);
 	}
 
+	remove_bookkeeping_temps(&r);
 	guard_outputs(&r);
 
 	struct buf mk = BUF_INIT;

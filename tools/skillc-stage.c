@@ -119,6 +119,14 @@ static int cmd_run(const struct run *r, const char *name)
 		die(2, "unknown stage '%s'", name);
 	const struct stage_def *s = ref.def;
 	struct err e = { 0 };
+	/* From here to the end the record must be whole: a Ctrl-C arriving while
+	 * we write status waits (blocked), then reaches the tool through proc_run. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	char *logdir = run_path(r, "logs");
 	if (fs_mkdirs(logdir, &e) < 0)
 		die_err(&e);
@@ -172,7 +180,7 @@ static int cmd_run(const struct run *r, const char *name)
 	fprintf(stderr, "skillc: %s: started\n", ref.name);
 	struct proc_spec spec = {
 		.argv = argv.v,
-		.timeout = (double)run_get_int(r, "STAGE_TIMEOUT"),
+		.timeout = (double)stage_timeout(s, r),
 		.stdin_fd = -1,
 		.tee = { logfd, 2 },
 	};
@@ -187,7 +195,7 @@ static int cmd_run(const struct run *r, const char *name)
 		error = xasprintf("interrupted by %s", strsignal(res.interrupted));
 		rc = 128 + res.interrupted;
 	} else if (res.timed_out) {
-		error = xasprintf("timed out after %ld s (STAGE_TIMEOUT)", run_get_int(r, "STAGE_TIMEOUT"));
+		error = xasprintf("timed out after %ld s (%s)", stage_timeout(s, r), s->timeout ? s->timeout : "STAGE_TIMEOUT");
 		rc = 1;
 	} else if (res.exit_code) {
 		error = last_line(logpath, from);

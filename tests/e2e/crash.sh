@@ -58,6 +58,7 @@ for delay in 0 0.02 0.05 0.1 0.15; do
 		t_fail "inputs/skill differs after resume (delay $delay)"
 	grep -q '"state": "done"' $R/status/ingest.json || t_fail "status not done after resume"
 	left=$(find $R -name '.*.tmp.*' -not -path '*/.incomplete/*' | head -1)
+	[ -z "$left" ] || ls -la "$(dirname "$left")" >&2
 	[ -z "$left" ] || t_fail "temp file outside .incomplete/: $left"
 	$SK task=csv-column-sum status GOAL=ingest >/dev/null 2>&1 || t_fail "status not up to date after resume"
 done
@@ -102,10 +103,12 @@ t_end
 
 t_begin "Ctrl-C mid-stage: the stage is recorded interrupted, nothing counts as done, make resumes"
 rm -rf results
-setsid $SK task=csv-column-sum ingest >int.out 2>&1 &
+# a background job of sh starts with SIGINT ignored; give make the default
+# disposition, as a terminal would
+setsid env --default-signal=INT $SK task=csv-column-sum ingest >int.out 2>&1 &
 sid=$!
 wait_running $R || t_fail "ingest never started"
-kill -INT -- -$sid 2>/dev/null
+/bin/kill -s INT -- -$sid || t_fail "could not signal the make"
 wait $sid
 rc=$?
 sleep 0.2

@@ -124,3 +124,12 @@ out=$($SK tasks="csv-column-sum log-error-report" -j2 ingest MAX_FILE_MB=31 2>&1
 t_eq "exit" $? 0
 t_contains "both" "$(cat $R/status/ingest.json $R2/status/ingest.json | grep -c '"MAX_FILE_MB": "31"')" 2
 t_end
+
+t_begin "make doctor answers 0 when all is well, 1 with one line per problem"
+out=$($SK doctor MODEL=vllm/Qwen/Qwen3-8B EXTERNAL_MODEL=ollama/qwen3:8b DOCTOR_PROBE=none 2>&1)
+t_eq "all good exit" $? 0
+t_contains "said" "$out" "all good"
+out=$($SK doctor MODEL=nosuch/model EXTERNAL_MODEL=ollama/qwen3:8b DOCTOR_PROBE=none 2>&1)
+t_eq "problem exit" $? 1
+t_contains "names the provider" "$(printf '%s\n' "$out" | grep '^problem MODEL')" "nosuch"
+t_end

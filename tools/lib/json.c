@@ -39,8 +39,15 @@ static void put_number(double d, struct buf *out)
 	} else if (d == floor(d) && fabs(d) < 9007199254740992.0) {
 		buf_printf(out, "%.0f", d);
 	} else {
-		/* tools never call setlocale, so the decimal point is '.' */
-		buf_printf(out, "%.17g", d);
+		/* tools never call setlocale, so the decimal point is '.'; the
+		 * shortest of %.15g/%.16g/%.17g that reads back as the same double */
+		char tmp[40];
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+			if (prec == 17 || strtod(tmp, NULL) == d)
+				break;
+		}
+		buf_adds(out, tmp);
 	}
 }
 

@@ -41,11 +41,13 @@ static int copy_out(int from, const int tee[2])
 	return 1;
 }
 
-static void child(const struct proc_spec *spec, const sigset_t *oldmask, int out_w)
+static void child(const struct proc_spec *spec, int out_w)
 {
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM); /* our death (even SIGKILL) ends the child */
-	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	sigset_t none; /* a fresh program starts with no signal blocked, whatever we block */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
@@ -103,7 +105,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 		return -1;
 	}
 	if (pid == 0)
-		child(spec, &oldmask, tee ? pipefd[1] : -1);
+		child(spec, tee ? pipefd[1] : -1);
 	setpgid(pid, pid); /* also here, so no signal can race the child's own call */
 	if (tee)
 		close(pipefd[1]);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "dotenv.h"
+#include "datadir.h"
 #include "fs.h"
 #include "json.h"
 
@@ -372,39 +373,18 @@ bool route_price(const struct route *rt, const char *model, double *in, double *
 	return true;
 }
 
-/* The shipped example, found beside the running binary. */
-static char *shipped_routes(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	static const char *const rel[] = { "../rules/provider_routes.json",
-					   "../share/skillc/rules/provider_routes.json" };
-	for (size_t i = 0; i < ARRAY_LEN(rel); i++) {
-		char *p = path_join(exe, rel[i]);
-		char *real = realpath(p, NULL);
-		free(p);
-		if (real)
-			return real;
-	}
-	return NULL;
-}
-
 char *routes_locate(const char *explicit_path)
 {
 	const char *p = explicit_path && *explicit_path ? explicit_path : getenv("ROUTES");
 	if (!p || !*p)
 		p = ROUTES_DEFAULT;
 	if (!strcmp(p, ROUTES_DEFAULT) && !fs_exists(p)) {
-		char *shipped = shipped_routes();
-		if (shipped)
+		char *rules = rules_dir(); /* the shipped example */
+		char *shipped = rules ? path_join(rules, "provider_routes.json") : NULL;
+		free(rules);
+		if (shipped && fs_exists(shipped))
 			return shipped;
+		free(shipped);
 	}
 	return xstrdup(p);
 }

@@ -1,11 +1,10 @@
 #include "run.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "datadir.h"
 #include "fs.h"
 #include "json.h"
 
@@ -24,12 +23,16 @@ const struct setting_def settings_table[] = {
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds" },
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true, "static compile mode" },
 	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true, "a trial must invoke the skill to count" },
+	{ "AGENT_TIMEOUT", SET_INT, "0", NULL, 0, 604800, true, "agent wall-clock limit per trial, seconds (0: the task's own)" },
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service" },
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles" },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB" },
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds" },
+	{ "TRIAL_TIMEOUT", SET_INT, "10800", NULL, 60, 604800, false, "hard time limit of one evaluation trial, seconds" },
 	{ "ROUTES", SET_PATH, "provider_routes.json", NULL, 0, 0, false, "provider routes file" },
 	{ "ENV_FILE", SET_PATH, ".env", NULL, 0, 0, false, "file holding API keys" },
+	{ "LLM_CACHE", SET_ENUM, "use", "use refresh off only", 0, 0, false, "LLM cache mode" },
+	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider" },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);
 
@@ -105,20 +108,6 @@ static const char *env_or(const char *name, const char *fallback)
 	return v ? v : fallback;
 }
 
-/* Out of make (a tool run by hand): the rules beside the tool, bin/../rules. */
-static char *rules_beside_tool(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
-		return xstrdup("rules");
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	return xasprintf("%s/../rules", self);
-}
-
 int run_load(struct run *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
@@ -138,8 +127,9 @@ int run_load(struct run *r, struct err *e)
 	r->dir = xstrdup(dir);
 	r->task = xstrdup(task);
 	r->task_dir = xstrdup(tdir);
-	const char *rules = getenv("SKILLC_RULES");
-	r->rules_dir = rules && *rules ? xstrdup(rules) : rules_beside_tool();
+	r->rules_dir = rules_dir();
+	if (!r->rules_dir)
+		r->rules_dir = xstrdup("rules"); /* absent: the stages that need it say so */
 	return 0;
 }
 

@@ -40,7 +40,7 @@ struct run {
 	char *dir;       /* the run directory */
 	char *task;      /* the task's name */
 	char *task_dir;  /* the task folder */
-	char *rules_dir; /* the rules data: SKILLC_RULES, else <tool dir>/../rules */
+	char *rules_dir; /* the rules data (datadir.h rules_dir) */
 	cJSON *values;   /* setting name -> string, every setting in settings_table */
 };
 

@@ -11,6 +11,7 @@
 
 const struct source_def source_table[] = {
 	{ "inputs/skill.src.hash", SRC_TASK, "environment/skills" },
+	{ "inputs/task.src.hash", SRC_TASK, "" }, /* a trial depends on the whole task: tests, data, Dockerfile */
 	{ "inputs/profiles.src.hash", SRC_RULES, "profiles" },
 	{ "inputs/user-profiles.src.hash", SRC_SETTING, "PROFILES_DIR" },
 };
@@ -37,6 +38,57 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 	push_path(argv, "--hash", r, "inputs/skill.hash");
 	push_path(argv, "--report", r, "inputs/check.json");
 	push_flag(argv, "--max-file-mb", run_get(r, "MAX_FILE_MB"));
+}
+
+/* One trial of an evaluation stage: skillc-eval into traces/<task>/<stage>/test-NNN/.
+ * The agent's own limit is AGENT_TIMEOUT; the hard deadline stays under
+ * TRIAL_TIMEOUT so skillc-eval, not skillc-stage, does the cleanup. */
+static void eval_argv(const struct stage_ref *ref, const struct run *r, const char *bindir, struct strlist *argv,
+                      const char *stage, const char *skills_root)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-eval"));
+	push_flag(argv, "--task", r->task_dir);
+	if (skills_root)
+		push_path(argv, "--skills-root", r, skills_root);
+	else
+		strlist_push(argv, "--no-skill");
+	push_flag(argv, "--harness", run_get(r, "HARNESS"));
+	push_flag(argv, "--model", run_get(r, "MODEL"));
+	push_flag(argv, "--runner", run_get(r, "RUNNER"));
+	char *out = xasprintf("traces/%s/%s/test-%03d", r->task, stage, ref->index);
+	push_path(argv, "--out", r, out);
+	free(out);
+	push_flag(argv, "--stage", stage);
+	strlist_push(argv, "--index");
+	strlist_push_owned(argv, xasprintf("%d", ref->index));
+	strlist_push(argv, "--of");
+	strlist_push_owned(argv, xasprintf("%d", ref->count));
+	push_path(argv, "--incomplete", r, ".incomplete");
+	push_flag(argv, "--cache", run_get(r, "CACHE_DIR"));
+	if (run_get_int(r, "REQUIRE_SKILL"))
+		strlist_push(argv, "--require-skill");
+	if (run_get_int(r, "AGENT_TIMEOUT") > 0)
+		push_flag(argv, "--agent-timeout", run_get(r, "AGENT_TIMEOUT"));
+	long limit = run_get_int(r, "TRIAL_TIMEOUT");
+	strlist_push(argv, "--deadline");
+	strlist_push_owned(argv, xasprintf("%ld", limit > 120 ? limit - 30 : limit));
+	if (fs_exists(run_get(r, "ENV_FILE")))
+		push_flag(argv, "--env-file", run_get(r, "ENV_FILE"));
+}
+
+static void raw_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                             struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "raw", "inputs/skill");
+}
+
+static void raw_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                              struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/raw", r->task);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
 }
 
 static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -76,6 +128,30 @@ const struct stage_def stage_table[] = {
 		.outputs = { "inputs/skill", "inputs/skill.hash", "inputs/check.json" },
 		.settings = { "MAX_FILE_MB" },
 		.command = ingest_command,
+	},
+	{
+		.name = "raw-eval",
+		.help = "REPEAT trials of the raw skill, one target each",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.after = { "ingest" },
+		.inputs = { "inputs/skill.hash", "inputs/task.src.hash" },
+		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
+		.command = raw_eval_command,
+	},
+	{
+		.name = "raw-index",
+		.help = "traces/<task>/raw/index.json: every raw trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "raw-eval" },
+		.inputs = { "traces/%T/raw/test-%N/trial.json" },
+		.outputs = { "traces/%T/raw/index.json" },
+		.gather = "REPEAT",
+		.command = raw_index_command,
 	},
 	{
 		.name = "profile",
@@ -210,6 +286,11 @@ int stage_depends_on(const struct stage_def *s, const struct stage_def *up)
 			return 1;
 	}
 	return 0;
+}
+
+long stage_timeout(const struct stage_def *s, const struct run *r)
+{
+	return run_get_int(r, s->timeout ? s->timeout : "STAGE_TIMEOUT");
 }
 
 cJSON *stage_config(const struct stage_def *s, const struct run *r)

@@ -40,6 +40,8 @@ struct stage_def {
 	/* In a stage that is not repeated, an input holding %N stands for
 	 * instances 1..(this setting) of a repeated upstream stage. */
 	const char *gather;
+	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
+	const char *timeout;
 	/* Appends the command (tool path first) to argv. */
 	void (*command)(const struct stage_ref *ref, const struct run *r, const char *bindir,
 	                struct strlist *argv);
@@ -69,6 +71,8 @@ void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct s
 void stage_ref_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out);
 /* True when `up` is `s` or comes before it (transitively). */
 int stage_depends_on(const struct stage_def *s, const struct stage_def *up);
+/* The stage's time limit in seconds. */
+long stage_timeout(const struct stage_def *s, const struct run *r);
 /* The slice of settings s reads, with the tool's format version. Caller frees. */
 cJSON *stage_config(const struct stage_def *s, const struct run *r);
 /* "inputs/config/<name>.json"; caller frees. */

@@ -11,6 +11,9 @@
 #define V_STAGE "1"
 #define V_PROFILE "1"
 #define V_STATIC "1"
+#define V_EVAL "1"
+#define V_TRACES "1"
+#define V_SUMMARY "1"
 #define V_LLM "1"
 #define V_DOCTOR "1"
 

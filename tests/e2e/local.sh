@@ -1,0 +1,361 @@
+#!/bin/sh
+# local.sh — the local runner end to end: skillc-local runs the answer-file
+# sample task in bubblewrap with our scripted ACP agent (tests/helpers/
+# acpagent) as the harness, and every outcome lands in BenchFlow's layout.
+. "$(dirname "$0")/../lib.sh"
+
+TASK=$T_ROOT/tests/fixtures/tasks/answer-file
+J=$T_ROOT/build/tests/helpers/jget
+H=$T_TMP/harness
+MARK=skillc-local-stray-$$
+mkdir -p "$H"
+cp "$T_ROOT/build/tests/helpers/acpagent" "$H/acpagent"
+printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:18099/v1"}}}\n' >"$T_TMP/routes.json"
+export ROUTES="$T_TMP/routes.json" HARNESS_PATH="$H"
+unset SANDBOX KEEP_SANDBOX
+
+# script NAME JSON-STEPS [extra top-level JSON]: an agent script + its harness file
+script() {
+	printf '{"agent_name": "Scripted", "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120}, "steps": %s%s}\n' \
+		"$2" "${3:+, $3}" >"$H/$1.script.json"
+	printf '{"acp_command": ["%s/acpagent", "%s/%s.script.json"], "skill_paths": ["~/.opencode/skills"]}\n' \
+		"$H" "$H" "$1" >"$H/$1.json"
+}
+
+# run NAME [flags...]: one trial into $T_TMP/jobs-NAME; sets RC, OUT (stderr), R (rollout dir)
+run() {
+	name=$1
+	shift
+	jobs=$T_TMP/jobs-$name
+	OUT=$(skillc-local eval run --tasks-dir "$TASK" --agent "$name" --model fake/m1 --sandbox local \
+		--skill-mode with-skill --jobs-dir "$jobs" --agent-idle-timeout none "$@" 2>&1)
+	RC=$?
+	R=$(ls -d "$jobs"/*/answer-file__* 2>/dev/null | head -n 1)
+}
+
+# nothing of a trial may outlive it: no process names our files or the marker
+no_strays() {
+	sleep 0.2
+	if pgrep -f "$T_TMP" >/dev/null || pgrep -f "$MARK" >/dev/null; then
+		t_fail "stray processes: $(pgrep -af "$T_TMP|$MARK" | head -n 3)"
+		pkill -9 -f "$MARK" 2>/dev/null
+	fi
+}
+
+t_begin "bubblewrap is installed (apt-get install -y bubblewrap)"
+t_check "bwrap in PATH" command -v bwrap
+t_end
+
+WRITE_OK='{"write": {"path": "/root/answer.txt", "content": "FORTY-TWO\n"}}'
+
+t_begin "passing trial: BenchFlow layout, reward 1.0, skill invoked"
+script pass "[{\"thought\": \"Read the skill first.\"}, {\"skill\": \"answer-format\"},
+	{\"read\": \"/root/data/question.txt\"}, {\"permission\": \"write the answer\"}, $WRITE_OK,
+	{\"message\": \"Wrote the answer.\"}]"
+run pass
+t_eq "exit status" "$RC" 0
+t_check "result.json" test -f "$R/result.json"
+t_check "config.json" test -f "$R/config.json"
+t_check "timing.json" test -f "$R/timing.json"
+t_check "prompts.json" test -f "$R/prompts.json"
+t_check "job summary.json" test -f "$(dirname "$R")/summary.json"
+t_check "jobs-dir summary.json" test -f "$T_TMP/jobs-pass/summary.json"
+t_check "reward.txt" test -f "$R/verifier/reward.txt"
+t_check "test output kept" grep -q "answer: 'FORTY-TWO'" "$R/verifier/test-stdout.txt"
+t_check "reward written as a float" grep -q '"reward": 1.0' "$R/result.json"
+t_eq "rollout name" "$($J "$R/result.json" rollout_name)" "$(basename "$R")"
+t_contains "rollout dir shape" "$(basename "$R")" "answer-file__"
+t_eq "agent_name from initialize" "$($J "$R/result.json" agent_name)" "Scripted"
+t_eq "skill_source" "$($J "$R/result.json" skill_source)" "task_bundled"
+t_eq "n_skill_invocations" "$($J "$R/result.json" n_skill_invocations)" 1
+t_eq "n_tool_calls" "$($J "$R/result.json" n_tool_calls)" 4
+t_eq "tokens from the prompt response" "$($J "$R/result.json" agent_result.total_tokens)" 120
+t_eq "error" "$($J "$R/result.json" error)" null
+t_eq "summary passed" "$($J "$T_TMP/jobs-pass/summary.json" passed)" 1
+t_eq "summary score" "$($J "$T_TMP/jobs-pass/summary.json" score)" "100.0%"
+A=$R/trajectory/acp_trajectory.jsonl
+t_eq "trajectory lines" "$($J -n "$A")" 7
+t_eq "first line" "$($J -l 1 "$A" type)" user_message
+t_eq "thought chunks merged" "$($J -l 2 "$A" text)" "Read the skill first."
+t_eq "skill call kind" "$($J -l 3 "$A" kind)" skill
+t_eq "skill call title" "$($J -l 3 "$A" title)" 'skill {"name": "answer-format"}'
+t_contains "skill content" "$($J -l 3 "$A" content.0.content.text)" '<skill_content name="answer-format">'
+t_eq "read title repaired" "$($J -l 4 "$A" title)" 'read {"filePath": "/root/data/question.txt"}'
+t_eq "permission allowed" "$($J -l 5 "$A" content.0.content.text)" "permission: always"
+t_eq "message chunks merged" "$($J -l 7 "$A" text)" "Wrote the answer."
+t_check "python-style separators" grep -q '^{"type": "user_message", "text": ' "$A"
+t_eq "no newline after the last line" "$(tail -c 1 "$A" | od -An -c | tr -d ' ')" "}"
+t_check "agent stderr kept" grep -q "acpagent: started" "$R/agent/pass.txt"
+t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-pass/.skillc-local"
+no_strays
+t_end
+
+t_begin "the model key reaches the agent by environment only, never a file"
+printf '{"providers": {"keyed": {"base_url": "http://127.0.0.1:18099/v1", "key_env": "SKILLC_TEST_KEY"}}}\n' >"$T_TMP/routes-key.json"
+script keyed "[{\"exec\": \"echo key=\$SKILLC_MODEL_API_KEY; env | grep -c SKILLC_TEST_KEY; echo \$SKILLC_MODEL_API_KEY >/logs/artifacts/leak; echo \$SKILLC_MODEL_API_KEY >&2\"}, $WRITE_OK]"
+OUT=$(ROUTES=$T_TMP/routes-key.json SKILLC_TEST_KEY=sk-test-$$-secret skillc-local eval run --tasks-dir "$TASK" \
+	--agent keyed --model keyed/m1 --skill-mode with-skill --jobs-dir "$T_TMP/jobs-keyed" 2>&1)
+t_eq "exit status" "$?" 0
+R=$(ls -d "$T_TMP"/jobs-keyed/*/answer-file__*)
+t_eq "agent saw the key under the harness's name only; output redacted" "$($J -l 2 "$R/trajectory/acp_trajectory.jsonl" content.0.content.text)" "key=***REDACTED***
+0"
+t_check "no file holds the key" sh -c "! grep -r -q sk-test-$$-secret '$T_TMP/jobs-keyed'"
+t_check "no command line holds it" sh -c "! grep -q sk-test-$$-secret '$R/config.json'"
+out=$(ROUTES=$T_TMP/routes-key.json env -u SKILLC_TEST_KEY ENV_FILE=/nonexistent skillc-local eval run --tasks-dir "$TASK" \
+	--agent keyed --model keyed/m1 --jobs-dir "$T_TMP/jobs-nokey" 2>&1)
+t_eq "missing key" "$?:$out" "2:skillc-local: SKILLC_TEST_KEY required for model 'keyed/m1' but not set (export it or put it in ENV_FILE)"
+printf 'SKILLC_TEST_KEY="sk-test-%s-secret"\n' $$ >"$T_TMP/test.env"
+OUT=$(ROUTES=$T_TMP/routes-key.json ENV_FILE=$T_TMP/test.env env -u SKILLC_TEST_KEY skillc-local eval run --tasks-dir "$TASK" \
+	--agent keyed --model keyed/m1 --skill-mode with-skill --jobs-dir "$T_TMP/jobs-envfile" 2>&1)
+t_eq "key from ENV_FILE" "$?" 0
+R=$(ls -d "$T_TMP"/jobs-envfile/*/answer-file__*)
+t_eq "agent saw the key from ENV_FILE" "$($J -l 2 "$R/trajectory/acp_trajectory.jsonl" content.0.content.text)" "key=***REDACTED***
+0"
+t_check "no file holds the key" sh -c "! grep -r -q sk-test-$$-secret '$T_TMP/jobs-envfile'"
+no_strays
+t_end
+
+t_begin "failing trial: reward 0.0, exit 0 like bench"
+script fail '[{"write": {"path": "/root/answer.txt", "content": "42\n"}}, {"message": "done"}]'
+run fail
+t_eq "exit status" "$RC" 0
+t_check "reward 0.0" grep -q '"reward": 0.0' "$R/result.json"
+t_eq "summary failed" "$($J "$T_TMP/jobs-fail/summary.json" failed)" 1
+t_eq "error" "$($J "$R/result.json" error)" null
+no_strays
+t_end
+
+t_begin "agent timeout: agent_timeout line, verifier still runs, no strays"
+script hang "[{\"spawn\": \"sleep 300; echo $MARK\"}, {\"message\": \"thinking\"}, {\"hang\": true}]"
+start=$(date +%s)
+run hang --config-override agent.timeout_sec=2
+took=$(( $(date +%s) - start ))
+t_eq "exit status (scored: reward forced to 0)" "$RC" 0
+t_eq "error_category" "$($J "$R/result.json" error_category)" timeout
+t_eq "error" "$($J "$R/result.json" error)" "Agent prompt exceeded wall-clock budget 2s"
+t_eq "reward" "$($J "$R/result.json" rewards.reward)" 0
+t_eq "last line" "$($J -l -1 "$R/trajectory/acp_trajectory.jsonl" type)" agent_timeout
+t_eq "timeout line reason" "$($J -l -1 "$R/trajectory/acp_trajectory.jsonl" reason)" wall_clock_timeout
+t_eq "agent_timeout_info" "$($J "$R/result.json" agent_timeout_info.reason)" wall_clock_timeout
+t_eq "partial trajectory" "$($J "$R/result.json" partial_trajectory)" true
+t_eq "override recorded" "$($J "$R/config.json" config_override.patch.agent.timeout_sec)" 2
+t_check "verifier ran" test -f "$R/verifier/reward.txt"
+t_check "ended within 12 s (took ${took}s)" test "$took" -le 12
+no_strays
+t_end
+
+t_begin "agent crash: pipe_closed, no reward, exit 1"
+script crash '[{"message": "about to fail"}, {"crash": 3}]'
+run crash
+t_eq "exit status" "$RC" 1
+t_eq "error_category" "$($J "$R/result.json" error_category)" pipe_closed
+t_eq "rewards" "$($J "$R/result.json" rewards)" null
+t_eq "exit code recorded" "$($J "$R/result.json" transport_error_info.process_exit_code)" 3
+t_contains "error" "$($J "$R/result.json" error)" "exit code 3"
+t_eq "what it said is kept" "$($J -l -1 "$R/trajectory/acp_trajectory.jsonl" text)" "about to fail"
+t_eq "summary errored" "$($J "$T_TMP/jobs-crash/summary.json" errored)" 1
+t_contains "one-line report" "$OUT" "answer-file errored (pipe_closed"
+no_strays
+t_end
+
+t_begin "agent closes its stdout and hangs: pipe_closed, process group ended"
+script closer "[{\"spawn\": \"sleep 300; echo $MARK\"}, {\"close_stdout\": true}]"
+run closer
+t_eq "exit status" "$RC" 1
+t_eq "error_category" "$($J "$R/result.json" error_category)" pipe_closed
+no_strays
+t_end
+
+t_begin "garbage on stdout is survived; a flood of it is an acp_error"
+script noisy "[{\"garbage\": \"Loading plugins...\"}, $WRITE_OK, {\"message\": \"ok\"}]"
+run noisy
+t_eq "tolerated: exit status" "$RC" 0
+t_eq "tolerated: reward" "$($J "$R/result.json" rewards.reward)" 1
+t_check "noted in the agent log" grep -q "not JSON-RPC on stdout: Loading plugins" "$R/agent/noisy.txt"
+script flood '[]' '"init": "garbage"'
+run flood
+t_eq "flood: exit status" "$RC" 1
+t_eq "flood: error_category" "$($J "$R/result.json" error_category)" acp_error
+t_contains "flood: error" "$($J "$R/result.json" error)" "not JSON-RPC"
+no_strays
+t_end
+
+t_begin "handshake that never answers ends at the agent's time limit"
+script mute '[]' '"init": "hang"'
+run mute --config-override '{"agent": {"timeout_sec": 2}}'
+t_eq "exit status" "$RC" 1
+t_eq "error" "$($J "$R/result.json" error)" "ACP handshake timed out after 2s"
+t_eq "error_category" "$($J "$R/result.json" error_category)" acp_error
+no_strays
+t_end
+
+t_begin "verifier timeout: verifier_error, no reward"
+script slow '[{"write": {"path": "/root/answer.txt", "content": "SLOW\n"}}]'
+run slow --config-override verifier.timeout_sec=1
+t_eq "exit status" "$RC" 1
+t_eq "verifier_error_category" "$($J "$R/result.json" verifier_error_category)" verifier_timeout
+t_eq "verifier_error" "$($J "$R/result.json" verifier_error)" "verifier timed out after 1s"
+t_eq "rewards" "$($J "$R/result.json" rewards)" null
+t_eq "summary" "$($J "$T_TMP/jobs-slow/summary.json" verifier_errored)" 1
+no_strays
+t_end
+
+t_begin "SIGTERM during the agent: trial left incomplete, sandbox and processes gone"
+script term "[{\"spawn\": \"sleep 300; echo $MARK\"}, {\"hang\": true}]"
+skillc-local eval run --tasks-dir "$TASK" --agent term --model fake/m1 --skill-mode with-skill \
+	--jobs-dir "$T_TMP/jobs-term" >"$T_TMP/term.out" 2>&1 &
+pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	pgrep -f "$MARK" >/dev/null && break
+	sleep 0.2
+done
+kill -TERM $pid
+wait $pid
+t_eq "exit status" "$?" 143
+t_contains "says so" "$(cat "$T_TMP/term.out")" "interrupted by signal 15; the trial in"
+t_check "no result.json" sh -c "! ls '$T_TMP'/jobs-term/*/answer-file__*/result.json"
+t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-term/.skillc-local"
+no_strays
+t_end
+
+t_begin "three trials at once (REPEAT=3 under make -j3), each its own jobs dir"
+for i in 1 2 3; do
+	skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --skill-mode with-skill \
+		--jobs-dir "$T_TMP/jobs-par-$i" >/dev/null 2>&1 &
+done
+wait
+n=0
+for i in 1 2 3; do
+	[ "$($J "$T_TMP/jobs-par-$i/summary.json" passed)" = 1 ] && n=$((n + 1))
+done
+t_eq "passed" "$n" 3
+no_strays
+t_end
+
+t_begin "sandbox escape: home, another trial, the project tree stay untouched"
+OTHER=$(dirname "$(ls -d "$T_TMP"/jobs-pass/*/answer-file__*)")
+HOSTHOME=${HOME:-/root}
+ESC=escape-$$
+script escape "[
+	{\"write\": {\"path\": \"$HOSTHOME/$ESC\", \"content\": \"x\"}},
+	{\"write\": {\"path\": \"$OTHER/$ESC\", \"content\": \"x\"}},
+	{\"write\": {\"path\": \"$T_ROOT/$ESC\", \"content\": \"x\"}},
+	{\"exec\": \"touch $T_ROOT/$ESC-exec $OTHER/$ESC-exec /usr/$ESC /etc/$ESC 2>&1; ls $T_ROOT $OTHER 2>&1 | head -n 2\"},
+	{\"exec\": \"ln -s $T_ROOT /root/out; ln -s $OTHER /logs/agent/out; echo linked\"},
+	{\"fs_write\": {\"path\": \"/root/out/$ESC-fs\", \"content\": \"x\"}},
+	{\"fs_write\": {\"path\": \"/logs/agent/../../../$T_ROOT/$ESC-fs2\", \"content\": \"x\"}},
+	{\"fs_write\": {\"path\": \"/logs/verifier/reward.txt\", \"content\": \"1\"}},
+	{\"fs_read\": \"/etc/shadow\"},
+	{\"exec\": \"cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '; wc -c </etc/shadow\"},
+	{\"fs_write\": {\"path\": \"/root/answer.txt\", \"content\": \"42\n\"}},
+	{\"fs_read\": \"/root/answer.txt\"}]"
+run escape
+t_eq "trial completed, scored" "$RC" 0
+t_eq "its outcome" "$($J "$R/result.json" rewards.reward)" 0
+t_check "host home untouched" test ! -e "$HOSTHOME/$ESC"
+t_check "other trial untouched" test ! -e "$OTHER/$ESC"
+t_check "other trial untouched (exec)" test ! -e "$OTHER/$ESC-exec"
+t_check "project tree untouched" test ! -e "$T_ROOT/$ESC"
+t_check "project tree untouched (exec)" test ! -e "$T_ROOT/$ESC-exec"
+t_check "project tree untouched (fs via link)" test ! -e "$T_ROOT/$ESC-fs"
+t_check "project tree untouched (fs via ..)" test ! -e "$T_ROOT/$ESC-fs2"
+t_check "host /usr untouched" test ! -e "/usr/$ESC"
+A=$R/trajectory/acp_trajectory.jsonl
+t_eq "write to home stayed in the sandbox" "$($J -l 2 "$A" status)" completed
+t_eq "write to the other trial failed" "$($J -l 3 "$A" status)" failed
+t_eq "write to the project failed" "$($J -l 4 "$A" status)" failed
+t_contains "exec saw neither" "$($J -l 5 "$A" content.0.content.text)" "No such file or directory"
+t_eq "fs write through a link refused" "$($J -l 7 "$A" status)" failed
+t_eq "fs write through .. refused" "$($J -l 8 "$A" status)" failed
+t_eq "planted reward did not count" "$(cat "$R/verifier/reward.txt")" 0
+t_eq "fs read outside the binds refused" "$($J -l 10 "$A" status)" failed
+t_eq "loopback only, shadow masked" "$($J -l 11 "$A" content.0.content.text)" "lo
+0"
+t_eq "fs write inside the sandbox works" "$($J -l 13 "$A" content.0.content.text)" "42"
+t_check "planted links removed" test ! -e "$R/agent/out" -a ! -L "$R/agent/out"
+no_strays
+t_end
+
+t_begin "no-skill: no /skills, no skill folder, recorded as such"
+script noskill '[{"skill": "answer-format"}, {"exec": "ls /skills 2>&1; ls /root/.claude 2>&1"}]'
+run noskill --skill-mode no-skill
+t_eq "exit status" "$RC" 0
+t_eq "skill_source" "$($J "$R/result.json" skill_source)" none
+t_eq "skills_sandbox_dir" "$($J "$R/result.json" skills_sandbox_dir)" null
+t_eq "skill not found" "$($J -l 2 "$R/trajectory/acp_trajectory.jsonl" status)" failed
+t_contains "Dockerfile COPY skills dropped" "$($J -l 3 "$R/trajectory/acp_trajectory.jsonl" content.0.content.text)" "No such file"
+no_strays
+t_end
+
+t_begin "--skills-dir: only our skill is mounted"
+mkdir -p "$T_TMP/ours/answer-format"
+printf -- '---\nname: answer-format\ndescription: Our compiled variant. Use when answering.\n---\nSay FORTY-TWO.\n' \
+	>"$T_TMP/ours/answer-format/SKILL.md"
+script custom '[{"skill": "answer-format"}]'
+run custom --skills-dir "$T_TMP/ours"
+t_eq "skill_source" "$($J "$R/result.json" skill_source)" custom_runtime
+t_eq "requested_skills_dir" "$($J "$R/result.json" requested_skills_dir)" "$T_TMP/ours"
+t_contains "our text was read" "$($J -l 2 "$R/trajectory/acp_trajectory.jsonl" content.0.content.text)" "Our compiled variant"
+t_end
+
+t_begin "preflight: a program the host lacks is named, no agent runs"
+script pre "[$WRITE_OK]"
+run pre --config-override 'metadata.required_programs=["sh", "no-such-program-xyz"]'
+t_eq "exit status" "$RC" 1
+t_eq "error_category" "$($J "$R/result.json" error_category)" sandbox_setup
+t_contains "names the program" "$($J "$R/result.json" error)" "task needs programs this host lacks: no-such-program-xyz"
+t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
+t_end
+
+t_begin "refuses without bubblewrap unless SANDBOX=none, saying how to install it"
+mkdir -p "$T_TMP/nobwrap"
+out=$(PATH=$T_TMP/nobwrap "$T_ROOT/bin/skillc-local" eval run --tasks-dir "$TASK" --agent pass --model fake/m1 \
+	--jobs-dir "$T_TMP/jobs-nobwrap" 2>&1)
+t_eq "exit status" "$?" 1
+t_eq "message" "$out" "skillc-local: bubblewrap (bwrap) is not installed: install it with apt-get install -y bubblewrap, or set SANDBOX=none to run agents unsandboxed (they could then read your files and keys and write anywhere you can)"
+t_check "nothing written" test ! -e "$T_TMP/jobs-nobwrap"
+t_end
+
+# SANDBOX=none writes the task's real paths, so only as root, and inside a
+# private mount namespace whose /root is a scratch tmpfs
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null && [ ! -e /logs ]; then
+	t_begin "SANDBOX=none: opt-in by name, warns, runs on the host paths, cleans its links"
+	out=$(unshare -m --propagation private sh -c "mount -t tmpfs none /root &&
+		SANDBOX=none skillc-local eval run --tasks-dir '$TASK' --agent pass --model fake/m1 \
+		--skill-mode with-skill --jobs-dir '$T_TMP/jobs-none' 2>&1; echo rc=\$?; cat /root/answer.txt")
+	t_contains "warning" "$out" "SANDBOX=none: running the agent and the verifier UNSANDBOXED on this machine"
+	t_contains "passed" "$out" "answer-file passed, reward 1"
+	t_contains "exit status" "$out" "rc=0"
+	t_contains "wrote the real /root" "$out" "FORTY-TWO"
+	t_check "links removed" test ! -e /logs -a ! -e /skills -a ! -e /tests
+	R=$(ls -d "$T_TMP"/jobs-none/*/answer-file__*)
+	t_eq "recorded" "$($J "$R/config.json" local.sandbox)" none
+	no_strays
+	t_end
+else
+	echo "# SANDBOX=none case skipped: needs root and unshare (and no /logs on this host)" >&2
+fi
+
+t_begin "bad usage and bad input exit 2 with one line"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass 2>&1)
+t_eq "missing flags" "$?:$out" "2:skillc-local: --tasks-dir, --agent, --model and --jobs-dir are required (see --help)"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent nosuch --model fake/m1 --jobs-dir "$T_TMP/j2" 2>&1)
+t_eq "unknown harness status" "$?" 2
+t_contains "unknown harness" "$out" "no harness file nosuch.json in $H"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model other/m1 --jobs-dir "$T_TMP/j2" 2>&1)
+t_eq "no route" "$?:$out" "2:skillc-local: unknown provider 'other' in model 'other/m1': add it to routes '$T_TMP/routes.json' (known: fake)"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j2" --sandbox docker 2>&1)
+t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox 'docker': skillc-local runs only --sandbox local (use bench for docker)"
+t_check "nothing written" test ! -e "$T_TMP/j2"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j3" \
+	--skill-mode with-skill --skills-dir "$T_TMP/no-such-root" 2>&1)
+t_eq "missing skills root" "$?:$out" "2:skillc-local: $TASK: --skill-mode with-skill but --skills-dir is not a folder"
+t_eq "no rollout left" "$(ls -d "$T_TMP"/j3/*/answer-file__* 2>/dev/null | wc -l)" 0
+t_end
+
+t_begin "a jobs dir with a scored result is resumed, not re-run (like bench)"
+run pass --jobs-dir "$T_TMP/jobs-pass"
+t_eq "exit status" "$RC" 0
+t_contains "says so" "$OUT" "already has a result"
+t_eq "still one rollout" "$(ls -d "$T_TMP"/jobs-pass/*/answer-file__* | wc -l)" 1
+t_end

@@ -1,0 +1,63 @@
+#!/bin/sh
+# End-to-end: `make task=<sample> raw-eval RUNNER=local HARNESS=<scripted
+# agent> REPEAT=3` runs three real trials in bubblewrap through skillc-eval
+# and skillc-local; the parser, the index and the summary read them exactly
+# as they read BenchFlow's. The scripted agent (tests/helpers/acpagent) is a
+# harness the product does not know: it comes from HARNESS_PATH.
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v bwrap >/dev/null 2>&1; then
+	echo "ok local runner through make (skipped: no bwrap; apt-get install -y bubblewrap)"
+	exit 0
+fi
+W=$T_TMP/work H=$T_TMP/harness
+mkdir -p "$W" "$H" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
+cp "$T_ROOT/build/tests/helpers/acpagent" "$H/acpagent"
+printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:18099/v1", "key_required": false}}}\n' >routes.json
+# the agent loads the skill, reads the data, writes the answer
+cat >"$H/scripted.script.json" <<'JSON'
+{"agent_name": "Scripted", "usage": {"inputTokens": 900, "outputTokens": 60, "totalTokens": 960},
+ "steps": [{"thought": "A CSV total: load the csv-sum skill."}, {"skill": "csv-sum"},
+  {"read": "/root/sales.csv"},
+  {"write": {"path": "/root/answer.txt", "content": "511.00\n"}},
+  {"message": "Wrote 511.00 to /root/answer.txt."}]}
+JSON
+# the harness: how to start it, where it finds skills, how its skill use shows
+cat >"$H/scripted.json" <<JSON
+{"acp_command": ["$H/acpagent", "$H/scripted.script.json"],
+ "skill_paths": ["~/.opencode/skills"],
+ "runners": {"local": {"agent": "scripted"}},
+ "skill_use": {"invoked": {"acp": [{"kind": "^(skill|other)$", "content": "^<skill_content name=\"{skill}\">"}]},
+               "read": {"acp": [{"kind": "^read$", "title": "skills/{skill}/"}]}}}
+JSON
+export HARNESS_PATH="$H" ROUTES="$W/routes.json"
+SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=local HARNESS=scripted MODEL=fake/m1"
+R=results/compile-pipeline/csv-column-sum--scripted--fake_m1
+
+t_begin "make raw-eval RUNNER=local REPEAT=3: three complete trials"
+out=$($SK -j3 raw-eval REPEAT=3 2>&1)
+t_eq "exit" $? 0
+for n in 001 002 003; do
+	T=$R/traces/csv-column-sum/raw/test-$n
+	t_check "trial $n published" test -f "$T/trial.json"
+	t_contains "trial $n passed" "$(cat "$T/trial.json")" '"outcome": "passed"'
+	t_contains "trial $n saw the skill invoked" "$(cat "$T/trial.json")" '"invoked": true'
+	t_check "trial $n keeps BenchFlow's layout" test -n "$(ls "$T"/raw/*/csv-column-sum__*/result.json 2>/dev/null)"
+done
+t_contains "progress" "$out" "[3/3]"
+t_end
+
+t_begin "the index and the summary read the local trials like BenchFlow's"
+out=$($SK raw-index REPEAT=3 2>&1)
+t_eq "index exit" $? 0
+t_contains "index lists three" "$(grep -c '"outcome": "passed"' $R/traces/csv-column-sum/raw/index.json)" 3
+out=$($SK summary REPEAT=3 2>&1)
+t_eq "summary exit" $? 0
+t_check "summary.md" test -f "$R/summary.md"
+t_contains "pass rate" "$(cat $R/summary.csv)" "csv-column-sum"
+t_end
+
+t_begin "a second make starts nothing"
+out=$($SK -j3 raw-eval REPEAT=3 2>&1)
+case $out in *start*) t_fail "a trial ran again: $out" ;; esac
+t_end

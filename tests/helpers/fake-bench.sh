@@ -1,0 +1,340 @@
+#!/bin/sh
+# fake-bench.sh — the project's stand-in for BenchFlow's `bench` CLI. Tests
+# put it on PATH as `bench` (and as `skillc-local`, which takes the same
+# flags). It accepts the `bench eval run` command line skillc-eval uses and
+# writes BenchFlow's production layout into --jobs-dir for a scripted
+# outcome, as BenchFlow 0.7.x would:
+#   <jobs>/summary.json
+#   <jobs>/<YYYY-MM-DD__HH-MM-SS>/summary.json
+#   <jobs>/<job>/<task>__<8 hex>/{result.json,config.json,timing.json,prompts.json,
+#        rewards.jsonl,trajectory/acp_trajectory.jsonl (no final newline),
+#        trajectory/llm_trajectory.jsonl,verifier/reward.txt}
+#
+# Outcome script: FAKE_BENCH_SCRIPT names a file of lines, one per
+# invocation, taken in order (the last line repeats). Unset: "pass".
+#   <outcome> [skill=invoked|read|none] [acp=empty] [sleep=SECONDS] [reward=R] [exit=N]
+# outcomes: pass fail timeout infra retry (infra rollout, then a passing one
+# in the same job dir) verifier-error hang (sleeps until killed) crash
+# (exits 1, writes nothing) truncated (result.json cut short).
+# skill= defaults to invoked with --skills-dir, none without.
+#
+# Log: FAKE_BENCH_LOG gets "start <epoch> <pid> <argv>" and
+# "end <epoch> <pid> <outcome> <rc>" per run, "env <pid> <NAME>" for each
+# *_API_KEY variable it can see (names only), and "secret-on-argv <pid> <NAME>"
+# if a secret-looking --agent-env is passed on the command line.
+set -u
+
+log() {
+	[ -n "${FAKE_BENCH_LOG:-}" ] && printf '%s\n' "$*" >>"$FAKE_BENCH_LOG"
+	return 0
+}
+now() { date +%s.%N; }
+die() { echo "Error: $*" >&2; exit 2; }
+
+[ "${1:-}" = "--version" ] && { echo "benchflow 0.7.6+fake"; exit 0; }
+[ "${1:-}" = "eval" ] && [ "${2:-}" = "run" ] || die "usage: bench eval run --tasks-dir DIR ... (fake supports eval run only)"
+shift 2
+
+log "start $(now) $$ $(basename "$0") eval run $*"
+tasks= agent=claude-agent-acp model= sandbox=docker mode=no-skill skills= jobs=jobs timeout=7200
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tasks-dir) tasks=$2; shift ;;
+	--agent) agent=$2; shift ;;
+	--model) model=$2; shift ;;
+	--sandbox) sandbox=$2; shift ;;
+	--skill-mode) mode=$2; shift ;;
+	--skills-dir) skills=$2; shift ;;
+	--jobs-dir) jobs=$2; shift ;;
+	--quiet) ;;
+	--config-override)
+		t=$(printf '%s' "$2" | sed -n 's/.*"timeout_sec":\([0-9][0-9]*\).*/\1/p')
+		[ -n "$t" ] && timeout=$t
+		shift ;;
+	--agent-env)
+		k=${2%%=*}
+		case $k in *KEY*|*TOKEN*|*SECRET*|*PASSWORD*) log "secret-on-argv $$ $k" ;; esac
+		shift ;;
+	*) die "No such option: $1" ;;
+	esac
+	shift
+done
+[ -n "$tasks" ] || die "Missing option '--tasks-dir'"
+[ -d "$tasks" ] || die "tasks dir $tasks does not exist"
+[ -n "$model" ] || [ "$agent" != opencode ] || die "--model is required for agent opencode"
+case $mode in no-skill|with-skill) ;; *) die "bad --skill-mode $mode" ;; esac
+[ -z "$skills" ] || [ "$mode" = with-skill ] || die "--skills-dir is only valid with --skill-mode with-skill"
+for v in $(env | sed -n 's/^\([A-Z0-9_]*_API_KEY\)=.*/\1/p'); do log "env $$ $v"; done
+
+# take the next outcome line (a mkdir lock keeps parallel runs apart)
+line=pass
+if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
+	lock=$FAKE_BENCH_SCRIPT.lock
+	while ! mkdir "$lock" 2>/dev/null; do sleep 0.01; done
+	n=$(cat "$FAKE_BENCH_SCRIPT.n" 2>/dev/null || echo 0)
+	n=$((n + 1))
+	echo "$n" >"$FAKE_BENCH_SCRIPT.n"
+	total=$(grep -c . "$FAKE_BENCH_SCRIPT")
+	[ "$n" -gt "$total" ] && n=$total
+	line=$(grep . "$FAKE_BENCH_SCRIPT" | sed -n "${n}p")
+	rmdir "$lock"
+fi
+set -- $line
+outcome=$1; shift
+skill_use= acp_empty= pause=0.2 reward_opt= exit_opt=
+for w; do
+	case $w in
+	skill=*) skill_use=${w#skill=} ;;
+	acp=empty) acp_empty=1 ;;
+	sleep=*) pause=${w#sleep=} ;;
+	reward=*) reward_opt=${w#reward=} ;;
+	exit=*) exit_opt=${w#exit=} ;;
+	esac
+done
+
+task=$(basename "$tasks")
+names=
+if [ -n "$skills" ]; then
+	for d in "$skills"/*/; do [ -f "$d/SKILL.md" ] && names="$names $(basename "$d")"; done
+fi
+names=${names# }
+first=${names%% *}
+[ -n "$skill_use" ] || { [ -n "$first" ] && skill_use=invoked || skill_use=none; }
+[ -n "$first" ] || skill_use=none
+
+finish() {
+	log "end $(now) $$ $outcome $1"
+	exit "$1"
+}
+trap 'finish 143' TERM
+trap 'finish 130' INT
+
+if [ "$outcome" = crash ]; then
+	sleep "$pause"
+	echo "Traceback (most recent call last): RuntimeError: fake crash" >&2
+	finish 1
+fi
+
+job=$(date +%Y-%m-%d__%H-%M-%S)
+mkdir -p "$jobs/$job" || die "cannot create $jobs/$job"
+hex8() { od -An -N4 -tx1 /dev/urandom | tr -d ' \n'; }
+stamp() { date '+%Y-%m-%d %H:%M:%S.%6N'; }
+
+# one rollout: write_rollout <kind> <reward or null> <category or null> <error or null>
+write_rollout() {
+	kind=$1 rw=$2 cat=$3 err=$4
+	dir=$jobs/$job/${task}__$(hex8)
+	mkdir -p "$dir/trajectory" "$dir/agent" "$dir/artifacts" "$dir/trainer"
+	started=$(stamp)
+	skill_source=none include=false req=null eff=null
+	if [ "$mode" = with-skill ]; then
+		skill_source=custom_runtime include=false req="\"$skills\"" eff="\"$skills\""
+	fi
+	cat >"$dir/config.json" <<EOF
+{
+  "task_path": "$task",
+  "agent": "$agent",
+  "model": "$model",
+  "reasoning_effort": null,
+  "environment": "$sandbox",
+  "acp_transport": "docker-stdio",
+  "environment_manifest": null,
+  "skill_mode": "$mode",
+  "skill_source": "$skill_source",
+  "requested_skills_dir": $req,
+  "effective_skills_dir": $eff,
+  "skills_sandbox_dir": "/skills",
+  "include_task_skills": $include,
+  "sandbox_user": "agent",
+  "timeout_sec": $timeout,
+  "concurrency": 4,
+  "agent_idle_timeout_sec": 600,
+  "started_at": "$started",
+  "agent_env": {}
+}
+EOF
+	[ "$kind" = hang ] && { sleep 3600 & wait $!; finish 143; }
+	sleep "$pause"
+
+	agent_ran=1
+	[ "$rw" = null ] && [ "$kind" != verifier-error ] && agent_ran=0
+	tools=0 sk=0
+	acp=$dir/trajectory/acp_trajectory.jsonl
+	: >"$acp"
+	if [ "$agent_ran" = 1 ] && [ -z "$acp_empty" ]; then
+		{
+			printf '{"type": "user_message", "text": "Solve the task described in /instruction.md."}\n'
+			printf '{"type": "agent_thought", "text": "Let me look around first."}\n'
+			case $skill_use in
+			invoked)
+				printf '{"type": "tool_call", "tool_call_id": "call_skill_1", "kind": "skill", "title": "skill {\\"name\\": \\"%s\\"}", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "<skill_content name=\\"%s\\">\\n# %s\\n</skill_content>"}}]}\n' "$first" "$first" "$first"
+				tools=$((tools + 1)) sk=1 ;;
+			read)
+				printf '{"type": "tool_call", "tool_call_id": "call_read_1", "kind": "read", "title": "read {\\"filePath\\": \\"/home/agent/.opencode/skills/%s/SKILL.md\\"}", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "<path>/home/agent/.opencode/skills/%s/SKILL.md</path>"}}]}\n' "$first" "$first"
+				tools=$((tools + 1)) ;;
+			esac
+			printf '{"type": "tool_call", "tool_call_id": "call_bash_1", "kind": "execute", "title": "ls /root", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "data\\n"}}]}\n'
+			tools=$((tools + 1))
+			if [ "$kind" = timeout ]; then
+				printf '{"type": "tool_call", "tool_call_id": "call_write_1", "kind": "edit", "title": "write", "status": "in_progress", "content": []}\n'
+				printf '{"type": "agent_timeout", "reason": "wall_clock_timeout", "timeout_sec": %s, "pending_tool_call_ids": ["call_write_1"], "terminal_trajectory_complete": false}' "$timeout"
+				tools=$((tools + 1))
+			else
+				printf '{"type": "agent_message", "text": "Done."}'
+			fi
+		} >"$acp"
+	fi
+	if [ "$agent_ran" = 1 ]; then
+		catalog='<skill><name>customize-opencode</name><location>builtin</location></skill>'
+		for n in $names; do catalog="$catalog<skill><name>$n</name><location>file:///home/agent/.opencode/skills/$n/SKILL.md</location></skill>"; done
+		case $skill_use in
+		invoked) call='{"id": "call_skill_1", "type": "function", "function": {"name": "skill", "arguments": "{\"name\": \"'$first'\"}"}}' ;;
+		read) call='{"id": "call_read_1", "type": "function", "function": {"name": "read", "arguments": "{\"filePath\": \"/home/agent/.opencode/skills/'$first'/SKILL.md\"}"}}' ;;
+		*) call='{"id": "call_bash_1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls /root\"}"}}' ;;
+		esac
+		printf '{"request": {"timestamp": "2026-08-20T14:05:00", "method": "POST", "path": "/v1/chat/completions", "headers": {}, "body": {"model": "benchflow-m", "messages": [{"role": "system", "content": "You are opencode.\\n<available_skills>%s</available_skills>"}, {"role": "user", "content": "Solve the task."}], "stream": true}}, "response": {"timestamp": "2026-08-20T14:05:03", "status_code": 200, "headers": {}, "body": {"id": "chatcmpl-0", "object": "chat.completion", "model": "m", "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": "", "tool_calls": [%s]}}], "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}}}, "duration_ms": 3000.0, "metadata": {"call_purpose": "agent"}}\n' "$catalog" "$call" >"$dir/trajectory/llm_trajectory.jsonl"
+		printf '{"request": {"timestamp": "2026-08-20T14:05:04", "method": "POST", "path": "/v1/chat/completions", "headers": {}, "body": {"model": "benchflow-m", "messages": [{"role": "user", "content": "..."}], "stream": true}}, "response": {"timestamp": "2026-08-20T14:05:06", "status_code": 200, "headers": {}, "body": {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}], "usage": {"prompt_tokens": 1500, "completion_tokens": 60, "total_tokens": 1560}}}, "duration_ms": 2000.0, "metadata": {"call_purpose": "agent"}}' >>"$dir/trajectory/llm_trajectory.jsonl"
+		tin=2500 tout=160 ttot=2660 cost=0.0021 usrc=provider_response
+	else
+		tin=0 tout=0 ttot=0 cost=null usrc=unavailable
+	fi
+	if [ "$rw" = null ]; then rewards=null; else rewards="{
+    \"reward\": $rw
+  }"; fi
+	errj=null catj=null verr=null vcat=null
+	[ "$err" != null ] && errj="\"$err\""
+	[ "$cat" != null ] && catj="\"$cat\""
+	if [ "$kind" = verifier-error ]; then
+		verr='"verifier timed out after 600.0s"' vcat='"verifier_timeout"' errj=null catj=null
+	fi
+	ato=null
+	[ "$kind" = timeout ] && ato="{\"reason\": \"wall_clock_timeout\", \"timeout_sec\": $timeout.0, \"n_tool_calls\": $tools, \"pending_tool_call_ids\": [\"call_write_1\"], \"terminal_event_recorded\": true, \"terminal_trajectory_complete\": false}"
+	ssi=null
+	[ "$kind" = infra ] && ssi='{"reason": "sandbox_startup_failed", "sandbox_id": null, "sandbox_state": null, "attempts": 1, "build_timeout_sec": 600.0, "raw_message": "docker compose command failed"}'
+	partial=false src='"acp"'
+	[ "$kind" = timeout ] && partial=true src='"partial_acp"'
+	[ "$agent_ran" = 0 ] && src=null
+	if [ "$agent_ran" = 1 ]; then
+		timing='{
+    "environment_setup": 1.5,
+    "agent_setup": 0.5,
+    "agent_execution": 4.2,
+    "verifier": 0.8,
+    "total": 7.0
+  }'
+	else
+		timing='{
+    "environment_setup": 0.9,
+    "total": 1.0
+  }'
+	fi
+	finished=$(stamp)
+	cat >"$dir/result.json" <<EOF
+{
+  "task_name": "$task",
+  "rollout_name": "$(basename "$dir")",
+  "rewards": $rewards,
+  "agent": "$agent",
+  "agent_name": "OpenCode",
+  "model": "$model",
+  "skill_mode": "$mode",
+  "skill_source": "$skill_source",
+  "requested_skills_dir": $req,
+  "effective_skills_dir": $eff,
+  "skills_sandbox_dir": "/skills",
+  "include_task_skills": $include,
+  "n_tool_calls": $tools,
+  "n_skill_invocations": $sk,
+  "n_prompts": 1,
+  "agent_result": {
+    "n_tool_calls": $tools,
+    "n_skill_invocations": $sk,
+    "n_prompts": 1,
+    "n_input_tokens": $tin,
+    "n_output_tokens": $tout,
+    "n_cache_read_tokens": 0,
+    "n_cache_creation_tokens": 0,
+    "total_tokens": $ttot,
+    "cost_usd": $cost,
+    "usage_source": "$usrc",
+    "price_source": "litellm"
+  },
+  "error": $errj,
+  "error_category": $catj,
+  "verifier_error": $verr,
+  "verifier_error_category": $vcat,
+  "export_error": null,
+  "idle_timeout_info": null,
+  "agent_timeout_info": $ato,
+  "sandbox_startup_info": $ssi,
+  "transport_error_info": null,
+  "verifier_timeout_info": null,
+  "api_error_info": null,
+  "suspected_api_error_info": null,
+  "partial_trajectory": $partial,
+  "trajectory_source": $src,
+  "started_at": "$started",
+  "finished_at": "$finished",
+  "timing": $timing,
+  "loop": {
+    "strategy": "single-shot"
+  },
+  "sandbox_id": null
+}
+EOF
+	printf '%s\n' "$timing" >"$dir/timing.json"
+	printf '["Solve the task described in /instruction.md."]\n' >"$dir/prompts.json"
+	if [ "$rw" != null ]; then
+		mkdir -p "$dir/verifier"
+		printf '%s\n' "${rw%.0}" >"$dir/verifier/reward.txt"
+		printf '{"ts": "2026-08-20T14:05:07", "type": "terminal", "source": "verifier", "value": %s, "tag": "reward", "step_index": null, "space": "output", "granularity": "terminal", "meta": {}}\n' "$rw" >"$dir/rewards.jsonl"
+	fi
+	last_dir=$dir
+}
+
+write_summary() {
+	passed=$1 failed=$2 errored=$3
+	total=$((passed + failed + errored))
+	for f in "$jobs/$job/summary.json" "$jobs/summary.json"; do
+		cat >"$f" <<EOF
+{
+  "job_name": "$job",
+  "agent": "$agent",
+  "model": "$model",
+  "environment": "$sandbox",
+  "concurrency": 4,
+  "total": $total,
+  "passed": $passed,
+  "failed": $failed,
+  "errored": $errored,
+  "verifier_errored": 0,
+  "score": "$((passed * 100 / (total > 0 ? total : 1))).0%",
+  "total_skill_invocations": 0
+}
+EOF
+	done
+}
+
+rc=0
+case $outcome in
+pass) write_rollout pass 1.0 null null; write_summary 1 0 0 ;;
+fail) write_rollout fail 0.0 null null; write_summary 0 1 0 ;;
+timeout)
+	write_rollout timeout "${reward_opt:-0.0}" timeout "Agent prompt exceeded wall-clock budget ${timeout}s"
+	write_summary 0 1 0 ;;
+infra)
+	write_rollout infra null sandbox_setup "Sandbox startup failed: docker compose command failed"
+	write_summary 0 0 1; rc=1 ;;
+verifier-error) write_rollout verifier-error null null null; write_summary 0 0 1; rc=1 ;;
+retry)
+	write_rollout infra null pipe_closed "Agent process closed stdout"
+	touch -d "@$(($(date +%s) - 30))" "$last_dir/result.json"
+	write_rollout pass 1.0 null null
+	write_summary 1 0 0 ;;
+hang) write_rollout hang null null null ;;
+truncated) write_rollout pass 1.0 null null; write_summary 1 0 0
+	head -c 300 "$last_dir/result.json" >"$last_dir/r.cut" && mv "$last_dir/r.cut" "$last_dir/result.json" ;;
+*) die "fake bench: unknown scripted outcome '$outcome'" ;;
+esac
+[ -n "$exit_opt" ] && rc=$exit_opt
+finish "$rc"

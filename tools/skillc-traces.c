@@ -1,0 +1,176 @@
+/* skillc-traces — the trials of one stage as one file, and a reader for a
+ * runner's raw output.
+ *
+ *   skillc-traces traces/<task>/<stage>
+ *       writes traces/<task>/<stage>/index.json: every complete trial
+ *       (test-NNN/trial.json) of the stage, normalized, in index order.
+ *   skillc-traces --parse DIR [--harness H] [--skill NAME]... [--require-skill]
+ *       reads a runner's output (a BenchFlow jobs/job/rollout dir, a Harbor
+ *       jobs/job/trial dir) and prints the normalized trial JSON. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs.h"
+#include "harness.h"
+#include "json.h"
+#include "log.h"
+#include "trial.h"
+#include "versions.h"
+
+#define VERSION V_TRACES
+
+static const char usage[] =
+	"usage: skillc-traces STAGE_DIR\n"
+	"       skillc-traces --parse DIR [--runner R] [--harness H] [--skill NAME]... [--require-skill]\n"
+	"                     [--rules DIR]\n"
+	"\n"
+	"STAGE_DIR (traces/<task>/<stage>): writes STAGE_DIR/index.json listing every\n"
+	"complete trial (test-NNN/trial.json), rewritten only when it changed.\n"
+	"\n"
+	"--parse DIR reads what a runner wrote (BenchFlow jobs dir, job dir or rollout\n"
+	"dir; Harbor jobs dir, job dir or trial dir) and prints the normalized trial\n"
+	"as JSON on stdout. Skill use is matched against the --skill names (our\n"
+	"skills) with the patterns in rules/harness/<harness>.json; without\n"
+	"--harness the harness whose runners.<runner>.agent is the result's agent.\n"
+	"Exit: 0 complete trial, 1 incomplete (problems listed), 2 bad input\n"
+	"(no trial there, flat-schema fixture, truncated result.json).\n";
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int index_stage(const char *stage_dir, struct err *e)
+{
+	DIR *d = opendir(stage_dir);
+	if (!d)
+		return err_set(e, ERR_INPUT, "cannot list '%s':", stage_dir);
+	struct strlist names = STRLIST_INIT;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "test-", 5) && name_is_safe(de->d_name))
+			strlist_push(&names, de->d_name);
+	closedir(d);
+	qsort(names.v, names.n, sizeof *names.v, cmp_str);
+
+	cJSON *idx = cJSON_CreateObject();
+	json_set_num(idx, "format", 1);
+	char *norm = xstrdup(stage_dir);
+	size_t n = strlen(norm);
+	while (n > 1 && norm[n - 1] == '/')
+		norm[--n] = '\0';
+	const char *stage = strrchr(norm, '/') ? strrchr(norm, '/') + 1 : norm;
+	json_set_str(idx, "stage", stage);
+	cJSON *trials = cJSON_CreateArray();
+	const char *task = NULL;
+	long counts[TRIAL_OUTCOMES] = { 0 };
+	long incomplete = 0;
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = xasprintf("%s/%s/trial.json", norm, names.v[i]);
+		struct err pe;
+		cJSON *t = fs_exists(p) ? json_read_file(p, &pe) : NULL;
+		free(p);
+		if (!t || !json_bool(t, "complete", false)) {
+			incomplete += t != NULL;
+			cJSON_Delete(t);
+			continue;
+		}
+		json_set_str(t, "dir", names.v[i]);
+		int o = trial_outcome_from(json_str(t, "outcome"));
+		if (o >= 0)
+			counts[o]++;
+		cJSON_AddItemToArray(trials, t);
+		if (!task)
+			task = json_str(t, "task");
+	}
+	json_set_str(idx, "task", task);
+	cJSON *cnt = cJSON_CreateObject();
+	json_set_num(cnt, "trials", cJSON_GetArraySize(trials));
+	for (int o = 0; o < TRIAL_OUTCOMES; o++)
+		json_set_num(cnt, trial_outcome_name(o), (double)counts[o]);
+	json_set_num(cnt, "incomplete", (double)incomplete);
+	json_set(idx, "counts", cnt);
+	json_set(idx, "trials", trials);
+	char *out = path_join(norm, "index.json");
+	int r = json_write_if_changed(out, idx, e);
+	free(out);
+	free(norm);
+	cJSON_Delete(idx);
+	strlist_free(&names);
+	return r < 0 ? -1 : 0;
+}
+
+static const char *need_arg(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		die(2, "%s needs a value (see --help)", argv[*i]);
+	return argv[++*i];
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, VERSION);
+	const char *parse = NULL, *harness = NULL, *rules = NULL, *runner = "benchflow", *stage_dir = NULL;
+	bool require = false;
+	struct strlist skills = STRLIST_INIT;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--parse"))
+			parse = need_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--harness"))
+			harness = need_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--rules"))
+			rules = need_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--runner"))
+			runner = need_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--skill")) {
+			const char *s = need_arg(argc, argv, &i);
+			if (!name_is_safe(s))
+				die(2, "bad skill name '%s': use letters, digits, '.', '_' and '-'", s);
+			strlist_push(&skills, s);
+		} else if (!strcmp(argv[i], "--require-skill"))
+			require = true;
+		else if (argv[i][0] == '-')
+			die(2, "unknown option '%s' (see --help)", argv[i]);
+		else if (!stage_dir)
+			stage_dir = argv[i];
+		else
+			die(2, "one STAGE_DIR at a time (see --help)");
+	}
+	struct err e = { 0, "" };
+	if (!parse) {
+		if (!stage_dir)
+			die(2, "give a stage folder (traces/<task>/<stage>) or --parse DIR (see --help)");
+		if (index_stage(stage_dir, &e) < 0)
+			die_err(&e);
+		strlist_free(&skills);
+		return 0;
+	}
+	char *rdir = harness_rules_dir(rules, &e);
+	if (!rdir)
+		die_err(&e);
+	struct harness h;
+	bool have_h = false;
+	if (harness) {
+		if (harness_load(&h, rdir, harness, &skills, &e) < 0)
+			die_err(&e);
+		have_h = true;
+	}
+	struct trial_opts o = { have_h ? &h : NULL, rdir, runner, &skills, require, NULL };
+	cJSON *t = trial_parse(parse, NULL, &o, &e);
+	if (!t)
+		die_err(&e);
+	struct buf b = BUF_INIT;
+	json_canon(t, true, &b);
+	puts(b.data);
+	buf_free(&b);
+	int rc = json_bool(t, "complete", false) ? 0 : 1;
+	cJSON_Delete(t);
+	if (have_h)
+		harness_free(&h);
+	free(rdir);
+	strlist_free(&skills);
+	return rc;
+}
