@@ -20,10 +20,11 @@ static const char usage[] =
 	"Resolves the model id (default: $MODEL; empty means the default profile) to a\n"
 	"model profile. User profiles (--user-profiles, default $PROFILES_DIR; an absent\n"
 	"folder is fine) are tried before the built-in ones (--profiles, default\n"
-	"$SKILLC_RULES/profiles, else the rules beside the tool), each folder's *.json in file-name order; the first\n"
-	"\"match\" pattern (PCRE2) that finds the id wins, else default.json. Prints the\n"
-	"match and why; --out writes the resolution as JSON (rewritten only when it\n"
-	"changes), else it goes to stdout. --check validates profile files.\n"
+	"$SKILLC_RULES/profiles, else the rules beside the tool), each folder's *.json\n"
+	"in file-name order; the first \"match\" pattern (PCRE2) that finds the id wins,\n"
+	"else default.json. Prints the match and why; --out writes the resolution as\n"
+	"JSON (rewritten only when it changes), else it goes to stdout. --check\n"
+	"validates profile files.\n"
 	"Exit 0 done, 2 bad input (a broken profile file, a bad option).\n";
 
 static char *default_builtin(void)
