@@ -753,12 +753,7 @@ static int run_trial(struct job *j, struct strlist *env_extra)
 	int rc = proc_run(&sp, &pr, &e);
 	/* From here on a second Ctrl-C (make and skillc-stage forward theirs to
 	 * our process group too) must not cut short the move to .incomplete/ */
-	sigset_t stop;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
+	proc_defer_stops();
 	if (logfd >= 0)
 		close(logfd);
 	free(envp);

@@ -121,12 +121,7 @@ static int cmd_run(const struct run *r, const char *name)
 	struct err e = { 0 };
 	/* From here to the end the record must be whole: a Ctrl-C arriving while
 	 * we write status waits (blocked), then reaches the tool through proc_run. */
-	sigset_t stop;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
+	proc_defer_stops();
 	char *logdir = run_path(r, "logs");
 	if (fs_mkdirs(logdir, &e) < 0)
 		die_err(&e);

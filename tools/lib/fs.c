@@ -336,6 +336,33 @@ char *path_normalize_rel(const char *rel)
 	return buf_detach(&b);
 }
 
+char *path_normalize_abs(const char *base, const char *p)
+{
+	char *joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", base, p);
+	struct strlist parts = STRLIST_INIT;
+	char *save = NULL;
+	for (char *s = strtok_r(joined, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(s, "."))
+			continue;
+		if (!strcmp(s, "..")) {
+			if (parts.n) {
+				free(parts.v[--parts.n]);
+				parts.v[parts.n] = NULL;
+			}
+			continue;
+		}
+		strlist_push(&parts, s);
+	}
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < parts.n; i++)
+		buf_printf(&b, "/%s", parts.v[i]);
+	if (!b.len)
+		buf_addc(&b, '/');
+	strlist_free(&parts);
+	free(joined);
+	return buf_detach(&b);
+}
+
 static void tree_push(struct fs_tree *t, char *path, const struct stat *st, char *link)
 {
 	if (t->n == t->cap) {

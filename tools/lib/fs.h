@@ -43,6 +43,11 @@ char *path_join(const char *a, const char *b);
  * NULL when it climbs above its start ("../x"). Caller frees. */
 char *path_normalize_rel(const char *rel);
 
+/* An absolute, lexically normalized path: p taken from base when relative,
+ * "." and empty parts dropped, ".." climbing but never above "/"
+ * ("/a/./b//../c" -> "/a/c"). Caller frees. */
+char *path_normalize_abs(const char *base, const char *p);
+
 /* One entry of a tree, path relative to the root, "/"-separated. */
 struct fs_entry {
 	char *path;

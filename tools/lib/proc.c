@@ -67,6 +67,16 @@ static void child(const struct proc_spec *spec, int out_w)
 	_exit(127);
 }
 
+void proc_defer_stops(void)
+{
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+}
+
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *e)
 {
 	memset(res, 0, sizeof *res);

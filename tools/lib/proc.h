@@ -29,6 +29,12 @@ struct proc_result {
 	double seconds;
 };
 
+/* Blocks SIGINT, SIGTERM and SIGHUP for the rest of the process, so that
+ * bookkeeping which must be whole (a status record, a move to
+ * .incomplete/) is not cut short; proc_run still forwards them to its
+ * child, and a fresh child starts with nothing blocked. */
+void proc_defer_stops(void);
+
 /* Runs the child to completion. Returns 0 whenever the child ran (look at
  * the result), -1 when it could not be started. */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *e);

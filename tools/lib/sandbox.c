@@ -341,30 +341,6 @@ void sandbox_command(const struct sandbox *sb, const struct sandbox_run *run, ch
 		strlist_push(out, argv[i]);
 }
 
-static char *normalize(const char *path)
-{
-	struct strlist parts = STRLIST_INIT;
-	char *copy = xstrdup(path), *save = NULL;
-	for (char *s = strtok_r(copy, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(s, "."))
-			continue;
-		if (!strcmp(s, "..")) {
-			if (parts.n)
-				free(parts.v[--parts.n]);
-			continue;
-		}
-		strlist_push(&parts, s);
-	}
-	struct buf b = BUF_INIT;
-	for (size_t i = 0; i < parts.n; i++)
-		buf_printf(&b, "/%s", parts.v[i]);
-	if (!b.len)
-		buf_addc(&b, '/');
-	strlist_free(&parts);
-	free(copy);
-	return buf_detach(&b);
-}
-
 static const struct sandbox_bind *bind_for(const struct sandbox *sb, const char *path)
 {
 	const struct sandbox_bind *best = NULL;
@@ -380,7 +356,7 @@ static int open_walk(const struct sandbox *sb, const char *path, int flags, mode
 {
 	if (hops > 40)
 		return err_set(e, ERR_INPUT, "too many symbolic links in '%s'", path);
-	char *norm = normalize(path);
+	char *norm = path_normalize_abs("/", path);
 	const struct sandbox_bind *b = bind_for(sb, norm);
 	bool writing = (flags & O_ACCMODE) != O_RDONLY;
 	if (!b || (writing && !b->rw)) {

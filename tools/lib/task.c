@@ -87,32 +87,6 @@ int task_parse_override(const char *spec, cJSON **acc, struct err *e)
 	return 0;
 }
 
-/* "/a/./b//../c" -> "/a/c"; relative paths are taken from base. */
-static char *abs_path(const char *base, const char *p)
-{
-	char *joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", base, p);
-	struct strlist parts = STRLIST_INIT;
-	char *save = NULL;
-	for (char *s = strtok_r(joined, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(s, "."))
-			continue;
-		if (!strcmp(s, "..")) {
-			if (parts.n)
-				free(parts.v[--parts.n]);
-			continue;
-		}
-		strlist_push(&parts, s);
-	}
-	struct buf b = BUF_INIT;
-	for (size_t i = 0; i < parts.n; i++)
-		buf_printf(&b, "/%s", parts.v[i]);
-	if (!b.len)
-		buf_addc(&b, '/');
-	strlist_free(&parts);
-	free(joined);
-	return buf_detach(&b);
-}
-
 static void push_copy(struct task *t, char *src, char *dest, bool as_child)
 {
 	t->copies = xrealloc(t->copies, (t->ncopies + 1) * sizeof *t->copies);
@@ -186,7 +160,7 @@ static int copy_line(struct task *t, const char *instr, const char *args, const 
 		goto out;
 	}
 	const char *dest_arg = a.v[a.n - 1];
-	char *dest = abs_path(workdir, dest_arg);
+	char *dest = path_normalize_abs(workdir, dest_arg);
 	size_t nsrc = a.n - 1 - first;
 	bool dest_is_dir = dest_arg[dest_arg[0] ? strlen(dest_arg) - 1 : 0] == '/' || nsrc > 1;
 	for (size_t i = first; i < a.n - 1 && r == 0; i++) {
@@ -309,7 +283,7 @@ int task_parse_dockerfile(struct task *t, const char *text, const char *ctx, con
 			if (a.n != 1) {
 				r = err_set(e, ERR_INPUT, "%s: WORKDIR needs one path", where);
 			} else {
-				char *w = abs_path(workdir, a.v[0]);
+				char *w = path_normalize_abs(workdir, a.v[0]);
 				free(workdir);
 				workdir = w;
 				saw_workdir = true;
@@ -453,7 +427,7 @@ int task_load(const char *dir, const cJSON *override, struct task *t, struct err
 	if (wd) {
 		if (wd[0] != '/')
 			return err_set(e, ERR_INPUT, "%s/task.toml: [environment] workdir must be an absolute path", t->dir);
-		t->workdir = abs_path("/", wd);
+		t->workdir = path_normalize_abs("/", wd);
 	}
 	if (read_timeout(t, "agent", TASK_AGENT_TIMEOUT, &t->agent_timeout, e) < 0 ||
 	    read_timeout(t, "verifier", TASK_VERIFIER_TIMEOUT, &t->verifier_timeout, e) < 0 ||
