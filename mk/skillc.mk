@@ -14,13 +14,14 @@ SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
 include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on one run (they take its lock), and goals that only read.
-SKILLC_RUN_GOALS := ingest profile static raw-eval raw-index eval final clean-stage
+SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index
+SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
 SKILLC_FREE_GOALS := summary watch doctor
 # The stages `make eval` brings up to date (each gathers its stage's trials).
-SKILLC_EVAL_STAGES := raw-index
+SKILLC_EVAL_STAGES := raw-index static-index
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, then allow only safe characters.
@@ -141,7 +142,7 @@ summary:
 	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
-		$(if $(task),--repeat $(REPEAT)) $(skillc_results_of)
+		$(skillc_results_of)
 
 help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
@@ -159,11 +160,8 @@ include $(RUN)/rules.mk
 $(RUN)/rules.mk: FORCE
 	@$(SKILLC_BIN)/skillc-rules
 
-ingest: $(SKILLC_GOAL_ingest)
-profile: $(SKILLC_GOAL_profile)
-static: $(SKILLC_GOAL_static)
-raw-eval: $(SKILLC_GOAL_raw-eval)
-raw-index: $(SKILLC_GOAL_raw-index)
+# each stage's goal needs the stamps rules.mk lists for it
+$(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
 eval: $(foreach s,$(SKILLC_EVAL_STAGES),$(SKILLC_GOAL_$s))
 final: $(SKILLC_GOAL_final)
 clean-stage:

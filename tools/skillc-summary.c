@@ -22,7 +22,7 @@
 
 static const char usage[] =
 	"usage: skillc-summary [--out DIR] PATH...\n"
-	"       skillc-summary --watch [--timeout S] [--interval S] [--repeat N] [--stages 'a b'] PATH...\n"
+	"       skillc-summary --watch [--timeout S] [--interval S] PATH...\n"
 	"\n"
 	"PATH is a run folder (holding traces/) or a results folder holding runs.\n"
 	"Writes summary.md, summary.csv and summary.json into --out (default: the\n"
@@ -33,9 +33,9 @@ static const char usage[] =
 	"errors are counted and excluded from pass rates.\n"
 	"\n"
 	"--watch prints the table every --interval seconds (default 2) until every\n"
-	"due trial is complete (exit 0) or --timeout seconds pass (exit 2). Due:\n"
-	"REPEAT trials (--repeat, else the run's inputs/config.json) for every stage\n"
-	"under traces/<task>/ and every stage named by --stages.\n";
+	"due trial is complete (exit 0) or --timeout seconds pass (exit 2). Due: the\n"
+	"trial targets (<stage>-eval.NNN) the run's manifest.json lists, which the\n"
+	"make working on the run keeps current; a run without one is never done.\n";
 
 struct group {
 	char *task, *harness, *model, *stage;
@@ -193,8 +193,8 @@ static void list_dir(const char *dir, struct strlist *out)
 	strlist_sort(out);
 }
 
-/* Counts complete trials per stage of one run; feeds them to tb when given. */
-static void scan_run(const char *run, struct table *tb, cJSON *done_by_stage)
+/* Feeds every complete trial of one run to tb. */
+static void scan_run(const char *run, struct table *tb)
 {
 	char *traces = path_join(run, "traces");
 	struct strlist tasks = STRLIST_INIT;
@@ -208,23 +208,17 @@ static void scan_run(const char *run, struct table *tb, cJSON *done_by_stage)
 			struct strlist tests = STRLIST_INIT;
 			if (fs_is_dir(sd))
 				list_dir(sd, &tests);
-			long done = 0;
 			for (size_t k = 0; k < tests.n; k++) {
 				if (strncmp(tests.v[k], "test-", 5))
 					continue;
 				char *tp = xasprintf("%s/%s/trial.json", sd, tests.v[k]);
 				struct err e;
 				cJSON *t = fs_exists(tp) ? json_read_file(tp, &e) : NULL;
-				if (t && json_bool(t, "complete", false)) {
-					done++;
-					if (tb)
-						add_trial(tb, t, stages.v[s]);
-				}
+				if (t && json_bool(t, "complete", false))
+					add_trial(tb, t, stages.v[s]);
 				cJSON_Delete(t);
 				free(tp);
 			}
-			if (done_by_stage && fs_is_dir(sd))
-				json_set_num(done_by_stage, stages.v[s], json_num(done_by_stage, stages.v[s], 0) + (double)done);
 			strlist_free(&tests);
 			free(sd);
 		}
@@ -282,7 +276,7 @@ static void build(struct table *tb, const struct strlist *runs)
 	for (size_t i = 0; i < runs->n; i++) {
 		/* groups of earlier runs must not collect this run's .incomplete */
 		struct table one = { 0 };
-		scan_run(runs->v[i], &one, NULL);
+		scan_run(runs->v[i], &one);
 		for (size_t k = 0; k < one.n; k++) {
 			struct group *src = &one.v[k];
 			struct group *g = group_for(tb, src->task, src->harness, src->model, src->stage);
@@ -580,44 +574,32 @@ static int write_all(const char *out, const struct table *tb, struct err *e)
 	return r < 0 ? -1 : 0;
 }
 
-/* REPEAT of a run: --repeat, else inputs/config.json (number or string). */
-static long run_repeat(const char *run, long given)
-{
-	if (given > 0)
-		return given;
-	char *p = path_join(run, "inputs/config.json");
-	struct err e;
-	cJSON *c = fs_exists(p) ? json_read_file(p, &e) : NULL;
-	free(p);
-	const cJSON *v = json_get(c, "REPEAT");
-	long n = cJSON_IsNumber(v) ? (long)v->valuedouble : cJSON_IsString(v) ? strtol(v->valuestring, NULL, 10) : 0;
-	cJSON_Delete(c);
-	return n;
-}
-
-/* due and done trials over all runs. */
-static void progress_counts(const struct strlist *runs, long repeat, const struct strlist *stages, long *due, long *done)
+/* Due and done trials over all runs: the trial targets each run's manifest
+ * lists (written by the make working on it), and those in state "done". */
+static void progress_counts(const struct strlist *runs, long *due, long *done)
 {
 	*due = *done = 0;
 	for (size_t i = 0; i < runs->n; i++) {
-		cJSON *by = cJSON_CreateObject();
-		scan_run(runs->v[i], NULL, by);
-		for (size_t s = 0; s < stages->n; s++)
-			if (!json_get(by, stages->v[s]))
-				json_set_num(by, stages->v[s], 0);
-		long n = run_repeat(runs->v[i], repeat);
-		for (const cJSON *c = by->child; c; c = c->next) {
-			long d = (long)c->valuedouble;
-			*due += n > d ? n : d;
-			*done += n && d > n ? n : d;
+		char *p = path_join(runs->v[i], "manifest.json");
+		struct err e;
+		cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
+		free(p);
+		const cJSON *targets = json_get(m, "targets");
+		if (!cJSON_IsObject(targets) || !targets->child)
+			*due += 1; /* nothing known yet: never done */
+		for (const cJSON *t = targets ? targets->child : NULL; t; t = t->next) {
+			const char *dot = strrchr(t->string, '.');
+			if (!dot || dot - t->string < 5 || strncmp(dot - 5, "-eval", 5))
+				continue;
+			(*due)++;
+			if (cJSON_IsString(t) && !strcmp(t->valuestring, "done"))
+				(*done)++;
 		}
-		if (!n)
-			*due += 1; /* REPEAT unknown: never done */
-		cJSON_Delete(by);
+		cJSON_Delete(m);
 	}
 }
 
-static int watch(const struct strlist *paths, double timeout, double interval, long repeat, const struct strlist *stages)
+static int watch(const struct strlist *paths, double timeout, double interval)
 {
 	double start = now_mono();
 	bool tty = isatty(1);
@@ -629,7 +611,7 @@ static int watch(const struct strlist *paths, double timeout, double interval, l
 		struct table tb = { 0 };
 		build(&tb, &runs);
 		long due, done;
-		progress_counts(&runs, repeat, stages, &due, &done);
+		progress_counts(&runs, &due, &done);
 		struct buf b = BUF_INIT;
 		render_md(&tb, &b);
 		buf_printf(&b, "%ld of %ld due trials complete\n", done, due);
@@ -680,8 +662,7 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	bool watching = false;
 	double timeout = 0, interval = 2;
-	long repeat = 0;
-	struct strlist paths = STRLIST_INIT, stages = STRLIST_INIT;
+	struct strlist paths = STRLIST_INIT;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--out"))
 			out = need_arg(argc, argv, &i);
@@ -691,17 +672,7 @@ int main(int argc, char **argv)
 			timeout = parse_pos(argv[i], need_arg(argc, argv, &i));
 		else if (!strcmp(argv[i], "--interval"))
 			interval = parse_pos(argv[i], need_arg(argc, argv, &i));
-		else if (!strcmp(argv[i], "--repeat"))
-			repeat = (long)parse_pos(argv[i], need_arg(argc, argv, &i));
-		else if (!strcmp(argv[i], "--stages")) {
-			char *s = xstrdup(need_arg(argc, argv, &i));
-			for (char *save = NULL, *w = strtok_r(s, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
-				if (!name_is_safe(w))
-					die(2, "bad stage name '%s'", w);
-				strlist_push(&stages, w);
-			}
-			free(s);
-		} else if (argv[i][0] == '-')
+		else if (argv[i][0] == '-')
 			die(2, "unknown option '%s' (see --help)", argv[i]);
 		else
 			strlist_push(&paths, argv[i]);
@@ -712,9 +683,8 @@ int main(int argc, char **argv)
 		if (!fs_is_dir(paths.v[i]))
 			die(2, "'%s' is not a folder: give a run folder or a results folder", paths.v[i]);
 	if (watching) {
-		int rc = watch(&paths, timeout, interval, repeat, &stages);
+		int rc = watch(&paths, timeout, interval);
 		strlist_free(&paths);
-		strlist_free(&stages);
 		return rc;
 	}
 	struct strlist runs = STRLIST_INIT;
@@ -735,6 +705,5 @@ int main(int argc, char **argv)
 	table_free(&tb);
 	strlist_free(&runs);
 	strlist_free(&paths);
-	strlist_free(&stages);
 	return 0;
 }

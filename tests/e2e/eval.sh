@@ -82,10 +82,12 @@ t_end
 t_begin "make watch: done when every due trial is, exit 2 after WATCH_TIMEOUT otherwise"
 out=$($SK watch task=csv-column-sum REPEAT=7 MODEL=$M WATCH_TIMEOUT=5 2>&1)
 t_eq "exit" $? 0
-t_contains "counted" "$out" "7 of 7 due trials complete"
-out=$($SK watch task=csv-column-sum REPEAT=9 MODEL=$M WATCH_TIMEOUT=1 2>&1)
+t_contains "counted raw and static trials" "$out" "14 of 14 due trials complete"
+# a make asked for more (here a dry run): the manifest lists 2 more per stage
+$SK -n task=csv-column-sum eval REPEAT=9 RUNNER=benchflow MODEL=$M >/dev/null 2>&1
+out=$($SK watch task=csv-column-sum MODEL=$M WATCH_TIMEOUT=1 2>&1)
 t_eq "exit" $? 2
-t_contains "said why" "$out" "timed out after 1s with 7 of 9 due trials complete"
+t_contains "said why" "$out" "timed out after 1s with 14 of 18 due trials complete"
 t_end
 
 t_begin "another run with the same task, skill and model reuses the stored trials"

@@ -91,6 +91,21 @@ static void raw_index_command(const struct stage_ref *ref, const struct run *r, 
 	free(dir);
 }
 
+static void static_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "static", "artifacts/static/S_static");
+}
+
+static void static_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                 struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/static", r->task);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
+}
+
 static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                             struct strlist *argv)
 {
@@ -175,6 +190,30 @@ const struct stage_def stage_table[] = {
 		             "artifacts/static/plan.json" },
 		.settings = { "STATIC_MODE", "EXTERNAL_MODEL" },
 		.command = static_command,
+	},
+	{
+		.name = "static-eval",
+		.help = "REPEAT trials of the statically compiled skill (reused from the store when its bytes equal the raw skill's)",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.after = { "static" },
+		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
+		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
+		.command = static_eval_command,
+	},
+	{
+		.name = "static-index",
+		.help = "traces/<task>/static/index.json: every static trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "static-eval" },
+		.inputs = { "traces/%T/static/test-%N/trial.json" },
+		.outputs = { "traces/%T/static/index.json" },
+		.gather = "REPEAT",
+		.command = static_index_command,
 	},
 };
 const size_t stage_count = ARRAY_LEN(stage_table);

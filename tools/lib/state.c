@@ -100,12 +100,15 @@ int manifest_rebuild(const struct run *r, struct err *e)
 		free(p);
 	}
 	cJSON *stages = cJSON_AddObjectToObject(m, "stages");
+	cJSON *targets = cJSON_AddObjectToObject(m, "targets"); /* every target due: its state */
 	cJSON *errors = cJSON_AddArrayToObject(m, "errors");
 	struct stage_ref *refs;
 	size_t nrefs = stage_refs(r, &refs);
 	for (size_t i = 0; i < nrefs; i++) {
 		const char *name = refs[i].name;
 		cJSON *st = state_read(r->dir, name);
+		const char *state = st ? json_str(st, "state") : NULL;
+		cJSON_AddStringToObject(targets, name, state ? state : "pending");
 		if (!st)
 			continue;
 		cJSON *brief = cJSON_CreateObject();
@@ -115,7 +118,6 @@ int manifest_rebuild(const struct run *r, struct err *e)
 			if (v)
 				cJSON_AddItemToObject(brief, keep[k], cJSON_Duplicate(v, 1));
 		}
-		const char *state = json_str(st, "state");
 		const char *error = json_str(st, "error");
 		if (state && strcmp(state, "done") && error) {
 			cJSON *er = cJSON_CreateObject();
