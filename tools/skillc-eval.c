@@ -750,10 +750,11 @@ static int run_trial(struct job *j, struct strlist *env_extra)
 			  : j->o->agent_timeout > 0 ? 2 * j->o->agent_timeout + 900 : 14400;
 	struct proc_spec sp = { argv.v, NULL, envp, deadline, 10, -1, { logfd, -1 } };
 	struct proc_result pr;
-	int rc = proc_run(&sp, &pr, &e);
-	/* From here on a second Ctrl-C (make and skillc-stage forward theirs to
-	 * our process group too) must not cut short the move to .incomplete/ */
+	/* A second Ctrl-C (make and skillc-stage forward theirs to our process
+	 * group too) must not cut short the move to .incomplete/ after the run:
+	 * stops stay blocked from here (proc_run still forwards them). */
 	proc_defer_stops();
+	int rc = proc_run(&sp, &pr, &e);
 	if (logfd >= 0)
 		close(logfd);
 	free(envp);

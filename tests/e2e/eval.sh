@@ -70,9 +70,19 @@ rm .env
 t_end
 
 t_begin "make eval writes index.json; make summary the tables"
-$SK task=csv-column-sum eval REPEAT=7 RUNNER=benchflow MODEL=$M >/dev/null 2>&1
+before=$(starts)
+out=$($SK task=csv-column-sum eval REPEAT=7 RUNNER=benchflow MODEL=$M 2>&1)
 t_eq "exit" $? 0
 t_contains "index" "$(cat $T/index.json)" '"trials": 7'
+# the short csv-sum skill comes out of static compile byte-identical, so its
+# static trials are the raw ones, from the store: no bench run
+if [ "$(skillc-hash $R/artifacts/static/S_static | cut -d' ' -f1)" = "$(skillc-hash $R/inputs/skill | cut -d' ' -f1)" ]; then
+	t_eq "static eval ran nothing" "$(starts)" "$before"
+	t_contains "static reused" "$out" "static test-007 passed reward=1 skill invoked, reused from the trial store"
+	t_contains "static index" "$(cat $R/traces/csv-column-sum/static/index.json)" '"trials": 7'
+else
+	t_fail "static compile changed the csv-sum skill; this case needs a skill it leaves alone"
+fi
 out=$($SK summary task=csv-column-sum REPEAT=7 RUNNER=benchflow MODEL=$M 2>&1)
 t_contains "said where" "$out" "summary.{md,csv,json}"
 t_contains "md row" "$(cat $R/summary.md)" "| csv-column-sum | opencode | $M | raw | 7 | 7/7 = 100.0% [64.6%, 100.0%] |"
@@ -107,7 +117,7 @@ setsid $SK -j3 task=csv-column-sum raw-eval REPEAT=6 RUNNER=benchflow MODEL=$M R
 	>make.out 2>&1 &
 sid=$!
 i=0
-while [ $i -lt 200 ] && [ "$(starts)" -lt 6 ]; do sleep 0.05; i=$((i + 1)); done
+while [ $i -lt 600 ] && [ "$(starts)" -lt 6 ]; do sleep 0.05; i=$((i + 1)); done
 sleep 0.3
 # SIGTERM to the whole session, as a killed terminal would send (a background
 # job of sh ignores SIGINT, so Ctrl-C cannot be played here)
