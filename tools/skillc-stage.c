@@ -112,12 +112,83 @@ static char *last_line(const char *log, off_t from)
 	return n ? xstrdup(nl ? nl + 1 : tail) : NULL;
 }
 
+/* status/<name>.json as the stage starts: what it runs with and on. */
+static cJSON *record_start(const struct run *r, const struct stage_ref *ref, const char *when)
+{
+	cJSON *st = cJSON_CreateObject();
+	cJSON_AddStringToObject(st, "stage", ref->name);
+	cJSON_AddStringToObject(st, "state", "running");
+	cJSON_AddNumberToObject(st, "pid", getpid());
+	cJSON_AddStringToObject(st, "started", when);
+	cJSON *cfg = stage_config(ref->def, r);
+	cJSON_AddStringToObject(st, "tool", json_str(cfg, "tool"));
+	cJSON_AddItemToObject(st, "settings", cJSON_Duplicate(json_get(cfg, "settings"), 1));
+	cJSON_Delete(cfg);
+	cJSON_AddItemToObject(st, "inputs", state_inputs(r, ref));
+	return st;
+}
+
+/* Appends a header line to the stage's log; returns the fd (and in *from
+ * where this run's output starts) or dies. */
+static int open_log(const char *path, const char *when, const struct stage_ref *ref,
+                    const struct strlist *argv, off_t *from)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die(1, "cannot open log '%s': %m", path);
+	dprintf(fd, "== %s %s:", when, ref->name);
+	for (size_t i = 0; i < argv->n; i++)
+		dprintf(fd, " %s", argv->v[i]);
+	dprintf(fd, "\n");
+	*from = lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* What a tool run amounts to. */
+struct outcome {
+	int rc;          /* the stage's exit status */
+	char *error;     /* NULL on success */
+	int tool_said;   /* the error is the tool's own last line, already on the terminal */
+};
+
+static struct outcome judge(const struct run *r, const struct stage_ref *ref, int started,
+                            const struct proc_result *res, const struct err *e,
+                            const char *logpath, off_t from)
+{
+	const struct stage_def *s = ref->def;
+	struct outcome o = { 0, NULL, 0 };
+	if (!started) {
+		o = (struct outcome){ 1, xstrdup(e->msg), 0 };
+	} else if (res->interrupted) {
+		o = (struct outcome){ 128 + res->interrupted, xasprintf("interrupted by %s", strsignal(res->interrupted)), 0 };
+	} else if (res->timed_out) {
+		o = (struct outcome){ 1, xasprintf("timed out after %ld s (%s)", stage_timeout(s, r),
+		                                  s->timeout ? s->timeout : "STAGE_TIMEOUT"), 0 };
+	} else if (res->exit_code) {
+		o.rc = res->exit_code;
+		o.error = last_line(logpath, from);
+		o.tool_said = o.error != NULL;
+		if (!o.error)
+			o.error = xasprintf("%s exited with status %d", s->tool, res->exit_code);
+	} else {
+		struct strlist outs = STRLIST_INIT;
+		stage_ref_outputs(ref, r, &outs);
+		for (size_t i = 0; i < outs.n && !o.error; i++) {
+			char *out = run_path(r, outs.v[i]);
+			if (!fs_exists(out))
+				o = (struct outcome){ 1, xasprintf("%s finished but did not write %s", s->tool, outs.v[i]), 0 };
+			free(out);
+		}
+		strlist_free(&outs);
+	}
+	return o;
+}
+
 static int cmd_run(const struct run *r, const char *name)
 {
 	struct stage_ref ref;
 	if (stage_ref_find(r, name, &ref) < 0)
 		die(2, "unknown stage '%s'", name);
-	const struct stage_def *s = ref.def;
 	struct err e = { 0 };
 	/* From here to the end the record must be whole: a Ctrl-C arriving while
 	 * we write status waits (blocked), then reaches the tool through proc_run. */
@@ -130,7 +201,8 @@ static int cmd_run(const struct run *r, const char *name)
 	sweep_leftovers(r, &ref);
 
 	cJSON *prev = state_read(r->dir, ref.name);
-	if (prev && !strcmp(json_str(prev, "state") ? json_str(prev, "state") : "", "running"))
+	const char *was = prev ? json_str(prev, "state") : NULL;
+	if (was && !strcmp(was, "running"))
 		warnf("%s: the previous run was cut short (started %s); running it again", ref.name,
 		      json_str(prev, "started") ? json_str(prev, "started") : "?");
 	cJSON_Delete(prev);
@@ -138,35 +210,19 @@ static int cmd_run(const struct run *r, const char *name)
 	char when[32];
 	double t0 = now_wall();
 	iso_time(t0, when);
-	cJSON *st = cJSON_CreateObject();
-	cJSON_AddStringToObject(st, "stage", ref.name);
-	cJSON_AddStringToObject(st, "state", "running");
-	cJSON_AddNumberToObject(st, "pid", getpid());
-	cJSON_AddStringToObject(st, "started", when);
-	cJSON *cfg = stage_config(s, r);
-	cJSON_AddStringToObject(st, "tool", json_str(cfg, "tool"));
-	cJSON_AddItemToObject(st, "settings", cJSON_Duplicate(json_get(cfg, "settings"), 1));
-	cJSON_Delete(cfg);
-	cJSON_AddItemToObject(st, "inputs", state_inputs(r, &ref));
+	cJSON *st = record_start(r, &ref, when);
 	if (state_write(r->dir, ref.name, st, &e) < 0 || manifest_rebuild(r, &e) < 0)
 		die_err(&e);
 
 	char *bindir = bin_dir();
 	struct strlist argv = STRLIST_INIT;
-	s->command(&ref, r, bindir, &argv);
+	ref.def->command(&ref, r, bindir, &argv);
 	free(bindir);
-
 	char *logpath = xasprintf("%s/%s.log", logdir, ref.name);
-	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (logfd < 0)
-		die(1, "cannot open log '%s': %m", logpath);
-	off_t from = lseek(logfd, 0, SEEK_END);
-	dprintf(logfd, "== %s %s:", when, ref.name);
-	for (size_t i = 0; i < argv.n; i++)
-		dprintf(logfd, " %s", argv.v[i]);
-	dprintf(logfd, "\n");
-	from = lseek(logfd, 0, SEEK_END);
+	off_t from;
+	int logfd = open_log(logpath, when, &ref, &argv, &from);
 
+	/* tools that call models append their usage here (llm.h) */
 	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref.name);
 	setenv("SKILLC_STAGE", ref.name, 1);
 	setenv("SKILLC_USAGE_FILE", usage_file, 1);
@@ -175,76 +231,46 @@ static int cmd_run(const struct run *r, const char *name)
 	fprintf(stderr, "skillc: %s: started\n", ref.name);
 	struct proc_spec spec = {
 		.argv = argv.v,
-		.timeout = (double)stage_timeout(s, r),
+		.timeout = (double)stage_timeout(ref.def, r),
 		.stdin_fd = -1,
 		.tee = { logfd, 2 },
 	};
-	struct proc_result res;
-	int rc;
-	char *error = NULL;
-	int tool_said = 0; /* the error is the tool's last line, already on the terminal */
-	if (proc_run(&spec, &res, &e) < 0) {
-		error = xstrdup(e.msg);
-		rc = 1;
-	} else if (res.interrupted) {
-		error = xasprintf("interrupted by %s", strsignal(res.interrupted));
-		rc = 128 + res.interrupted;
-	} else if (res.timed_out) {
-		error = xasprintf("timed out after %ld s (%s)", stage_timeout(s, r), s->timeout ? s->timeout : "STAGE_TIMEOUT");
-		rc = 1;
-	} else if (res.exit_code) {
-		error = last_line(logpath, from);
-		tool_said = error != NULL;
-		if (!error)
-			error = xasprintf("%s exited with status %d", s->tool, res.exit_code);
-		rc = res.exit_code;
-	} else {
-		rc = 0;
-		struct strlist outs = STRLIST_INIT;
-		stage_ref_outputs(&ref, r, &outs);
-		for (size_t i = 0; i < outs.n; i++) {
-			char *out = run_path(r, outs.v[i]);
-			if (!fs_exists(out) && !error) {
-				error = xasprintf("%s finished but did not write %s", s->tool, outs.v[i]);
-				rc = 1;
-			}
-			free(out);
-		}
-		strlist_free(&outs);
-	}
+	struct proc_result res = { 0 };
+	int started = proc_run(&spec, &res, &e) == 0;
+	struct outcome o = judge(r, &ref, started, &res, &e, logpath, from);
 
 	double t1 = now_wall();
 	iso_time(t1, when);
-	json_set_str(st, "state", rc == 0 ? "done" : res.interrupted ? "interrupted" : "failed");
+	json_set_str(st, "state", o.rc == 0 ? "done" : res.interrupted ? "interrupted" : "failed");
 	json_set_str(st, "ended", when);
 	json_set_num(st, "seconds", (double)(long)((t1 - t0) * 1000) / 1000);
-	json_set_num(st, "exit", rc);
-	json_set_str(st, "error", error);
-	if (rc)
+	json_set_num(st, "exit", o.rc);
+	json_set_str(st, "error", o.error);
+	if (o.rc)
 		sweep_leftovers(r, &ref);
 	if (state_write(r->dir, ref.name, st, &e) < 0)
 		die_err(&e);
-	if (rc == 0 && fs_write_atomic(ok, "", 0, 0644, &e) < 0)
+	if (o.rc == 0 && fs_write_atomic(ok, "", 0, 0644, &e) < 0) /* the stamp comes last */
 		die_err(&e);
 	if (manifest_rebuild(r, &e) < 0)
 		warnf("%s", e.msg);
-	dprintf(logfd, "== %s %s: %s%s\n", when, ref.name, rc ? "failed: " : "done", rc ? error : "");
+	dprintf(logfd, "== %s %s: %s%s\n", when, ref.name, o.rc ? "failed: " : "done", o.rc ? o.error : "");
 	close(logfd);
 
-	if (rc && tool_said)
+	if (o.rc && o.tool_said)
 		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)\n", ref.name, t1 - t0, logpath);
-	else if (rc)
+	else if (o.rc)
 		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)\n", ref.name,
-		        res.interrupted ? "stopped" : "failed", t1 - t0, error, logpath);
+		        res.interrupted ? "stopped" : "failed", t1 - t0, o.error, logpath);
 	else
 		fprintf(stderr, "skillc: %s: done in %.1f s\n", ref.name, t1 - t0);
-	free(error);
+	free(o.error);
 	free(logpath);
 	free(logdir);
 	free(ok);
 	strlist_free(&argv);
 	cJSON_Delete(st);
-	return rc;
+	return o.rc;
 }
 
 static int cmd_lock(const struct run *r, const char *what, char **cmd)
