@@ -150,3 +150,27 @@ out=$($SK task=fence MODEL=vllm/Qwen/Qwen3.5-27B STATIC_MODE=hybrid EXTERNAL_MOD
 t_contains "one line" "$(printf '%s\n' "$out" | grep '^skillc-static: ')" "skillc-static: provider 'fake'"
 t_check "not done" test ! -e $R/status/static.ok
 t_end
+
+t_begin "STAGE_TIMEOUT: a stage that runs too long is stopped, its whole process group with it"
+D2=$T_TMP/slow
+mkdir -p "$D2"
+printf '{"chat": [{"delay": 60, "text": "too late"}]}\n' >"$D2/script.json"
+"$FAKELLM" --script "$D2/script.json" --log "$D2/log.jsonl" --port-file "$D2/port" 2>"$D2/fake.err" &
+PIDS="$PIDS $!"
+i=0
+while [ ! -s "$D2/port" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_env": null, "timeout": 120}}}\n' \
+	"$(cat "$D2/port")" >"$D2/routes.json"
+start=$(date +%s)
+out=$($SK task=fence MODEL=vllm/Qwen/Qwen3.5-27B STATIC_MODE=hybrid EXTERNAL_MODEL=fake/slow ROUTES=$D2/routes.json \
+	CACHE_DIR=$T_TMP/cache3 ENV_FILE=$T_TMP/none.env STAGE_TIMEOUT=2 static 2>&1)
+rc=$?
+[ $rc -ne 0 ] || t_fail "make succeeded"
+[ $(( $(date +%s) - start )) -lt 30 ] || t_fail "the stage was not stopped in time"
+t_contains "said" "$out" "skillc: static: failed after"
+t_contains "why" "$out" "timed out after 2 s (STAGE_TIMEOUT)"
+t_contains "recorded" "$(cat $R/status/static.json)" '"error": "timed out after 2 s (STAGE_TIMEOUT)"'
+t_check "not done" test ! -e $R/status/static.ok
+sleep 0.2
+t_eq "no skillc-static left" "$(pgrep -f "skillc-static --skill $R" | head -1)" ""
+t_end
