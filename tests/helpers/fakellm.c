@@ -658,6 +658,11 @@ static bool serve(struct server *s, int fd, struct request *r)
 	pthread_mutex_unlock(&s->mu);
 
 	nap(json_num(step, "delay", 0));
+	/* answered from here: a client may take its next turn as soon as the
+	 * answer arrives, so the request stops counting before it is written */
+	pthread_mutex_lock(&s->mu);
+	s->in_flight--;
+	pthread_mutex_unlock(&s->mu);
 	bool keep = !r->close && !json_bool(step, "truncate", false);
 	cJSON *req = cJSON_Parse(r->body.data ? r->body.data : "");
 	int rc = 0;
@@ -688,7 +693,6 @@ static bool serve(struct server *s, int fd, struct request *r)
 	cJSON_Delete(req);
 	cJSON_Delete(step);
 	pthread_mutex_lock(&s->mu);
-	s->in_flight--;
 	s->done++;
 	write_stats(s);
 	pthread_mutex_unlock(&s->mu);
