@@ -5,7 +5,7 @@
 
 P=$T_TMP/prefix
 t_begin "make install, then make -f <datadir>/skillc.mk outside the tree"
-out=$(make --no-print-directory -C "$T_ROOT" install PREFIX="$P" BINDIR="$P/bin" DATADIR="$P/share/skillc" SANITIZE="${SANITIZE:-}" 2>&1)
+out=$(make --no-print-directory -C "$T_ROOT" install PREFIX="$P" SANITIZE="${SANITIZE:-}" 2>&1)
 t_eq "install exit" $? 0
 for f in bin/skillc-ingest bin/skillc-stage bin/skillc-rules bin/skillc-hash share/skillc/skillc.mk share/skillc/defaults.mk share/skillc/paths.mk; do
 	t_check "installed $f" test -e "$P/$f"
@@ -20,7 +20,7 @@ t_contains "help" "$out" "make task=T status"
 t_end
 
 t_begin "DESTDIR stages the same layout under another root"
-out=$(make --no-print-directory -C "$T_ROOT" install DESTDIR="$T_TMP/stage" PREFIX=/opt/sk BINDIR=/opt/sk/bin DATADIR=/opt/sk/share/skillc SANITIZE="${SANITIZE:-}" 2>&1)
+out=$(make --no-print-directory -C "$T_ROOT" install DESTDIR="$T_TMP/stage" PREFIX=/opt/sk SANITIZE="${SANITIZE:-}" 2>&1)
 t_eq "exit" $? 0
 t_check "tool staged" test -x "$T_TMP/stage/opt/sk/bin/skillc-ingest"
 t_eq "paths name the final place, not DESTDIR" "$(grep SKILLC_BIN "$T_TMP/stage/opt/sk/share/skillc/paths.mk")" "SKILLC_BIN := /opt/sk/bin"
