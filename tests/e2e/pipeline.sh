@@ -26,11 +26,21 @@ t_end
 
 t_begin "a second make does nothing"
 before=$(mtime $R/status/ingest.json)
+cfg=$(mtime $R/inputs/config.json)
 out=$($SK task=csv-column-sum ingest 2>&1)
 t_eq "exit" $? 0
 t_contains "nothing to do" "$out" "Nothing to be done"
 case $out in *started*) t_fail "a stage ran: $out" ;; esac
 t_eq "status untouched" "$(mtime $R/status/ingest.json)" "$before"
+t_eq "config.json untouched" "$(mtime $R/inputs/config.json)" "$cfg"
+t_end
+
+t_begin "a setting that changes no result rewrites nothing and runs nothing"
+cfg=$(mtime $R/inputs/config.json)
+out=$($SK task=csv-column-sum ingest STAGE_TIMEOUT=99 LLM_CACHE=off 2>&1)
+t_eq "exit" $? 0
+case $out in *started*) t_fail "a stage ran: $out" ;; esac
+t_eq "config.json untouched" "$(mtime $R/inputs/config.json)" "$cfg"
 t_end
 
 t_begin "touch and re-copy with identical bytes rebuild nothing"
