@@ -172,5 +172,10 @@ t_contains "why" "$out" "timed out after 2 s (STAGE_TIMEOUT)"
 t_contains "recorded" "$(cat $R/status/static.json)" '"error": "timed out after 2 s (STAGE_TIMEOUT)"'
 t_check "not done" test ! -e $R/status/static.ok
 sleep 0.2
-t_eq "no skillc-static left" "$(pgrep -f "skillc-static --skill $R" | head -1)" ""
+# only ours: other tests may run skillc-static at the same time, in other folders
+left=
+for p in $(pgrep -x skillc-static); do
+	[ "$(readlink /proc/$p/cwd)" = "$(pwd -P)" ] && left="$left $p"
+done
+t_eq "no skillc-static left" "$left" ""
 t_end
