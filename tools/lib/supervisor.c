@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "proc.h"
 #include "relay.h"
 #include "util.h"
 
@@ -100,20 +101,14 @@ int supervisor_main(int argc, char **argv)
 	int in[2], out[2];
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
 		die(1, "sandbox-init: cannot create pipes");
-	pid_t pid = fork();
+	struct proc_child child = { .argv = cmd, .fd = { in[0], out[1], -1 }, .death_signal = SIGKILL };
+	struct err e;
+	bool started;
+	pid_t pid = proc_spawn(&child, &started, &e);
 	if (pid < 0)
 		die(1, "sandbox-init: cannot fork");
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		for (int k = 0; k < nrel; k++)
-			relay_free(rel[k]);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, SUPERVISOR_FAILURE " cannot run '%s': %s\n", cmd[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
+	if (!started)
+		fprintf(stderr, SUPERVISOR_FAILURE " %s\n", e.msg);
 	close(in[0]);
 	close(out[1]);
 	signal(SIGPIPE, SIG_IGN);
