@@ -211,6 +211,30 @@ static void test_proc_exit_and_tee(void)
 	close(fds[0]);
 }
 
+static void test_proc_cannot_start(void)
+{
+	/* the reason is in the child's output, the status is the shell's 127 */
+	int fds[2];
+	CHECK(pipe(fds) == 0);
+	char *argv[] = { "no-such-program-xyz", NULL };
+	struct proc_spec spec = { .argv = argv, .stdin_fd = -1, .tee = { fds[1], -1 } };
+	struct proc_result r;
+	struct err e;
+	CHECK(proc_run(&spec, &r, &e) == 0);
+	CHECK_INT(r.exit_code, 127);
+	char *argv2[] = { "true", NULL };
+	struct proc_spec spec2 = { .argv = argv2, .cwd = "/no/such/dir", .stdin_fd = -1, .tee = { fds[1], -1 } };
+	CHECK(proc_run(&spec2, &r, &e) == 0);
+	CHECK_INT(r.exit_code, 127);
+	close(fds[1]);
+	char got[256] = "";
+	ssize_t n = read(fds[0], got, sizeof got - 1);
+	got[n > 0 ? n : 0] = '\0';
+	CHECK_STR(got, "cannot run 'no-such-program-xyz': No such file or directory\n"
+		       "cannot enter '/no/such/dir': No such file or directory\n");
+	close(fds[0]);
+}
+
 /* Alive and not a zombie (orphans may wait for a reaper that never comes
  * in a container whose pid 1 does not reap). */
 static int process_alive(pid_t pid)
@@ -281,6 +305,7 @@ int main(void)
 	RUN(test_json_canonical);
 	RUN(test_proc_exit_and_tee);
 	RUN(test_proc_timeout_kills_group);
+	RUN(test_proc_cannot_start);
 	RUN(test_settings_check);
 	struct err e;
 	fs_remove_tree(dir, &e);

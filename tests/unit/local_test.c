@@ -211,6 +211,21 @@ static void t_trajectory(void)
 	acp_traj_free(&t);
 }
 
+static void t_acp_not_started(void)
+{
+	char *argv[] = { "/no/such/agent", "acp", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	struct acp_spec spec = { .argv = argv, .envp = envp, .session_cwd = "/", .prompt = "hi", .stderr_fd = -1 };
+	struct acp_result r;
+	struct err e = { 0 };
+	CHECK(acp_run(&spec, &r, &e) == 0);
+	CHECK_INT(r.status, ACP_NOT_STARTED);
+	CHECK_STR(r.message, "cannot run '/no/such/agent': No such file or directory");
+	CHECK_INT(r.exit_code, 127);
+	CHECK(!r.handshake_done);
+	acp_result_free(&r);
+}
+
 static void t_sandbox_open(void)
 {
 	char *dir = t_tmpdir();
@@ -323,6 +338,7 @@ int main(void)
 	RUN(t_task_load);
 	RUN(t_harness_render);
 	RUN(t_trajectory);
+	RUN(t_acp_not_started);
 	RUN(t_sandbox_open);
 	RUN(t_relay);
 	T_EXIT();

@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "json.h"
+#include "proc.h"
 #include "pyjson.h"
 
 /* ---- trajectory ---- */
@@ -638,63 +638,48 @@ static void write_agent(struct conn *c)
 	}
 }
 
-static void child(const struct acp_spec *s, const sigset_t *mask, int in, int out, int report)
+/* Starts the agent; when it cannot run, r says so (NOT_STARTED). */
+static int spawn(struct conn *c, struct err *e)
 {
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL); /* our death ends the agent */
-	sigprocmask(SIG_SETMASK, mask, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	dup2(in, 0);
-	dup2(out, 1);
-	int errfd = s->stderr_fd >= 0 ? s->stderr_fd : open("/dev/null", O_WRONLY);
-	if (errfd >= 0)
-		dup2(errfd, 2);
-	execvpe(s->argv[0], s->argv, s->envp);
-	int err = errno;
-	if (write(report, &err, sizeof err) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-/* Forks the agent; -1 with r set to NOT_STARTED when exec fails. */
-static int spawn(struct conn *c, const sigset_t *mask, struct err *e)
-{
-	int in[2], out[2], rep[2];
+	int in[2], out[2];
 	if (pipe2(in, O_CLOEXEC) < 0)
 		return err_set(e, ERR_WORK, "cannot create a pipe:");
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
+	if (pipe2(out, O_CLOEXEC) < 0) {
 		close(in[0]);
 		close(in[1]);
 		return err_set(e, ERR_WORK, "cannot create a pipe:");
 	}
+	int devnull = c->s->stderr_fd < 0 ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
+	struct proc_child pc = {
+		.argv = c->s->argv, .envp = c->s->envp,
+		.fd = { in[0], out[1], c->s->stderr_fd >= 0 ? c->s->stderr_fd : devnull },
+		.death_signal = SIGKILL, /* our death ends the agent */
+	};
 	c->start = now_mono();
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(rep[0]); close(rep[1]);
-		return err_set(e, ERR_WORK, "cannot fork:");
-	}
-	if (pid == 0)
-		child(c->s, mask, in[0], out[1], rep[1]);
-	setpgid(pid, pid);
+	struct err why = { 0 };
+	bool started;
+	pid_t pid = proc_spawn(&pc, &started, &why);
 	close(in[0]);
 	close(out[1]);
-	close(rep[1]);
-	int err = 0;
-	ssize_t n;
-	while ((n = read(rep[0], &err, sizeof err)) < 0 && errno == EINTR)
-		;
-	close(rep[0]);
+	if (devnull >= 0)
+		close(devnull);
+	if (pid < 0) {
+		close(in[1]);
+		close(out[0]);
+		*e = why;
+		return -1;
+	}
 	c->pid = pid;
 	c->to_agent = in[1];
 	c->from_agent = out[0];
 	fcntl(c->to_agent, F_SETFL, O_NONBLOCK);
 	fcntl(c->from_agent, F_SETFL, O_NONBLOCK);
-	if (n == (ssize_t)sizeof err) {
+	if (!started) {
 		waitpid(pid, &c->status, 0);
 		c->reaped = true;
 		c->stopping = true;
 		c->r->status = ACP_NOT_STARTED;
-		snprintf(c->r->message, sizeof c->r->message, "cannot run '%s': %s", c->s->argv[0], strerror(err));
+		snprintf(c->r->message, sizeof c->r->message, "%.*s", (int)sizeof c->r->message - 1, why.msg);
 	}
 	return 0;
 }
@@ -824,22 +809,16 @@ int acp_run(const struct acp_spec *s, struct acp_result *r, struct err *e)
 	memset(r, 0, sizeof *r);
 	acp_traj_init(&r->traj);
 	struct conn c = { .s = s, .r = r, .to_agent = -1, .from_agent = -1 };
-	sigset_t set, old;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	sigset_t old;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, oldpipe;
 	sigaction(SIGPIPE, &ign, &oldpipe);
-	int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	int sfd = proc_signals_begin(&old, SFD_NONBLOCK, e);
 	int rc = 0;
 	if (sfd < 0) {
-		rc = err_set(e, ERR_WORK, "cannot create a signalfd:");
+		rc = -1;
 		goto out;
 	}
-	if (spawn(&c, &old, e) < 0) {
+	if (spawn(&c, e) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -882,16 +861,8 @@ out:
 		close(c.to_agent);
 	if (c.from_agent >= 0)
 		close(c.from_agent);
-	if (sfd >= 0)
-		close(sfd);
-	struct timespec zero = { 0, 0 };
-	sigset_t chld;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	while (sigtimedwait(&chld, NULL, &zero) > 0)
-		;
+	proc_signals_end(sfd, &old);
 	sigaction(SIGPIPE, &oldpipe, NULL);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	buf_free(&c.in);
 	buf_free(&c.out);
 	free(c.session);

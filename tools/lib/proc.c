@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdnoreturn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,30 +42,93 @@ static int copy_out(int from, const int tee[2])
 	return 1;
 }
 
-static void child(const struct proc_spec *spec, int out_w)
+/* Tells the parent why the child could not start, then ends it. */
+static noreturn void child_failed(int report, const char *what, const char *name)
+{
+	struct err e;
+	err_set(&e, ERR_WORK, "%s '%s':", what, name);
+	if (write(report, e.msg, strlen(e.msg)) < 0) {
+		/* nobody to tell */
+	}
+	_exit(127);
+}
+
+static noreturn void child(const struct proc_child *c, int report)
 {
 	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGTERM); /* our death (even SIGKILL) ends the child */
+	prctl(PR_SET_PDEATHSIG, c->death_signal);
 	sigset_t none; /* a fresh program starts with no signal blocked, whatever we block */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
-	int in = spec->stdin_fd >= 0 ? spec->stdin_fd : open("/dev/null", O_RDONLY);
-	if (in >= 0 && in != 0)
-		dup2(in, 0);
-	if (out_w >= 0) {
-		dup2(out_w, 1);
-		dup2(out_w, 2);
+	for (int i = 0; i < 3; i++)
+		if (c->fd[i] >= 0 && c->fd[i] != i)
+			dup2(c->fd[i], i);
+	if (c->cwd && chdir(c->cwd) < 0)
+		child_failed(report, "cannot enter", c->cwd);
+	execvpe(c->argv[0], c->argv, c->envp ? c->envp : environ);
+	child_failed(report, "cannot run", c->argv[0]);
+}
+
+pid_t proc_spawn(const struct proc_child *c, bool *started, struct err *e)
+{
+	int rep[2];
+	if (pipe2(rep, O_CLOEXEC) < 0)
+		return err_set(e, ERR_WORK, "cannot create a pipe:");
+	pid_t pid = fork();
+	if (pid < 0) {
+		err_set(e, ERR_WORK, "cannot fork:");
+		close(rep[0]);
+		close(rep[1]);
+		return -1;
 	}
-	if (spec->cwd && chdir(spec->cwd) < 0) {
-		dprintf(2, "cannot enter '%s': %s\n", spec->cwd, strerror(errno));
-		_exit(127);
+	if (pid == 0)
+		child(c, rep[1]);
+	setpgid(pid, pid); /* also here, so no signal can race the child's own call */
+	close(rep[1]);
+	/* the report pipe closes unread at a successful exec */
+	ssize_t n;
+	while ((n = read(rep[0], e->msg, sizeof e->msg - 1)) < 0 && errno == EINTR)
+		;
+	close(rep[0]);
+	*started = n <= 0;
+	if (n > 0) {
+		e->msg[n] = '\0';
+		e->code = ERR_WORK;
 	}
-	execvpe(spec->argv[0], spec->argv, spec->envp ? spec->envp : environ);
-	dprintf(2, "cannot run '%s': %s\n", spec->argv[0], strerror(errno));
-	_exit(127);
+	return pid;
+}
+
+int proc_signals_begin(sigset_t *old, int flags, struct err *e)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, old);
+	int sfd = signalfd(-1, &set, SFD_CLOEXEC | flags);
+	if (sfd < 0) {
+		err_set(e, ERR_WORK, "cannot create a signalfd:");
+		sigprocmask(SIG_SETMASK, old, NULL);
+	}
+	return sfd;
+}
+
+void proc_signals_end(int sfd, const sigset_t *old)
+{
+	if (sfd >= 0)
+		close(sfd);
+	struct timespec zero = { 0, 0 };
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	while (sigtimedwait(&chld, NULL, &zero) > 0)
+		;
+	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 void proc_defer_stops(void)
@@ -84,41 +148,46 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 	int pipefd[2] = { -1, -1 };
 	if (tee && pipe2(pipefd, O_CLOEXEC) < 0)
 		return err_set(e, ERR_WORK, "cannot create a pipe:");
-
-	sigset_t set, oldmask;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &oldmask);
-	int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	sigset_t oldmask;
+	int sfd = proc_signals_begin(&oldmask, 0, e);
 	if (sfd < 0) {
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
-		if (tee) {
-			close(pipefd[0]);
-			close(pipefd[1]);
-		}
-		return err_set(e, ERR_WORK, "cannot create a signalfd:");
-	}
-
-	double start = now_mono();
-	pid_t pid = fork();
-	if (pid < 0) {
-		err_set(e, ERR_WORK, "cannot fork:");
-		close(sfd);
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		if (tee) {
 			close(pipefd[0]);
 			close(pipefd[1]);
 		}
 		return -1;
 	}
-	if (pid == 0)
-		child(spec, tee ? pipefd[1] : -1);
-	setpgid(pid, pid); /* also here, so no signal can race the child's own call */
+
+	int devnull = spec->stdin_fd < 0 ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1;
+	struct proc_child c = {
+		.argv = spec->argv, .envp = spec->envp, .cwd = spec->cwd,
+		.fd = { spec->stdin_fd >= 0 ? spec->stdin_fd : devnull, pipefd[1], pipefd[1] },
+		.death_signal = SIGTERM, /* our death (even SIGKILL) ends the child */
+	};
+	double start = now_mono();
+	struct err why = { 0 };
+	bool started;
+	pid_t pid = proc_spawn(&c, &started, &why);
+	if (devnull >= 0)
+		close(devnull);
+	if (pid < 0) {
+		*e = why;
+		proc_signals_end(sfd, &oldmask);
+		if (tee) {
+			close(pipefd[0]);
+			close(pipefd[1]);
+		}
+		return -1;
+	}
 	if (tee)
 		close(pipefd[1]);
+	if (!started) { /* in the child's output, as if it had said so */
+		if (!tee)
+			dprintf(2, "%s\n", why.msg);
+		for (int i = 0; tee && i < 2; i++)
+			if (spec->tee[i] >= 0)
+				dprintf(spec->tee[i], "%s\n", why.msg);
+	}
 
 	double deadline = spec->timeout > 0 ? start + spec->timeout : 0;
 	double grace = spec->grace > 0 ? spec->grace : 5;
@@ -178,15 +247,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 		waitpid(pid, &status, 0);
 	if (outfd >= 0)
 		close(outfd);
-	close(sfd);
-	/* drop a SIGCHLD still pending so the restored mask does not deliver it */
-	struct timespec zero = { 0, 0 };
-	sigset_t chld;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	while (sigtimedwait(&chld, NULL, &zero) > 0)
-		;
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	proc_signals_end(sfd, &oldmask);
 
 	res->seconds = now_mono() - start;
 	if (WIFEXITED(status)) {

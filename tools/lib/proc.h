@@ -5,7 +5,9 @@
 #ifndef SKILLC_PROC_H
 #define SKILLC_PROC_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -34,6 +36,32 @@ struct proc_result {
  * .incomplete/) is not cut short; proc_run still forwards them to its
  * child, and a fresh child starts with nothing blocked. */
 void proc_defer_stops(void);
+
+/* How proc_spawn starts a child. */
+struct proc_child {
+	char *const *argv;  /* argv[0] is looked up in PATH */
+	char *const *envp;  /* NULL: ours */
+	const char *cwd;    /* NULL: inherit */
+	int fd[3];          /* its stdin, stdout, stderr; -1: ours */
+	int death_signal;   /* what it gets when we die, even by SIGKILL */
+};
+
+/* Forks a child into its own process group and execs c->argv there, with
+ * no signal blocked and SIGINT, SIGTERM and SIGPIPE at their defaults.
+ * Returns its pid, or -1 with e set when it could not be forked. *started
+ * is false when the child could not enter cwd or run argv[0]: then it
+ * exits 127 (still to be reaped) and e says why, e.g. "cannot run 'x': No
+ * such file or directory". */
+pid_t proc_spawn(const struct proc_child *c, bool *started, struct err *e);
+
+/* For a caller that waits for its child on a signalfd: blocks SIGCHLD,
+ * SIGINT, SIGTERM and SIGHUP and returns a signalfd reading them
+ * (SFD_CLOEXEC | flags); *old gets the mask to restore. -1 with e set
+ * (nothing changed). */
+int proc_signals_begin(sigset_t *old, int flags, struct err *e);
+/* Closes sfd (when >= 0), drops a SIGCHLD still pending so the restored
+ * mask does not deliver it, and restores old. */
+void proc_signals_end(int sfd, const sigset_t *old);
 
 /* Runs the child to completion. Returns 0 whenever the child ran (look at
  * the result), -1 when it could not be started. */

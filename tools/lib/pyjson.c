@@ -37,6 +37,13 @@ cJSON *pyjson_add_float(cJSON *obj, const char *key, double d)
 	return n;
 }
 
+double pyjson_number(const cJSON *v)
+{
+	if (cJSON_IsRaw(v))
+		return strtod(v->valuestring, NULL);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
 /* Decodes one UTF-8 sequence; returns its length, or 0 when malformed. */
 static int utf8_decode(const unsigned char *p, unsigned *cp)
 {

@@ -15,6 +15,9 @@
 cJSON *pyjson_float(double d);
 /* Adds obj[key] = pyjson_float(d); returns the node. */
 cJSON *pyjson_add_float(cJSON *obj, const char *key, double d);
+/* The value of a number node, including the float nodes pyjson_float
+ * makes; 0 for anything else. */
+double pyjson_number(const cJSON *v);
 
 /* Appends v as json.dumps(v) (indent < 0) or json.dumps(v, indent=n). Plain
  * cJSON numbers print as integers when integral, else as floats. */
