@@ -142,6 +142,9 @@ static int run_trial(const struct local_opts *o, struct err *e)
 	t.t_env = now_mono() - t0;
 	if (benchflow_write_config(&t, e) < 0)
 		goto out_clean;
+	/* a model server that is down fails the trial now, not at the agent's time limit */
+	if (!t.error && model_route_probe(&t.route, 5, e) < 0)
+		local_trial_error(&t, "model_unreachable", "%s (start the model server, or check ROUTES)", e->msg);
 	if (!t.error)
 		local_agent_run(&t);
 	if (t.ran_agent && t.acp.status == ACP_INTERRUPTED) {

@@ -10,7 +10,19 @@ H=$T_TMP/harness
 MARK=skillc-local-stray-$$
 mkdir -p "$H"
 cp "$T_ROOT/build/tests/helpers/acpagent" "$H/acpagent"
-printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:18099/v1"}}}\n' >"$T_TMP/routes.json"
+# the model route must answer: the runner refuses to start an agent whose
+# model server is down (these scripted agents never ask it anything)
+FAKELLM=$T_ROOT/build/tests/helpers/fakellm
+# (its files live apart from $T_TMP, which no_strays looks for in command lines)
+LLMD=$(mktemp -d "${TMPDIR:-/tmp}/skillc-llm.XXXXXX")
+echo '{"chat": []}' >"$LLMD/llm.json"
+"$FAKELLM" --script "$LLMD/llm.json" --log "$LLMD/llm.log" --port-file "$LLMD/llm.port" 2>/dev/null &
+LLM_PID=$!
+trap 'kill $LLM_PID 2>/dev/null; rm -rf "$T_TMP" "$LLMD"' EXIT
+i=0
+while [ ! -s "$LLMD/llm.port" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+LLM_URL=http://127.0.0.1:$(cat "$LLMD/llm.port")/v1
+printf '{"providers": {"fake": {"base_url": "%s"}}}\n' "$LLM_URL" >"$T_TMP/routes.json"
 export ROUTES="$T_TMP/routes.json" HARNESS_PATH="$H"
 unset SANDBOX KEEP_SANDBOX
 
@@ -91,7 +103,7 @@ no_strays
 t_end
 
 t_begin "the model key reaches the agent by environment only, never a file"
-printf '{"providers": {"keyed": {"base_url": "http://127.0.0.1:18099/v1", "key_env": "SKILLC_TEST_KEY"}}}\n' >"$T_TMP/routes-key.json"
+printf '{"providers": {"keyed": {"base_url": "%s", "key_env": "SKILLC_TEST_KEY"}}}\n' "$LLM_URL" >"$T_TMP/routes-key.json"
 script keyed "[{\"exec\": \"echo key=\$SKILLC_MODEL_API_KEY; env | grep -c SKILLC_TEST_KEY; echo \$SKILLC_MODEL_API_KEY >/logs/artifacts/leak; echo \$SKILLC_MODEL_API_KEY >&2\"}, $WRITE_OK]"
 OUT=$(ROUTES=$T_TMP/routes-key.json SKILLC_TEST_KEY=sk-test-$$-secret skillc-local eval run --tasks-dir "$TASK" \
 	--agent keyed --model keyed/m1 --skill-mode with-skill --jobs-dir "$T_TMP/jobs-keyed" 2>&1)
@@ -219,11 +231,13 @@ no_strays
 t_end
 
 t_begin "three trials at once (REPEAT=3 under make -j3), each its own jobs dir"
+pids=
 for i in 1 2 3; do
 	skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --skill-mode with-skill \
 		--jobs-dir "$T_TMP/jobs-par-$i" >/dev/null 2>&1 &
+	pids="$pids $!"
 done
-wait
+wait $pids
 n=0
 for i in 1 2 3; do
 	[ "$($J "$T_TMP/jobs-par-$i/summary.json" passed)" = 1 ] && n=$((n + 1))
@@ -304,6 +318,19 @@ run pre --config-override 'metadata.required_programs=["sh", "no-such-program-xy
 t_eq "exit status" "$RC" 1
 t_eq "error_category" "$($J "$R/result.json" error_category)" sandbox_setup
 t_contains "names the program" "$($J "$R/result.json" error)" "task needs programs this host lacks: no-such-program-xyz"
+t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
+t_end
+
+t_begin "a model server that is down: an infra error at once, no agent started"
+printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:9/v1"}}}\n' >"$T_TMP/routes-down.json"
+script down "[$WRITE_OK]"
+start=$(date +%s)
+ROUTES=$T_TMP/routes-down.json run down
+t_eq "exit status" "$RC" 1
+[ $(( $(date +%s) - start )) -lt 20 ] || t_fail "waited for the agent's time limit"
+t_eq "error_category" "$($J "$R/result.json" error_category)" model_unreachable
+t_contains "says why" "$($J "$R/result.json" error)" "model route 'fake' (http://127.0.0.1:9/v1) is unreachable"
+t_eq "no reward" "$($J "$R/result.json" rewards)" null
 t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
 t_end
 

@@ -1,7 +1,13 @@
 #include "modelroute.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "dotenv.h"
 #include "routes.h"
@@ -41,6 +47,44 @@ static int url_split(struct model_route *r, struct err *e)
 	}
 	r->port = colon ? xstrndup(colon + 1, (size_t)(end - colon - 1)) : xstrdup(https ? "443" : "80");
 	r->loopback = !strcmp(r->host, "127.0.0.1") || !strcmp(r->host, "localhost") || !strcmp(r->host, "::1");
+	return 0;
+}
+
+/* One non-blocking connect; 0 when it completes within ms. */
+static int connect_within(const struct addrinfo *a, int ms)
+{
+	int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+	if (fd < 0)
+		return -1;
+	int rc = connect(fd, a->ai_addr, a->ai_addrlen);
+	if (rc < 0 && errno == EINPROGRESS) {
+		struct pollfd p = { fd, POLLOUT, 0 };
+		int soerr = 0;
+		socklen_t len = sizeof soerr;
+		if (poll(&p, 1, ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && !soerr)
+			rc = 0;
+		else
+			errno = soerr ? soerr : ETIMEDOUT;
+	}
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int model_route_probe(const struct model_route *r, double timeout, struct err *e)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	int gai = getaddrinfo(r->host, r->port, &hints, &res);
+	if (gai)
+		return err_set(e, ERR_WORK, "model route '%s' (%s): cannot resolve '%s': %s", r->provider, r->base_url,
+			       r->host, gai_strerror(gai));
+	int rc = -1;
+	for (const struct addrinfo *a = res; a && rc < 0; a = a->ai_next)
+		rc = connect_within(a, (int)(timeout * 1000));
+	freeaddrinfo(res);
+	if (rc < 0)
+		return err_set(e, ERR_WORK, "model route '%s' (%s) is unreachable:", r->provider, r->base_url);
 	return 0;
 }
 

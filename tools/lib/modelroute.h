@@ -20,6 +20,10 @@ struct model_route {
  * provider_routes.json). A missing key is an error only when the route
  * requires one. Free r with model_route_free, also after an error. */
 int model_route_resolve(const char *model, struct model_route *r, struct err *e);
+/* Opens (and closes) a TCP connection to the route's host and port within
+ * timeout seconds: a model server that is down fails the trial at once as
+ * an infra error instead of letting the agent retry until its time limit. */
+int model_route_probe(const struct model_route *r, double timeout, struct err *e);
 /* Frees r, wiping the key. */
 void model_route_free(struct model_route *r);
 
