@@ -245,6 +245,27 @@ static int publish_or_keep(const struct eval_job *j, const char *tmp, const char
 	return 0;
 }
 
+/* The runner run in tmp, what it left read, the folder published or kept aside. */
+static int run_and_publish(const struct eval_job *j, const struct strlist *env_extra, char *const *argv,
+			   const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
+{
+	char *log_path = path_join(tmp, "runner.log");
+	struct proc_result pr;
+	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
+	free(log_path);
+	char reason[1200] = "";
+	struct buf acp = BUF_INIT;
+	cJSON *t = read_run(j, rc, &pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
+	if (skills_root)
+		fs_remove_tree(skills_root, e); /* a copy of what skill_hash names */
+	if (t)
+		finish_trial(j, t, &pr, tmp, &acp, prior, reason, sizeof reason, e);
+	buf_free(&acp);
+	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
+	cJSON_Delete(t);
+	return status;
+}
+
 int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e)
 {
 	long prior;
@@ -255,30 +276,14 @@ int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, str
 	char *tmp = fs_temp_beside(j->out);
 	char *tmp_abs = NULL, *skills_root = NULL;
 	struct strlist argv = STRLIST_INIT;
-	int status = -1;
+	int status = -1; /* tmp then stays: the next run keeps it aside */
 	if (mkdir(tmp, 0755) < 0) {
 		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
-		goto out;
+	} else {
+		tmp_abs = fs_real_path(tmp);
+		if (make_skills(j, tmp_abs, &skills_root, e) == 0 && runner_argv(j, tmp_abs, skills_root, &argv, e) == 0)
+			status = run_and_publish(j, env_extra, argv.v, tmp, tmp_abs, skills_root, prior, e);
 	}
-	tmp_abs = fs_real_path(tmp);
-	if (make_skills(j, tmp_abs, &skills_root, e) < 0 || runner_argv(j, tmp_abs, skills_root, &argv, e) < 0)
-		goto out; /* tmp stays: the next run sweeps it aside */
-
-	char *log_path = path_join(tmp, "runner.log");
-	struct proc_result pr;
-	int rc = runner_run(argv.v, env_extra, log_path, eval_deadline(j->o), &pr, e);
-	free(log_path);
-	char reason[1200] = "";
-	struct buf acp = BUF_INIT;
-	cJSON *t = read_run(j, rc, &pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
-	if (skills_root)
-		fs_remove_tree(skills_root, e); /* a copy of what skill_hash names */
-	if (t)
-		finish_trial(j, t, &pr, tmp, &acp, prior, reason, sizeof reason, e);
-	buf_free(&acp);
-	status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
-	cJSON_Delete(t);
-out:
 	strlist_free(&argv);
 	free(skills_root);
 	free(tmp_abs);
