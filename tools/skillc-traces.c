@@ -102,13 +102,6 @@ static int index_stage(const char *stage_dir, struct err *e)
 	return r < 0 ? -1 : 0;
 }
 
-static const char *need_arg(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		die(2, "%s needs a value (see --help)", argv[*i]);
-	return argv[++*i];
-}
-
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -118,15 +111,15 @@ int main(int argc, char **argv)
 	struct strlist skills = STRLIST_INIT;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--parse"))
-			parse = need_arg(argc, argv, &i);
+			parse = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--harness"))
-			harness = need_arg(argc, argv, &i);
+			harness = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--rules"))
-			rules = need_arg(argc, argv, &i);
+			rules = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--runner"))
-			runner = need_arg(argc, argv, &i);
+			runner = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--skill")) {
-			const char *s = need_arg(argc, argv, &i);
+			const char *s = std_option_value(argc, argv, &i);
 			if (!name_is_safe(s))
 				die(2, "bad skill name '%s': use letters, digits, '.', '_' and '-'", s);
 			strlist_push(&skills, s);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ bool fs_is_temp_name(const char *base)
 	return base[0] == '.' && strstr(base, ".tmp.") != NULL;
 }
 
-static char *dir_of(const char *path)
+char *path_dir(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	if (!slash)
@@ -114,7 +115,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		return -1;
 	}
 	free(tmp);
-	char *dir = dir_of(path);
+	char *dir = path_dir(path);
 	fs_fsync_dir(dir);
 	free(dir);
 	return 0;
@@ -192,7 +193,7 @@ int fs_publish_dir(const char *tmp, const char *target, struct err *e)
 {
 	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
 		/* tmp now holds the old tree */
-		char *dir = dir_of(target);
+		char *dir = path_dir(target);
 		fs_fsync_dir(dir);
 		free(dir);
 		return fs_remove_tree(tmp, e);
@@ -217,7 +218,7 @@ int fs_publish_dir(const char *tmp, const char *target, struct err *e)
 	}
 	if (rename(tmp, target) < 0)
 		return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
-	char *dir = dir_of(target);
+	char *dir = path_dir(target);
 	fs_fsync_dir(dir);
 	free(dir);
 	return 0;
@@ -273,27 +274,78 @@ bool fs_is_dir(const char *path)
 
 int fs_move_aside(const char *path, const char *dir, struct err *e)
 {
-	if (fs_mkdirs(dir, e) < 0)
-		return -1;
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
+	const char *base = path_base(path);
 	while (*base == '.')
 		base++; /* keep forensics visible: ".x.tmp.1" -> "x.tmp.1" */
+	char *dst = fs_move_aside_as(path, dir, base, e);
+	int r = dst ? 0 : -1;
+	free(dst);
+	return r;
+}
+
+char *fs_move_aside_as(const char *path, const char *dir, const char *name, struct err *e)
+{
+	if (fs_mkdirs(dir, e) < 0)
+		return NULL;
 	char stamp[32];
 	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	char *dst = xasprintf("%s/%s.%s", dir, base, stamp);
+	char *dst = xasprintf("%s/%s.%s", dir, name, stamp);
 	for (int i = 1; fs_exists(dst); i++) {
 		free(dst);
-		dst = xasprintf("%s/%s.%s.%d", dir, base, stamp, i);
+		dst = xasprintf("%s/%s.%s.%d", dir, name, stamp, i);
 	}
-	int r = 0;
-	if (rename(path, dst) < 0)
-		r = err_set(e, ERR_WORK, "cannot move '%s' to '%s':", path, dst);
-	free(dst);
-	return r;
+	if (rename(path, dst) < 0) {
+		err_set(e, ERR_WORK, "cannot move '%s' to '%s':", path, dst);
+		free(dst);
+		return NULL;
+	}
+	return dst;
+}
+
+int fs_list_names(const char *dir, struct strlist *out, struct err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(e, ERR_INPUT, "cannot list '%s':", dir);
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			strlist_push(out, de->d_name);
+	closedir(d);
+	strlist_sort(out);
+	return 0;
+}
+
+char *fs_find_in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		return NULL;
+	char *copy = xstrdup(path), *save = NULL, *found = NULL;
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = path_join(*d ? d : ".", prog);
+		if (access(p, X_OK) == 0)
+			found = p;
+		else
+			free(p);
+	}
+	free(copy);
+	return found;
+}
+
+char *fs_real_path(const char *p)
+{
+	char buf[PATH_MAX];
+	if (realpath(p, buf))
+		return xstrdup(buf);
+	if (p[0] == '/')
+		return xstrdup(p);
+	if (!getcwd(buf, sizeof buf))
+		return xstrdup(p);
+	return path_join(buf, p);
 }
 
 char *path_join(const char *a, const char *b)
@@ -302,6 +354,12 @@ char *path_join(const char *a, const char *b)
 	if (n && a[n - 1] == '/')
 		return xasprintf("%s%s", a, b);
 	return xasprintf("%s/%s", a, b);
+}
+
+const char *path_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
 }
 
 char *path_normalize_rel(const char *rel)

@@ -36,9 +36,26 @@ bool fs_exists(const char *path);                        /* lstat succeeds */
 bool fs_is_dir(const char *path);                        /* stat, follows links */
 /* Moves path to dir/<base>.<stamp> (creating dir); used for .incomplete/. */
 int fs_move_aside(const char *path, const char *dir, struct err *e);
+/* The same under a name of the caller's: dir/<name>.<stamp>[.<n>]. Returns
+ * where it went (caller frees), NULL with e set when it could not move. */
+char *fs_move_aside_as(const char *path, const char *dir, const char *name, struct err *e);
+/* The names in dir not starting with '.', appended to out, then out sorted
+ * by bytes. -1 with e set (errno kept) when dir cannot be opened. */
+int fs_list_names(const char *dir, struct strlist *out, struct err *e);
+/* The first $PATH folder (an empty entry is ".") holding an executable
+ * prog, joined with it; NULL when none. Caller frees. */
+char *fs_find_in_path(const char *prog);
+
+/* p with symlinks resolved when it exists, else p made absolute from the
+ * working directory as written (not normalized). Caller frees. */
+char *fs_real_path(const char *p);
 
 /* "a" + "/" + "b"; caller frees. */
 char *path_join(const char *a, const char *b);
+/* What comes before the last '/' ("/" for "/x", "." without one); caller frees. */
+char *path_dir(const char *p);
+/* What comes after the last '/' (borrowed from p). */
+const char *path_base(const char *p);
 /* Lexically normalizes a relative path ("a/./b/../c" -> "a/c"). Returns
  * NULL when it climbs above its start ("../x"). Caller frees. */
 char *path_normalize_rel(const char *rel);

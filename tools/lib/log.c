@@ -66,3 +66,10 @@ void std_options(int argc, char **argv, const char *usage, const char *version)
 		}
 	}
 }
+
+const char *std_option_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		die(2, "%s needs a value (see --help)", argv[*i]);
+	return argv[++*i];
+}

@@ -20,5 +20,8 @@ noreturn void die_err(const struct err *e);
 /* Handles --help / --version for a tool whose main takes argv; prints the
  * usage text or "prog <format-version>" and exits 0 when asked. */
 void std_options(int argc, char **argv, const char *usage, const char *version);
+/* The value after the option argv[*i], advancing *i; without one, dies
+ * with exit 2: "<option> needs a value (see --help)". */
+const char *std_option_value(int argc, char **argv, int *i);
 
 #endif

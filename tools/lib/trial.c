@@ -1,6 +1,5 @@
 #include "trial.h"
 
-#include <dirent.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -132,12 +131,6 @@ static char *dir_of(const char *path)
 	return s ? xstrndup(path, (size_t)(s - path)) : xstrdup(".");
 }
 
-static const char *base_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* ---- finding the runner's result.json files ---- */
 
 enum cand_kind { C_BENCHFLOW, C_HARBOR, C_FLAT, C_HARBOR_JOB, C_UNKNOWN };
@@ -213,16 +206,9 @@ static int scan_depth(struct cands *c, const char *dir, int depth, struct err *e
 		return -1;
 	if (depth == 0)
 		return 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
 	struct strlist names = STRLIST_INIT;
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			strlist_push(&names, de->d_name);
-	closedir(d);
-	strlist_sort(&names);
+	if (fs_list_names(dir, &names, NULL) < 0)
+		return 0;
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < names.n; i++) {
 		char *sub = path_join(dir, names.v[i]);
@@ -477,7 +463,7 @@ static void parse_benchflow(struct ctx *c, const struct cand *best, long retries
 	bool production = json_get(res, "agent_result") != NULL;
 	json_set_str(c->t, "schema", production ? "benchflow" : "benchflow-legacy");
 	set_str_or_null(c->t, "task", json_str(res, "task_name"));
-	set_str_or_null(c->t, "rollout", json_str(res, "rollout_name") ? json_str(res, "rollout_name") : base_of(rollout));
+	set_str_or_null(c->t, "rollout", json_str(res, "rollout_name") ? json_str(res, "rollout_name") : path_base(rollout));
 	const char *agent = json_str(res, "agent");
 	set_str_or_null(c->t, "agent", agent);
 	set_str_or_null(c->t, "agent_name", json_str(res, "agent_name"));
@@ -697,7 +683,7 @@ static void parse_harbor(struct ctx *c, const struct cand *best)
 	const cJSON *res = best->res;
 	json_set_str(c->t, "schema", "harbor");
 	set_str_or_null(c->t, "task", json_str(res, "task_name"));
-	set_str_or_null(c->t, "rollout", json_str(res, "trial_name") ? json_str(res, "trial_name") : base_of(best->dir));
+	set_str_or_null(c->t, "rollout", json_str(res, "trial_name") ? json_str(res, "trial_name") : path_base(best->dir));
 	const cJSON *info = json_get(res, "agent_info");
 	const char *agent = json_str(info, "name");
 	set_str_or_null(c->t, "agent", agent);
@@ -752,7 +738,7 @@ static void parse_harbor(struct ctx *c, const struct cand *best)
 	json_set(c->t, "durations", du);
 	json_set_num(c->t, "retries", 0);
 	struct strlist one = STRLIST_INIT;
-	strlist_push(&one, base_of(best->dir));
+	strlist_push(&one, path_base(best->dir));
 	names_array(c->t, "attempts", &one);
 	strlist_free(&one);
 	set_file(c, "rollout", best->dir);
@@ -883,7 +869,7 @@ cJSON *trial_parse(const char *dir, const char *base, const struct trial_opts *o
 				order[j - 1] = tmp;
 			}
 		for (size_t i = 0; i < no; i++)
-			strlist_push(&attempts, base_of(order[i]->dir));
+			strlist_push(&attempts, path_base(order[i]->dir));
 		retries = (long)no - 1;
 		parse_benchflow(&c, best, retries, &attempts);
 		strlist_free(&attempts);
