@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "fs.h"
 #include "hash.h"
 #include "json.h"
@@ -41,23 +42,6 @@ static const char usage[] =
 	"environment. Exit 0 done, 1 the stage failed (status: something is stale),\n"
 	"2 bad usage or settings, 128+N interrupted by signal N.\n";
 
-static char *bin_dir(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
-		return xstrdup(".");
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	return xstrndup(self, slash ? (size_t)(slash - self) : 0);
-}
-
-static char *parent_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
-}
-
 /* Moves temp files left beside the stage's outputs (a crash between write
  * and rename) into .incomplete/<stage>/: kept for forensics, never reused. */
 static void sweep_leftovers(const struct run *r, const struct stage_ref *ref)
@@ -66,7 +50,7 @@ static void sweep_leftovers(const struct run *r, const struct stage_ref *ref)
 	stage_ref_outputs(ref, r, &outs);
 	for (size_t i = 0; i < outs.n; i++) {
 		char *out = run_path(r, outs.v[i]);
-		char *dir = parent_of(out);
+		char *dir = path_dir(out);
 		const char *base = strrchr(out, '/') + 1;
 		char *prefix = xasprintf(".%s.tmp.", base);
 		DIR *d = opendir(dir);
@@ -214,7 +198,7 @@ static int cmd_run(const struct run *r, const char *name)
 	if (state_write(r->dir, ref.name, st, &e) < 0 || manifest_rebuild(r, &e) < 0)
 		die_err(&e);
 
-	char *bindir = bin_dir();
+	char *bindir = tool_dir();
 	struct strlist argv = STRLIST_INIT;
 	ref.def->command(&ref, r, bindir, &argv);
 	free(bindir);

@@ -68,3 +68,9 @@ t_begin "a second make starts nothing"
 out=$($SK -j3 raw-eval REPEAT=3 2>&1)
 case $out in *start*) t_fail "a trial ran again: $out" ;; esac
 t_end
+
+t_begin "without bin/ in PATH, skillc-eval finds skillc-local beside itself"
+out=$(PATH=/usr/local/bin:/usr/bin:/bin $SK raw-eval REPEAT=4 2>&1)
+t_eq "exit" $? 0
+t_contains "the fourth trial ran" "$(cat $R/traces/csv-column-sum/raw/test-004/trial.json)" '"outcome": "passed"'
+t_end

@@ -7,29 +7,31 @@
 
 #include "fs.h"
 
+char *tool_dir(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return xstrdup(".");
+	exe[n] = '\0';
+	return path_dir(exe);
+}
+
 char *rules_dir(void)
 {
 	const char *env = getenv("SKILLC_RULES");
 	if (env && *env)
 		return fs_is_dir(env) ? realpath(env, NULL) : NULL;
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
+	char *bin = tool_dir();
 	static const char *const tails[] = { "../rules", "../share/skillc/rules" };
-	for (size_t i = 0; i < ARRAY_LEN(tails); i++) {
-		char *d = path_join(exe, tails[i]);
-		char *real = fs_is_dir(d) ? realpath(d, NULL) : NULL;
+	char *real = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(tails) && !real; i++) {
+		char *d = path_join(bin, tails[i]);
+		real = fs_is_dir(d) ? realpath(d, NULL) : NULL;
 		free(d);
-		if (real)
-			return real;
 	}
-	return NULL;
+	free(bin);
+	return real;
 }
 
 static char *look_in(const char *dir, const char *file, struct strlist *tried)

@@ -6,6 +6,9 @@
 
 #include "util.h"
 
+/* The folder of the running tool (where its sibling tools are); caller frees. */
+char *tool_dir(void);
+
 /* The rules folder: $SKILLC_RULES, else beside the running tool
  * (<bin>/../rules in a build tree, <bin>/../share/skillc/rules once
  * installed). NULL when none exists; caller frees. */

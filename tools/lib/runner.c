@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "dotenv.h"
+#include "datadir.h"
 #include "fs.h"
 #include "harness.h"
 #include "json.h"
@@ -18,9 +19,26 @@ const char *runner_program(const char *runner)
 	return !strcmp(runner, "benchflow") ? "bench" : !strcmp(runner, "harbor") ? "harbor" : "skillc-local";
 }
 
-int runner_check_installed(const char *runner, struct err *e)
+/* The runner to execute: found in PATH, else (skillc-local) beside this
+ * tool, so a build tree or an install works without bin/ in PATH. */
+static char *runner_path(const char *runner)
 {
 	char *found = fs_find_in_path(runner_program(runner));
+	if (!found && !strcmp(runner, "local")) {
+		char *bin = tool_dir();
+		found = path_join(bin, "skillc-local");
+		free(bin);
+		if (access(found, X_OK) < 0) {
+			free(found);
+			found = NULL;
+		}
+	}
+	return found;
+}
+
+int runner_check_installed(const char *runner, struct err *e)
+{
+	char *found = runner_path(runner);
 	if (found) {
 		free(found);
 		return 0;
@@ -31,14 +49,15 @@ int runner_check_installed(const char *runner, struct err *e)
 	if (!strcmp(runner, "harbor"))
 		return err_set(e, ERR_INPUT, "RUNNER=harbor needs the `harbor` command, which is not on PATH: install it "
 			       "with `uv tool install harbor`, or pick RUNNER=benchflow or RUNNER=local");
-	return err_set(e, ERR_INPUT, "RUNNER=local needs `skillc-local`, which is not on PATH: build it with `make` "
+	return err_set(e, ERR_INPUT, "RUNNER=local needs `skillc-local`, which is neither on PATH nor beside skillc-eval: build it with `make` "
 		       "(or install skillc), or pick RUNNER=benchflow");
 }
 
 /* bench / skillc-local: `eval run` with the flags of the issue. */
 static void benchflow_argv(const struct eval_job *j, const char *tmp, const char *skills_root, struct strlist *a)
 {
-	strlist_push(a, runner_program(j->o->runner));
+	char *prog = runner_path(j->o->runner);
+	strlist_push_owned(a, prog ? prog : xstrdup(runner_program(j->o->runner)));
 	strlist_push(a, "eval");
 	strlist_push(a, "run");
 	strlist_push(a, "--tasks-dir");
