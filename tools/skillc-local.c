@@ -59,7 +59,7 @@ static int choose_sandbox(struct local_trial *t, struct err *e)
 	if (mode && *mode && strcmp(mode, "bwrap"))
 		return err_set(e, ERR_INPUT, "SANDBOX='%s': use bwrap (the default) or none", mode);
 	t->mode = SANDBOX_BWRAP;
-	t->bwrap = sandbox_find_bwrap();
+	t->bwrap = fs_find_in_path("bwrap");
 	if (!t->bwrap)
 		return err_set(e, ERR_WORK, "bubblewrap (bwrap) is not installed: install it with "
 			       "apt-get install -y bubblewrap, or set SANDBOX=none to run agents unsandboxed "

@@ -319,21 +319,26 @@ int fs_list_names(const char *dir, struct strlist *out, struct err *e)
 	return 0;
 }
 
-char *fs_find_in_path(const char *prog)
+char *fs_find_program(const char *prog, const char *path)
 {
-	const char *path = getenv("PATH");
-	if (!path)
-		return NULL;
-	char *copy = xstrdup(path), *save = NULL, *found = NULL;
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0 ? xstrdup(prog) : NULL;
+	char *copy = xstrdup(path ? path : ""), *save = NULL, *found = NULL;
 	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
 		char *p = path_join(*d ? d : ".", prog);
-		if (access(p, X_OK) == 0)
+		struct stat st;
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
 			found = p;
 		else
 			free(p);
 	}
 	free(copy);
 	return found;
+}
+
+char *fs_find_in_path(const char *prog)
+{
+	return fs_find_program(prog, getenv("PATH"));
 }
 
 char *fs_real_path(const char *p)

@@ -42,8 +42,11 @@ char *fs_move_aside_as(const char *path, const char *dir, const char *name, stru
 /* The names in dir not starting with '.', appended to out, then out sorted
  * by bytes. -1 with e set (errno kept) when dir cannot be opened. */
 int fs_list_names(const char *dir, struct strlist *out, struct err *e);
-/* The first $PATH folder (an empty entry is ".") holding an executable
- * prog, joined with it; NULL when none. Caller frees. */
+/* prog as execvp finds it: itself when it holds a '/', else joined with the
+ * first folder of the PATH list `path` (an empty entry is ".") holding an
+ * executable regular file of that name; NULL when none. Caller frees. */
+char *fs_find_program(const char *prog, const char *path);
+/* The same in $PATH. */
 char *fs_find_in_path(const char *prog);
 
 /* p with symlinks resolved when it exists, else p made absolute from the

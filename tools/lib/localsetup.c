@@ -15,29 +15,11 @@
 /* Host folders every sandbox shows: a program there needs no bind. */
 static const char *const system_prefixes[] = { "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/opt/" };
 
-/* prog as execvp would find it in path (a PATH list), or NULL. Caller frees. */
-static char *find_in_path(const char *prog, const char *path)
-{
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0 ? xstrdup(prog) : NULL;
-	char *copy = xstrdup(path ? path : ""), *save = NULL, *found = NULL;
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = path_join(*d ? d : ".", prog);
-		struct stat st;
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
-			found = p;
-		else
-			free(p);
-	}
-	free(copy);
-	return found;
-}
-
 void local_setup_preflight(struct local_trial *t)
 {
 	struct buf missing = BUF_INIT;
 	for (size_t i = 0; i < t->task.requires.n; i++) {
-		char *p = find_in_path(t->task.requires.v[i], local_sandbox_path);
+		char *p = fs_find_program(t->task.requires.v[i], local_sandbox_path);
 		if (!p)
 			buf_printf(&missing, "%s%s", missing.len ? ", " : "", t->task.requires.v[i]);
 		free(p);
@@ -62,7 +44,7 @@ static bool under_system(const char *path)
 
 int local_setup_program(struct local_trial *t, struct err *e)
 {
-	char *found = find_in_path(t->h.argv.v[0], getenv("PATH"));
+	char *found = fs_find_program(t->h.argv.v[0], getenv("PATH"));
 	char real[PATH_MAX];
 	if (!found || !realpath(found, real)) {
 		const char *hint = json_str(t->h.doc, "install");

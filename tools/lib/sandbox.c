@@ -24,23 +24,6 @@ static const char *const system_dirs[] = {
 /* Secrets in /etc that even a read-only view must not show. */
 static const char *const masked[] = { "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-" };
 
-char *sandbox_find_bwrap(void)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		return NULL;
-	char *copy = xstrdup(path), *save = NULL, *found = NULL;
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = path_join(*d ? d : ".", "bwrap");
-		if (access(p, X_OK) == 0)
-			found = p;
-		else
-			free(p);
-	}
-	free(copy);
-	return found;
-}
-
 int sandbox_init(struct sandbox *sb, enum sandbox_mode mode, const char *bwrap, const char *scratch, struct err *e)
 {
 	memset(sb, 0, sizeof *sb);

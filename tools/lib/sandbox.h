@@ -39,9 +39,6 @@ struct sandbox {
 	char *hosts;       /* scratch/etc/hosts, bound over /etc/hosts when set */
 };
 
-/* Finds bubblewrap in PATH; NULL when absent. Caller frees. */
-char *sandbox_find_bwrap(void);
-
 /* Starts an empty sandbox whose host-side pieces live in scratch (created;
  * must not exist yet). */
 int sandbox_init(struct sandbox *sb, enum sandbox_mode mode, const char *bwrap, const char *scratch, struct err *e);
