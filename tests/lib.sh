@@ -8,7 +8,8 @@ T_BIN=$T_ROOT/bin
 PATH=$T_BIN:$PATH
 export PATH
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/skillc-e2e.XXXXXX")
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
+T_PIDS=
+trap '[ -z "$T_PIDS" ] || kill $T_PIDS 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
 t_name=
 t_why=
 
@@ -28,4 +29,17 @@ t_eq() {
 # t_contains "what" haystack needle
 t_contains() {
 	case $2 in *"$3"*) ;; *) t_fail "$1: '$3' not in '$2'" ;; esac
+}
+
+# t_fakellm DIR SCRIPT: starts our loopback model server (tests/helpers/fakellm)
+# with the JSON script text SCRIPT, its files in DIR (script.json, log.jsonl,
+# port); sets FAKELLM_URL (http://127.0.0.1:<port>/v1). Stopped at exit.
+t_fakellm() {
+	mkdir -p "$1" && printf '%s\n' "$2" >"$1/script.json"
+	"$T_ROOT/build/tests/helpers/fakellm" --script "$1/script.json" --log "$1/log.jsonl" \
+		--port-file "$1/port" 2>"$1/fakellm.err" &
+	T_PIDS="$T_PIDS $!"
+	_i=0
+	while [ ! -s "$1/port" ] && [ $_i -lt 250 ]; do sleep 0.02; _i=$((_i + 1)); done
+	FAKELLM_URL=http://127.0.0.1:$(cat "$1/port")/v1
 }

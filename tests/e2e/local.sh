@@ -11,17 +11,12 @@ MARK=skillc-local-stray-$$
 mkdir -p "$H"
 cp "$T_ROOT/build/tests/helpers/acpagent" "$H/acpagent"
 # the model route must answer: the runner refuses to start an agent whose
-# model server is down (these scripted agents never ask it anything)
-FAKELLM=$T_ROOT/build/tests/helpers/fakellm
-# (its files live apart from $T_TMP, which no_strays looks for in command lines)
+# model server is down (these scripted agents never ask it anything); its
+# files live apart from $T_TMP, which no_strays looks for in command lines
 LLMD=$(mktemp -d "${TMPDIR:-/tmp}/skillc-llm.XXXXXX")
-echo '{"chat": []}' >"$LLMD/llm.json"
-"$FAKELLM" --script "$LLMD/llm.json" --log "$LLMD/llm.log" --port-file "$LLMD/llm.port" 2>/dev/null &
-LLM_PID=$!
-trap 'kill $LLM_PID 2>/dev/null; rm -rf "$T_TMP" "$LLMD"' EXIT
-i=0
-while [ ! -s "$LLMD/llm.port" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
-LLM_URL=http://127.0.0.1:$(cat "$LLMD/llm.port")/v1
+t_fakellm "$LLMD" '{"chat": []}'
+trap '[ -z "$T_PIDS" ] || kill $T_PIDS 2>/dev/null; rm -rf "$T_TMP" "$LLMD"' EXIT
+LLM_URL=$FAKELLM_URL
 printf '{"providers": {"fake": {"base_url": "%s"}}}\n' "$LLM_URL" >"$T_TMP/routes.json"
 export ROUTES="$T_TMP/routes.json" HARNESS_PATH="$H"
 unset SANDBOX KEEP_SANDBOX

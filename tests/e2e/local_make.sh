@@ -14,13 +14,8 @@ W=$T_TMP/work H=$T_TMP/harness
 mkdir -p "$W" "$H" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
 cp "$T_ROOT/build/tests/helpers/acpagent" "$H/acpagent"
 # a live model route (the runner checks it answers; the scripted agent never asks it)
-echo "{\"chat\": []}" >"$T_TMP/llm.json"
-"$T_ROOT/build/tests/helpers/fakellm" --script "$T_TMP/llm.json" --log "$T_TMP/llm.log" --port-file "$T_TMP/llm.port" 2>/dev/null &
-LLM_PID=$!
-trap 'kill $LLM_PID 2>/dev/null; rm -rf "$T_TMP"' EXIT
-i=0
-while [ ! -s "$T_TMP/llm.port" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
-printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_required": false}}}\n' "$(cat "$T_TMP/llm.port")" >routes.json
+t_fakellm "$T_TMP/llm" '{"chat": []}'
+printf '{"providers": {"fake": {"base_url": "%s", "key_required": false}}}\n' "$FAKELLM_URL" >routes.json
 # the agent loads the skill, reads the data, writes the answer
 cat >"$H/scripted.script.json" <<'JSON'
 {"agent_name": "Scripted", "usage": {"inputTokens": 900, "outputTokens": 60, "totalTokens": 960},

@@ -10,8 +10,6 @@
 unset MODEL EXTERNAL_MODEL STATIC_MODE PROFILES_DIR ROUTES ENV_FILE CACHE_DIR LLM_CACHE SKILLC_USAGE_FILE
 FAKELLM=$T_ROOT/build/tests/helpers/fakellm
 [ -x "$FAKELLM" ] || { echo "FAIL static-hybrid.sh: build/tests/helpers/fakellm is missing (make check builds it)"; exit 1; }
-PIDS=
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T_TMP"' EXIT
 W=$T_TMP/work
 mkdir -p "$W" && cd "$W" || exit 2
 S=tasks/fence/environment/skills/fence-skill
@@ -50,12 +48,7 @@ PLAN='{"operations": [
  {"op": "move_to_reference", "section": "fence-skill/background", "when": "you need the history of the reports."}
 ]}'
 D=$T_TMP/fake
-mkdir -p "$D"
-printf '{"chat": [{"json": %s}]}\n' "$PLAN" >"$D/script.json"
-"$FAKELLM" --script "$D/script.json" --log "$D/log.jsonl" --port-file "$D/port" 2>"$D/fake.err" &
-PIDS="$PIDS $!"
-i=0
-while [ ! -s "$D/port" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+t_fakellm "$D" "$(printf '{"chat": [{"json": %s}]}' "$PLAN")"
 cat >"$D/routes.json" <<EOF
 {"providers": {"fake": {"base_url": "http://127.0.0.1:$(cat "$D/port")/v1", "key_env": null,
   "timeout": 10, "connect_timeout": 2, "retry": {"attempts": 2, "base_delay": 0.01, "max_delay": 0.05}}}}
@@ -153,14 +146,8 @@ t_end
 
 t_begin "STAGE_TIMEOUT: a stage that runs too long is stopped, its whole process group with it"
 D2=$T_TMP/slow
-mkdir -p "$D2"
-printf '{"chat": [{"delay": 60, "text": "too late"}]}\n' >"$D2/script.json"
-"$FAKELLM" --script "$D2/script.json" --log "$D2/log.jsonl" --port-file "$D2/port" 2>"$D2/fake.err" &
-PIDS="$PIDS $!"
-i=0
-while [ ! -s "$D2/port" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
-printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_env": null, "timeout": 120}}}\n' \
-	"$(cat "$D2/port")" >"$D2/routes.json"
+t_fakellm "$D2" '{"chat": [{"delay": 60, "text": "too late"}]}'
+printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 120}}}\n' "$FAKELLM_URL" >"$D2/routes.json"
 start=$(date +%s)
 out=$($SK task=fence MODEL=vllm/Qwen/Qwen3.5-27B STATIC_MODE=hybrid EXTERNAL_MODEL=fake/slow ROUTES=$D2/routes.json \
 	CACHE_DIR=$T_TMP/cache3 ENV_FILE=$T_TMP/none.env STAGE_TIMEOUT=2 static 2>&1)
