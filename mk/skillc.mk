@@ -84,6 +84,12 @@ ifeq ($(wildcard $(SKILLC_TASK_DIR)/.),)
 $(error skillc: task '$(task)' not found: no folder $(SKILLC_TASK_DIR) (TASKS_DIR=$(TASKS_DIR)))
 endif
 endif
+# every stage after ingest is for the target model: say so before any work
+ifneq ($(filter-out ingest clean-stage status,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))),)
+ifeq ($(MODEL),)
+$(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; providers are in ROUTES))
+endif
+endif
 ifneq ($(filter clean-stage,$(MAKECMDGOALS)),)
 ifeq ($(STAGE),)
 $(error skillc: clean-stage needs STAGE=<stage>, e.g. make clean-stage STAGE=ingest task=$(task))

@@ -127,6 +127,9 @@ out=$($SK task=nosuch ingest 2>&1)
 t_contains "missing task" "$out" "task 'nosuch' not found: no folder tasks/nosuch"
 out=$($SK ingest 2>&1)
 t_contains "no task" "$out" "set task=<name>"
+out=$($SK task=csv-column-sum final 2>&1)
+t_eq "no model exit" $? 2
+t_contains "no model" "$out" "skillc: set MODEL=provider/model-id, the target model"
 t_end
 
 t_begin "a matrix: tasks=\"a b\" runs one make per task"
