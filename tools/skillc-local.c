@@ -206,13 +206,12 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 	struct err e = { 0 };
 	o->skill_mode = "no-skill";
 	o->idle_timeout = 600;
+	char name[64]; /* the flag of a "--flag=value" argument */
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = NULL;
 		char *eq = NULL;
 		if (!strncmp(a, "--", 2) && (eq = strchr(a, '='))) {
-			/* --flag=value */
-			static char name[64];
 			snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
 			a = name;
 			v = eq + 1;
