@@ -186,12 +186,14 @@ endif
 #:   make task=T profile        resolve MODEL to a model profile (artifacts/static/profile.json)
 #:   make task=T static         static compile for MODEL (artifacts/static/S_static/, report.md)
 #:   make task=T raw-eval       REPEAT trials of the raw skill (-jN: N at a time)
+#:   make task=T static-eval    REPEAT trials of the compiled skill (reused when it equals the raw one)
+#:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
-#:   make task=T clean-stage STAGE=S   forget stage S and every stage after it
+#:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
 #:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
@@ -205,6 +207,6 @@ endif
 #:   MAX_FILE_MB=25  STAGE_TIMEOUT=3600  TRIAL_TIMEOUT=10800 (seconds: one stage, one trial)
 #:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
 #:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
-#:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none
+#:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none  WATCH_TIMEOUT=0
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see README.md.
