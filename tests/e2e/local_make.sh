@@ -69,3 +69,21 @@ out=$(PATH=/usr/local/bin:/usr/bin:/bin $SK raw-eval REPEAT=4 2>&1)
 t_eq "exit" $? 0
 t_contains "the fourth trial ran" "$(cat $R/traces/csv-column-sum/raw/test-004/trial.json)" '"outcome": "passed"'
 t_end
+
+t_begin "clean-stage STAGE=raw-eval.002 forgets that trial and what gathers it, nothing else"
+T=$R/traces/csv-column-sum/raw
+other=$(skillc-hash $T/test-001 $T/test-003 | cut -d' ' -f1)
+out=$($SK clean-stage STAGE=raw-eval.002 REPEAT=4 2>&1)
+t_eq "exit" $? 0
+t_contains "the trial" "$out" "raw-eval.002: removed"
+t_contains "its index" "$out" "raw-index: removed"
+case $out in *raw-eval.001*|*raw-eval.003*) t_fail "touched another trial: $out" ;; esac
+t_check "trial gone" test ! -e $T/test-002
+t_check "index gone" test ! -e $T/index.json
+t_eq "other trials untouched" "$(skillc-hash $T/test-001 $T/test-003 | cut -d' ' -f1)" "$other"
+out=$($SK raw-index REPEAT=4 2>&1)
+t_eq "make again" $? 0
+t_contains "only that trial is due (the store has it)" "$out" "[2/4] csv-column-sum raw test-002 passed"
+case $out in *test-001*|*test-003*) t_fail "another trial ran: $out" ;; esac
+t_check "back" test -f $T/test-002/trial.json
+t_end
