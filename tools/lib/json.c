@@ -7,12 +7,34 @@
 
 #include "fs.h"
 #include "hash.h"
+#include "unicode.h"
 
-static void put_string(const char *s, struct buf *out)
+/* The bytes of a valid UTF-8 sequence at p (up to the NUL), else 0. */
+static size_t utf8_seq(const unsigned char *p)
+{
+	size_t n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4, have = strnlen((const char *)p, n);
+	return have == n && utf8_check((const char *)p, n) == n ? n : 0;
+}
+
+void json_quote(const char *s, bool ascii, struct buf *out)
 {
 	buf_addc(out, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		unsigned c = *p;
+		if (ascii && c >= 0x80) {
+			size_t n = utf8_seq(p), k;
+			uint32_t cp = n ? utf8_decode((const char *)p, n, &k) : 0xfffd; /* invalid: U+FFFD */
+			p += n ? n : 1;
+			if (cp >= 0x10000) {
+				cp -= 0x10000;
+				buf_printf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+			} else {
+				buf_printf(out, "\\u%04x", cp);
+			}
+			continue;
+		}
+		p++;
+		switch (c) {
 		case '"': buf_adds(out, "\\\""); break;
 		case '\\': buf_adds(out, "\\\\"); break;
 		case '\b': buf_adds(out, "\\b"); break;
@@ -21,10 +43,10 @@ static void put_string(const char *s, struct buf *out)
 		case '\r': buf_adds(out, "\\r"); break;
 		case '\t': buf_adds(out, "\\t"); break;
 		default:
-			if (*p < 0x20)
-				buf_printf(out, "\\u%04x", *p);
+			if (c < 0x20 || (ascii && c == 0x7f))
+				buf_printf(out, "\\u%04x", c);
 			else
-				buf_addc(out, (char)*p);
+				buf_addc(out, (char)c);
 		}
 	}
 	buf_addc(out, '"');
@@ -75,7 +97,7 @@ static void canon(const cJSON *v, bool pretty, int depth, struct buf *out)
 	} else if (cJSON_IsNumber(v)) {
 		put_number(v->valuedouble, out);
 	} else if (cJSON_IsString(v) || cJSON_IsRaw(v)) {
-		put_string(v->valuestring ? v->valuestring : "", out);
+		json_quote(v->valuestring ? v->valuestring : "", false, out);
 	} else if (cJSON_IsArray(v)) {
 		buf_addc(out, '[');
 		int i = 0;
@@ -104,7 +126,7 @@ static void canon(const cJSON *v, bool pretty, int depth, struct buf *out)
 				buf_addc(out, ',');
 			if (pretty)
 				indent(out, depth + 1);
-			put_string(kids[i]->string, out);
+			json_quote(kids[i]->string, false, out);
 			buf_adds(out, pretty ? ": " : ":");
 			canon(kids[i], pretty, depth + 1, out);
 		}

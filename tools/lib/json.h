@@ -17,6 +17,11 @@
  * non-ASCII passed through as UTF-8. Appends to out. */
 void json_canon(const cJSON *v, bool pretty, struct buf *out);
 
+/* Appends s as a JSON string. ascii: every non-ASCII character (and DEL) as
+ * \uXXXX escapes, invalid UTF-8 as U+FFFD, as Python's json.dumps writes
+ * them; else UTF-8 passes through. */
+void json_quote(const char *s, bool ascii, struct buf *out);
+
 /* Hash of the compact canonical text. */
 void json_hash(const cJSON *v, char out[33]);
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+
 static void float_text(double d, char out[40])
 {
 	for (int prec = 1; prec <= 17; prec++) {
@@ -44,66 +46,6 @@ double pyjson_number(const cJSON *v)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-/* Decodes one UTF-8 sequence; returns its length, or 0 when malformed. */
-static int utf8_decode(const unsigned char *p, unsigned *cp)
-{
-	if (p[0] < 0xc2)
-		return 0;
-	int n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
-	if (!n)
-		return 0;
-	unsigned c = p[0] & (0x7f >> n);
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
-static void put_string(const char *s, struct buf *out)
-{
-	buf_addc(out, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		unsigned c = *p;
-		if (c >= 0x80) {
-			int n = utf8_decode(p, &c);
-			if (!n) {
-				c = 0xfffd; /* invalid bytes: the replacement character */
-				n = 1;
-			}
-			p += n;
-			if (c >= 0x10000) {
-				c -= 0x10000;
-				buf_printf(out, "\\u%04x\\u%04x", 0xd800 + (c >> 10), 0xdc00 + (c & 0x3ff));
-			} else {
-				buf_printf(out, "\\u%04x", c);
-			}
-			continue;
-		}
-		p++;
-		switch (c) {
-		case '"': buf_adds(out, "\\\""); break;
-		case '\\': buf_adds(out, "\\\\"); break;
-		case '\b': buf_adds(out, "\\b"); break;
-		case '\f': buf_adds(out, "\\f"); break;
-		case '\n': buf_adds(out, "\\n"); break;
-		case '\r': buf_adds(out, "\\r"); break;
-		case '\t': buf_adds(out, "\\t"); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				buf_printf(out, "\\u%04x", c);
-			else
-				buf_addc(out, (char)c);
-		}
-	}
-	buf_addc(out, '"');
-}
-
 static void newline(struct buf *out, int indent, int depth)
 {
 	buf_addc(out, '\n');
@@ -131,7 +73,7 @@ static void print(const cJSON *v, int indent, int depth, struct buf *out)
 			buf_adds(out, text);
 		}
 	} else if (cJSON_IsString(v)) {
-		put_string(v->valuestring, out);
+		json_quote(v->valuestring, true, out);
 	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
 		bool obj = cJSON_IsObject(v);
 		buf_addc(out, obj ? '{' : '[');
@@ -145,7 +87,7 @@ static void print(const cJSON *v, int indent, int depth, struct buf *out)
 			if (indent >= 0)
 				newline(out, indent, depth + 1);
 			if (obj) {
-				put_string(c->string ? c->string : "", out);
+				json_quote(c->string ? c->string : "", true, out);
 				buf_adds(out, ": ");
 			}
 			print(c, indent, depth + 1, out);
