@@ -14,18 +14,6 @@
 
 static char *dir;
 
-static void put(const char *rel, const char *text)
-{
-	char *p = path_join(dir, rel);
-	struct err e;
-	char *slash = strrchr(p, '/');
-	*slash = '\0';
-	fs_mkdirs(p, &e);
-	*slash = '/';
-	CHECK(fs_write_atomic(p, text, strlen(text), 0644, &e) == 0);
-	free(p);
-}
-
 static void test_atomic_write_and_if_changed(void)
 {
 	char *p = path_join(dir, "a.txt");
@@ -60,7 +48,7 @@ static void test_atomic_write_and_if_changed(void)
 
 static void test_hash_file_matches_xxh128(void)
 {
-	put("hi.txt", "hi\n");
+	t_put(dir, "hi.txt", "hi\n");
 	char *p = path_join(dir, "hi.txt");
 	hash_hex h;
 	struct err e;
@@ -89,10 +77,10 @@ static void test_tree_hash_rules(void)
 	fs_mkdirs(a, &e);
 	fs_mkdirs(b, &e);
 	/* same content written in another order hashes the same */
-	put("ta/x.md", "x");
-	put("ta/sub/y.md", "y");
-	put("tb/sub/y.md", "y");
-	put("tb/x.md", "x");
+	t_put(dir, "ta/x.md", "x");
+	t_put(dir, "ta/sub/y.md", "y");
+	t_put(dir, "tb/sub/y.md", "y");
+	t_put(dir, "tb/x.md", "x");
 	hash_hex ha, hb;
 	tree_hash("ta", ha);
 	tree_hash("tb", hb);
@@ -107,10 +95,10 @@ static void test_tree_hash_rules(void)
 	CHECK(strcmp(ha, hb) != 0);
 	chmod(x, 0644);
 	/* a renamed file changes it; "path + content" boundaries are unambiguous */
-	put("tb/x.md", "xy");
+	t_put(dir, "tb/x.md", "xy");
 	tree_hash("tb", hb);
 	CHECK(strcmp(ha, hb) != 0);
-	put("tb/x.md", "x");
+	t_put(dir, "tb/x.md", "x");
 	/* an empty folder counts */
 	char *empty = path_join(dir, "tb/empty");
 	fs_mkdirs(empty, &e);
@@ -139,8 +127,8 @@ static void test_tree_hash_rules(void)
 static void test_publish_dir_swaps(void)
 {
 	struct err e;
-	put("pub-old/f", "old");
-	put("pub-new/f", "new");
+	t_put(dir, "pub-old/f", "old");
+	t_put(dir, "pub-new/f", "new");
 	char *target = path_join(dir, "pub"), *old = path_join(dir, "pub-old"), *neu = path_join(dir, "pub-new");
 	CHECK(fs_publish_dir(old, target, &e) == 0); /* target absent: a rename */
 	CHECK(!fs_exists(old));

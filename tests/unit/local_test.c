@@ -18,26 +18,14 @@
 #include "sandbox.h"
 #include "task.h"
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char *p = path_join(dir, rel);
-	char *d = xstrdup(p);
-	*strrchr(d, '/') = '\0';
-	struct err e;
-	fs_mkdirs(d, &e);
-	fs_write_atomic(p, text, strlen(text), 0644, &e);
-	free(d);
-	free(p);
-}
-
 static void t_dockerfile(void)
 {
 	char *ctx = t_tmpdir();
-	put(ctx, "data/a.csv", "1");
-	put(ctx, "notes.txt", "n");
-	put(ctx, "x1.json", "1");
-	put(ctx, "x2.json", "2");
-	put(ctx, "skills/s/SKILL.md", "---\n");
+	t_put(ctx, "data/a.csv", "1");
+	t_put(ctx, "notes.txt", "n");
+	t_put(ctx, "x1.json", "1");
+	t_put(ctx, "x2.json", "2");
+	t_put(ctx, "skills/s/SKILL.md", "---\n");
 	struct task t;
 	memset(&t, 0, sizeof t);
 	struct err e = { 0 };
@@ -110,10 +98,10 @@ static void t_task_load(void)
 {
 	char *dir = t_tmpdir();
 	char *task = path_join(dir, "my-task");
-	put(task, "task.toml", "version = \"1.0\"\n[agent]\ntimeout_sec = 30\n[environment]\nallow_internet = false\n"
+	t_put(task, "task.toml", "version = \"1.0\"\n[agent]\ntimeout_sec = 30\n[environment]\nallow_internet = false\n"
 			       "[verifier]\nnetwork_mode = \"public\"\n[metadata]\nrequired_programs = [\"sh\"]\n");
-	put(task, "instruction.md", "Do it.\n");
-	put(task, "environment/Dockerfile", "FROM x\nWORKDIR /work\n");
+	t_put(task, "instruction.md", "Do it.\n");
+	t_put(task, "environment/Dockerfile", "FROM x\nWORKDIR /work\n");
 	struct err e = { 0 };
 	cJSON *ov = NULL;
 	CHECK_INT(task_parse_override("agent.timeout_sec=5", &ov, &e), 0);
@@ -137,7 +125,7 @@ static void t_task_load(void)
 	CHECK_INT(task_parse_override("nonsense", &ov, &e), -1);
 	CHECK_STR(e.msg, "--config-override 'nonsense': give a JSON object, @file or key.path=value");
 	cJSON_Delete(ov);
-	put(task, "task.toml", "[agent]\ntimeout_sec = -1\n");
+	t_put(task, "task.toml", "[agent]\ntimeout_sec = -1\n");
 	CHECK_INT(task_load(task, NULL, &t, &e), -1);
 	char *want = xasprintf("%s/task.toml: [agent] timeout_sec must be a positive number of seconds", task);
 	CHECK_STR(e.msg, want);
@@ -231,7 +219,7 @@ static void t_sandbox_open(void)
 	char *dir = t_tmpdir();
 	char *scratch = path_join(dir, "sb");
 	char *outside = path_join(dir, "outside");
-	put(dir, "outside/secret", "s");
+	t_put(dir, "outside/secret", "s");
 	struct sandbox sb;
 	struct err e = { 0 };
 	CHECK_INT(sandbox_init(&sb, SANDBOX_BWRAP, "/usr/bin/bwrap", scratch, &e), 0);

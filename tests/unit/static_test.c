@@ -16,33 +16,20 @@
 static char *tmp;
 static int serial;
 
-static void put(const char *path, const char *text)
-{
-	struct err e;
-	char *dir = xstrdup(path);
-	*strrchr(dir, '/') = '\0';
-	fs_mkdirs(dir, &e);
-	free(dir);
-	if (fs_write_atomic(path, text, strlen(text), 0644, &e) < 0) {
-		printf("FAIL setup: %s\n", e.msg);
-		exit(2);
-	}
-}
-
 /* A skills root <tmp>/pkgN/ holding <name>/SKILL.md and the extra files
  * ("path", "text", ..., NULL); loaded into s. */
 static void load(struct skill_src *s, const char *md, ...)
 {
 	char *root = xasprintf("%s/pkg%d", tmp, ++serial);
 	char *p = xasprintf("%s/demo/SKILL.md", root);
-	put(p, md);
+	t_put(NULL, p, md);
 	free(p);
 	va_list ap;
 	va_start(ap, md);
 	for (const char *f; (f = va_arg(ap, const char *));) {
 		const char *text = va_arg(ap, const char *);
 		p = xasprintf("%s/demo/%s", root, f);
-		put(p, text);
+		t_put(NULL, p, text);
 		free(p);
 	}
 	va_end(ap);
@@ -86,7 +73,7 @@ static void write_profile(const char *dir, const char *name, const char *match)
 			       ", " PROV("prefers") ", " PROV("weaknesses") "%s}}",
 			       name, m, match ? ", " PROV("match") : "");
 	char *path = xasprintf("%s/%s.json", dir, name);
-	put(path, body);
+	t_put(NULL, path, body);
 	free(path);
 	free(body);
 	free(m);
@@ -141,7 +128,7 @@ static void test_profile_precedence(void)
 static void expect_bad_profile(const char *text, const char *name, const char *msg)
 {
 	char *path = xasprintf("%s/bad/%s.json", tmp, name);
-	put(path, text);
+	t_put(NULL, path, text);
 	struct err e = { 0 };
 	cJSON *p = profile_load(path, &e);
 	CHECK(p == NULL);
@@ -157,7 +144,7 @@ static void test_profile_errors(void)
 {
 	char *ok = profile_text(PROFILE("x", "\"match\": \"x\", ", 10, 10, "", ""), ", " PROV("match"));
 	char *path = xasprintf("%s/bad/x.json", tmp);
-	put(path, ok);
+	t_put(NULL, path, ok);
 	struct err e;
 	cJSON *p = profile_load(path, &e);
 	CHECK(p != NULL);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs.h"
+
 static int t_failed_total;
 static int t_case_failed;
 static const char *t_case_name;
@@ -59,6 +61,21 @@ static inline char *t_tmpdir(void)
 		exit(2);
 	}
 	return tmpl;
+}
+
+/* Writes text to dir/rel (rel alone when dir is NULL), creating its
+ * folders; a test that cannot set up stops with a FAIL line. */
+static inline void t_put(const char *dir, const char *rel, const char *text)
+{
+	char *p = dir ? path_join(dir, rel) : xstrdup(rel);
+	char *parent = path_dir(p);
+	struct err e;
+	if (fs_mkdirs(parent, &e) < 0 || fs_write_atomic(p, text, strlen(text), 0644, &e) < 0) {
+		printf("FAIL setup: %s\n", e.msg);
+		exit(2);
+	}
+	free(parent);
+	free(p);
 }
 
 #endif

@@ -17,18 +17,6 @@
 
 static char *dir;
 
-static void put(const char *rel, const char *text)
-{
-	char *p = path_join(dir, rel);
-	struct err e;
-	char *slash = strrchr(p, '/');
-	*slash = '\0';
-	fs_mkdirs(p, &e);
-	*slash = '/';
-	CHECK(fs_write_atomic(p, text, strlen(text), 0644, &e) == 0);
-	free(p);
-}
-
 static void age(const char *rel, long seconds_ago)
 {
 	char *p = path_join(dir, rel);
@@ -87,20 +75,20 @@ static cJSON *parse(const char *sub, const struct strlist *skills, bool require,
 static void rollout(const char *jobs, const char *name, const char *result, const char *acp, const char *llm)
 {
 	char *p = xasprintf("%s/2026-08-23__10-00-00/%s/result.json", jobs, name);
-	put(p, result);
+	t_put(dir, p, result);
 	free(p);
 	if (acp) {
 		p = xasprintf("%s/2026-08-23__10-00-00/%s/trajectory/acp_trajectory.jsonl", jobs, name);
-		put(p, acp);
+		t_put(dir, p, acp);
 		free(p);
 	}
 	if (llm) {
 		p = xasprintf("%s/2026-08-23__10-00-00/%s/trajectory/llm_trajectory.jsonl", jobs, name);
-		put(p, llm);
+		t_put(dir, p, llm);
 		free(p);
 	}
 	p = xasprintf("%s/2026-08-23__10-00-00/summary.json", jobs);
-	put(p, "{\"total\": 1}\n");
+	t_put(dir, p, "{\"total\": 1}\n");
 	free(p);
 }
 
@@ -111,7 +99,7 @@ static void test_production_pass_skill_invoked(void)
 	rollout("pass", "demo__0000aaaa", r, "{\"type\": \"user_message\", \"text\": \"go\"}\n" BUILTIN_CALL "\n"
 		SKILL_CALL "\n" EXEC_CALL "\n{\"type\": \"agent_message\", \"text\": \"done\"}", LLM_LINE);
 	free(r);
-	put("pass/2026-08-23__10-00-00/demo__0000aaaa/verifier/reward.txt", "1\n");
+	t_put(dir, "pass/2026-08-23__10-00-00/demo__0000aaaa/verifier/reward.txt", "1\n");
 	struct strlist s = ours();
 	struct err e;
 	cJSON *t = parse("pass", &s, false, &e);
@@ -241,11 +229,11 @@ static void test_outcomes(void)
 	cJSON_Delete(t);
 
 	/* verifier error: no reward, verifier_error set */
-	put("verr/2026-08-23__10-00-00/demo__7777aaaa/result.json",
+	t_put(dir, "verr/2026-08-23__10-00-00/demo__7777aaaa/result.json",
 	    "{\"task_name\": \"demo\", \"rewards\": null, \"agent\": \"opencode\", \"verifier_error\": "
 	    "\"verifier timed out after 600.0s\", \"verifier_error_category\": \"verifier_timeout\"}");
-	put("verr/2026-08-23__10-00-00/demo__7777aaaa/trajectory/acp_trajectory.jsonl", EXEC_CALL);
-	put("verr/2026-08-23__10-00-00/summary.json", "{}");
+	t_put(dir, "verr/2026-08-23__10-00-00/demo__7777aaaa/trajectory/acp_trajectory.jsonl", EXEC_CALL);
+	t_put(dir, "verr/2026-08-23__10-00-00/summary.json", "{}");
 	t = parse("verr", &s, false, &e);
 	CHECK_STR(json_str(t, "outcome"), "verifier_error");
 	CHECK_STR(json_str(t, "verifier_error_category"), "verifier_timeout");
@@ -253,8 +241,8 @@ static void test_outcomes(void)
 
 	/* no job summary: the run did not finish */
 	r = result_json("demo__8888aaaa", "{\"reward\": 1.0}", "null", "null", 1, 300);
-	put("nosum/2026-08-23__10-00-00/demo__8888aaaa/result.json", r);
-	put("nosum/2026-08-23__10-00-00/demo__8888aaaa/trajectory/acp_trajectory.jsonl", SKILL_CALL);
+	t_put(dir, "nosum/2026-08-23__10-00-00/demo__8888aaaa/result.json", r);
+	t_put(dir, "nosum/2026-08-23__10-00-00/demo__8888aaaa/trajectory/acp_trajectory.jsonl", SKILL_CALL);
 	free(r);
 	t = parse("nosum", &s, false, &e);
 	CHECK(strstr(trial_first_problem(t), "no job summary") != NULL);
@@ -264,13 +252,13 @@ static void test_outcomes(void)
 
 static void test_old_schema_tokens_from_llm(void)
 {
-	put("old/2026-04-22__22-37-42/regex-log__bab1cbf6/result.json",
+	t_put(dir, "old/2026-04-22__22-37-42/regex-log__bab1cbf6/result.json",
 	    "{\"task_name\": \"regex-log\", \"rollout_name\": \"regex-log__bab1cbf6\", \"rewards\": {\"reward\": 0.0},"
 	    " \"agent\": \"opencode\", \"model\": \"m\", \"n_tool_calls\": 8, \"error\": null, \"verifier_error\": null,"
 	    " \"started_at\": \"2026-04-22 22:37:42.034339\", \"finished_at\": \"2026-04-22 22:40:58.748485\"}");
-	put("old/2026-04-22__22-37-42/regex-log__bab1cbf6/trajectory/acp_trajectory.jsonl", SKILL_CALL "\n");
-	put("old/2026-04-22__22-37-42/regex-log__bab1cbf6/trajectory/llm_trajectory.jsonl", LLM_LINE "\n" LLM_LINE);
-	put("old/2026-04-22__22-37-42/summary.json", "{}");
+	t_put(dir, "old/2026-04-22__22-37-42/regex-log__bab1cbf6/trajectory/acp_trajectory.jsonl", SKILL_CALL "\n");
+	t_put(dir, "old/2026-04-22__22-37-42/regex-log__bab1cbf6/trajectory/llm_trajectory.jsonl", LLM_LINE "\n" LLM_LINE);
+	t_put(dir, "old/2026-04-22__22-37-42/summary.json", "{}");
 	struct strlist s = ours();
 	struct err e;
 	cJSON *t = parse("old", &s, false, &e);
@@ -289,29 +277,29 @@ static void test_old_schema_tokens_from_llm(void)
 static void test_refuses_non_trials(void)
 {
 	struct err e = { 0, "" };
-	put("flat/case-a/result.json", "{\"status\": \"pass\", \"reward\": 1.0, \"token_usage\": {}}");
-	put("flat/case-a/run_config.json", "{\"task_id\": \"x\", \"harness\": \"openhands\"}");
-	put("flat/case-b/result.json", "{\"status\": \"fail\", \"reward\": 0.0}");
+	t_put(dir, "flat/case-a/result.json", "{\"status\": \"pass\", \"reward\": 1.0, \"token_usage\": {}}");
+	t_put(dir, "flat/case-a/run_config.json", "{\"task_id\": \"x\", \"harness\": \"openhands\"}");
+	t_put(dir, "flat/case-b/result.json", "{\"status\": \"fail\", \"reward\": 0.0}");
 	CHECK(parse("flat", NULL, false, &e) == NULL);
 	CHECK_INT(e.code, ERR_INPUT);
 	CHECK(strstr(e.msg, "holds 2 flat-schema review fixtures") != NULL);
 	CHECK(parse("flat/case-a", NULL, false, &e) == NULL);
 	CHECK(strstr(e.msg, "holds 1 flat-schema review fixture ") != NULL);
 
-	put("trunc/2026-08-23__10-00-00/demo__9999aaaa/result.json", "{\"task_name\": \"demo\", \"rewards\": {\"rew");
+	t_put(dir, "trunc/2026-08-23__10-00-00/demo__9999aaaa/result.json", "{\"task_name\": \"demo\", \"rewards\": {\"rew");
 	CHECK(parse("trunc", NULL, false, &e) == NULL);
 	CHECK_INT(e.code, ERR_INPUT);
 	CHECK(strstr(e.msg, "result.json' is not valid JSON (truncated, or still being written)") != NULL);
 
-	put("nothing/readme.txt", "x");
+	t_put(dir, "nothing/readme.txt", "x");
 	CHECK(parse("nothing", NULL, false, &e) == NULL);
 	CHECK(strstr(e.msg, "holds no trial") != NULL);
 }
 
 static void test_harbor_trial(void)
 {
-	put("hb/trial/result.json", "{\"n_total_trials\": 1, \"finished_at\": \"2026-07-18T12:10:00\", \"stats\": {}}");
-	put("hb/trial/demo__AbCdEfG/result.json",
+	t_put(dir, "hb/trial/result.json", "{\"n_total_trials\": 1, \"finished_at\": \"2026-07-18T12:10:00\", \"stats\": {}}");
+	t_put(dir, "hb/trial/demo__AbCdEfG/result.json",
 	    "{\"id\": \"u\", \"task_name\": \"demo\", \"trial_name\": \"demo__AbCdEfG\", \"agent_info\": {\"name\": "
 	    "\"opencode\", \"model_info\": {\"name\": \"qwen-27b\", \"provider\": \"vllm\"}}, \"agent_result\": "
 	    "{\"n_input_tokens\": 1200, \"n_cache_tokens\": 200, \"n_output_tokens\": 300, \"cost_usd\": null}, "
@@ -319,7 +307,7 @@ static void test_harbor_trial(void)
 	    "\"AgentTimeoutError\", \"exception_message\": \"timed out\"}, \"started_at\": \"2026-07-18T12:00:00\", "
 	    "\"finished_at\": \"2026-07-18T12:05:30\", \"agent_execution\": {\"started_at\": \"2026-07-18T12:01:00\", "
 	    "\"finished_at\": \"2026-07-18T12:04:00\"}}");
-	put("hb/trial/demo__AbCdEfG/agent/trajectory.json",
+	t_put(dir, "hb/trial/demo__AbCdEfG/agent/trajectory.json",
 	    "{\"schema_version\": \"ATIF-v1.2\", \"steps\": [{\"step_id\": 1, \"source\": \"user\", \"message\": \"go\"},"
 	    " {\"step_id\": 2, \"source\": \"agent\", \"message\": \"\", \"tool_calls\": [{\"tool_call_id\": \"t1\", "
 	    "\"function_name\": \"skill\", \"arguments\": {\"name\": \"csv-sum\"}}], \"observation\": {\"results\": "
@@ -363,16 +351,16 @@ static void test_harness_rules(void)
 	CHECK(strstr(e.msg, "opencode") != NULL);
 	harness_free(&h);
 
-	put("r1/harness/loose.json", "{\"skill_use\": {\"invoked\": {\"acp\": [{\"kind\": \"^skill$\"}]}}}");
+	t_put(dir, "r1/harness/loose.json", "{\"skill_use\": {\"invoked\": {\"acp\": [{\"kind\": \"^skill$\"}]}}}");
 	char *r1 = path_join(dir, "r1");
 	CHECK(harness_load(&h, r1, "loose", NULL, &e) < 0);
 	CHECK(strstr(e.msg, "skill_use.invoked.acp[0] has no {skill} placeholder") != NULL);
 	harness_free(&h);
-	put("r1/harness/broken.json", "{\"skill_use\": {\"read\": {\"llm\": [{\"arguments\": \"({skill}\"}]}}}");
+	t_put(dir, "r1/harness/broken.json", "{\"skill_use\": {\"read\": {\"llm\": [{\"arguments\": \"({skill}\"}]}}}");
 	CHECK(harness_load(&h, r1, "broken", NULL, &e) < 0);
 	CHECK(strstr(e.msg, "pattern does not compile") != NULL);
 	harness_free(&h);
-	put("r1/harness/wrongfield.json", "{\"skill_use\": {\"catalog\": {\"acp\": [{\"title\": \"{skill}\"}]}}}");
+	t_put(dir, "r1/harness/wrongfield.json", "{\"skill_use\": {\"catalog\": {\"acp\": [{\"title\": \"{skill}\"}]}}}");
 	CHECK(harness_load(&h, r1, "wrongfield", NULL, &e) < 0);
 	CHECK(strstr(e.msg, "field 'title' cannot be tested here") != NULL);
 	harness_free(&h);
@@ -426,7 +414,7 @@ static void test_stats(void)
 
 static void test_jsonl_and_times(void)
 {
-	put("j.jsonl", "{\"a\": 1}\n\n{\"a\": 2}\r\n{\"a\": 3}");
+	t_put(dir, "j.jsonl", "{\"a\": 1}\n\n{\"a\": 2}\r\n{\"a\": 3}");
 	char *p = path_join(dir, "j.jsonl");
 	long bad;
 	CHECK_INT(trial_jsonl_each(p, NULL, NULL, &bad), 3);
