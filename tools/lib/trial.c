@@ -317,26 +317,33 @@ static void on_llm(const cJSON *v, long line, void *arg)
 }
 
 /* Reads the ACP trajectory at path; empty is fine only when the agent never ran. */
-static void read_acp(struct ctx *c, const char *path, bool agent_ran)
+/* Reads a JSONL trajectory through `each`; says so when it cannot be read
+ * or a line is not JSON. Returns the number of lines, -1 on a problem. */
+static long read_jsonl(struct ctx *c, const char *path, void (*each)(const cJSON *, long, void *))
 {
-	struct stat st;
-	if (stat(path, &st) < 0) {
-		char *rel = rel_to(c->base, path);
-		problem(c, "no ACP trajectory: %s is missing", rel);
-		free(rel);
-		set_file(c, "acp_trajectory", NULL);
-		return;
-	}
-	set_file(c, "acp_trajectory", path);
 	long bad;
-	long n = trial_jsonl_each(path, on_acp, c, &bad);
+	long n = trial_jsonl_each(path, each, c, &bad);
 	char *rel = rel_to(c->base, path);
 	if (n < 0)
 		problem(c, "cannot read %s", rel);
 	else if (bad)
 		problem(c, "%s line %ld is not JSON (truncated trajectory)", rel, bad);
-	else if (n == 0 && agent_ran)
-		problem(c, "%s is empty although the agent ran", rel);
+	free(rel);
+	return n < 0 || bad ? -1 : n;
+}
+
+static void read_acp(struct ctx *c, const char *path, bool agent_ran)
+{
+	struct stat st;
+	char *rel = rel_to(c->base, path);
+	if (stat(path, &st) < 0) {
+		problem(c, "no ACP trajectory: %s is missing", rel);
+		set_file(c, "acp_trajectory", NULL);
+	} else {
+		set_file(c, "acp_trajectory", path);
+		if (read_jsonl(c, path, on_acp) == 0 && agent_ran)
+			problem(c, "%s is empty although the agent ran", rel);
+	}
 	free(rel);
 }
 
@@ -347,14 +354,7 @@ static void read_llm(struct ctx *c, const char *path)
 		return;
 	}
 	set_file(c, "llm_trajectory", path);
-	long bad;
-	long n = trial_jsonl_each(path, on_llm, c, &bad);
-	char *rel = rel_to(c->base, path);
-	if (n < 0)
-		problem(c, "cannot read %s", rel);
-	else if (bad)
-		problem(c, "%s line %ld is not JSON (truncated trajectory)", rel, bad);
-	free(rel);
+	read_jsonl(c, path, on_llm);
 }
 
 static void names_array(cJSON *obj, const char *key, const struct strlist *l)
