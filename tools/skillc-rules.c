@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < source_count; i++) {
 		hash_hex h;
-		if (source_hash(&r, &source_table[i], h, &e) < 0)
+		if (source_hash(&r, &source_table[i], true, h, &e) < 0)
 			die_err(&e);
 		char *p = run_path(&r, source_table[i].stamp);
 		if (stamp_write(p, h, &e) < 0)

@@ -397,7 +397,7 @@ static char *stale_reason(const struct run *r, const struct stage_ref *ref, cons
 				src = &source_table[k];
 		struct err e;
 		if (src) {
-			if (source_hash(r, src, cur, &e) < 0)
+			if (source_hash(r, src, false, cur, &e) < 0) /* status only reads */
 				snprintf(cur, sizeof cur, "unreadable");
 		} else {
 			state_input_hash(r->dir, rel, cur);

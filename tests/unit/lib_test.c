@@ -124,6 +124,53 @@ static void test_tree_hash_rules(void)
 	free(link);
 }
 
+static void test_tree_hash_cached(void)
+{
+	struct err e;
+	t_put(dir, "tc/a.txt", "alpha");
+	t_put(dir, "tc/sub/b.txt", "bravo");
+	char *root = path_join(dir, "tc"), *cache = path_join(dir, "tc.cache");
+	/* files written just now are never cached (a later write in the same
+	 * tick could keep their times): age them */
+	struct timespec old[2] = { { 1000000, 0 }, { 1000000, 0 } };
+	char *a = path_join(root, "a.txt"), *b = path_join(root, "sub/b.txt");
+	utimensat(AT_FDCWD, a, old, 0);
+	utimensat(AT_FDCWD, b, old, 0);
+	hash_hex plain, cached, again;
+	CHECK(hash_tree_cached(root, cache, false, plain, &e) == 0);
+	CHECK(!fs_exists(cache)); /* no update asked: nothing written */
+	CHECK(hash_tree_cached(root, cache, true, cached, &e) == 0);
+	CHECK_STR(cached, plain); /* the cache changes the speed, not the digest */
+	struct buf lines = BUF_INIT;
+	CHECK(fs_read(cache, 0, &lines, &e) == 0);
+	CHECK(lines.data && !strncmp(lines.data, "a.txt\t", 6) && strstr(lines.data, "\nsub/b.txt\t"));
+	buf_free(&lines);
+	CHECK(hash_tree_cached(root, cache, true, again, &e) == 0);
+	CHECK_STR(again, plain);
+	/* same size, old mtime restored: the ctime still tells */
+	t_put(dir, "tc/a.txt", "ALPHA");
+	utimensat(AT_FDCWD, a, old, 0);
+	CHECK(hash_tree_cached(root, cache, true, again, &e) == 0);
+	CHECK(strcmp(again, plain) != 0);
+	hash_hex fresh;
+	char *none = path_join(dir, "no-such.cache");
+	CHECK(hash_tree_cached(root, none, false, fresh, &e) == 0);
+	CHECK_STR(again, fresh);
+	/* a damaged cache only costs a re-hash */
+	t_put(NULL, cache, "garbage\twithout\nthe\tright\tshape\n");
+	CHECK(hash_tree_cached(root, cache, true, fresh, &e) == 0);
+	CHECK_STR(again, fresh);
+	/* not the same scheme as hash_tree: the two are never compared */
+	hash_hex bytes;
+	CHECK(hash_tree(root, bytes, &e) == 0);
+	CHECK(strcmp(bytes, fresh) != 0);
+	free(none);
+	free(a);
+	free(b);
+	free(root);
+	free(cache);
+}
+
 static void test_publish_dir_swaps(void)
 {
 	struct err e;
@@ -288,6 +335,7 @@ int main(void)
 	RUN(test_atomic_write_and_if_changed);
 	RUN(test_hash_file_matches_xxh128);
 	RUN(test_tree_hash_rules);
+	RUN(test_tree_hash_cached);
 	RUN(test_publish_dir_swaps);
 	RUN(test_normalize_rel);
 	RUN(test_json_canonical);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -67,7 +68,84 @@ int hash_file(const char *path, hash_hex out, struct err *e)
 	return r;
 }
 
-int hash_tree(const char *path, hash_hex out, struct err *e)
+/* Per-file content hashes remembered with the stat data that vouches for
+ * them. The file holds one line per file: "<path>\t<hash>\t<stat>". */
+struct cache_entry {
+	char *path, *stat;
+	hash_hex hash;
+};
+struct stat_cache {
+	struct cache_entry *v; /* sorted by path, as written */
+	size_t n;
+	struct buf fresh;      /* the lines for this walk */
+};
+
+static void cache_load(struct stat_cache *c, const char *file)
+{
+	struct buf b = BUF_INIT;
+	struct err e;
+	memset(c, 0, sizeof *c);
+	if (fs_read(file, 0, &b, &e) < 0) {
+		buf_free(&b);
+		return;
+	}
+	for (char *save = NULL, *line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2 || t2 - t1 - 1 != HASH_HEXLEN)
+			continue; /* a damaged line only costs a re-hash */
+		c->v = xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+		struct cache_entry *en = &c->v[c->n++];
+		en->path = xstrndup(line, (size_t)(t1 - line));
+		memcpy(en->hash, t1 + 1, HASH_HEXLEN);
+		en->hash[HASH_HEXLEN] = '\0';
+		en->stat = xstrdup(t2 + 1);
+	}
+	buf_free(&b);
+}
+
+static void cache_free(struct stat_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].path);
+		free(c->v[i].stat);
+	}
+	free(c->v);
+	buf_free(&c->fresh);
+}
+
+static int cmp_entry_path(const void *key, const void *en)
+{
+	return strcmp(key, ((const struct cache_entry *)en)->path);
+}
+
+/* A file's content hash: from the cache when its size, times and inode
+ * match, else read (and remembered, unless it changed in the last 2 s: a
+ * write later in the same tick could keep its times, git's "racy" case). */
+static int file_hash(const char *full, const char *rel, struct stat_cache *c, hash_hex out, struct err *e)
+{
+	struct stat sb;
+	if (!c || strpbrk(rel, "\t\n") || lstat(full, &sb) < 0)
+		return hash_file(full, out, e);
+	char st[160];
+	snprintf(st, sizeof st, "%lld %lld.%09ld %lld.%09ld %llu", (long long)sb.st_size,
+	         (long long)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec, (long long)sb.st_ctim.tv_sec,
+	         sb.st_ctim.tv_nsec, (unsigned long long)sb.st_ino);
+	const struct cache_entry *hit = c->n ? bsearch(rel, c->v, c->n, sizeof *c->v, cmp_entry_path) : NULL;
+	if (hit && !strcmp(hit->stat, st)) {
+		memcpy(out, hit->hash, HASH_HEXLEN + 1);
+	} else if (hash_file(full, out, e) < 0) {
+		return -1;
+	} else if (sb.st_mtim.tv_sec >= time(NULL) - 2) {
+		return 0;
+	}
+	buf_printf(&c->fresh, "%s\t%s\t%s\n", rel, out, st);
+	return 0;
+}
+
+/* The tree digest. by_file: each file contributes its content hash, not its
+ * bytes, so hashes can come from a cache (a different scheme name keeps the
+ * two kinds of digest apart). */
+static int tree_digest(const char *path, bool by_file, struct stat_cache *cache, hash_hex out, struct err *e)
 {
 	struct stat sb;
 	if (lstat(path, &sb) < 0)
@@ -87,8 +165,9 @@ int hash_tree(const char *path, hash_hex out, struct err *e)
 		return err_set(e, ERR_WORK, "out of memory");
 	}
 	XXH3_128bits_reset(st);
-	static const char scheme[] = "skillc-tree-1\n"; /* bump when the layout changes */
-	XXH3_128bits_update(st, scheme, sizeof scheme - 1);
+	/* bump a scheme when its layout changes */
+	const char *scheme = by_file ? "skillc-tree-files-1\n" : "skillc-tree-1\n";
+	XXH3_128bits_update(st, scheme, strlen(scheme));
 	int r = 0;
 	struct buf head = BUF_INIT;
 	for (size_t i = 0; r == 0 && i < t.n; i++) {
@@ -108,7 +187,11 @@ int hash_tree(const char *path, hash_hex out, struct err *e)
 			XXH3_128bits_update(st, en->link, strlen(en->link));
 		} else if (kind == 'f') {
 			char *full = path_join(path, en->path);
-			r = feed_file(st, full, e);
+			hash_hex fh;
+			if (!by_file)
+				r = feed_file(st, full, e);
+			else if ((r = file_hash(full, en->path, cache, fh, e)) == 0)
+				XXH3_128bits_update(st, fh, HASH_HEXLEN);
 			free(full);
 		}
 	}
@@ -117,6 +200,22 @@ int hash_tree(const char *path, hash_hex out, struct err *e)
 		to_hex(XXH3_128bits_digest(st), out);
 	XXH3_freeState(st);
 	fs_tree_free(&t);
+	return r;
+}
+
+int hash_tree(const char *path, hash_hex out, struct err *e)
+{
+	return tree_digest(path, false, NULL, out, e);
+}
+
+int hash_tree_cached(const char *path, const char *cache_file, bool update, hash_hex out, struct err *e)
+{
+	struct stat_cache c;
+	cache_load(&c, cache_file);
+	int r = tree_digest(path, true, &c, out, e);
+	if (r == 0 && update && fs_write_if_changed(cache_file, c.fresh.data ? c.fresh.data : "", c.fresh.len, e) < 0)
+		r = -1;
+	cache_free(&c);
 	return r;
 }
 

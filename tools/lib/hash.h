@@ -3,6 +3,7 @@
 #ifndef SKILLC_HASH_H
 #define SKILLC_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -19,6 +20,14 @@ int hash_file(const char *path, hash_hex out, struct err *e);
  * symlinks contribute their target text and are never followed. A regular
  * file hashes as its contents alone (so it matches hash_file). */
 int hash_tree(const char *path, hash_hex out, struct err *e);
+
+/* A tree digest for large trees hashed again and again (the task folder at
+ * every make): each file contributes the hash of its bytes, and those come
+ * from cache_file when the file's size, times and inode are unchanged, so
+ * an unchanged tree costs a listing and a stat per file. With update, the
+ * cache is rewritten (atomically, only when it changed). The digest differs
+ * from hash_tree's, and is the same with or without a cache. */
+int hash_tree_cached(const char *path, const char *cache_file, bool update, hash_hex out, struct err *e);
 
 /* True when s is exactly 32 lowercase hex digits. */
 int hash_is_hex(const char *s);

@@ -378,7 +378,7 @@ char *source_path(const struct run *r, const struct source_def *src)
 	return *src->what ? path_join(r->task_dir, src->what) : xstrdup(r->task_dir);
 }
 
-int source_hash(const struct run *r, const struct source_def *src, char out[33], struct err *e)
+int source_hash(const struct run *r, const struct source_def *src, bool update, char out[33], struct err *e)
 {
 	char *path = source_path(r, src);
 	int rc = 0;
@@ -387,7 +387,15 @@ int source_hash(const struct run *r, const struct source_def *src, char out[33],
 		hash_bytes(absent, strlen(absent), out);
 		free(absent);
 	} else {
-		rc = hash_tree(path, out, e);
+		/* "inputs/task.src.hash" -> "inputs/.task.src.cache": per-file hashes,
+		 * so an unchanged task costs a stat per file, not a read */
+		const char *base = path_base(src->stamp);
+		char *cache_rel = xasprintf("%.*s.%.*s.cache", (int)(base - src->stamp), src->stamp,
+		                            (int)(strlen(base) - strlen(".hash")), base);
+		char *cache = run_path(r, cache_rel);
+		rc = hash_tree_cached(path, cache, update, out, e);
+		free(cache);
+		free(cache_rel);
 	}
 	free(path);
 	return rc;

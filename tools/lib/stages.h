@@ -4,6 +4,8 @@
 #ifndef SKILLC_STAGES_H
 #define SKILLC_STAGES_H
 
+#include <stdbool.h>
+
 #include "run.h"
 #include "util.h"
 
@@ -84,8 +86,9 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
 
 /* The path a source hashes (as the user would write it); caller frees. */
 char *source_path(const struct run *r, const struct source_def *src);
-/* The current hash of a source (a tree; a missing tree hashes as
+/* The current hash of a source (a tree, hash_tree_cached with its cache
+ * beside the stamp, rewritten when update; a missing tree hashes as
  * "absent:<what>" so the stage that needs it runs and says so). */
-int source_hash(const struct run *r, const struct source_def *src, char out[33], struct err *e);
+int source_hash(const struct run *r, const struct source_def *src, bool update, char out[33], struct err *e);
 
 #endif
