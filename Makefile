@@ -23,8 +23,10 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS
 ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(DEP_LIBS) -lm
 
-LIB_SRC := $(sort $(wildcard tools/lib/*.c))
-LIB_HDR := $(sort $(wildcard tools/lib/*.h))
+# tools/lib/<concern>/: one folder per concern (tools/lib/LAYERS says which
+# may include which; `make check` enforces it).
+LIB_SRC := $(sort $(wildcard tools/lib/*/*.c))
+LIB_HDR := $(sort $(wildcard tools/lib/*/*.h))
 LIB_OBJ := $(LIB_SRC:tools/lib/%.c=build/lib/%.o)
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TOOLS := $(TOOL_SRC:tools/%.c=bin/%)

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
-#include "json.h"
-#include "log.h"
+#include "skill/validate.h"
+#include "base/json.h"
+#include "base/log.h"
 
 static const char usage[] =
 	"usage: skillc-check [--json] [--no-lint] SKILL...\n"

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dotenv.h"
-#include "fs.h"
-#include "llm.h"
-#include "log.h"
-#include "routes.h"
-#include "versions.h"
+#include "base/dotenv.h"
+#include "base/fs.h"
+#include "llm/client.h"
+#include "base/log.h"
+#include "llm/routes.h"
+#include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-doctor [--probe models|call|none]\n"

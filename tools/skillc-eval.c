@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attempts.h"
-#include "evaljob.h"
-#include "evaltrial.h"
-#include "log.h"
-#include "runner.h"
-#include "trialstore.h"
-#include "versions.h"
+#include "eval/attempts.h"
+#include "eval/job.h"
+#include "eval/publish.h"
+#include "base/log.h"
+#include "eval/runner.h"
+#include "eval/store.h"
+#include "base/versions.h"
 
 #define VERSION V_EVAL
 

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hash.h"
-#include "log.h"
-#include "versions.h"
+#include "base/hash.h"
+#include "base/log.h"
+#include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-hash PATH...            print \"<hash>  <path>\" for each\n"

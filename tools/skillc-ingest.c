@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "fs.h"
-#include "hash.h"
-#include "json.h"
-#include "log.h"
-#include "versions.h"
+#include "skill/validate.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-ingest --task DIR --out DIR --hash FILE [--report FILE] [--max-file-mb N]\n"

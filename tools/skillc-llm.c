@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "json.h"
-#include "llm.h"
-#include "log.h"
-#include "versions.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "llm/client.h"
+#include "base/log.h"
+#include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-llm [options] [PROMPT...]\n"

@@ -11,18 +11,18 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "benchflow.h"
-#include "fs.h"
-#include "json.h"
-#include "localagent.h"
-#include "localsetup.h"
-#include "localtrial.h"
-#include "log.h"
-#include "pyjson.h"
-#include "supervisor.h"
-#include "task.h"
-#include "util.h"
-#include "verifier.h"
+#include "local/layout.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "local/agent.h"
+#include "local/setup.h"
+#include "local/rollout.h"
+#include "base/log.h"
+#include "base/pyjson.h"
+#include "local/supervisor.h"
+#include "local/task.h"
+#include "base/util.h"
+#include "local/verifier.h"
 
 #define VERSION "1"
 

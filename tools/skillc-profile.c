@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datadir.h"
-#include "fs.h"
-#include "json.h"
-#include "log.h"
-#include "profile.h"
-#include "versions.h"
+#include "base/datadir.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "compile/profile.h"
+#include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-profile [--model ID] [--profiles DIR] [--user-profiles DIR] [--out FILE]\n"

@@ -13,14 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "hash.h"
-#include "json.h"
-#include "log.h"
-#include "run.h"
-#include "stages.h"
-#include "state.h"
-#include "versions.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "pipeline/settings.h"
+#include "pipeline/stages.h"
+#include "pipeline/state.h"
+#include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-rules\n"

@@ -20,16 +20,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "datadir.h"
-#include "fs.h"
-#include "hash.h"
-#include "json.h"
-#include "log.h"
-#include "proc.h"
-#include "run.h"
-#include "stages.h"
-#include "state.h"
-#include "versions.h"
+#include "base/datadir.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "base/proc.h"
+#include "pipeline/settings.h"
+#include "pipeline/stages.h"
+#include "pipeline/state.h"
+#include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-stage run STAGE\n"

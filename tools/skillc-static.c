@@ -9,17 +9,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check.h"
-#include "fs.h"
-#include "guard.h"
-#include "hash.h"
-#include "json.h"
-#include "log.h"
-#include "passes.h"
-#include "plan.h"
-#include "profile.h"
-#include "skillpkg.h"
-#include "versions.h"
+#include "skill/validate.h"
+#include "base/fs.h"
+#include "compile/guard.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "compile/passes.h"
+#include "compile/plan.h"
+#include "compile/profile.h"
+#include "compile/package.h"
+#include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-static --skill DIR --profile FILE --out DIR [--hash FILE]\n"

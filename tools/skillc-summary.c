@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs.h"
-#include "log.h"
-#include "results.h"
-#include "summary.h"
-#include "versions.h"
-#include "watch.h"
+#include "base/fs.h"
+#include "base/log.h"
+#include "report/results.h"
+#include "report/summary.h"
+#include "base/versions.h"
+#include "report/watch.h"
 
 #define VERSION V_SUMMARY
 

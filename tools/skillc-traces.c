@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs.h"
-#include "harness.h"
-#include "json.h"
-#include "log.h"
-#include "trial.h"
-#include "versions.h"
+#include "base/fs.h"
+#include "eval/harness.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "eval/trial.h"
+#include "base/versions.h"
 
 #define VERSION V_TRACES
 

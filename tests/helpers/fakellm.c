@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "fs.h"
-#include "hash.h"
-#include "json.h"
-#include "log.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/log.h"
 
 static const char usage[] =
 	"usage: fakellm [--script FILE] [--log FILE] [--stats FILE] [--port-file FILE] [--port N]\n"

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fs.h"
-#include "skilldoc.h"
+#include "base/fs.h"
+#include "skill/skilldoc.h"
 
 static void snippet(const struct skilldoc *d, size_t off, size_t len)
 {

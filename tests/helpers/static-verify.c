@@ -12,11 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fs.h"
-#include "guard.h"
-#include "hash.h"
-#include "log.h"
-#include "skillpkg.h"
+#include "base/fs.h"
+#include "compile/guard.h"
+#include "base/hash.h"
+#include "base/log.h"
+#include "compile/package.h"
 
 static bool in_tree(const struct fs_tree *t, const char *path, const struct fs_entry **out)
 {

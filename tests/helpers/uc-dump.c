@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "unicode.h"
+#include "base/unicode.h"
 
 static void dump_all(void)
 {

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "t.h"
-#include "check.h"
-#include "fs.h"
-#include "frontmatter.h"
-#include "json.h"
+#include "skill/validate.h"
+#include "base/fs.h"
+#include "skill/frontmatter.h"
+#include "base/json.h"
 
 static char *root;
 

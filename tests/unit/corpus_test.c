@@ -4,10 +4,10 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "json.h"
+#include "base/fs.h"
+#include "base/json.h"
 #include "t.h"
-#include "trial.h"
+#include "eval/trial.h"
 
 #define CORPUS "../shared/corpus/benchflow-samples"
 #define PROD CORPUS "/writer-generated-production-schema"

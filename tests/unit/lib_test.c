@@ -5,11 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "hash.h"
-#include "json.h"
-#include "proc.h"
-#include "run.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/proc.h"
+#include "pipeline/settings.h"
 #include "t.h"
 
 static char *dir;

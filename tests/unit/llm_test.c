@@ -9,15 +9,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dotenv.h"
-#include "fs.h"
-#include "json.h"
-#include "llm.h"
-#include "llmcache.h"
-#include "routes.h"
-#include "slots.h"
+#include "base/dotenv.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "llm/client.h"
+#include "llm/cache.h"
+#include "llm/routes.h"
+#include "base/slots.h"
 #include "t.h"
-#include "usage.h"
+#include "llm/usage.h"
 
 static char *dir;
 

@@ -10,13 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "acp.h"
-#include "fs.h"
-#include "launch.h"
-#include "json.h"
-#include "relay.h"
-#include "sandbox.h"
-#include "task.h"
+#include "local/acp.h"
+#include "base/fs.h"
+#include "local/launch.h"
+#include "base/json.h"
+#include "local/relay.h"
+#include "local/sandbox.h"
+#include "local/task.h"
 
 static void t_dockerfile(void)
 {

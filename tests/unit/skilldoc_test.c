@@ -2,7 +2,7 @@
  * are not headings (fences), sections and their ids, inline index, file
  * references, protected literals, byte-exact rendering and edits. */
 #include "t.h"
-#include "skilldoc.h"
+#include "skill/skilldoc.h"
 
 static struct skilldoc *parse(const char *s)
 {

@@ -4,13 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "guard.h"
-#include "json.h"
-#include "passes.h"
-#include "plan.h"
-#include "profile.h"
-#include "skillpkg.h"
+#include "base/fs.h"
+#include "compile/guard.h"
+#include "base/json.h"
+#include "compile/passes.h"
+#include "compile/plan.h"
+#include "compile/profile.h"
+#include "compile/package.h"
 #include "t.h"
 
 static char *tmp;

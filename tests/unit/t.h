@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs.h"
+#include "base/fs.h"
 
 static int t_failed_total;
 static int t_case_failed;

@@ -2,9 +2,9 @@
  * exact messages for what it refuses. */
 #include "t.h"
 
-#include "json.h"
-#include "pyjson.h"
-#include "toml.h"
+#include "base/json.h"
+#include "base/pyjson.h"
+#include "base/toml.h"
 
 static cJSON *parse(const char *s, struct err *e)
 {

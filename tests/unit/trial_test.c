@@ -8,12 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "harness.h"
-#include "json.h"
-#include "stats.h"
+#include "base/fs.h"
+#include "eval/harness.h"
+#include "base/json.h"
+#include "report/stats.h"
 #include "t.h"
-#include "trial.h"
+#include "eval/trial.h"
 
 static char *dir;
 

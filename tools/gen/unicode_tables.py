@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Generates tools/lib/unicode_tables.h from Python's unicodedata.
+"""Generates tools/lib/base/unicode_tables.h from Python's unicodedata.
 
 skillc-check judges skill names the way the reference validator (skills-ref,
 Python) does: NFKC normalization, str.isalnum(), str.lower() and str.strip().
 No C library on the build machine provides these, so the data comes from the
 same place skills-ref gets it: the unicodedata module of the Python that runs
 this script. The output is committed; rerun after a Python upgrade with
-    python3 tools/gen/unicode_tables.py > tools/lib/unicode_tables.h
+    python3 tools/gen/unicode_tables.py > tools/lib/base/unicode_tables.h
 and commit the diff (the header records the Unicode version).
 """
 import sys

@@ -1,0 +1,25 @@
+#!/bin/sh
+# The library's folders include one another only in the direction
+# tools/lib/LAYERS allows (tools/gen/check-layers).
+. "$(dirname "$0")/../lib.sh"
+
+t_begin "tools/lib: every #include points the way LAYERS allows"
+out=$("$T_ROOT/tools/gen/check-layers" "$T_ROOT/tools/lib" 2>&1)
+t_eq "check-layers exit (output: $out)" $? 0
+t_end
+
+# a copy of the real LAYERS with a wrong-way include and a bare header name
+L=$T_TMP/lib
+mkdir -p "$L/base" "$L/skill" "$L/eval"
+cp "$T_ROOT/tools/lib/LAYERS" "$L/LAYERS"
+printf '#include "base/util.h"\n#include "skill/doc.h"\n' >"$L/base/fs.c"
+printf '#include "eval/trial.h"\n' >"$L/skill/ok.c"
+printf '#include "util.h"\n' >"$L/eval/bare.c"
+t_begin "check-layers fails on an include against the arrows, naming file and line"
+out=$("$T_ROOT/tools/gen/check-layers" "$L" 2>&1)
+t_eq "exit" $? 1
+t_contains "base -> skill named" "$out" "base/fs.c:2: base/ may not include skill/doc.h"
+t_contains "skill -> eval named" "$out" "skill/ok.c:1: skill/ may not include eval/trial.h"
+t_contains "a header without its folder" "$out" "eval/bare.c:1: #include \"util.h\" names no folder"
+t_eq "the allowed include is not reported" "$(printf '%s\n' "$out" | grep -c 'base/util.h')" 0
+t_end

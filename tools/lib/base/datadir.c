@@ -1,0 +1,71 @@
+#include "base/datadir.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+
+char *tool_dir(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return xstrdup(".");
+	exe[n] = '\0';
+	return path_dir(exe);
+}
+
+char *rules_dir(void)
+{
+	const char *env = getenv("SKILLC_RULES");
+	if (env && *env)
+		return fs_is_dir(env) ? realpath(env, NULL) : NULL;
+	char *bin = tool_dir();
+	static const char *const tails[] = { "../rules", "../share/skillc/rules" };
+	char *real = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(tails) && !real; i++) {
+		char *d = path_join(bin, tails[i]);
+		real = fs_is_dir(d) ? realpath(d, NULL) : NULL;
+		free(d);
+	}
+	free(bin);
+	return real;
+}
+
+static char *look_in(const char *dir, const char *file, struct strlist *tried)
+{
+	if (tried)
+		strlist_push(tried, dir);
+	char *p = path_join(dir, file);
+	if (fs_exists(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+char *rules_find_in(const char *user_env, const char *last_dir, const char *file, struct strlist *tried)
+{
+	const char *user = user_env ? getenv(user_env) : NULL;
+	char *found = NULL;
+	if (user && *user) {
+		char *copy = xstrdup(user), *save = NULL;
+		for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save))
+			found = look_in(d, file, tried);
+		free(copy);
+	}
+	if (!found && last_dir)
+		found = look_in(last_dir, file, tried);
+	return found;
+}
+
+char *rules_find(const char *user_env, const char *kind, const char *file, struct strlist *tried)
+{
+	char *rules = rules_dir();
+	char *d = rules ? path_join(rules, kind) : NULL;
+	char *found = rules_find_in(user_env, d, file, tried);
+	free(d);
+	free(rules);
+	return found;
+}

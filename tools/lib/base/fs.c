@@ -1,0 +1,508 @@
+#include "base/fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int fs_read(const char *path, size_t max, struct buf *out, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, ERR_INPUT, "cannot read '%s':", path);
+	char chunk[65536];
+	size_t total = 0;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return err_set(e, ERR_INPUT, "cannot read '%s':", path);
+		}
+		if (n == 0)
+			break;
+		total += (size_t)n;
+		if (max && total > max) {
+			close(fd);
+			return err_set(e, ERR_INPUT, "'%s' is larger than %zu bytes", path, max);
+		}
+		buf_add(out, chunk, (size_t)n);
+	}
+	close(fd);
+	if (!out->data)
+		buf_add(out, "", 0);
+	return 0;
+}
+
+char *fs_temp_beside(const char *target)
+{
+	static unsigned counter; /* unique within this process */
+	const char *slash = strrchr(target, '/');
+	const char *base = slash ? slash + 1 : target;
+	int dirlen = slash ? (int)(slash - target + 1) : 0;
+	return xasprintf("%.*s.%s.tmp.%ld.%u", dirlen, target, base, (long)getpid(), counter++);
+}
+
+bool fs_is_temp_name(const char *base)
+{
+	return base[0] == '.' && strstr(base, ".tmp.") != NULL;
+}
+
+char *path_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+int fs_fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = fsync(fd);
+	close(fd);
+	return r;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+{
+	char *tmp = fs_temp_beside(path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0) {
+		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
+		free(tmp);
+		return -1;
+	}
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		err_set(e, ERR_WORK, "cannot write '%s':", tmp);
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, path);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	char *dir = path_dir(path);
+	fs_fsync_dir(dir);
+	free(dir);
+	return 0;
+}
+
+int fs_write_if_changed(const char *path, const void *data, size_t len, struct err *e)
+{
+	struct buf old = BUF_INIT;
+	struct err ignore;
+	if (fs_read(path, len + 1, &old, &ignore) == 0 && old.len == len &&
+	    (len == 0 || memcmp(old.data, data, len) == 0)) {
+		buf_free(&old);
+		return 0;
+	}
+	buf_free(&old);
+	return fs_write_atomic(path, data, len, 0644, e) < 0 ? -1 : 1;
+}
+
+int fs_mkdirs(const char *path, struct err *e)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				err_set(e, ERR_WORK, "cannot create directory '%s':", p);
+				free(p);
+				return -1;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	if (!fs_is_dir(path))
+		return err_set(e, ERR_WORK, "'%s' exists and is not a directory", path);
+	return 0;
+}
+
+static int remove_at(int parent, const char *name, struct err *e, const char *shown)
+{
+	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return err_set(e, ERR_WORK, "cannot remove '%s':", shown);
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, ERR_WORK, "cannot open '%s':", shown);
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return err_set(e, ERR_WORK, "cannot list '%s':", shown);
+	}
+	struct dirent *de;
+	int r = 0;
+	while (r == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = remove_at(dirfd(d), de->d_name, e, shown);
+	}
+	closedir(d);
+	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return err_set(e, ERR_WORK, "cannot remove '%s':", shown);
+	return r;
+}
+
+int fs_remove_tree(const char *path, struct err *e)
+{
+	return remove_at(AT_FDCWD, path, e, path);
+}
+
+int fs_publish_dir(const char *tmp, const char *target, struct err *e)
+{
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+		/* tmp now holds the old tree */
+		char *dir = path_dir(target);
+		fs_fsync_dir(dir);
+		free(dir);
+		return fs_remove_tree(tmp, e);
+	}
+	if (errno != ENOENT && errno != EINVAL && errno != ENOSYS)
+		return err_set(e, ERR_WORK, "cannot swap '%s' into '%s':", tmp, target);
+	if (errno != ENOENT && fs_exists(target)) {
+		/* no RENAME_EXCHANGE here (old kernel or filesystem): move aside, then in */
+		char *old = fs_temp_beside(target);
+		if (rename(target, old) < 0) {
+			free(old);
+			return err_set(e, ERR_WORK, "cannot move '%s' aside:", target);
+		}
+		if (rename(tmp, target) < 0) {
+			rename(old, target);
+			free(old);
+			return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
+		}
+		int r = fs_remove_tree(old, e);
+		free(old);
+		return r;
+	}
+	if (rename(tmp, target) < 0)
+		return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
+	char *dir = path_dir(target);
+	fs_fsync_dir(dir);
+	free(dir);
+	return 0;
+}
+
+int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0)
+		return err_set(e, ERR_INPUT, "cannot read '%s':", src);
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0) {
+		close(in);
+		return err_set(e, ERR_WORK, "cannot create '%s':", dst);
+	}
+	char chunk[65536];
+	int r = 0;
+	for (;;) {
+		ssize_t n = read(in, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = err_set(e, ERR_INPUT, "cannot read '%s':", src);
+			break;
+		}
+		if (n == 0)
+			break;
+		if (write_all(out, chunk, (size_t)n) < 0) {
+			r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
+			break;
+		}
+	}
+	if (r == 0 && fsync(out) < 0)
+		r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
+	if (r == 0)
+		fchmod(out, mode); /* exact mode, whatever the umask */
+	close(in);
+	close(out);
+	return r;
+}
+
+bool fs_exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+bool fs_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int fs_move_aside(const char *path, const char *dir, struct err *e)
+{
+	const char *base = path_base(path);
+	while (*base == '.')
+		base++; /* keep forensics visible: ".x.tmp.1" -> "x.tmp.1" */
+	char *dst = fs_move_aside_as(path, dir, base, e);
+	int r = dst ? 0 : -1;
+	free(dst);
+	return r;
+}
+
+char *fs_move_aside_as(const char *path, const char *dir, const char *name, struct err *e)
+{
+	if (fs_mkdirs(dir, e) < 0)
+		return NULL;
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	char *dst = xasprintf("%s/%s.%s", dir, name, stamp);
+	for (int i = 1; fs_exists(dst); i++) {
+		free(dst);
+		dst = xasprintf("%s/%s.%s.%d", dir, name, stamp, i);
+	}
+	if (rename(path, dst) < 0) {
+		err_set(e, ERR_WORK, "cannot move '%s' to '%s':", path, dst);
+		free(dst);
+		return NULL;
+	}
+	return dst;
+}
+
+int fs_list_names(const char *dir, struct strlist *out, struct err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(e, ERR_INPUT, "cannot list '%s':", dir);
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			strlist_push(out, de->d_name);
+	closedir(d);
+	strlist_sort(out);
+	return 0;
+}
+
+char *fs_find_program(const char *prog, const char *path)
+{
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0 ? xstrdup(prog) : NULL;
+	char *copy = xstrdup(path ? path : ""), *save = NULL, *found = NULL;
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = path_join(*d ? d : ".", prog);
+		struct stat st;
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
+			found = p;
+		else
+			free(p);
+	}
+	free(copy);
+	return found;
+}
+
+char *fs_find_in_path(const char *prog)
+{
+	return fs_find_program(prog, getenv("PATH"));
+}
+
+char *fs_real_path(const char *p)
+{
+	char buf[PATH_MAX];
+	if (realpath(p, buf))
+		return xstrdup(buf);
+	if (p[0] == '/')
+		return xstrdup(p);
+	if (!getcwd(buf, sizeof buf))
+		return xstrdup(p);
+	return path_join(buf, p);
+}
+
+char *path_join(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+	if (n && a[n - 1] == '/')
+		return xasprintf("%s%s", a, b);
+	return xasprintf("%s/%s", a, b);
+}
+
+const char *path_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+char *path_normalize_rel(const char *rel)
+{
+	struct strlist parts = STRLIST_INIT;
+	const char *p = rel;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* skip empty and "." components */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (parts.n == 0) {
+				strlist_free(&parts);
+				return NULL;
+			}
+			free(parts.v[--parts.n]);
+			parts.v[parts.n] = NULL;
+		} else {
+			strlist_push_owned(&parts, xstrndup(p, n));
+		}
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < parts.n; i++) {
+		if (i)
+			buf_addc(&b, '/');
+		buf_adds(&b, parts.v[i]);
+	}
+	strlist_free(&parts);
+	return buf_detach(&b);
+}
+
+char *path_normalize_abs(const char *base, const char *p)
+{
+	char *joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", base, p);
+	struct strlist parts = STRLIST_INIT;
+	char *save = NULL;
+	for (char *s = strtok_r(joined, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(s, "."))
+			continue;
+		if (!strcmp(s, "..")) {
+			if (parts.n) {
+				free(parts.v[--parts.n]);
+				parts.v[parts.n] = NULL;
+			}
+			continue;
+		}
+		strlist_push(&parts, s);
+	}
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < parts.n; i++)
+		buf_printf(&b, "/%s", parts.v[i]);
+	if (!b.len)
+		buf_addc(&b, '/');
+	strlist_free(&parts);
+	free(joined);
+	return buf_detach(&b);
+}
+
+static void tree_push(struct fs_tree *t, char *path, const struct stat *st, char *link)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 32;
+		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+	}
+	t->v[t->n++] = (struct fs_entry){ path, st->st_mode, st->st_size, link };
+}
+
+static int list_dir(const char *root, const char *rel, struct fs_tree *t, struct err *e)
+{
+	char *dirpath = *rel ? path_join(root, rel) : xstrdup(root);
+	DIR *d = opendir(dirpath);
+	if (!d) {
+		err_set(e, ERR_INPUT, "cannot list '%s':", dirpath);
+		free(dirpath);
+		return -1;
+	}
+	struct strlist names = STRLIST_INIT;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strlist_push(&names, de->d_name);
+	closedir(d);
+	strlist_sort(&names);
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < names.n; i++) {
+		char *childrel = *rel ? xasprintf("%s/%s", rel, names.v[i]) : xstrdup(names.v[i]);
+		char *full = path_join(dirpath, names.v[i]);
+		struct stat st;
+		if (lstat(full, &st) < 0) {
+			r = err_set(e, ERR_INPUT, "cannot stat '%s':", full);
+			free(childrel);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[4096];
+			ssize_t n = readlink(full, target, sizeof target - 1);
+			if (n < 0) {
+				r = err_set(e, ERR_INPUT, "cannot read link '%s':", full);
+				free(childrel);
+			} else {
+				tree_push(t, childrel, &st, xstrndup(target, (size_t)n));
+			}
+		} else {
+			tree_push(t, childrel, &st, NULL);
+			if (S_ISDIR(st.st_mode))
+				r = list_dir(root, childrel, t, e);
+		}
+		free(full);
+	}
+	strlist_free(&names);
+	free(dirpath);
+	return r;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct fs_entry *)a)->path, ((const struct fs_entry *)b)->path);
+}
+
+int fs_list_tree(const char *root, struct fs_tree *out, struct err *e)
+{
+	if (list_dir(root, "", out, e) < 0)
+		return -1;
+	/* per-directory order is already sorted; sort whole paths so "a-b" and
+	 * "a/b" order the same on every machine */
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof *out->v, cmp_entry);
+	return 0;
+}
+
+void fs_tree_free(struct fs_tree *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].path);
+		free(t->v[i].link);
+	}
+	free(t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
+}

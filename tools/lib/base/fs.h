@@ -1,0 +1,87 @@
+/* fs.h — files that are whole or absent: atomic writes, directory swaps,
+ * sorted tree listings that never follow symlinks. */
+#ifndef SKILLC_BASE_FS_H
+#define SKILLC_BASE_FS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "base/util.h"
+
+/* Reads a whole file into out (appending). max > 0 refuses larger files. */
+int fs_read(const char *path, size_t max, struct buf *out, struct err *e);
+
+/* Writes a temp file beside path, fsyncs it, renames it over path and
+ * fsyncs the directory: readers see the old bytes or the new, never half. */
+int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e);
+
+/* Like fs_write_atomic but leaves path (and its mtime) alone when it already
+ * holds exactly these bytes. Returns 1 when written, 0 when unchanged. */
+int fs_write_if_changed(const char *path, const void *data, size_t len, struct err *e);
+
+/* A fresh temp name beside target: "<dir>/.<base>.tmp.<pid>.<n>"; caller frees. */
+char *fs_temp_beside(const char *target);
+/* True for names made by fs_temp_beside (used to sweep leftovers of a crash). */
+bool fs_is_temp_name(const char *base);
+
+/* Swaps the finished directory tmp in at target (atomically when target
+ * exists, with renameat2 RENAME_EXCHANGE), then removes the old tree. */
+int fs_publish_dir(const char *tmp, const char *target, struct err *e);
+
+int fs_mkdirs(const char *path, struct err *e);          /* mkdir -p */
+int fs_remove_tree(const char *path, struct err *e);     /* rm -rf; absent is fine */
+int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e); /* fsynced */
+int fs_fsync_dir(const char *dir);
+bool fs_exists(const char *path);                        /* lstat succeeds */
+bool fs_is_dir(const char *path);                        /* stat, follows links */
+/* Moves path to dir/<base>.<stamp> (creating dir); used for .incomplete/. */
+int fs_move_aside(const char *path, const char *dir, struct err *e);
+/* The same under a name of the caller's: dir/<name>.<stamp>[.<n>]. Returns
+ * where it went (caller frees), NULL with e set when it could not move. */
+char *fs_move_aside_as(const char *path, const char *dir, const char *name, struct err *e);
+/* The names in dir not starting with '.', appended to out, then out sorted
+ * by bytes. -1 with e set (errno kept) when dir cannot be opened. */
+int fs_list_names(const char *dir, struct strlist *out, struct err *e);
+/* prog as execvp finds it: itself when it holds a '/', else joined with the
+ * first folder of the PATH list `path` (an empty entry is ".") holding an
+ * executable regular file of that name; NULL when none. Caller frees. */
+char *fs_find_program(const char *prog, const char *path);
+/* The same in $PATH. */
+char *fs_find_in_path(const char *prog);
+
+/* p with symlinks resolved when it exists, else p made absolute from the
+ * working directory as written (not normalized). Caller frees. */
+char *fs_real_path(const char *p);
+
+/* "a" + "/" + "b"; caller frees. */
+char *path_join(const char *a, const char *b);
+/* What comes before the last '/' ("/" for "/x", "." without one); caller frees. */
+char *path_dir(const char *p);
+/* What comes after the last '/' (borrowed from p). */
+const char *path_base(const char *p);
+/* Lexically normalizes a relative path ("a/./b/../c" -> "a/c"). Returns
+ * NULL when it climbs above its start ("../x"). Caller frees. */
+char *path_normalize_rel(const char *rel);
+
+/* An absolute, lexically normalized path: p taken from base when relative,
+ * "." and empty parts dropped, ".." climbing but never above "/"
+ * ("/a/./b//../c" -> "/a/c"). Caller frees. */
+char *path_normalize_abs(const char *base, const char *p);
+
+/* One entry of a tree, path relative to the root, "/"-separated. */
+struct fs_entry {
+	char *path;
+	mode_t mode;  /* from lstat: type and permission bits */
+	off_t size;
+	char *link;   /* symlink target, else NULL */
+};
+struct fs_tree {
+	struct fs_entry *v;
+	size_t n, cap;
+};
+/* Lists every entry under root (not root itself) sorted by path bytes,
+ * using lstat: symlinks are listed as links, never followed. */
+int fs_list_tree(const char *root, struct fs_tree *out, struct err *e);
+void fs_tree_free(struct fs_tree *t);
+
+#endif

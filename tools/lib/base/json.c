@@ -1,0 +1,235 @@
+#include "base/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/unicode.h"
+
+/* The bytes of a valid UTF-8 sequence at p (up to the NUL), else 0. */
+static size_t utf8_seq(const unsigned char *p)
+{
+	size_t n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4, have = strnlen((const char *)p, n);
+	return have == n && utf8_check((const char *)p, n) == n ? n : 0;
+}
+
+void json_quote(const char *s, bool ascii, struct buf *out)
+{
+	buf_addc(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		unsigned c = *p;
+		if (ascii && c >= 0x80) {
+			size_t n = utf8_seq(p), k;
+			uint32_t cp = n ? utf8_decode((const char *)p, n, &k) : 0xfffd; /* invalid: U+FFFD */
+			p += n ? n : 1;
+			if (cp >= 0x10000) {
+				cp -= 0x10000;
+				buf_printf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+			} else {
+				buf_printf(out, "\\u%04x", cp);
+			}
+			continue;
+		}
+		p++;
+		switch (c) {
+		case '"': buf_adds(out, "\\\""); break;
+		case '\\': buf_adds(out, "\\\\"); break;
+		case '\b': buf_adds(out, "\\b"); break;
+		case '\f': buf_adds(out, "\\f"); break;
+		case '\n': buf_adds(out, "\\n"); break;
+		case '\r': buf_adds(out, "\\r"); break;
+		case '\t': buf_adds(out, "\\t"); break;
+		default:
+			if (c < 0x20 || (ascii && c == 0x7f))
+				buf_printf(out, "\\u%04x", c);
+			else
+				buf_addc(out, (char)c);
+		}
+	}
+	buf_addc(out, '"');
+}
+
+static void put_number(double d, struct buf *out)
+{
+	if (!isfinite(d)) {
+		buf_adds(out, "null"); /* JSON has no inf/nan */
+	} else if (d == 0) {
+		buf_addc(out, '0'); /* also for -0 */
+	} else if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+		buf_printf(out, "%.0f", d);
+	} else {
+		/* tools never call setlocale, so the decimal point is '.'; the
+		 * shortest of %.15g/%.16g/%.17g that reads back as the same double */
+		char tmp[40];
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+			if (prec == 17 || strtod(tmp, NULL) == d)
+				break;
+		}
+		buf_adds(out, tmp);
+	}
+}
+
+static int cmp_keys(const void *a, const void *b)
+{
+	const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
+	return strcmp(x->string, y->string);
+}
+
+static void indent(struct buf *out, int depth)
+{
+	buf_addc(out, '\n');
+	for (int i = 0; i < depth; i++)
+		buf_adds(out, "  ");
+}
+
+static void canon(const cJSON *v, bool pretty, int depth, struct buf *out)
+{
+	if (cJSON_IsNull(v) || cJSON_IsInvalid(v)) {
+		buf_adds(out, "null");
+	} else if (cJSON_IsFalse(v)) {
+		buf_adds(out, "false");
+	} else if (cJSON_IsTrue(v)) {
+		buf_adds(out, "true");
+	} else if (cJSON_IsNumber(v)) {
+		put_number(v->valuedouble, out);
+	} else if (cJSON_IsString(v) || cJSON_IsRaw(v)) {
+		json_quote(v->valuestring ? v->valuestring : "", false, out);
+	} else if (cJSON_IsArray(v)) {
+		buf_addc(out, '[');
+		int i = 0;
+		for (const cJSON *c = v->child; c; c = c->next, i++) {
+			if (i)
+				buf_addc(out, ',');
+			if (pretty)
+				indent(out, depth + 1);
+			canon(c, pretty, depth + 1, out);
+		}
+		if (pretty && i)
+			indent(out, depth);
+		buf_addc(out, ']');
+	} else if (cJSON_IsObject(v)) {
+		size_t n = 0;
+		for (const cJSON *c = v->child; c; c = c->next)
+			n++;
+		cJSON **kids = xmalloc(n * sizeof *kids);
+		n = 0;
+		for (cJSON *c = v->child; c; c = c->next)
+			kids[n++] = c;
+		qsort(kids, n, sizeof *kids, cmp_keys);
+		buf_addc(out, '{');
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				buf_addc(out, ',');
+			if (pretty)
+				indent(out, depth + 1);
+			json_quote(kids[i]->string, false, out);
+			buf_adds(out, pretty ? ": " : ":");
+			canon(kids[i], pretty, depth + 1, out);
+		}
+		if (pretty && n)
+			indent(out, depth);
+		buf_addc(out, '}');
+		free(kids);
+	}
+}
+
+void json_canon(const cJSON *v, bool pretty, struct buf *out)
+{
+	canon(v, pretty, 0, out);
+}
+
+void json_hash(const cJSON *v, char out[33])
+{
+	struct buf b = BUF_INIT;
+	json_canon(v, false, &b);
+	hash_bytes(b.data, b.len, out);
+	buf_free(&b);
+}
+
+cJSON *json_read_file(const char *path, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	if (fs_read(path, 0, &b, e) < 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	const char *end = NULL;
+	cJSON *v = cJSON_ParseWithLengthOpts(b.data, b.len, &end, 0);
+	if (!v) {
+		size_t off = end ? (size_t)(end - b.data) : 0;
+		err_set(e, ERR_INPUT, "'%s' is not valid JSON (near byte %zu)", path, off);
+	}
+	buf_free(&b);
+	return v;
+}
+
+int json_write_file(const char *path, const cJSON *v, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	json_canon(v, true, &b);
+	buf_addc(&b, '\n');
+	int r = fs_write_atomic(path, b.data, b.len, 0644, e);
+	buf_free(&b);
+	return r;
+}
+
+int json_write_if_changed(const char *path, const cJSON *v, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	json_canon(v, true, &b);
+	buf_addc(&b, '\n');
+	int r = fs_write_if_changed(path, b.data, b.len, e);
+	buf_free(&b);
+	return r;
+}
+
+cJSON *json_get(const cJSON *obj, const char *key)
+{
+	return obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+const char *json_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = json_get(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double json_num(const cJSON *obj, const char *key, double fallback)
+{
+	const cJSON *v = json_get(obj, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : fallback;
+}
+
+bool json_bool(const cJSON *obj, const char *key, bool fallback)
+{
+	const cJSON *v = json_get(obj, key);
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : fallback;
+}
+
+cJSON *json_set(cJSON *obj, const char *key, cJSON *value)
+{
+	if (json_get(obj, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(obj, key, value);
+	else
+		cJSON_AddItemToObject(obj, key, value);
+	return value;
+}
+
+cJSON *json_set_str(cJSON *obj, const char *key, const char *s)
+{
+	return json_set(obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+cJSON *json_set_num(cJSON *obj, const char *key, double n)
+{
+	return json_set(obj, key, cJSON_CreateNumber(n));
+}
+
+cJSON *json_set_bool(cJSON *obj, const char *key, bool b)
+{
+	return json_set(obj, key, cJSON_CreateBool(b));
+}

@@ -1,0 +1,75 @@
+#include "base/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The one piece of process-wide state: the name set by main. */
+static const char *prog = "skillc";
+
+void log_init(const char *progname)
+{
+	const char *slash = strrchr(progname, '/');
+	prog = slash ? slash + 1 : progname;
+}
+
+const char *log_prog(void)
+{
+	return prog;
+}
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "%s: ", prog);
+	buf_vprintf(&b, fmt, ap);
+	buf_addc(&b, '\n');
+	fwrite(b.data, 1, b.len, stderr); /* one write: lines from parallel jobs stay whole */
+	buf_free(&b);
+}
+
+void warnf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void die_err(const struct err *e)
+{
+	die(e->code ? e->code : 1, "%s", e->msg);
+}
+
+void std_options(int argc, char **argv, const char *usage, const char *version)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		if (!strcmp(argv[i], "--version")) {
+			printf("%s %s\n", prog, version);
+			exit(0);
+		}
+	}
+}
+
+const char *std_option_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		die(2, "%s needs a value (see --help)", argv[*i]);
+	return argv[++*i];
+}

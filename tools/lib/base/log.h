@@ -1,0 +1,27 @@
+/* log.h — what a tool prints: one line per message, prefixed with its name. */
+#ifndef SKILLC_BASE_LOG_H
+#define SKILLC_BASE_LOG_H
+
+#include <stdnoreturn.h>
+
+#include "base/util.h"
+
+/* Sets the prefix for every message (the tool's name, e.g. "skillc-check"). */
+void log_init(const char *progname);
+const char *log_prog(void);
+
+/* "prog: message" on stderr. */
+void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: message" on stderr, then exit(status). */
+noreturn void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints e->msg and exits with e->code (1 when unset). */
+noreturn void die_err(const struct err *e);
+
+/* Handles --help / --version for a tool whose main takes argv; prints the
+ * usage text or "prog <format-version>" and exits 0 when asked. */
+void std_options(int argc, char **argv, const char *usage, const char *version);
+/* The value after the option argv[*i], advancing *i; without one, dies
+ * with exit 2: "<option> needs a value (see --help)". */
+const char *std_option_value(int argc, char **argv, int *i);
+
+#endif

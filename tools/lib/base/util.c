@@ -1,0 +1,220 @@
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void oom(void)
+{
+	fputs("skillc: out of memory\n", stderr);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return buf_detach(&b);
+}
+
+void buf_grow(struct buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void buf_add(struct buf *b, const void *p, size_t n)
+{
+	buf_grow(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_addc(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return;
+	buf_grow(b, (size_t)n);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+char *buf_detach(struct buf *b)
+{
+	char *s = b->data ? b->data : xstrdup("");
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+int err_set(struct err *e, int code, const char *fmt, ...)
+{
+	int saved = errno;
+	if (!e)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	size_t n = strlen(e->msg);
+	if (n && e->msg[n - 1] == ':')
+		snprintf(e->msg + n, sizeof e->msg - n, " %s", strerror(saved));
+	e->code = code;
+	errno = saved;
+	return -1;
+}
+
+void strlist_push_owned(struct strlist *l, char *s)
+{
+	if (l->n + 2 > l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+}
+
+void strlist_push(struct strlist *l, const char *s)
+{
+	strlist_push_owned(l, xstrdup(s));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strlist_sort(struct strlist *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof *l->v, cmp_str);
+}
+
+void strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+int name_is_safe(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+		if (p == s ? !alnum : !(alnum || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double now_wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void iso_time(double t, char out[32])
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

@@ -1,0 +1,72 @@
+/* util.h — allocation that cannot fail visibly, a growable byte buffer,
+ * and error values that travel up to main. */
+#ifndef SKILLC_BASE_UTIL_H
+#define SKILLC_BASE_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The x* allocators print "out of memory" and exit 1 on failure. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Returns a malloc'd formatted string; the caller frees it. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable buffer. `data` is always NUL-terminated once anything was
+ * added, so text can be used as a C string. Release with buf_free, or
+ * take ownership of `data` with buf_detach. */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+#define BUF_INIT { NULL, 0, 0 }
+
+void buf_grow(struct buf *b, size_t extra);
+void buf_add(struct buf *b, const void *p, size_t n);
+void buf_adds(struct buf *b, const char *s);
+void buf_addc(struct buf *b, char c);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+void buf_reset(struct buf *b);
+void buf_free(struct buf *b);
+/* Returns the string (never NULL) and leaves b empty; the caller frees it. */
+char *buf_detach(struct buf *b);
+
+/* An error travelling up to main: code 1 = the work failed, 2 = bad usage or
+ * bad input (the exit statuses of every tool). */
+enum { ERR_WORK = 1, ERR_INPUT = 2 };
+struct err {
+	int code;
+	char msg[1024];
+};
+
+/* Records the error and returns -1, so `return err_set(e, ...)` reads well.
+ * A format ending in ':' appends ": " and strerror(errno), as samurai does. */
+int err_set(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A NULL-terminated list of malloc'd strings. */
+struct strlist {
+	char **v;
+	size_t n, cap;
+};
+#define STRLIST_INIT { NULL, 0, 0 }
+void strlist_push(struct strlist *l, const char *s); /* copies s */
+void strlist_push_owned(struct strlist *l, char *s); /* takes s */
+void strlist_sort(struct strlist *l);                /* byte order */
+void strlist_free(struct strlist *l);
+
+/* True when s matches [A-Za-z0-9][A-Za-z0-9._-]* (task names, stage names). */
+int name_is_safe(const char *s);
+
+/* Monotonic and wall clocks, in seconds. */
+double now_mono(void);
+double now_wall(void);
+/* ISO 8601 UTC, e.g. 2026-11-29T07:31:53Z, into out[32]. */
+void iso_time(double t, char out[32]);
+
+#endif

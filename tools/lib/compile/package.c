@@ -1,0 +1,195 @@
+#include "compile/package.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int skill_src_load(const char *root, struct skill_src *s, struct err *e)
+{
+	memset(s, 0, sizeof *s);
+	struct fs_tree top = { 0 };
+	if (fs_list_tree(root, &top, e) < 0) {
+		fs_tree_free(&top);
+		return -1;
+	}
+	int found = 0;
+	for (size_t i = 0; i < top.n; i++) {
+		if (strchr(top.v[i].path, '/') || !S_ISDIR(top.v[i].mode))
+			continue;
+		if (found++)
+			break;
+		s->name = xstrdup(top.v[i].path);
+	}
+	fs_tree_free(&top);
+	if (found != 1)
+		return err_set(e, ERR_INPUT, "'%s' must hold exactly one skill folder (found %d): run make task=<t> ingest", root, found);
+	s->dir = path_join(root, s->name);
+	if (fs_list_tree(s->dir, &s->tree, e) < 0)
+		return -1;
+	for (size_t i = 0; i < s->tree.n && !s->md_name; i++)
+		if (!strcmp(s->tree.v[i].path, "SKILL.md") && S_ISREG(s->tree.v[i].mode))
+			s->md_name = xstrdup("SKILL.md");
+	for (size_t i = 0; i < s->tree.n && !s->md_name; i++)
+		if (!strcmp(s->tree.v[i].path, "skill.md") && S_ISREG(s->tree.v[i].mode))
+			s->md_name = xstrdup("skill.md");
+	if (!s->md_name)
+		return err_set(e, ERR_INPUT, "'%s' has no SKILL.md", s->dir);
+	char *md = path_join(s->dir, s->md_name);
+	int rc = fs_read(md, 0, &s->md, e);
+	free(md);
+	if (rc == 0 && !s->md.data)
+		buf_adds(&s->md, "");
+	return rc;
+}
+
+void skill_src_free(struct skill_src *s)
+{
+	free(s->name);
+	free(s->dir);
+	free(s->md_name);
+	fs_tree_free(&s->tree);
+	buf_free(&s->md);
+	memset(s, 0, sizeof *s);
+}
+
+void skill_out_init(struct skill_out *o, const struct skill_src *s)
+{
+	memset(o, 0, sizeof *o);
+	buf_add(&o->md, s->md.data, s->md.len);
+	buf_adds(&o->md, "");
+}
+
+void skill_out_add(struct skill_out *o, const char *path, const char *data, size_t n)
+{
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 8;
+		o->files = xrealloc(o->files, o->cap * sizeof *o->files);
+	}
+	struct pkg_file *f = &o->files[o->n++];
+	f->path = xstrdup(path);
+	memset(&f->data, 0, sizeof f->data);
+	buf_add(&f->data, data, n);
+	buf_adds(&f->data, "");
+}
+
+void skill_out_copy(struct skill_out *dst, const struct skill_out *src)
+{
+	memset(dst, 0, sizeof *dst);
+	buf_add(&dst->md, src->md.data, src->md.len);
+	buf_adds(&dst->md, "");
+	for (size_t i = 0; i < src->n; i++)
+		skill_out_add(dst, src->files[i].path, src->files[i].data.data, src->files[i].data.len);
+}
+
+void skill_out_free(struct skill_out *o)
+{
+	buf_free(&o->md);
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->files[i].path);
+		buf_free(&o->files[i].data);
+	}
+	free(o->files);
+	memset(o, 0, sizeof *o);
+}
+
+struct pkg_file *skill_out_find(const struct skill_out *o, const char *path)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->files[i].path, path))
+			return &o->files[i];
+	return NULL;
+}
+
+/* "a/b" is path itself or a folder above it. */
+static bool names(const char *entry, const char *path, size_t n)
+{
+	return !strncmp(entry, path, n) && (entry[n] == '\0' || entry[n] == '/');
+}
+
+bool skill_path_taken(const struct skill_src *s, const struct skill_out *o, const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (!n)
+		return false;
+	for (size_t i = 0; i < s->tree.n; i++)
+		if (names(s->tree.v[i].path, path, n))
+			return true;
+	for (size_t i = 0; o && i < o->n; i++)
+		if (names(o->files[i].path, path, n))
+			return true;
+	return false;
+}
+
+char *skill_free_name(const struct skill_src *s, const struct skill_out *o, const char *dir,
+		      const char *slug, const char *ext)
+{
+	char *p = xasprintf("%s/%s%s", dir, slug, ext);
+	for (int k = 2; skill_path_taken(s, o, p); k++) {
+		free(p);
+		p = xasprintf("%s/%s-%d%s", dir, slug, k, ext);
+	}
+	return p;
+}
+
+static int write_parent(const char *path, struct err *e)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int rc = 0;
+	if (slash) {
+		*slash = '\0';
+		rc = fs_mkdirs(dir, e);
+	}
+	free(dir);
+	return rc;
+}
+
+static int write_entry(const struct skill_src *s, const struct fs_entry *en, const char *to,
+		       struct err *e)
+{
+	char *dst = path_join(to, en->path);
+	int rc = 0;
+	if (S_ISDIR(en->mode)) {
+		rc = fs_mkdirs(dst, e);
+	} else if (S_ISLNK(en->mode)) {
+		if (write_parent(dst, e) < 0)
+			rc = -1;
+		else if (symlink(en->link, dst) < 0)
+			rc = err_set(e, ERR_WORK, "cannot create link '%s':", dst);
+	} else if (S_ISREG(en->mode)) {
+		char *src = path_join(s->dir, en->path);
+		rc = write_parent(dst, e) < 0 ? -1 : fs_copy_file(src, dst, en->mode & 0777, e);
+		free(src);
+	}
+	free(dst);
+	return rc;
+}
+
+int skill_out_write(const struct skill_src *s, const struct skill_out *o, const char *root,
+		    struct err *e)
+{
+	char *to = path_join(root, s->name);
+	int rc = fs_mkdirs(to, e);
+	for (size_t i = 0; rc == 0 && i < s->tree.n; i++)
+		if (strcmp(s->tree.v[i].path, s->md_name))
+			rc = write_entry(s, &s->tree.v[i], to, e);
+	char *md = path_join(to, s->md_name);
+	mode_t mode = 0644;
+	for (size_t i = 0; i < s->tree.n; i++)
+		if (!strcmp(s->tree.v[i].path, s->md_name))
+			mode = s->tree.v[i].mode & 0777;
+	if (rc == 0)
+		rc = fs_write_atomic(md, o->md.data, o->md.len, mode, e);
+	free(md);
+	for (size_t i = 0; rc == 0 && i < o->n; i++) {
+		char *p = path_join(to, o->files[i].path);
+		rc = write_parent(p, e) < 0 ? -1 : fs_write_atomic(p, o->files[i].data.data, o->files[i].data.len, 0644, e);
+		free(p);
+	}
+	free(to);
+	return rc;
+}

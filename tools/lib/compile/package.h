@@ -1,0 +1,63 @@
+/* package.h — a skill package as the static compile sees it: the source
+ * folder (read once, never modified) and the output being built in memory
+ * (SKILL.md bytes plus the files the compile adds, e.g. references/x.md).
+ * Every other file of the source is carried over unchanged when the output
+ * is written. Passes change only a struct skill_out, so a step is rolled
+ * back by restoring a copy. */
+#ifndef SKILLC_COMPILE_PACKAGE_H
+#define SKILLC_COMPILE_PACKAGE_H
+
+#include <stdbool.h>
+
+#include "base/fs.h"
+#include "base/util.h"
+
+/* The source: <root>/<name>/ holding SKILL.md (or skill.md). */
+struct skill_src {
+	char *name;          /* the skill folder's name */
+	char *dir;           /* <root>/<name> */
+	char *md_name;       /* "SKILL.md" or "skill.md" */
+	struct fs_tree tree; /* every entry of the folder, skill-relative, sorted */
+	struct buf md;       /* the SKILL.md bytes */
+};
+
+struct pkg_file {
+	char *path;          /* skill-relative, e.g. "references/setup.md" */
+	struct buf data;
+};
+
+/* The output: SKILL.md and the files added to the source. */
+struct skill_out {
+	struct buf md;
+	struct pkg_file *files;
+	size_t n, cap;
+};
+
+/* Loads the one skill folder under root (a skills root such as inputs/skill/).
+ * ERR_INPUT when root holds no skill folder or several. Free with skill_src_free. */
+int skill_src_load(const char *root, struct skill_src *s, struct err *e);
+void skill_src_free(struct skill_src *s);
+
+void skill_out_init(struct skill_out *o, const struct skill_src *s); /* = the source */
+void skill_out_copy(struct skill_out *dst, const struct skill_out *src); /* dst uninitialized */
+void skill_out_free(struct skill_out *o);
+/* Adds a file (the caller made sure path is free: skill_path_taken). */
+void skill_out_add(struct skill_out *o, const char *path, const char *data, size_t n);
+/* The added file at path, or NULL. */
+struct pkg_file *skill_out_find(const struct skill_out *o, const char *path);
+
+/* True when the skill-relative path names an entry of the source or an
+ * added file; "dir/" (or "dir") also matches a folder holding entries.
+ * Looks only at the lists, never at the disk. */
+bool skill_path_taken(const struct skill_src *s, const struct skill_out *o, const char *path);
+
+/* A free name "references/<slug>.md", "references/<slug>-2.md", ...; caller frees. */
+char *skill_free_name(const struct skill_src *s, const struct skill_out *o, const char *dir,
+		      const char *slug, const char *ext);
+
+/* Writes <root>/<name>/ (root must not exist): the source's entries with
+ * SKILL.md and the added files from o. Symlinks are copied as links. */
+int skill_out_write(const struct skill_src *s, const struct skill_out *o, const char *root,
+		    struct err *e);
+
+#endif

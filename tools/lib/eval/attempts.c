@@ -1,0 +1,125 @@
+#include "eval/attempts.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/log.h"
+
+/* Where failed attempts of this trial go: <incomplete>/<stage>/. */
+static char *attempts_dir(const struct eval_job *j)
+{
+	return xasprintf("%s/%s", j->incomplete, j->stage);
+}
+
+char *attempts_keep(const struct eval_job *j, const char *dir, const char *reason)
+{
+	struct err e;
+	char *rp = path_join(dir, "reason.txt");
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "%s\n", reason);
+	fs_write_atomic(rp, b.data, b.len, 0644, &e);
+	buf_free(&b);
+	free(rp);
+	char *idir = attempts_dir(j);
+	char *dst = fs_move_aside_as(dir, idir, j->test, &e);
+	free(idir);
+	if (!dst) {
+		warnf("%s", e.msg);
+		dst = xstrdup(dir);
+	}
+	return dst;
+}
+
+void attempts_sweep_leftovers(const struct eval_job *j)
+{
+	char *parent = path_dir(j->out);
+	DIR *d = opendir(parent);
+	if (!d) {
+		free(parent);
+		return;
+	}
+	char *prefix = xasprintf(".%s.tmp.", j->test);
+	struct strlist stale = STRLIST_INIT;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		long pid = strtol(de->d_name + strlen(prefix), NULL, 10);
+		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) == 0)
+			continue; /* its writer is still at work */
+		strlist_push_owned(&stale, path_join(parent, de->d_name));
+	}
+	closedir(d);
+	for (size_t i = 0; i < stale.n; i++)
+		free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
+	strlist_free(&stale);
+	free(prefix);
+	free(parent);
+}
+
+/* Earlier failed attempts of this trial (interrupted ones do not count),
+ * and the reason of the latest (caller frees; NULL when none). */
+static long failed_attempts(const struct eval_job *j, char **last_reason)
+{
+	*last_reason = NULL;
+	char *idir = attempts_dir(j);
+	DIR *d = opendir(idir);
+	long n = 0;
+	char best[256] = "";
+	if (d) {
+		struct dirent *de;
+		size_t tl = strlen(j->test);
+		while ((de = readdir(d))) {
+			if (strncmp(de->d_name, j->test, tl) || de->d_name[tl] != '.')
+				continue;
+			char *rp = xasprintf("%s/%s/reason.txt", idir, de->d_name);
+			struct buf b = BUF_INIT;
+			struct err e;
+			if (fs_read(rp, 4096, &b, &e) == 0 && strncmp(b.data, "interrupted", 11)) {
+				n++;
+				if (strcmp(de->d_name, best) > 0) {
+					snprintf(best, sizeof best, "%s", de->d_name);
+					free(*last_reason);
+					b.data[strcspn(b.data, "\n")] = '\0';
+					*last_reason = xstrdup(b.data);
+				}
+			}
+			buf_free(&b);
+			free(rp);
+		}
+		closedir(d);
+	}
+	free(idir);
+	return n;
+}
+
+bool attempts_left(const struct eval_job *j, long *prior)
+{
+	char *last = NULL;
+	*prior = failed_attempts(j, &last);
+	bool left = *prior < j->o->attempts;
+	if (!left) {
+		eval_progress(j, "not run: %ld failed attempts already", *prior);
+		warnf("%s: %ld failed attempts already (last: %s); see %s/%s/%s.*; remove them or raise --attempts "
+		      "to try again", j->test, *prior, last ? last : "?", j->incomplete, j->stage, j->test);
+	}
+	free(last);
+	return left;
+}
+
+bool attempts_retry_infra(const struct eval_job *j, long prior, const cJSON *t, char *reason, size_t size)
+{
+	const char *outcome = json_str(t, "outcome");
+	if (!outcome || strcmp(outcome, "infra_error") || prior + 1 >= j->o->attempts)
+		return false;
+	const char *cat = json_str(t, "error_category"), *err = json_str(t, "error");
+	snprintf(reason, size, "infra error (%s): %.600s; attempt %ld of %ld, the next make tries again",
+		 cat ? cat : "unknown", err ? err : "no error text", prior + 1, j->o->attempts);
+	return true;
+}

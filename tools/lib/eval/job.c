@@ -1,0 +1,252 @@
+#include "eval/job.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "eval/trial.h"
+#include "eval/store.h"
+
+/* The value of a "name:" line of the frontmatter, or NULL. */
+static char *frontmatter_name(const char *text)
+{
+	if (strncmp(text, "---\n", 4) && strncmp(text, "---\r\n", 5))
+		return NULL;
+	for (const char *line = strchr(text, '\n') + 1; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		if (len >= 3 && !strncmp(line, "---", 3))
+			break;
+		if (!strncmp(line, "name:", 5)) {
+			const char *v = line + 5;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			size_t n = (size_t)(line + len - v);
+			while (n && (v[n - 1] == '\r' || v[n - 1] == ' '))
+				n--;
+			if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+				v++;
+				n -= 2;
+			}
+			return xstrndup(v, n);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* The name: field of SKILL.md's frontmatter, else the folder's name. */
+static char *skill_name(const char *dir, struct err *e)
+{
+	char *md = path_join(dir, "SKILL.md");
+	struct buf b = BUF_INIT;
+	if (fs_read(md, 1 << 20, &b, e) < 0) {
+		err_set(e, ERR_INPUT, "skill folder '%s' has no SKILL.md: pass the folder holding SKILL.md", dir);
+		free(md);
+		buf_free(&b);
+		return NULL;
+	}
+	free(md);
+	char *name = frontmatter_name(b.data);
+	buf_free(&b);
+	if (!name) {
+		char *a = fs_real_path(dir);
+		name = xstrdup(path_base(a));
+		free(a);
+	}
+	if (!name_is_safe(name)) {
+		err_set(e, ERR_INPUT, "skill in '%s' has a bad name '%s': use letters, digits, '.', '_' and '-'", dir, name);
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+int eval_add_skills_root(struct strlist *skills, const char *root, struct err *e)
+{
+	struct strlist names = STRLIST_INIT;
+	if (fs_list_names(root, &names, e) < 0)
+		return err_set(e, ERR_INPUT, "skills root '%s' cannot be read:", root);
+	size_t before = skills->n;
+	for (size_t i = 0; i < names.n; i++) {
+		char *md = xasprintf("%s/%s/SKILL.md", root, names.v[i]);
+		if (fs_exists(md))
+			strlist_push_owned(skills, path_join(root, names.v[i]));
+		free(md);
+	}
+	strlist_free(&names);
+	if (skills->n == before)
+		return err_set(e, ERR_INPUT, "skills root '%s' holds no skill folder (a folder with SKILL.md)", root);
+	return 0;
+}
+
+/* traces/<task>/<stage>/test-NNN -> <run>/.incomplete; else <parent>/.incomplete */
+static char *default_incomplete(const char *out_abs)
+{
+	char *stage = path_dir(out_abs), *task = path_dir(stage), *traces = path_dir(task);
+	char *run = path_dir(traces);
+	char *r = path_join(!strcmp(path_base(traces), "traces") ? run : stage, ".incomplete");
+	free(stage);
+	free(task);
+	free(traces);
+	free(run);
+	return r;
+}
+
+static cJSON *make_identity(const struct eval_job *j)
+{
+	cJSON *id = cJSON_CreateObject();
+	json_set_num(id, "format", TRIAL_FORMAT);
+	json_set_str(id, "task", j->task);
+	json_set_str(id, "task_hash", j->task_hash);
+	json_set_str(id, "skill_hash", j->skill_hash);
+	json_set_str(id, "harness", j->o->harness);
+	json_set_str(id, "model", j->o->model);
+	json_set_str(id, "runner", j->o->runner);
+	cJSON *set = cJSON_CreateObject();
+	json_set_str(set, "sandbox", j->o->sandbox);
+	if (j->o->agent_timeout > 0)
+		json_set_num(set, "agent_timeout", j->o->agent_timeout);
+	else
+		json_set(set, "agent_timeout", cJSON_CreateNull());
+	json_set(id, "settings", set);
+	json_set_num(id, "index", (double)j->o->index);
+	return id;
+}
+
+/* The task's name, the trial folder and where its failures go. */
+static int resolve_folders(struct eval_job *j, struct eval_opts *o, struct err *e)
+{
+	if (!fs_is_dir(o->task))
+		return err_set(e, ERR_INPUT, "task folder '%s' does not exist", o->task);
+	char *test_sh = path_join(o->task, "tests/test.sh");
+	bool has_tests = fs_exists(test_sh);
+	free(test_sh);
+	if (!has_tests)
+		return err_set(e, ERR_INPUT, "task folder '%s' has no tests/test.sh: not a Harbor/SkillsBench task "
+			       "(needs task.toml, instruction.md, environment/, tests/test.sh)", o->task);
+	j->task_dir = fs_real_path(o->task);
+	j->task = xstrdup(path_base(j->task_dir));
+	if (!name_is_safe(j->task))
+		return err_set(e, ERR_INPUT, "bad task name '%s': use letters, digits, '.', '_' and '-'", j->task);
+
+	j->out = fs_real_path(o->out);
+	j->test = xstrdup(path_base(j->out));
+	if (!name_is_safe(j->test))
+		return err_set(e, ERR_INPUT, "bad trial folder name '%s'", j->test);
+	if (!o->index) {
+		if (strncmp(j->test, "test-", 5))
+			return err_set(e, ERR_INPUT, "--out '%s' is not named test-NNN: pass --index", o->out);
+		const char *nnn = j->test + 5;
+		char *end;
+		errno = 0;
+		long v = strtol(nnn, &end, 10);
+		if (errno || *end || end == nnn || v < 1 || v > 100000)
+			return err_set(e, ERR_INPUT, "--out test-NNN wants an integer in [1, 100000], not '%s'", nnn);
+		o->index = v;
+	}
+	char *parent = path_dir(j->out);
+	j->stage = xstrdup(o->stage ? o->stage : path_base(parent));
+	int r = 0;
+	if (!name_is_safe(j->stage))
+		r = err_set(e, ERR_INPUT, "bad stage name '%s'", j->stage);
+	else if (fs_mkdirs(parent, e) < 0)
+		r = -1;
+	free(parent);
+	if (r < 0)
+		return -1;
+	j->incomplete = o->incomplete ? fs_real_path(o->incomplete) : default_incomplete(j->out);
+	if (o->of)
+		snprintf(j->prefix, sizeof j->prefix, "[%ld/%ld] %s %s %s", o->index, o->of, j->task, j->stage, j->test);
+	else
+		snprintf(j->prefix, sizeof j->prefix, "[%ld] %s %s %s", o->index, j->task, j->stage, j->test);
+	return 0;
+}
+
+/* The tree hash of the one skill, of {name: hash} for several, or "no-skill". */
+static int hash_skills(struct eval_job *j, struct err *e)
+{
+	const struct eval_opts *o = j->o;
+	if (o->no_skill) {
+		snprintf(j->skill_hash, sizeof j->skill_hash, "no-skill");
+		return 0;
+	}
+	if (o->skills.n == 1)
+		return hash_tree(o->skills.v[0], j->skill_hash, e);
+	cJSON *m = cJSON_CreateObject();
+	for (size_t i = 0; i < o->skills.n; i++) {
+		hash_hex h;
+		if (hash_tree(o->skills.v[i], h, e) < 0) {
+			cJSON_Delete(m);
+			return -1;
+		}
+		json_set_str(m, j->skill_names.v[i], h);
+	}
+	json_hash(m, j->skill_hash);
+	cJSON_Delete(m);
+	return 0;
+}
+
+int eval_job_setup(struct eval_job *j, struct eval_opts *o, struct err *e)
+{
+	memset(j, 0, sizeof *j);
+	j->o = o;
+	j->start = now_mono();
+	if (resolve_folders(j, o, e) < 0)
+		return -1;
+	for (size_t i = 0; i < o->skills.n; i++) {
+		char *n = skill_name(o->skills.v[i], e);
+		if (!n)
+			return -1;
+		strlist_push_owned(&j->skill_names, n);
+	}
+	j->rules_dir = harness_rules_dir(o->rules, e);
+	if (!j->rules_dir)
+		return -1;
+	if (harness_load(&j->h, j->rules_dir, o->harness, &j->skill_names, e) < 0)
+		return -1;
+	if (hash_tree(j->task_dir, j->task_hash, e) < 0 || hash_skills(j, e) < 0)
+		return -1;
+	j->identity = make_identity(j);
+	trialstore_key(j->identity, j->key);
+	return 0;
+}
+
+void eval_job_free(struct eval_job *j)
+{
+	cJSON_Delete(j->identity);
+	harness_free(&j->h);
+	strlist_free(&j->skill_names);
+	free(j->task_dir);
+	free(j->task);
+	free(j->out);
+	free(j->stage);
+	free(j->test);
+	free(j->incomplete);
+	free(j->rules_dir);
+	memset(j, 0, sizeof *j);
+}
+
+double eval_deadline(const struct eval_opts *o)
+{
+	return o->deadline > 0 ? o->deadline : o->agent_timeout > 0 ? 2 * o->agent_timeout + 900 : 14400;
+}
+
+void eval_progress(const struct eval_job *j, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "%s ", j->prefix);
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	buf_addc(&b, '\n');
+	fwrite(b.data, 1, b.len, stdout);
+	fflush(stdout);
+	buf_free(&b);
+}

@@ -1,0 +1,292 @@
+#include "eval/publish.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eval/attempts.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "eval/runner.h"
+#include "eval/trial.h"
+#include "eval/store.h"
+
+/* The keys trial.json carries besides what the runner's files say. */
+static void stamp_trial(const struct eval_job *j, cJSON *t, bool reused)
+{
+	json_set_num(t, "format", TRIAL_FORMAT);
+	json_set_str(t, "key", j->key);
+	json_set(t, "identity", cJSON_Duplicate(j->identity, true));
+	json_set_str(t, "task", j->task);
+	json_set_str(t, "task_hash", j->task_hash);
+	json_set_str(t, "skill_hash", j->skill_hash);
+	json_set_str(t, "harness", j->o->harness);
+	json_set_str(t, "model", j->o->model);
+	json_set_str(t, "runner", j->o->runner);
+	json_set_str(t, "stage", j->stage);
+	json_set_num(t, "index", (double)j->o->index);
+	json_set_str(t, "test", j->test);
+	json_set_bool(t, "require_skill", j->o->require_skill);
+	json_set_bool(t, "reused", reused);
+}
+
+static int write_trial(const char *dir, const cJSON *t, struct err *e)
+{
+	char *p = path_join(dir, "trial.json");
+	int r = json_write_file(p, t, e);
+	free(p);
+	return r;
+}
+
+/* Drops "<dir>/" from a message: the temp folder is gone once moved. */
+static void strip_prefix(char *msg, const char *dir)
+{
+	size_t n = strlen(dir);
+	char *p;
+	while ((p = strstr(msg, dir)) && p[n] == '/')
+		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+}
+
+/* "<prefix> passed reward=1 skill invoked<how> in 12.3s" */
+static void end_line(const struct eval_job *j, const cJSON *t, const char *how)
+{
+	const cJSON *rw = json_get(t, "reward");
+	char rbuf[32] = "-";
+	if (cJSON_IsNumber(rw))
+		snprintf(rbuf, sizeof rbuf, "%g", rw->valuedouble);
+	const cJSON *sk = json_get(t, "skill");
+	const char *use = !cJSON_GetArraySize(json_get(sk, "injected")) ? "no skill"
+			  : json_bool(sk, "invoked", false) ? "skill invoked"
+			  : json_bool(sk, "read", false) ? "skill read" : "skill unused";
+	eval_progress(j, "%s reward=%s %s%s in %.1fs", json_str(t, "outcome"), rbuf, use, how, now_mono() - j->start);
+}
+
+bool evaltrial_up_to_date(const struct eval_job *j)
+{
+	char *p = path_join(j->out, "trial.json");
+	struct err e;
+	cJSON *t = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	bool ok = false;
+	if (t) {
+		const char *k = json_str(t, "key");
+		trial_check(t, j->o->require_skill);
+		ok = k && !strcmp(k, j->key) && json_bool(t, "complete", false);
+	}
+	if (ok)
+		utimensat(AT_FDCWD, p, NULL, 0); /* make compares mtimes */
+	cJSON_Delete(t);
+	free(p);
+	return ok;
+}
+
+/* Links the store's entry into a temp folder, restamps it, publishes it. */
+bool evaltrial_reuse(const struct eval_job *j)
+{
+	if (j->o->no_cache || !trialstore_has(j->o->cache, j->key))
+		return false;
+	char *tmp = fs_temp_beside(j->out);
+	struct err e;
+	if (trialstore_get(j->o->cache, j->key, tmp, &e) < 0) {
+		warnf("cannot reuse the stored trial %s (%s); running it", j->key, e.msg);
+		fs_remove_tree(tmp, &e);
+		free(tmp);
+		return false;
+	}
+	char *tp = path_join(tmp, "trial.json");
+	cJSON *t = json_read_file(tp, &e);
+	bool done = false;
+	if (t) {
+		stamp_trial(j, t, true);
+		trial_check(t, j->o->require_skill);
+		unlink(tp); /* the stored file is a link: write a new one, never through it */
+		if (json_bool(t, "complete", false) && write_trial(tmp, t, &e) == 0 &&
+		    fs_publish_dir(tmp, j->out, &e) == 0) {
+			end_line(j, t, ", reused from the trial store");
+			done = true;
+		}
+	}
+	free(tp);
+	if (!done && fs_exists(tmp))
+		fs_remove_tree(tmp, &e);
+	cJSON_Delete(t);
+	free(tmp);
+	return done;
+}
+
+/* Links (or copies) the chosen rollout's trajectories to trajectory/;
+ * Harbor's ACP trajectory is the one made from ATIF (acp_from_atif). */
+static void lift_trajectories(const char *tmp, cJSON *t, const struct buf *acp_from_atif)
+{
+	char *dir = path_join(tmp, "trajectory");
+	struct err e;
+	fs_mkdirs(dir, &e);
+	cJSON *files = json_get(t, "files");
+	static const char *const keys[] = { "acp_trajectory", "llm_trajectory" };
+	for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+		char *dst = xasprintf("%s/%s.jsonl", dir, keys[i]);
+		char *rel = xasprintf("trajectory/%s.jsonl", keys[i]);
+		const char *src_rel = json_str(files, keys[i]);
+		if (i == 0 && acp_from_atif && acp_from_atif->data) {
+			if (fs_write_atomic(dst, acp_from_atif->data, acp_from_atif->len, 0644, &e) == 0)
+				json_set_str(files, keys[i], rel);
+		} else if (src_rel) {
+			char *src = path_join(tmp, src_rel);
+			if (link(src, dst) == 0 || fs_copy_file(src, dst, 0644, &e) == 0) {
+				json_set_str(files, i == 0 ? "raw_acp_trajectory" : "raw_llm_trajectory", src_rel);
+				json_set_str(files, keys[i], rel);
+			}
+			free(src);
+		}
+		free(rel);
+		free(dst);
+	}
+	free(dir);
+}
+
+/* tmp_abs/.skills/ holding a copy of each skill to inject (*skills_root;
+ * NULL for no skill). */
+static int make_skills(const struct eval_job *j, const char *tmp_abs, char **skills_root, struct err *e)
+{
+	if (j->o->no_skill)
+		return 0;
+	*skills_root = path_join(tmp_abs, ".skills");
+	if (mkdir(*skills_root, 0755) < 0)
+		return err_set(e, ERR_WORK, "cannot create '%s':", *skills_root);
+	for (size_t i = 0; i < j->o->skills.n; i++) {
+		char *dst = path_join(*skills_root, j->skill_names.v[i]);
+		int r = tree_copy(j->o->skills.v[i], dst, false, e);
+		free(dst);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* What one run of the runner left: the normalized trial, or NULL with
+ * reason set. acp receives Harbor's ACP trajectory. */
+static cJSON *read_run(const struct eval_job *j, int rc, const struct proc_result *pr, const char *tmp,
+		       const char *tmp_abs, struct buf *acp, char *reason, size_t size, struct err *e)
+{
+	if (rc < 0) {
+		snprintf(reason, size, "cannot start the runner: %s", e->msg);
+		return NULL;
+	}
+	if (pr->interrupted) {
+		runner_docker_cleanup(tmp_abs);
+		snprintf(reason, size, "interrupted by signal %d after %.0fs", pr->interrupted, pr->seconds);
+		return NULL;
+	}
+	if (pr->timed_out) {
+		runner_docker_cleanup(tmp_abs);
+		snprintf(reason, size, "hard deadline of %.0fs passed: the runner was killed", eval_deadline(j->o));
+		return NULL;
+	}
+	if (pr->exit_code == 127) {
+		snprintf(reason, size, "the runner could not be started (exit 127; see runner.log)");
+		return NULL;
+	}
+	char *raw = path_join(tmp, "raw");
+	struct trial_opts to = { &j->h, j->rules_dir, j->o->runner, &j->skill_names, j->o->require_skill,
+				 !strcmp(j->o->runner, "harbor") ? acp : NULL };
+	cJSON *t = fs_is_dir(raw) ? trial_parse(raw, tmp, &to, e) : NULL;
+	if (!t && !fs_is_dir(raw))
+		snprintf(reason, size, "the runner exited %d and wrote no raw/ output (see runner.log)", pr->exit_code);
+	else if (!t)
+		snprintf(reason, size, "%s", e->msg);
+	free(raw);
+	return t;
+}
+
+/* Makes the parsed trial the folder's: trajectories lifted, stamped,
+ * checked, trial.json written. Sets reason when it must not be published. */
+static void finish_trial(const struct eval_job *j, cJSON *t, const struct proc_result *pr, const char *tmp,
+			 const struct buf *acp, long prior, char *reason, size_t size, struct err *e)
+{
+	lift_trajectories(tmp, t, acp->len ? acp : NULL);
+	stamp_trial(j, t, false);
+	json_set_num(t, "runner_exit", pr->exit_code);
+	json_set_num(t, "wall_seconds", pr->seconds);
+	trial_check(t, j->o->require_skill);
+	if (!json_bool(t, "complete", false))
+		snprintf(reason, size, "incomplete: %s", trial_first_problem(t));
+	else
+		attempts_retry_infra(j, prior, t, reason, size);
+	if (write_trial(tmp, t, e) < 0 && !*reason)
+		snprintf(reason, size, "%s", e->msg);
+}
+
+/* Publishes tmp as the trial folder, or keeps it aside with its reason.
+ * Returns the exit status: 0 published, 1 kept aside. */
+static int publish_or_keep(const struct eval_job *j, const char *tmp, const char *tmp_abs, const cJSON *t,
+			   char *reason, size_t size, struct err *e)
+{
+	if (!*reason && fs_publish_dir(tmp, j->out, e) < 0)
+		snprintf(reason, size, "%s", e->msg);
+	if (*reason) {
+		strip_prefix(reason, tmp_abs);
+		strip_prefix(reason, tmp);
+		char *kept = attempts_keep(j, tmp, reason);
+		eval_progress(j, "FAILED in %.1fs", now_mono() - j->start);
+		warnf("%s: %s; kept in %s", j->prefix, reason, kept);
+		free(kept);
+		return 1;
+	}
+	end_line(j, t, "");
+	if (!j->o->no_cache) {
+		/* infra errors are facts about the machine, not the trial: never reused */
+		const char *outcome = json_str(t, "outcome");
+		if (outcome && strcmp(outcome, "infra_error") && trialstore_put(j->o->cache, j->key, j->out, e) < 0)
+			warnf("could not file the trial in the store: %s", e->msg);
+	}
+	return 0;
+}
+
+/* The runner run in tmp, what it left read, the folder published or kept aside. */
+static int run_and_publish(const struct eval_job *j, const struct strlist *env_extra, char *const *argv,
+			   const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
+{
+	char *log_path = path_join(tmp, "runner.log");
+	struct proc_result pr;
+	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
+	free(log_path);
+	char reason[1200] = "";
+	struct buf acp = BUF_INIT;
+	cJSON *t = read_run(j, rc, &pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
+	if (skills_root)
+		fs_remove_tree(skills_root, e); /* a copy of what skill_hash names */
+	if (t)
+		finish_trial(j, t, &pr, tmp, &acp, prior, reason, sizeof reason, e);
+	buf_free(&acp);
+	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
+	cJSON_Delete(t);
+	return status;
+}
+
+int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e)
+{
+	long prior;
+	if (!attempts_left(j, &prior))
+		return 1;
+	if (runner_check_installed(j->o->runner, e) < 0)
+		return -1;
+	char *tmp = fs_temp_beside(j->out);
+	char *tmp_abs = NULL, *skills_root = NULL;
+	struct strlist argv = STRLIST_INIT;
+	int status = -1; /* tmp then stays: the next run keeps it aside */
+	if (mkdir(tmp, 0755) < 0) {
+		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
+	} else {
+		tmp_abs = fs_real_path(tmp);
+		if (make_skills(j, tmp_abs, &skills_root, e) == 0 && runner_argv(j, tmp_abs, skills_root, &argv, e) == 0)
+			status = run_and_publish(j, env_extra, argv.v, tmp, tmp_abs, skills_root, prior, e);
+	}
+	strlist_free(&argv);
+	free(skills_root);
+	free(tmp_abs);
+	free(tmp);
+	return status;
+}

@@ -1,0 +1,31 @@
+/* publish.h — an evaluation trial folder from nothing to published. It
+ * is built in a temp folder beside its target, checked, and published whole
+ * (fs_publish_dir); a run cut short, an output that does not parse or fails
+ * the checks is kept aside in .incomplete/ (attempts.h) instead. A trial
+ * whose key is in the trial store is linked from there without a run. */
+#ifndef SKILLC_EVAL_PUBLISH_H
+#define SKILLC_EVAL_PUBLISH_H
+
+#include <stdbool.h>
+
+#include "eval/job.h"
+#include "base/util.h"
+
+/* True when the published trial.json is complete and has j's key; then
+ * its mtime is renewed (make compares mtimes). */
+bool evaltrial_up_to_date(const struct eval_job *j);
+
+/* Publishes the stored trial of j's key, restamped and checked again
+ * (unless --no-cache); prints the end line. False when there is none or it
+ * cannot be used (then the trial runs). */
+bool evaltrial_reuse(const struct eval_job *j);
+
+/* One attempt: the runner run with env_extra in its environment, its
+ * output read, the folder published (and filed in the store unless it is
+ * an infra error) or kept aside. Returns 0 when published, 1 when the
+ * attempt failed or no attempts are left (reason on stderr), -1 with e set
+ * when it cannot start: the runner is not installed (ERR_INPUT) or the temp
+ * folder cannot be made. */
+int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e);
+
+#endif

@@ -1,0 +1,40 @@
+/* store.h — complete trials filed by content key, shared by every run
+ * (DESIGN §5): $CACHE_DIR/trials/<2 hex>/<key>/ holds a whole trial folder
+ * (trial.json, raw/, trajectory/). Entries are written beside their final
+ * name and renamed in whole, so a reader sees a complete entry or none, and
+ * concurrent writers of one key are harmless (the first rename wins). */
+#ifndef SKILLC_EVAL_STORE_H
+#define SKILLC_EVAL_STORE_H
+
+#include <stdbool.h>
+#include <cJSON.h>
+
+#include "base/util.h"
+
+/* The key: hash of the canonical JSON of the identity object
+ * { task, task_hash, skill_hash ("no-skill"), harness, model, runner,
+ *   settings {...that change results}, index }. */
+void trialstore_key(const cJSON *identity, char out[33]);
+
+/* $CACHE_DIR, else "results/.cache" (borrowed or static). */
+const char *trialstore_default_dir(void);
+
+/* "<cache>/trials/<2 hex>/<key>"; caller frees. */
+char *trialstore_path(const char *cache, const char *key);
+
+/* True when a complete entry for key exists. */
+bool trialstore_has(const char *cache, const char *key);
+
+/* Files the trial folder dir under key (hard links where the filesystem
+ * allows, else copies); an existing entry is left alone. */
+int trialstore_put(const char *cache, const char *key, const char *dir, struct err *e);
+
+/* Recreates the entry at dst (which must not exist), hard-linked or copied. */
+int trialstore_get(const char *cache, const char *key, const char *dst, struct err *e);
+
+/* Copies the tree src to dst (dst must not exist): directories made,
+ * symlinks recreated, regular files hard-linked when link is true and
+ * possible, else copied with their mode. */
+int tree_copy(const char *src, const char *dst, bool link, struct err *e);
+
+#endif

@@ -1,0 +1,69 @@
+/* task.h — a Harbor/SkillsBench task folder as the local runner needs it:
+ * task.toml settings (time limits, network, preflight programs, env), the
+ * instruction, and the Dockerfile's COPY/WORKDIR lines turned into a copy
+ * plan, since the runner builds no image.
+ *
+ * task.toml keys read (everything else is ignored):
+ *   [agent] timeout_sec, network_mode        [verifier] timeout_sec, network_mode, env
+ *   [environment] workdir, network_mode, allow_internet, env
+ *   [metadata] required_programs = ["python3", ...]   (our preflight list) */
+#ifndef SKILLC_LOCAL_TASK_H
+#define SKILLC_LOCAL_TASK_H
+
+#include <stdbool.h>
+#include <cJSON.h>
+
+#include "base/util.h"
+
+/* One COPY source: a host file or directory, and where it lands in the
+ * sandbox. as_child: at dest/<base name of src>; otherwise src becomes dest
+ * (a file is written at dest, a directory's contents merge into dest), as
+ * Docker does. */
+struct task_copy {
+	char *src;   /* host path */
+	char *dest;  /* absolute sandbox path */
+	bool as_child;
+};
+
+struct task {
+	char *dir;           /* the task folder as given */
+	char *name;          /* its base name (validated with name_is_safe) */
+	cJSON *config;       /* task.toml with overrides merged in */
+	char *instruction;   /* instruction.md */
+	char *workdir;       /* absolute: [environment] workdir, else the last WORKDIR, else /root */
+	double agent_timeout;     /* seconds; [agent].timeout_sec, default 900 */
+	double verifier_timeout;  /* seconds; [verifier].timeout_sec, default 600 */
+	bool agent_network, verifier_network;
+	struct strlist requires;  /* [metadata] required_programs */
+	struct task_copy *copies;
+	size_t ncopies;
+	int skill_copies_dropped; /* COPY lines naming skills/ (replaced by injection) */
+	struct strlist ignored;   /* Dockerfile instructions we cannot honour (RUN, ENV, ...) */
+	char *skills_dir;    /* <dir>/environment/skills when it exists, else NULL */
+	char *tests_dir;     /* <dir>/tests */
+	cJSON *env;          /* [environment.env]: object of strings (borrowed from config) */
+	cJSON *verifier_env; /* [verifier.env] (borrowed) */
+};
+
+/* Default time limits when task.toml names none. */
+#define TASK_AGENT_TIMEOUT 900.0
+#define TASK_VERIFIER_TIMEOUT 600.0
+
+/* Loads dir; override (may be NULL) is deep-merged into task.toml first,
+ * as `bench --config-override` does. Errors are ERR_INPUT and name the file. */
+int task_load(const char *dir, const cJSON *override, struct task *t, struct err *e);
+void task_free(struct task *t);
+
+/* Parses one --config-override value into (merging with) *acc: a JSON
+ * object, "@file" holding one, or "a.b.c=value" (value read as JSON when it
+ * parses, else as a string). */
+int task_parse_override(const char *spec, cJSON **acc, struct err *e);
+
+/* Deep-merges src into dst (objects recursively, anything else replaced). */
+void task_merge(cJSON *dst, const cJSON *src);
+
+/* Parses Dockerfile text (exposed for tests): fills copies, workdir and the
+ * counters of t; ctx is the build context (environment/). */
+int task_parse_dockerfile(struct task *t, const char *text, const char *ctx, const char *name, struct err *e);
+
+#endif

@@ -1,0 +1,57 @@
+/* settings.h — one run: its directory, its task and the settings it was asked
+ * for. make exports every setting to the tools under its make name (MODEL,
+ * REPEAT, ...) plus SKILLC_RUN, SKILLC_TASK, SKILLC_TASK_DIR and SKILLC_RULES
+ * (the rules data folder); run_load reads and validates them, so a bad value
+ * stops before any work. */
+#ifndef SKILLC_PIPELINE_SETTINGS_H
+#define SKILLC_PIPELINE_SETTINGS_H
+
+#include <stdbool.h>
+#include <cJSON.h>
+
+#include "base/util.h"
+
+enum setting_kind {
+	SET_NAME,   /* [A-Za-z0-9][A-Za-z0-9._-]* */
+	SET_MODEL,  /* provider/model-id: name chars plus '/', ':' and '@' */
+	SET_PATH,   /* a path: no spaces, quotes, '$' or other shell/make metacharacters */
+	SET_URL,    /* empty or http(s)://... without spaces or quotes */
+	SET_INT,    /* a decimal integer in [min, max] */
+	SET_ENUM,   /* one of `choices` (space-separated) */
+};
+
+struct setting_def {
+	const char *name;
+	enum setting_kind kind;
+	const char *fallback;  /* used when the environment lacks it */
+	const char *choices;   /* SET_ENUM */
+	long min, max;         /* SET_INT */
+	bool result;           /* changes results: part of inputs/config.json */
+	const char *help;
+};
+
+extern const struct setting_def settings_table[];
+extern const size_t settings_count;
+const struct setting_def *setting_find(const char *name);
+/* Validates one value; on error names the setting and what is allowed. */
+int setting_check(const struct setting_def *s, const char *value, struct err *e);
+
+struct run {
+	char *dir;       /* the run directory */
+	char *task;      /* the task's name */
+	char *task_dir;  /* the task folder */
+	char *rules_dir; /* the rules data (datadir.h rules_dir) */
+	cJSON *values;   /* setting name -> string, every setting in settings_table */
+};
+
+/* Fills r from the environment; r is freed with run_free even on error. */
+int run_load(struct run *r, struct err *e);
+void run_free(struct run *r);
+const char *run_get(const struct run *r, const char *name);
+long run_get_int(const struct run *r, const char *name);
+/* dir + "/" + rel; caller frees. */
+char *run_path(const struct run *r, const char *rel);
+/* Every result-changing setting plus the task name: inputs/config.json. Caller frees. */
+cJSON *run_config(const struct run *r);
+
+#endif

@@ -1,0 +1,402 @@
+#include "pipeline/stages.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/versions.h"
+
+const struct source_def source_table[] = {
+	{ "inputs/skill.src.hash", SRC_TASK, "environment/skills" },
+	{ "inputs/task.src.hash", SRC_TASK, "" }, /* a trial depends on the whole task: tests, data, Dockerfile */
+	{ "inputs/profiles.src.hash", SRC_RULES, "profiles" },
+	{ "inputs/user-profiles.src.hash", SRC_SETTING, "PROFILES_DIR" },
+};
+const size_t source_count = ARRAY_LEN(source_table);
+
+static void push_flag(struct strlist *argv, const char *flag, const char *value)
+{
+	strlist_push(argv, flag);
+	strlist_push(argv, value);
+}
+
+static void push_path(struct strlist *argv, const char *flag, const struct run *r, const char *rel)
+{
+	strlist_push(argv, flag);
+	strlist_push_owned(argv, run_path(r, rel));
+}
+
+static void ingest_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                           struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-ingest"));
+	push_flag(argv, "--task", r->task_dir);
+	push_path(argv, "--out", r, "inputs/skill");
+	push_path(argv, "--hash", r, "inputs/skill.hash");
+	push_path(argv, "--report", r, "inputs/check.json");
+	push_flag(argv, "--max-file-mb", run_get(r, "MAX_FILE_MB"));
+}
+
+/* One trial of an evaluation stage: skillc-eval into traces/<task>/<stage>/test-NNN/.
+ * The agent's own limit is AGENT_TIMEOUT; the hard deadline stays under
+ * TRIAL_TIMEOUT so skillc-eval, not skillc-stage, does the cleanup. */
+static void eval_argv(const struct stage_ref *ref, const struct run *r, const char *bindir, struct strlist *argv,
+                      const char *stage, const char *skills_root)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-eval"));
+	push_flag(argv, "--task", r->task_dir);
+	if (skills_root)
+		push_path(argv, "--skills-root", r, skills_root);
+	else
+		strlist_push(argv, "--no-skill");
+	push_flag(argv, "--harness", run_get(r, "HARNESS"));
+	push_flag(argv, "--model", run_get(r, "MODEL"));
+	push_flag(argv, "--runner", run_get(r, "RUNNER"));
+	char *out = xasprintf("traces/%s/%s/test-%03d", r->task, stage, ref->index);
+	push_path(argv, "--out", r, out);
+	free(out);
+	push_flag(argv, "--stage", stage);
+	strlist_push(argv, "--index");
+	strlist_push_owned(argv, xasprintf("%d", ref->index));
+	strlist_push(argv, "--of");
+	strlist_push_owned(argv, xasprintf("%d", ref->count));
+	push_path(argv, "--incomplete", r, ".incomplete");
+	push_flag(argv, "--cache", run_get(r, "CACHE_DIR"));
+	if (run_get_int(r, "REQUIRE_SKILL"))
+		strlist_push(argv, "--require-skill");
+	if (run_get_int(r, "AGENT_TIMEOUT") > 0)
+		push_flag(argv, "--agent-timeout", run_get(r, "AGENT_TIMEOUT"));
+	long limit = run_get_int(r, "TRIAL_TIMEOUT");
+	strlist_push(argv, "--deadline");
+	strlist_push_owned(argv, xasprintf("%ld", limit > 120 ? limit - 30 : limit));
+	if (fs_exists(run_get(r, "ENV_FILE")))
+		push_flag(argv, "--env-file", run_get(r, "ENV_FILE"));
+}
+
+static void raw_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                             struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "raw", "inputs/skill");
+}
+
+static void raw_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                              struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/raw", r->task);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
+}
+
+static void static_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "static", "artifacts/static/S_static");
+}
+
+static void static_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                 struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/static", r->task);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
+}
+
+static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                            struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-profile"));
+	push_flag(argv, "--model", run_get(r, "MODEL"));
+	strlist_push(argv, "--profiles");
+	strlist_push_owned(argv, path_join(r->rules_dir, "profiles"));
+	push_flag(argv, "--user-profiles", run_get(r, "PROFILES_DIR"));
+	push_path(argv, "--out", r, "artifacts/static/profile.json");
+}
+
+static void static_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                           struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-static"));
+	push_path(argv, "--skill", r, "inputs/skill");
+	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+	push_flag(argv, "--mode", run_get(r, "STATIC_MODE"));
+	if (!strcmp(run_get(r, "STATIC_MODE"), "hybrid"))
+		push_flag(argv, "--external-model", run_get(r, "EXTERNAL_MODEL"));
+	push_path(argv, "--out", r, "artifacts/static/S_static");
+	push_path(argv, "--hash", r, "artifacts/static/S_static.hash");
+	push_path(argv, "--report", r, "artifacts/static/report.json");
+	push_path(argv, "--report-md", r, "artifacts/static/report.md");
+	push_path(argv, "--plan", r, "artifacts/static/plan.json");
+}
+
+const struct stage_def stage_table[] = {
+	{
+		.name = "ingest",
+		.help = "copy the task's skill into inputs/skill/, validated",
+		.tool = "skillc-ingest",
+		.version = V_INGEST,
+		.inputs = { "inputs/skill.src.hash" },
+		.outputs = { "inputs/skill", "inputs/skill.hash", "inputs/check.json" },
+		.settings = { "MAX_FILE_MB" },
+		.command = ingest_command,
+	},
+	{
+		.name = "raw-eval",
+		.help = "REPEAT trials of the raw skill, one target each",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.after = { "ingest" },
+		.inputs = { "inputs/skill.hash", "inputs/task.src.hash" },
+		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
+		.command = raw_eval_command,
+	},
+	{
+		.name = "raw-index",
+		.help = "traces/<task>/raw/index.json: every raw trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "raw-eval" },
+		.inputs = { "traces/%T/raw/test-%N/trial.json" },
+		.outputs = { "traces/%T/raw/index.json" },
+		.gather = "REPEAT",
+		.command = raw_index_command,
+	},
+	{
+		.name = "profile",
+		.help = "resolve MODEL to its model profile (rules/profiles, PROFILES_DIR)",
+		.tool = "skillc-profile",
+		.version = V_PROFILE,
+		.inputs = { "inputs/profiles.src.hash", "inputs/user-profiles.src.hash" },
+		.outputs = { "artifacts/static/profile.json" },
+		.settings = { "MODEL" },
+		.command = profile_command,
+	},
+	{
+		.name = "static",
+		.help = "static compile of the skill for the profile: S_static/ + report",
+		.tool = "skillc-static",
+		.version = V_STATIC,
+		.after = { "ingest", "profile" },
+		.inputs = { "inputs/skill.hash", "artifacts/static/profile.json" },
+		.outputs = { "artifacts/static/S_static", "artifacts/static/S_static.hash",
+		             "artifacts/static/report.json", "artifacts/static/report.md",
+		             "artifacts/static/plan.json" },
+		.settings = { "STATIC_MODE", "EXTERNAL_MODEL" },
+		.command = static_command,
+	},
+	{
+		.name = "static-eval",
+		.help = "REPEAT trials of the statically compiled skill (reused from the store when its bytes equal the raw skill's)",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.after = { "static" },
+		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
+		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
+		.command = static_eval_command,
+	},
+	{
+		.name = "static-index",
+		.help = "traces/<task>/static/index.json: every static trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "static-eval" },
+		.inputs = { "traces/%T/static/test-%N/trial.json" },
+		.outputs = { "traces/%T/static/index.json" },
+		.gather = "REPEAT",
+		.command = static_index_command,
+	},
+};
+const size_t stage_count = ARRAY_LEN(stage_table);
+
+const struct stage_def *stage_find(const char *name)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		if (!strcmp(stage_table[i].name, name))
+			return &stage_table[i];
+	return NULL;
+}
+
+static int instances(const struct stage_def *s, const struct run *r)
+{
+	return s->repeat ? (int)run_get_int(r, s->repeat) : 0;
+}
+
+static void ref_init(struct stage_ref *ref, const struct stage_def *s, int index, int count)
+{
+	ref->def = s;
+	ref->index = index;
+	ref->count = count;
+	if (index)
+		snprintf(ref->name, sizeof ref->name, "%s.%03d", s->name, index);
+	else
+		snprintf(ref->name, sizeof ref->name, "%s", s->name);
+}
+
+size_t stage_refs(const struct run *r, struct stage_ref **out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < stage_count; i++) {
+		int k = instances(&stage_table[i], r);
+		n += k ? (size_t)k : 1;
+	}
+	struct stage_ref *v = xcalloc(n, sizeof *v);
+	n = 0;
+	for (size_t i = 0; i < stage_count; i++) {
+		int k = instances(&stage_table[i], r);
+		if (!k)
+			ref_init(&v[n++], &stage_table[i], 0, 0);
+		for (int j = 1; j <= k; j++)
+			ref_init(&v[n++], &stage_table[i], j, k);
+	}
+	*out = v;
+	return n;
+}
+
+int stage_ref_find(const struct run *r, const char *name, struct stage_ref *out)
+{
+	struct stage_ref *v;
+	size_t n = stage_refs(r, &v);
+	int found = -1;
+	for (size_t i = 0; i < n && found < 0; i++)
+		if (!strcmp(v[i].name, name)) {
+			*out = v[i];
+			found = 0;
+		}
+	free(v);
+	return found;
+}
+
+/* Replaces %T with the task's name and %N with the 3-digit instance. */
+static char *expand(const char *tmpl, const struct run *r, int index)
+{
+	struct buf b = BUF_INIT;
+	for (const char *p = tmpl; *p; p++) {
+		if (p[0] == '%' && p[1] == 'T') {
+			buf_adds(&b, r->task);
+			p++;
+		} else if (p[0] == '%' && p[1] == 'N') {
+			buf_printf(&b, "%03d", index);
+			p++;
+		} else {
+			buf_addc(&b, *p);
+		}
+	}
+	return buf_detach(&b);
+}
+
+void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
+{
+	const struct stage_def *s = ref->def;
+	for (size_t i = 0; i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++) {
+		if (strstr(s->inputs[i], "%N") && !ref->index && s->gather) {
+			long k = run_get_int(r, s->gather);
+			for (int j = 1; j <= k; j++)
+				strlist_push_owned(out, expand(s->inputs[i], r, j));
+		} else {
+			strlist_push_owned(out, expand(s->inputs[i], r, ref->index));
+		}
+	}
+}
+
+void stage_ref_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
+{
+	const struct stage_def *s = ref->def;
+	for (size_t i = 0; i < ARRAY_LEN(s->outputs) && s->outputs[i]; i++)
+		strlist_push_owned(out, expand(s->outputs[i], r, ref->index));
+}
+
+int stage_depends_on(const struct stage_def *s, const struct stage_def *up)
+{
+	if (s == up)
+		return 1;
+	for (size_t i = 0; i < ARRAY_LEN(s->after) && s->after[i]; i++) {
+		const struct stage_def *a = stage_find(s->after[i]);
+		if (a && stage_depends_on(a, up))
+			return 1;
+	}
+	return 0;
+}
+
+long stage_timeout(const struct stage_def *s, const struct run *r)
+{
+	return run_get_int(r, s->timeout ? s->timeout : "STAGE_TIMEOUT");
+}
+
+cJSON *stage_config(const struct stage_def *s, const struct run *r)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON *set = cJSON_AddObjectToObject(c, "settings");
+	for (size_t i = 0; i < ARRAY_LEN(s->settings) && s->settings[i]; i++)
+		cJSON_AddStringToObject(set, s->settings[i], run_get(r, s->settings[i]));
+	char *tool = xasprintf("%s %s", s->tool, s->version);
+	cJSON_AddStringToObject(c, "tool", tool);
+	free(tool);
+	return c;
+}
+
+char *stage_config_path(const struct stage_def *s)
+{
+	return xasprintf("inputs/config/%s.json", s->name);
+}
+
+int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
+{
+	const struct stage_def *last = stage_find(goal);
+	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
+	*out = NULL;
+	if (!last && !everything)
+		return -1;
+	struct stage_ref *all;
+	size_t n = stage_refs(r, &all), k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (everything || stage_depends_on(last, all[i].def))
+			all[k++] = all[i];
+	*out = all;
+	return (int)k;
+}
+
+char *source_path(const struct run *r, const struct source_def *src)
+{
+	switch (src->root) {
+	case SRC_SETTING:
+		return xstrdup(run_get(r, src->what));
+	case SRC_RULES:
+		return *src->what ? path_join(r->rules_dir, src->what) : xstrdup(r->rules_dir);
+	case SRC_TASK:
+		break;
+	}
+	return *src->what ? path_join(r->task_dir, src->what) : xstrdup(r->task_dir);
+}
+
+int source_hash(const struct run *r, const struct source_def *src, bool update, char out[33], struct err *e)
+{
+	char *path = source_path(r, src);
+	int rc = 0;
+	if (!fs_exists(path)) {
+		char *absent = xasprintf("absent:%s", src->what);
+		hash_bytes(absent, strlen(absent), out);
+		free(absent);
+	} else {
+		/* "inputs/task.src.hash" -> "inputs/.task.src.cache": per-file hashes,
+		 * so an unchanged task costs a stat per file, not a read */
+		const char *base = path_base(src->stamp);
+		char *cache_rel = xasprintf("%.*s.%.*s.cache", (int)(base - src->stamp), src->stamp,
+		                            (int)(strlen(base) - strlen(".hash")), base);
+		char *cache = run_path(r, cache_rel);
+		rc = hash_tree_cached(path, cache, update, out, e);
+		free(cache);
+		free(cache_rel);
+	}
+	free(path);
+	return rc;
+}

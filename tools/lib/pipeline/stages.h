@@ -1,0 +1,94 @@
+/* stages.h — the stage graph of one run, as data. skillc-rules turns it into
+ * rules.mk, skillc-stage runs a stage by name, status and clean-stage walk
+ * it. Adding a stage = adding a row here. */
+#ifndef SKILLC_PIPELINE_STAGES_H
+#define SKILLC_PIPELINE_STAGES_H
+
+#include <stdbool.h>
+
+#include "pipeline/settings.h"
+#include "base/util.h"
+
+/* A file make sees change when something outside the run changes: written
+ * by skillc-rules at every make, rewritten only when its hash changed. */
+enum source_root {
+	SRC_TASK,     /* the task folder (SKILLC_TASK_DIR) */
+	SRC_RULES,    /* the rules data folder (SKILLC_RULES, exported by make) */
+	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
+};
+struct source_def {
+	const char *stamp;  /* run-relative, e.g. "inputs/skill.src.hash" */
+	enum source_root root;
+	const char *what;   /* tree it hashes, relative to root ("" = root itself);
+	                       for SRC_SETTING, the setting's name */
+};
+
+/* A row of the graph. Paths are run-relative templates: %T is the task's
+ * name, %N the instance number (001, 002, ...). */
+struct stage_ref;
+struct stage_def {
+	const char *name;
+	const char *help;
+	const char *tool;         /* the tool doing the work */
+	const char *version;      /* its format version (versions.h) */
+	const char *after[4];     /* upstream stages */
+	const char *inputs[8];    /* files it reads (stamps, upstream outputs) */
+	const char *outputs[6];   /* files or directories it writes */
+	const char *settings[8];  /* settings it reads: its slice inputs/config/<name>.json */
+	/* A repeated stage (e.g. one evaluation trial) has as many instances as
+	 * this setting says, named "<name>.001"...: one make target each, so
+	 * make -jN runs N at once. */
+	const char *repeat;
+	/* In a stage that is not repeated, an input holding %N stands for
+	 * instances 1..(this setting) of a repeated upstream stage. */
+	const char *gather;
+	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
+	const char *timeout;
+	/* Appends the command (tool path first) to argv. */
+	void (*command)(const struct stage_ref *ref, const struct run *r, const char *bindir,
+	                struct strlist *argv);
+};
+
+/* One make target: a stage, or one instance of a repeated stage. */
+struct stage_ref {
+	const struct stage_def *def;
+	int index;       /* 1..count for a repeated stage, else 0 */
+	int count;       /* instances of a repeated stage, else 0 */
+	char name[96];   /* "ingest", "raw-eval.003": names status/<name>.json, logs/<name>.log */
+};
+
+extern const struct source_def source_table[];
+extern const size_t source_count;
+extern const struct stage_def stage_table[];
+extern const size_t stage_count;
+
+const struct stage_def *stage_find(const char *name);
+/* Every target of the run in graph order; returns how many, *out is the
+ * caller's to free. */
+size_t stage_refs(const struct run *r, struct stage_ref **out);
+/* Looks up "ingest" or "raw-eval.003"; -1 when there is no such target. */
+int stage_ref_find(const struct run *r, const char *name, struct stage_ref *out);
+/* The expanded input and output paths of a target (run-relative). */
+void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out);
+void stage_ref_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out);
+/* True when `up` is `s` or comes before it (transitively). */
+int stage_depends_on(const struct stage_def *s, const struct stage_def *up);
+/* The stage's time limit in seconds. */
+long stage_timeout(const struct stage_def *s, const struct run *r);
+/* The slice of settings s reads, with the tool's format version. Caller frees. */
+cJSON *stage_config(const struct stage_def *s, const struct run *r);
+/* "inputs/config/<name>.json"; caller frees. */
+char *stage_config_path(const struct stage_def *s);
+/* The targets a user goal needs: a stage's name (it and everything upstream
+ * of it), or "final" (also "all") for every target of the run.
+ * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
+int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
+
+/* The path a source hashes (as the user would write it); caller frees. */
+char *source_path(const struct run *r, const struct source_def *src);
+/* The current hash of a source (a tree, hash_tree_cached with its cache
+ * beside the stamp, rewritten when update; a missing tree hashes as
+ * "absent:<what>" so the stage that needs it runs and says so). */
+int source_hash(const struct run *r, const struct source_def *src, bool update, char out[33], struct err *e);
+
+#endif

@@ -1,0 +1,189 @@
+#include "pipeline/state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+
+static char *status_path(const char *run, const char *stage, const char *ext)
+{
+	return xasprintf("%s/status/%s%s", run, stage, ext);
+}
+
+cJSON *state_read(const char *run, const char *stage)
+{
+	char *p = status_path(run, stage, ".json");
+	struct err e;
+	cJSON *st = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	free(p);
+	return st;
+}
+
+int state_write(const char *run, const char *stage, const cJSON *st, struct err *e)
+{
+	char *dir = xasprintf("%s/status", run);
+	char *p = status_path(run, stage, ".json");
+	int r = fs_mkdirs(dir, e) < 0 ? -1 : json_write_file(p, st, e);
+	free(dir);
+	free(p);
+	return r;
+}
+
+char *state_ok_path(const char *run, const char *stage)
+{
+	return status_path(run, stage, ".ok");
+}
+
+void state_input_hash(const char *run, const char *rel, char out[33])
+{
+	char *p = path_join(run, rel);
+	struct err e;
+	size_t n = strlen(rel);
+	int is_stamp = n > 5 && !strcmp(rel + n - 5, ".hash");
+	if (!fs_exists(p))
+		strcpy(out, "absent");
+	else if (!(is_stamp && stamp_read(p, out, &e) == 0) && hash_tree(p, out, &e) < 0)
+		strcpy(out, "absent");
+	free(p);
+}
+
+cJSON *state_inputs(const struct run *r, const struct stage_ref *ref)
+{
+	cJSON *in = cJSON_CreateObject();
+	char h[33];
+	struct strlist inputs = STRLIST_INIT;
+	stage_ref_inputs(ref, r, &inputs);
+	for (size_t i = 0; i < inputs.n; i++) {
+		state_input_hash(r->dir, inputs.v[i], h);
+		cJSON_AddStringToObject(in, inputs.v[i], h);
+	}
+	strlist_free(&inputs);
+	char *cfg = stage_config_path(ref->def);
+	state_input_hash(r->dir, cfg, h);
+	cJSON_AddStringToObject(in, cfg, h);
+	free(cfg);
+	return in;
+}
+
+int manifest_rebuild(const struct run *r, struct err *e)
+{
+	char *lockp = path_join(r->dir, ".manifest.lock");
+	int fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(lockp);
+	if (fd < 0)
+		return err_set(e, ERR_WORK, "cannot open the manifest lock in '%s':", r->dir);
+	flock(fd, LOCK_EX); /* stages finishing together take turns; each writes all of it */
+
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "run", r->dir);
+	cJSON_AddStringToObject(m, "task", r->task);
+	cJSON *ident = cJSON_AddObjectToObject(m, "identity");
+	static const char *const identity[] = { "HARNESS", "MODEL", "EXTERNAL_MODEL", "RUNNER" };
+	for (size_t i = 0; i < ARRAY_LEN(identity); i++)
+		cJSON_AddStringToObject(ident, identity[i], run_get(r, identity[i]));
+	cJSON *inputs = cJSON_AddObjectToObject(m, "inputs");
+	static const char *const stamps[] = { "inputs/skill.hash", "inputs/config.hash" };
+	for (size_t i = 0; i < ARRAY_LEN(stamps); i++) {
+		char *p = path_join(r->dir, stamps[i]);
+		hash_hex h;
+		struct err ignore;
+		if (stamp_read(p, h, &ignore) == 0)
+			cJSON_AddStringToObject(inputs, stamps[i], h);
+		free(p);
+	}
+	cJSON *stages = cJSON_AddObjectToObject(m, "stages");
+	cJSON *targets = cJSON_AddObjectToObject(m, "targets"); /* every target due: its state */
+	cJSON *errors = cJSON_AddArrayToObject(m, "errors");
+	struct stage_ref *refs;
+	size_t nrefs = stage_refs(r, &refs);
+	for (size_t i = 0; i < nrefs; i++) {
+		const char *name = refs[i].name;
+		cJSON *st = state_read(r->dir, name);
+		const char *state = st ? json_str(st, "state") : NULL;
+		cJSON_AddStringToObject(targets, name, state ? state : "pending");
+		if (!st)
+			continue;
+		cJSON *brief = cJSON_CreateObject();
+		static const char *const keep[] = { "state", "started", "ended", "seconds", "error", "tool" };
+		for (size_t k = 0; k < ARRAY_LEN(keep); k++) {
+			cJSON *v = json_get(st, keep[k]);
+			if (v)
+				cJSON_AddItemToObject(brief, keep[k], cJSON_Duplicate(v, 1));
+		}
+		const char *error = json_str(st, "error");
+		if (state && strcmp(state, "done") && error) {
+			cJSON *er = cJSON_CreateObject();
+			cJSON_AddStringToObject(er, "stage", name);
+			cJSON_AddStringToObject(er, "error", error);
+			cJSON_AddItemToArray(errors, er);
+		}
+		cJSON_AddItemToObject(stages, name, brief);
+		cJSON_Delete(st);
+	}
+	free(refs);
+	char *final_dir = path_join(r->dir, "artifacts/deep/S_final");
+	json_set_str(m, "final_skill", fs_is_dir(final_dir) ? "artifacts/deep/S_final" : NULL);
+	free(final_dir);
+
+	char *path = path_join(r->dir, "manifest.json");
+	int rc = json_write_if_changed(path, m, e) < 0 ? -1 : 0;
+	free(path);
+	cJSON_Delete(m);
+	close(fd); /* releases the lock */
+	return rc;
+}
+
+int run_lock(const char *run, const char *what, struct err *e)
+{
+	if (fs_mkdirs(run, e) < 0)
+		return -1;
+	char *p = path_join(run, ".lock");
+	int fd = open(p, O_RDWR | O_CREAT, 0644); /* no O_CLOEXEC: children keep it */
+	if (fd < 0) {
+		err_set(e, ERR_WORK, "cannot open '%s':", p);
+		free(p);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		char holder[512] = "";
+		ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+		holder[n > 0 ? n : 0] = '\0';
+		holder[strcspn(holder, "\n")] = '\0';
+		err_set(e, ERR_INPUT, "run '%s' is busy: %s; wait for that make to finish or stop it",
+		        run, *holder ? holder : "another process holds .lock");
+		close(fd);
+		free(p);
+		return -1;
+	}
+	char when[32];
+	iso_time(now_wall(), when);
+	char host[256] = "?";
+	gethostname(host, sizeof host - 1);
+	char *line = xasprintf("locked by pid %ld on %s since %s (%s)\n", (long)getpid(), host, when, what);
+	/* who holds it, for the message a second make prints; best effort */
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, line, strlen(line), 0) < 0)
+		line[0] = '\0';
+	free(line);
+	free(p);
+	return fd;
+}
+
+int run_is_locked(const char *run)
+{
+	char *p = path_join(run, ".lock");
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	if (fd < 0)
+		return 0;
+	int held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}

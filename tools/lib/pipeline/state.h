@@ -1,0 +1,37 @@
+/* state.h — what a run remembers about its stages: status/<stage>.json
+ * (running, done, failed, interrupted, with the inputs it saw), the
+ * status/<stage>.ok stamp make depends on, and manifest.json, the one-file
+ * summary rebuilt from them under a lock. */
+#ifndef SKILLC_PIPELINE_STATE_H
+#define SKILLC_PIPELINE_STATE_H
+
+#include <cJSON.h>
+
+#include "pipeline/settings.h"
+#include "pipeline/stages.h"
+#include "base/util.h"
+
+/* status/<stage>.json, or NULL when the stage never ran. Caller frees. */
+cJSON *state_read(const char *run, const char *stage);
+int state_write(const char *run, const char *stage, const cJSON *st, struct err *e);
+/* "<run>/status/<stage>.ok"; caller frees. */
+char *state_ok_path(const char *run, const char *stage);
+
+/* The content hash of one run-relative input as a stage sees it: the hash
+ * a .hash stamp holds, else the file's or tree's hash; "absent" if missing. */
+void state_input_hash(const char *run, const char *rel, char out[33]);
+/* { rel: hash } for every input of a target (and its config slice). Caller frees. */
+cJSON *state_inputs(const struct run *r, const struct stage_ref *ref);
+
+/* Rewrites manifest.json from inputs/ and status/ (atomically, under
+ * <run>/.manifest.lock so parallel stages never lose each other's news). */
+int manifest_rebuild(const struct run *r, struct err *e);
+
+/* Takes <run>/.lock without waiting. Returns the open fd (inherited by the
+ * children, so the lock lasts while any of them works), or -1 with e naming
+ * the holder when another make has it. */
+int run_lock(const char *run, const char *what, struct err *e);
+/* 1 when some process holds <run>/.lock, 0 when not. */
+int run_is_locked(const char *run);
+
+#endif

@@ -1,0 +1,31 @@
+#include "report/stats.h"
+
+#include <math.h>
+
+void stats_wilson(long c, long n, double z, double *lo, double *hi)
+{
+	if (n <= 0) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	double p = (double)c / (double)n, nn = (double)n, z2 = z * z;
+	double denom = 1 + z2 / nn;
+	double center = (p + z2 / (2 * nn)) / denom;
+	double half = z * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / denom;
+	*lo = center - half < 0 ? 0 : center - half;
+	*hi = center + half > 1 ? 1 : center + half;
+}
+
+double stats_pass_at_k(long c, long n, long k)
+{
+	if (k < 1 || k > n || c < 0 || c > n)
+		return -1;
+	if (n - c < k)
+		return 1.0;
+	/* C(n-c, k) / C(n, k) = prod_{i=0}^{k-1} (n-c-i) / (n-i) */
+	double fail = 1.0;
+	for (long i = 0; i < k; i++)
+		fail *= (double)(n - c - i) / (double)(n - i);
+	return 1.0 - fail;
+}

@@ -1,0 +1,22 @@
+/* stats.h — the numbers a results table reports for n scored trials of
+ * which c passed. */
+#ifndef SKILLC_REPORT_STATS_H
+#define SKILLC_REPORT_STATS_H
+
+/* z for a two-sided 95% interval. */
+#define STATS_Z95 1.959963984540054
+
+/* Wilson score interval for c successes in n trials at the given z
+ * (Wilson 1927): unlike the normal approximation it stays inside [0, 1]
+ * and is sensible for small n and for 0 or n successes. n = 0 gives
+ * lo = 0, hi = 1. */
+void stats_wilson(long c, long n, double z, double *lo, double *hi);
+
+/* The unbiased pass@k estimator (Chen et al. 2021, "Evaluating Large
+ * Language Models Trained on Code"): the chance that at least one of k
+ * trials drawn without replacement from the n passes,
+ * 1 - C(n-c, k) / C(n, k), computed as a stable product. Needs 1 <= k <= n;
+ * returns -1 otherwise. */
+double stats_pass_at_k(long c, long n, long k);
+
+#endif
