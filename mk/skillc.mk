@@ -209,4 +209,4 @@ endif
 #:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
 #:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none  WATCH_TIMEOUT=0
 #:
-#: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see README.md.
+#: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
