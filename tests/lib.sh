@@ -1,5 +1,6 @@
 # tests/lib.sh — sourced by tests/e2e/*.sh. Each case prints one line,
-# "ok <name>" or "FAIL <name>: <why>", which tests/run counts.
+# "ok <name>", "FAIL <name>: <why>" or "ok <name> # skip <why>", which
+# tests/run counts as passed, failed and skipped.
 #   t_begin "name"; ...; t_check "what" test -f x; ...; t_end
 # t_check runs a command; when it fails the case fails with "what".
 set -u
@@ -19,6 +20,8 @@ t_check() {
 	what=$1; shift
 	if ! "$@" >/dev/null 2>&1; then t_fail "$what"; fi
 }
+# t_skip "name" "reason": a case that cannot run here; counted as skipped
+t_skip() { echo "ok $1 # skip $2"; }
 t_end() {
 	if [ -n "$t_why" ]; then echo "FAIL $t_name: $t_why"; else echo "ok $t_name"; fi
 }

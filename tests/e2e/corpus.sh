@@ -8,8 +8,8 @@
 . "$(dirname "$0")/../lib.sh"
 C=../shared/corpus/skillsbench
 if [ ! -d "$C" ]; then
-	echo "ok corpus: skillc-check over skillsbench (skipped: no corpus)"
-	echo "ok corpus: render without edit is byte-identical (skipped: no corpus)"
+	t_skip "corpus: skillc-check over skillsbench" "no corpus at $C"
+	t_skip "corpus: render without edit is byte-identical" "no corpus at $C"
 	exit 0
 fi
 

@@ -308,8 +308,8 @@ t_contains "401" "$out" "problem MODEL: provider 'fake' rejected the key in FAKE
 t_end
 stop_fake
 
-t_begin "fake server: streaming (SSE) text and tool calls"
 if command -v curl >/dev/null 2>&1; then
+t_begin "fake server: streaming (SSE) text and tool calls"
 	start_fake stream '[{"text": "hello streaming world, in pieces"}, {"tool_calls": [{"name": "bash", "arguments": {"command": "ls -la"}}]}]'
 	url=http://127.0.0.1:$(cat "$D/port")/v1/chat/completions
 	curl -sN "$url" -d '{"model": "m", "stream": true, "stream_options": {"include_usage": true}, "messages": []}' >"$D/s1"
@@ -322,10 +322,10 @@ if command -v curl >/dev/null 2>&1; then
 	t_eq "tool call arguments" "$args" '{"command":"ls -la"}'
 	t_eq "finish reason" "$(sed -n 's/^data: //p' "$D/s2" | grep -v DONE | jq -r '.choices[0].finish_reason // empty')" tool_calls
 	stop_fake
-else
-	echo "# curl not installed: streaming check skipped" >&2
-fi
 t_end
+else
+	t_skip "fake server: streaming (SSE) text and tool calls" "curl is not installed"
+fi
 
 t_begin "fake server: rules answer matching requests without consuming the queue"
 start_fake rules '{"chat": [{"text": "queue 1"}, {"text": "queue 2"}], "rules": [{"match": "title", "text": "A Title"}], "score": [{"score": 0.25}]}'

@@ -355,7 +355,7 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null && [ 
 	no_strays
 	t_end
 else
-	echo "# SANDBOX=none case skipped: needs root and unshare (and no /logs on this host)" >&2
+	t_skip "SANDBOX=none: opt-in by name, warns, runs on the host paths, cleans its links" "needs root and unshare, and no /logs on this host"
 fi
 
 t_begin "bad usage and bad input exit 2 with one line"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 if ! command -v bwrap >/dev/null 2>&1; then
-	echo "ok local runner through make (skipped: no bwrap; apt-get install -y bubblewrap)"
+	t_skip "local runner through make" "no bwrap (apt-get install -y bubblewrap)"
 	exit 0
 fi
 W=$T_TMP/work H=$T_TMP/harness

@@ -12,13 +12,13 @@ J=$T_ROOT/build/tests/helpers/jget
 TASK=$T_ROOT/tests/fixtures/tasks/answer-file
 
 if [ ! -x "$FAKELLM" ]; then
-	echo "# local_opencode: skipped: tests/helpers/fakellm is not built yet" >&2
+	t_skip "local runner with the real opencode" "tests/helpers/fakellm is not built yet"
 	exit 0
 fi
 # the pinned opencode: on PATH already, else installed once into build/
 if [ "$(opencode --version 2>/dev/null)" != "$OPENCODE_VERSION" ]; then
 	if ! command -v npm >/dev/null 2>&1; then
-		echo "# local_opencode: skipped: npm is absent (install Node.js and npm to run opencode)" >&2
+		t_skip "local runner with the real opencode" "npm is absent (install Node.js and npm to run opencode)"
 		exit 0
 	fi
 	OC=$T_ROOT/build/opencode-$OPENCODE_VERSION

@@ -12,8 +12,7 @@ CORPUS=$T_ROOT/../shared/corpus/skillsbench
 VERIFY=$T_ROOT/build/tests/helpers/static-verify
 [ -x "$VERIFY" ] || { echo "FAIL static-corpus.sh: build/tests/helpers/static-verify is missing (make check builds it)"; exit 1; }
 if [ ! -d "$CORPUS" ]; then
-	t_begin "corpus: skipped, no corpus at ../shared/corpus/skillsbench"
-	t_end
+	t_skip "static compile over the corpus" "no corpus at ../shared/corpus/skillsbench"
 	exit 0
 fi
 skillc-profile --model vllm/Qwen/Qwen3.5-27B --profiles "$T_ROOT/rules/profiles" --out "$T_TMP/profile.json" >/dev/null

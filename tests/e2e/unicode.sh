@@ -7,7 +7,7 @@ dump=$T_ROOT/build/tests/helpers/uc-dump
 
 if ! command -v python3 >/dev/null 2>&1 ||
    ! python3 -c 'import unicodedata,sys; sys.exit(unicodedata.unidata_version != "'"$(sed -n 's/^#define UC_UNICODE_VERSION "\(.*\)"/\1/p' "$T_ROOT/tools/lib/base/unicode_tables.h")"'")' 2>/dev/null; then
-	echo "ok unicode tables match python (skipped: no python3 with the same Unicode version)"
+	t_skip "unicode tables match python" "no python3 with the same Unicode version"
 	exit 0
 fi
 
