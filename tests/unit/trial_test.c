@@ -423,6 +423,10 @@ static void test_jsonl_and_times(void)
 	CHECK(fabs(trial_seconds_between("2026-08-23 10:39:42.436130", "2026-08-23T10:53:59.051112Z") -
 		   856.614982) < 1e-6);
 	CHECK(isnan(trial_seconds_between("yesterday", "2026-08-23 10:00:00")));
+	/* found by a sanitizer run: float-to-int overflow on a huge seconds field */
+	CHECK(isnan(trial_seconds_between("2026-08-23 07:10:53.6e34", "2026-08-23 10:00:00")));
+	CHECK(isnan(trial_seconds_between("2026-13-23 07:10:53", "2026-08-23 10:00:00")));
+	CHECK(isnan(trial_seconds_between("2026-08-23 07:10:nan", "2026-08-23 10:00:00")));
 }
 
 int main(void)

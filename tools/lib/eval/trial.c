@@ -80,6 +80,10 @@ static double parse_time(const char *s)
 	char sep;
 	if (sscanf(s, "%d-%d-%d%c%d:%d:%lf", &y, &mo, &d, &sep, &h, &mi, &sec) != 7 || (sep != ' ' && sep != 'T'))
 		return NAN;
+	/* out of range is no time (and 6e34 seconds would overflow the int) */
+	if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 24 || mi < 0 || mi > 59 ||
+	    !(sec >= 0 && sec < 61))
+		return NAN;
 	tm.tm_year = y - 1900;
 	tm.tm_mon = mo - 1;
 	tm.tm_mday = d;
