@@ -52,7 +52,7 @@ struct results_group {
 	cJSON *categories;  /* the runner's error_category -> count */
 	struct results_trial *t;  /* every trial folder, counted and stale, by index */
 	size_t nt, tcap;
-	struct results_group *raw;  /* the raw stage of the same bench/task/harness/model/runner */
+	struct results_group *raw;  /* the raw stage of the same bench, task, harness, model and runner */
 };
 
 struct results_table {
