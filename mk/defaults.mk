@@ -37,3 +37,12 @@ SKILLC_SETTINGS := TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MO
 
 # Not a setting of the run: how long `make watch` waits (0: until done).
 WATCH_TIMEOUT ?= 0
+
+# Not settings of a run: the rule of `make gate` (docs/ci.md). The lower end
+# of the 95% interval of GATE_STAGE - raw (and - noskill with GATE_VS=noskill)
+# must be >= GATE_MIN_DELTA points; at most GATE_MAX_REGRESSED runs below raw.
+GATE_STAGE ?= final
+GATE_MIN_DELTA ?= 0
+GATE_MAX_REGRESSED ?= 0
+GATE_VS ?=
+SKILLC_GATE_SETTINGS := GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS

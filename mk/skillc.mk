@@ -19,7 +19,7 @@ SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
-SKILLC_FREE_GOALS := summary watch doctor
+SKILLC_FREE_GOALS := summary watch doctor gate junit
 # The stages `make eval` brings up to date (each gathers its stage's trials).
 SKILLC_EVAL_STAGES := raw-index static-index
 
@@ -30,6 +30,7 @@ override tasks := $(value tasks)
 override STAGE := $(value STAGE)
 override GOAL := $(value GOAL)
 override WATCH_TIMEOUT := $(value WATCH_TIMEOUT)
+$(foreach v,$(SKILLC_GATE_SETTINGS),$(eval override $v := $$(value $v)))
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 
 # $(,) puts a comma inside a function's argument
@@ -41,6 +42,7 @@ skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordli
 skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
 $(foreach v,task STAGE GOAL HARNESS BENCH RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
 	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
+$(foreach v,$(SKILLC_GATE_SETTINGS),$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
 $(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
@@ -124,7 +126,21 @@ skillc_report := $(firstword $(filter status doctor,$(MAKECMDGOALS)))
 ifneq ($(skillc_report)$(tasks),$(skillc_report))
 skillc_report :=
 endif
+# gate and junit: the run (task=), the runs of tasks="a b", or every run under RESULTS
+skillc_runs_of = $(if $(tasks),$(foreach t,$(tasks),$(RESULTS)/$t--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)),$(if $(task),$(RUN),$(RESULTS)))
+# gate judges finished runs (docs/ci.md): 0 the rule holds, 1 it does not,
+# 2 they cannot be judged. It answers for trials already made, so it runs
+# alone, after the make that made them.
+ifneq ($(filter gate,$(MAKECMDGOALS)),)
+ifneq ($(filter-out gate,$(MAKECMDGOALS)),)
+$(error skillc: run make gate on its own, after the make that runs the trials (its exit status is the verdict))
+endif
+skillc_report := gate
+endif
 ifneq ($(skillc_report),)
+skillc_report_gate = $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
+	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
+skillc_report_fail_gate = cannot judge the runs (see the lines above)
 skillc_report_status = $(SKILLC_BIN)/skillc-stage status $(GOAL)
 skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor
 skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
@@ -138,7 +154,7 @@ MAKEFLAGS += -q
 $(skillc_report): skillc-not-well ; @:
 skillc-not-well: ; @:
 else
-$(error skillc: $(skillc_report) could not run (see the line above))
+$(error skillc: $(skillc_report) $(or $(skillc_report_fail_$(skillc_report)),could not run (see the line above)))
 endif
 endif
 
@@ -150,6 +166,8 @@ watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(skillc_results_of)
 
+junit:
+	@$(SKILLC_BIN)/skillc-junit $(if $(tasks),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
 help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
 
@@ -192,6 +210,8 @@ endif
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
+#:   make junit                 junit.xml (one test case per run and stage) beside the summary
+#:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
 #:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
@@ -209,5 +229,6 @@ endif
 #:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
 #:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
 #:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none  WATCH_TIMEOUT=0
+#:   GATE_STAGE=final  GATE_MIN_DELTA=0 (points)  GATE_MAX_REGRESSED=0  GATE_VS=|noskill (docs/ci.md)
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
