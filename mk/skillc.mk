@@ -42,6 +42,7 @@ $(foreach v,task STAGE GOAL HARNESS BENCH RUNNER LLM_CACHE DOCTOR_PROBE REPEAT F
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
 $(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
+$(if $(call skillc_strip,$(WATCH_TIMEOUT),0 1 2 3 4 5 6 7 8 9),$(error skillc: bad WATCH_TIMEOUT '$(WATCH_TIMEOUT)': a whole number of seconds (0: wait until done)))
 $(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
 
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
