@@ -15,7 +15,7 @@
 #include "report/results.h"
 
 static const char usage[] =
-	"usage: skillc-gate [--stage S] [--min-delta PP] [--max-regressed N] [--vs noskill] PATH...\n"
+	"usage: skillc-gate [--stage S] [--min-delta PP] [--max-regressed N] [--vs noskill|none] PATH...\n"
 	"\n"
 	"PATH is a run folder (holding traces/) or a results folder holding runs.\n"
 	"Each run passes when the lower end of the 95% interval of its stage's\n"
@@ -64,9 +64,9 @@ int main(int argc, char **argv)
 			rule.max_regressed = parse_count(std_option_value(argc, argv, &i));
 		} else if (!strcmp(argv[i], "--vs")) {
 			const char *v = std_option_value(argc, argv, &i);
-			if (strcmp(v, "noskill") && *v)
-				die(2, "--vs (GATE_VS) is noskill or empty, not '%s'", v);
-			rule.vs_noskill = *v != 0;
+			if (strcmp(v, "noskill") && strcmp(v, "none") && *v)
+				die(2, "--vs (GATE_VS) is noskill or none, not '%s'", v);
+			rule.vs_noskill = !strcmp(v, "noskill");
 		} else if (argv[i][0] == '-') {
 			die(2, "unknown option '%s' (see --help)", argv[i]);
 		} else {
