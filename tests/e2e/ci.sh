@@ -28,11 +28,12 @@ unset ROUTES ENV_FILE BENCH CACHE_DIR RESULTS LLM_CACHE MODEL EXTERNAL_MODEL STA
 	GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS SKILLC_BIN SKILLC_DATA
 C=$T_TMP/ci
 mkdir -p "$C/bin" "$C/home" "$C/store"
+CI_DOC=$T_ROOT/docs/ci.md
 GH=$C/github.yml
 GL=$C/gitlab.yml
 workflow() { # marker: the yaml block after <!-- workflow: marker --> in docs/ci.md
 	awk -v m="<!-- workflow: $1 -->" '$0 == m { on = 1; next }
-		on && /^```yaml$/ { inb = 1; next } inb && /^```$/ { exit } inb { print }' "$T_ROOT/docs/ci.md"
+		on && /^```yaml$/ { inb = 1; next } inb && /^```$/ { exit } inb { print }' "$CI_DOC"
 }
 workflow github >"$GH"
 workflow gitlab >"$GL"

@@ -42,11 +42,13 @@ t_contains "verdict" "$out" "gate: PASS: 1 run, 1 pass, 0 fail"
 mk win summary >/dev/null 2>&1
 lo=$(jq '.groups[] | select(.stage == "static") | .delta_pp_ci95[0]' win/$RUNNAME/summary.json)
 t_eq "the summary's lower bound" "$lo" 19.26
-mk win gate GATE_STAGE=static GATE_MIN_DELTA=19.26 >/dev/null 2>&1
+skillc-gate --stage static --min-delta 19.26 win >/dev/null 2>&1
 t_eq "a margin at the lower bound passes" $? 0
-out=$(mk win gate GATE_STAGE=static GATE_MIN_DELTA=19.27 2>&1)
-t_eq "a margin above the lower bound fails" $? 1
-t_contains "why" "$out" "static - raw: lower bound +19.3 pp < GATE_MIN_DELTA 19.27"
+skillc-gate --stage static --min-delta 19.27 win >/dev/null 2>&1
+t_eq "a margin just above it fails" $? 1
+out=$(mk win gate GATE_STAGE=static GATE_MIN_DELTA=20 2>&1)
+t_eq "make gate GATE_MIN_DELTA=20" $? 1
+t_contains "why" "$out" "static - raw: lower bound +19.3 pp < GATE_MIN_DELTA 20"
 t_end
 
 t_begin "the final stage has not run: make gate (GATE_STAGE=final) cannot judge, exit 2"
@@ -163,10 +165,12 @@ t_end
 t_begin "bad input: exit 2 with one line"
 out=$(mk win gate GATE_MIN_DELTA=abc 2>&1)
 t_eq "min delta" $? 2
-t_contains "says" "$out" "GATE_MIN_DELTA) wants points between -100 and 100, not 'abc'"
+t_contains "says" "$out" "bad GATE_MIN_DELTA 'abc': a whole number from -100 to 100"
 out=$(mk win gate GATE_VS=raw 2>&1)
 t_eq "vs" $? 2
-t_contains "says vs" "$out" "GATE_VS) is noskill or empty, not 'raw'"
+t_contains "says vs" "$out" "bad GATE_VS 'raw': one of none noskill"
+skillc-gate --min-delta 1e400 win >/dev/null 2>&1
+t_eq "skillc-gate checks too" $? 2
 out=$(mk win summary gate 2>&1)
 t_eq "gate with other goals" $? 2
 t_contains "says alone" "$out" "run make gate on its own"
