@@ -19,7 +19,7 @@ SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
-SKILLC_FREE_GOALS := summary watch doctor
+SKILLC_FREE_GOALS := summary report watch doctor
 # The stages `make eval` brings up to date (each gathers its stage's trials).
 SKILLC_EVAL_STAGES := raw-index static-index
 
@@ -142,10 +142,12 @@ $(error skillc: $(skillc_report) could not run (see the line above))
 endif
 endif
 
-# summary / watch read trial.json files only: no lock, no task needed.
+# summary / report / watch read run folders only: no lock, no task needed.
 skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
 summary:
 	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
+report:
+	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(skillc_results_of)
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(skillc_results_of)
@@ -191,6 +193,7 @@ endif
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it

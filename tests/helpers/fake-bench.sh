@@ -18,6 +18,9 @@
 # (exits 1, writes nothing) truncated (result.json cut short).
 # skill= defaults to invoked with --skills-dir, none without.
 #
+# FAKE_BENCH_MESSAGE names a file whose bytes (a JSON string's inside, any
+# bytes) become the agent's last message in the ACP trajectory (default "Done.").
+#
 # Log: FAKE_BENCH_LOG gets "start <epoch> <pid> <argv>" and
 # "end <epoch> <pid> <outcome> <rc>" per run, "env <pid> <NAME>" for each
 # *_API_KEY variable it can see (names only), and "secret-on-argv <pid> <NAME>"
@@ -179,6 +182,10 @@ EOF
 				printf '{"type": "tool_call", "tool_call_id": "call_write_1", "kind": "edit", "title": "write", "status": "in_progress", "content": []}\n'
 				printf '{"type": "agent_timeout", "reason": "wall_clock_timeout", "timeout_sec": %s, "pending_tool_call_ids": ["call_write_1"], "terminal_trajectory_complete": false}' "$timeout"
 				tools=$((tools + 1))
+			elif [ -n "${FAKE_BENCH_MESSAGE:-}" ]; then
+				printf '{"type": "agent_message", "text": "'
+				cat "$FAKE_BENCH_MESSAGE"
+				printf '"}'
 			else
 				printf '{"type": "agent_message", "text": "Done."}'
 			fi

@@ -81,7 +81,10 @@ static struct results_group *group_for(struct results_table *tb, const struct re
 static void trial_free(struct results_trial *t)
 {
 	free(t->dir);
+	free(t->rel);
 	free(t->test);
+	free(t->error);
+	free(t->rollout);
 	free(t->stale);
 	free(t->outcome);
 }
@@ -154,6 +157,9 @@ static void read_trial(struct results_trial *t, const cJSON *j, const struct rou
 	const char *outcome = json_str(j, "outcome");
 	t->outcome = xstrdup(outcome ? outcome : "?");
 	t->passed = json_bool(j, "passed", false);
+	const char *err = json_str(j, "error"), *rollout = json_str(json_get(j, "files"), "rollout");
+	t->error = err ? xstrdup(err) : NULL;
+	t->rollout = rollout ? xstrdup(rollout) : NULL;
 	t->reused = json_bool(j, "reused", false);
 	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
 	t->reward = num_or_nan(json_get(j, "reward"));
@@ -262,7 +268,8 @@ static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, 
 					     .model = (char *)(model ? model : "?"),
 					     .runner = (char *)(runner ? runner : "?"), .stage = s->name };
 		struct results_group *g = group_for(tb, &key);
-		struct results_trial t = { .dir = tdir, .test = xstrdup(tests.v[k]), .index = index };
+		struct results_trial t = { .dir = tdir, .test = xstrdup(tests.v[k]), .index = index,
+					   .rel = xasprintf("traces/%s/%s/%s", s->task, s->name, tests.v[k]) };
 		read_trial(&t, j, routes);
 		t.stale = stale_reason(s, index, j);
 		if (t.stale)

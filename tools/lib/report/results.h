@@ -30,7 +30,10 @@ enum results_price {
 /* One trial folder of a stage. Numbers are NAN when unknown. */
 struct results_trial {
 	char *dir;      /* the trial folder */
+	char *rel;      /* the same, relative to its run folder */
 	char *test;     /* "test-NNN" */
+	char *error;    /* the runner's error text, NULL when none */
+	char *rollout;  /* trial-relative folder of the rollout (files.rollout), NULL when none */
 	long index;
 	char *stale;    /* NULL: counted; else why it is not */
 	char *outcome;  /* passed failed timeout infra_error verifier_error */
