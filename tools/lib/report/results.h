@@ -5,7 +5,7 @@
  *
  * A stage's numbers are its current trials only: the complete trials with
  * an index the run's manifest lists as due (<stage>-eval.NNN) whose
- * skill_hash is the one of the skill the stage evaluates now (runstage.h).
+ * skill_hash is the one of the skill the stage evaluates now (runinfo.h).
  * Every other trial folder is kept in the group as stale, with the reason,
  * and never counted. Rows are sorted by bench, task, harness, model and
  * runner, then by stage in pipeline order (noskill, raw, static, fast,
@@ -55,7 +55,7 @@ struct results_group {
 	cJSON *categories;  /* the runner's error_category -> count */
 	struct results_trial *t;  /* every trial folder, counted and stale, by index */
 	size_t nt, tcap;
-	struct results_group *raw;  /* the raw stage of the same bench/task/harness/model/runner */
+	struct results_group *raw;  /* the raw stage of the same bench, task, harness, model and runner */
 };
 
 struct results_table {
