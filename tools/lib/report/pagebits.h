@@ -52,8 +52,8 @@ void page_kpi(struct buf *b, const char *key, const char *value, const char *sub
 void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g, const char *cls);
 void page_kpi_delta(struct buf *b, const struct results_group *g);
 
-/* Per-stage money of a run (cost.h fills it): extra columns of the
- * pipeline table. NULL: no cost column. */
+/* Per-stage money of a run: a column of the pipeline table, its cell
+ * text by stage. NULL: no cost column. */
 struct page_cost_col {
 	const char *(*cell)(void *ctx, const char *stage, char *buf, size_t size);
 	void *ctx;

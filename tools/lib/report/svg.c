@@ -12,13 +12,13 @@ enum { W = 720, H = 400, LEFT = 70, RIGHT = 24, TOP = 84 };
 
 /* The plot area of a bar chart. */
 struct frame {
-	int w, h, left, right, top, bottom;
+	int width, height, left, right, top, bottom;
 };
 
 static struct frame frame_of(const struct svg_chart *c)
 {
 	struct frame f = { c->w ? c->w : W, c->h ? c->h : H, LEFT, RIGHT, TOP, c->note ? 88 : 70 };
-	if (f.w < 560)
+	if (f.width < 560)
 		f.left = 56;
 	return f;
 }
@@ -97,11 +97,11 @@ static double chart_top(const struct svg_chart *c)
 static void y_axis(struct buf *b, const struct svg_chart *c, const struct frame *f, double top)
 {
 	double step = nice_step(top);
-	int plot_h = f->h - f->top - f->bottom;
+	int plot_h = f->height - f->top - f->bottom;
 	for (double v = 0; v <= top * 1.0001; v += step) {
-		double y = f->h - f->bottom - v / top * plot_h;
+		double y = f->height - f->bottom - v / top * plot_h;
 		buf_printf(b, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\"/>\n", f->left,
-			   f->w - f->right, y, y, v == 0 ? "#9aa0a6" : "#e8eaed");
+			   f->width - f->right, y, y, v == 0 ? "#9aa0a6" : "#e8eaed");
 		buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11.5\" fill=\"#5c6370\" text-anchor=\"end\">", f->left - 8,
 			   y + 4);
 		shown(b, c->fmt, v, c->scale);
@@ -112,8 +112,8 @@ static void y_axis(struct buf *b, const struct svg_chart *c, const struct frame 
 static void one_bar(struct buf *b, const struct svg_chart *c, const struct frame *f, const struct svg_bar *bar,
 		    double cx, double bw, double top)
 {
-	int plot_h = f->h - f->top - f->bottom;
-	double base = f->h - f->bottom;
+	int plot_h = f->height - f->top - f->bottom;
+	double base = f->height - f->bottom;
 	buf_adds(b, "<g class=\"bar\" data-key=\"");
 	html_str(b, bar->key);
 	buf_adds(b, "\"");
@@ -160,26 +160,26 @@ static void one_bar(struct buf *b, const struct svg_chart *c, const struct frame
 void svg_bar_chart(struct buf *b, const struct svg_chart *c, bool standalone)
 {
 	struct frame f = frame_of(c);
-	open_svg(b, c->id, f.w, f.h, standalone);
+	open_svg(b, c->id, f.width, f.height, standalone);
 	heading(b, c->title, c->subtitle);
 	double top = chart_top(c);
 	y_axis(b, c, &f, top);
-	double slot = (double)(f.w - f.left - f.right) / (double)(c->n ? c->n : 1);
+	double slot = (double)(f.width - f.left - f.right) / (double)(c->n ? c->n : 1);
 	double bw = slot * 0.58 > 92 ? 92 : slot * 0.58;
 	for (size_t i = 0; i < c->n; i++)
 		one_bar(b, c, &f, &c->bars[i], f.left + slot * ((double)i + 0.5), bw, top);
 	if (!isnan(c->ref)) {
-		double y = f.h - f.bottom - c->ref / top * (f.h - f.top - f.bottom);
+		double y = f.height - f.bottom - c->ref / top * (f.height - f.top - f.bottom);
 		buf_printf(b,
 			   "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#6b7280\" stroke-width=\"1.2\" "
 			   "stroke-dasharray=\"5 4\"/>\n<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"#6b7280\" "
 			   "text-anchor=\"end\">",
-			   f.left, f.w - f.right, y, y, f.w - f.right, y - 5);
+			   f.left, f.width - f.right, y, y, f.width - f.right, y - 5);
 		html_str(b, c->ref_label);
 		buf_adds(b, "</text>\n");
 	}
 	if (c->note) {
-		buf_printf(b, "<text x=\"24\" y=\"%d\" font-size=\"11\" fill=\"#5c6370\">", f.h - 14);
+		buf_printf(b, "<text x=\"24\" y=\"%d\" font-size=\"11\" fill=\"#5c6370\">", f.height - 14);
 		html_str(b, c->note);
 		buf_adds(b, "</text>\n");
 	}
