@@ -20,6 +20,8 @@ struct cell {
 	const struct results_group *raw, *last;
 	long trials, stale;
 	double seconds;
+	double usd;       /* what its run spent (known), unknown: items without a price */
+	long unknown;
 };
 
 struct index_page {
@@ -108,6 +110,16 @@ static void kpis(struct index_page *p)
 	page_kpi(b, "Trials counted", v, s, NULL);
 	page_fmt_seconds(v, sizeof v, secs);
 	page_kpi(b, "Trial time", v, "sum over counted trials", NULL);
+	double usd = 0;
+	long unknown = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		usd += p->cells[i].usd;
+		unknown += p->cells[i].unknown;
+	}
+	page_fmt_usd(v, sizeof v, usd == 0 && unknown ? NAN : usd);
+	snprintf(s, sizeof s, unknown ? "+ %ld item%s of unknown price" : "LLM calls and trials, every run", unknown,
+		 unknown == 1 ? "" : "s");
+	page_kpi(b, "Spent", v, s, NULL);
 	buf_adds(b, "</section>\n");
 }
 
@@ -150,7 +162,8 @@ static void matrix(struct index_page *p)
 		    "it runs). Δ: its pass-rate change against raw with Newcombe's 95% interval.</p>\n"
 		    "<div class=\"scroll\"><table>\n<tr><th>Task</th><th>Harness</th><th>Model</th><th>Bench</th>"
 		    "<th>Runner</th><th>Raw</th><th>Latest</th><th>Latest pass rate</th><th class=\"n\">Δ vs raw "
-		    "[95% CI]</th><th class=\"n\">Trials</th><th class=\"n\">Time</th><th>Report</th></tr>\n");
+		    "[95% CI]</th><th class=\"n\">Trials</th><th class=\"n\">Time</th><th class=\"n\">Spent</th>"
+		    "<th>Report</th></tr>\n");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct cell *c = &p->cells[i];
 		const struct results_group *g = c->last;
@@ -180,7 +193,9 @@ static void matrix(struct index_page *p)
 		buf_printf(b, "</td><td class=\"n\">%ld", c->trials);
 		if (c->stale)
 			buf_printf(b, " <span class=\"muted small\">+%ld stale</span>", c->stale);
-		buf_printf(b, "</td><td class=\"n\">%s</td><td class=\"links\"><a href=\"", t);
+		buf_printf(b, "</td><td class=\"n\">%s</td><td class=\"n\">", t);
+		page_usd_cell(b, c->usd, c->unknown);
+		buf_adds(b, "</td><td class=\"links\"><a href=\"");
 		char *href = xasprintf("%s/report.html", c->rel);
 		html_href(b, href);
 		free(href);
@@ -200,7 +215,10 @@ int page_write_index(const char *dir, const struct strlist *runs, const struct r
 		results_build(&p.tables[i], &one, routes);
 		strlist_free(&one);
 		char *rel = rel_to(dir, runs->v[i]);
+		size_t before = p.n;
 		add_cells(&p, &p.tables[i], rel);
+		if (p.n > before) /* the run's money goes to its first cell */
+			p.cells[before].usd = results_spent(&p.tables[i], &p.cells[before].unknown);
 		free(rel);
 	}
 	qsort(p.cells, p.n, sizeof *p.cells, cmp_cell);

@@ -9,9 +9,11 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/versions.h"
+#include "report/cost.h"
 #include "report/diff.h"
 #include "report/html.h"
 #include "report/pagebits.h"
+#include "report/paired.h"
 #include "report/results.h"
 #include "report/runinfo.h"
 #include "report/stats.h"
@@ -22,6 +24,7 @@ struct run_page {
 	const char *dir;
 	struct runinfo ri;
 	struct results_table tb;
+	struct cost_calls calls;
 	const char *task, *harness, *model, *runner;
 	struct page_charts charts;
 	struct buf html;
@@ -62,42 +65,38 @@ static double field_mean(const struct results_group *g, size_t off, double *lo, 
 	return m;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* A field of the counted trials by index (NAN where none); *n values. */
+static double *by_index(const struct results_group *g, size_t off, size_t *n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	long top = 0;
+	for (size_t i = 0; i < g->nt; i++)
+		if (!g->t[i].stale && g->t[i].index > top)
+			top = g->t[i].index;
+	double *v = xcalloc((size_t)top + 1, sizeof *v);
+	for (long i = 0; i < top; i++)
+		v[i] = NAN;
+	for (size_t i = 0; i < g->nt; i++)
+		if (!g->t[i].stale)
+			v[g->t[i].index - 1] = *(const double *)((const char *)&g->t[i] + off);
+	*n = (size_t)top;
+	return v;
 }
 
 /* The median over trial indexes both stages counted of stage / raw for a
- * field; NAN when no pair. *pairs gets how many. */
+ * field (report/paired.h); NAN when no pair. */
 static double paired_median_ratio(const struct results_group *g, size_t off, long *pairs)
 {
 	*pairs = 0;
 	if (!g->raw || g == g->raw)
 		return NAN;
-	double *r = xcalloc(g->nt + 1, sizeof *r);
-	size_t n = 0;
-	for (size_t i = 0; i < g->nt; i++) {
-		if (g->t[i].stale)
-			continue;
-		for (size_t k = 0; k < g->raw->nt; k++) {
-			const struct results_trial *a = &g->t[i], *b = &g->raw->t[k];
-			if (b->stale || b->index != a->index)
-				continue;
-			double va = *(const double *)((const char *)a + off), vb = *(const double *)((const char *)b + off);
-			if (!isnan(va) && !isnan(vb) && vb > 0)
-				r[n++] = va / vb;
-			break;
-		}
-	}
-	double med = NAN;
-	if (n) {
-		qsort(r, n, sizeof *r, cmp_double);
-		med = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
-	}
-	*pairs = (long)n;
-	free(r);
-	return med;
+	size_t nb, nc;
+	double *base = by_index(g->raw, off, &nb), *cand = by_index(g, off, &nc);
+	struct paired_ratio r;
+	paired_ratio(base, nb, cand, nc, &r);
+	free(base);
+	free(cand);
+	*pairs = (long)r.pairs;
+	return r.median;
 }
 
 /* -------------------------------------------------------------- header */
@@ -156,6 +155,14 @@ static void kpis(struct run_page *p)
 	page_kpi(b, "Trials counted", v, stale ? s : "every trial current", NULL);
 	page_fmt_seconds(v, sizeof v, secs);
 	page_kpi(b, "Trial time", v, "sum over counted trials", NULL);
+	long unknown;
+	double spent = results_spent(&p->tb, &unknown);
+	page_fmt_usd(v, sizeof v, spent == 0 && unknown ? NAN : spent);
+	if (unknown)
+		snprintf(s, sizeof s, "+ %ld item%s of unknown price", unknown, unknown == 1 ? "" : "s");
+	else
+		snprintf(s, sizeof s, "%ld LLM call%s and the trials run", p->tb.llm_calls, p->tb.llm_calls == 1 ? "" : "s");
+	page_kpi(b, "Spent", v, s, NULL);
 	buf_adds(b, "</section>\n");
 }
 
@@ -225,6 +232,32 @@ static void metric_chart(struct run_page *p, const char *id, const char *title, 
 	free(tip);
 }
 
+/* What each stage paid: LLM calls plus the trials that ran. */
+static void cost_chart(struct run_page *p)
+{
+	size_t n = p->tb.n;
+	struct svg_bar *bars = xcalloc(n + 1, sizeof *bars);
+	char (*sub)[64] = xcalloc(n + 1, sizeof *sub), (*tip)[200] = xcalloc(n + 1, sizeof *tip);
+	for (size_t i = 0; i < n; i++) {
+		const struct results_group *g = &p->tb.v[i];
+		double usd = results_stage_usd(g);
+		long unknown = g->llm_unknown + g->spent_unknown;
+		snprintf(sub[i], sizeof sub[i], "%ld call%s · %ld trial%s%s", g->llm_calls, g->llm_calls == 1 ? "" : "s",
+			 g->ran, g->ran == 1 ? "" : "s", unknown ? " · some unknown" : "");
+		snprintf(tip[i], sizeof tip[i], "%s: $%.6f known, %ld LLM calls ($%.6f), %ld trials run here, %ld items of unknown price",
+			 g->stage, isnan(usd) ? 0 : usd, g->llm_calls, g->llm_usd, g->ran, unknown);
+		bars[i] = (struct svg_bar){ .key = g->stage, .label = g->stage, .sub = sub[i], .value = usd, .lo = NAN,
+					    .hi = NAN, .color = page_stage_color(g->stage), .title = tip[i] };
+	}
+	struct svg_chart c = { .id = "cost", .title = "Cost per stage (USD)", .subtitle = p->task, .w = 400, .h = 300,
+			       .note = "LLM calls + trials run here · n/a: price unknown", .fmt = "$%.3g", .scale = 1,
+			       .ymax = NAN, .ref = NAN, .bars = bars, .n = n };
+	page_chart(&p->charts, NULL, &c);
+	free(bars);
+	free(sub);
+	free(tip);
+}
+
 static void pass_section(struct run_page *p)
 {
 	struct buf *b = &p->html;
@@ -256,11 +289,14 @@ static void stage_table(struct run_page *p)
 		    "<p class=\"lead\">Pass rate with its 95% Wilson interval; Δ: the change against raw in percentage "
 		    "points with Newcombe's 95% interval. Reward, tokens, tool calls and time are means per trial; ×: the "
 		    "median over trial indexes both stages ran of this stage's value divided by raw's (green below 0.9, "
-		    "red above 1.1). Errors: infra and verifier errors, left out of the rate.</p>\n"
+		    "red above 1.1). Errors: infra and verifier errors, left out of the rate. Stage cost: what the stage paid "
+		    "in this run, its LLM calls and its trials that ran here (trials reused from the trial store cost "
+		    "nothing again); an item without a price counts as unknown, never as $0.</p>\n"
 		    "<div class=\"scroll\"><table>\n<tr><th>Stage</th>"
 		    "<th class=\"n\">Trials</th><th>Pass rate</th><th class=\"n\">Δ vs raw</th>"
 		    "<th class=\"n\">Reward</th><th class=\"n\">Tokens</th><th class=\"n\">Tool calls</th>"
-		    "<th class=\"n\">Time</th><th class=\"n\">Skill used</th><th class=\"n\">Errors</th></tr>\n");
+		    "<th class=\"n\">Time</th><th class=\"n\">Skill used</th><th class=\"n\">Errors</th>"
+		    "<th class=\"n\">Stage cost</th></tr>\n");
 	for (size_t i = 0; i < p->tb.n; i++) {
 		const struct results_group *g = &p->tb.v[i];
 		long pairs;
@@ -290,12 +326,15 @@ static void stage_table(struct run_page *p)
 			buf_printf(b, " <span class=\"%s small\">×%.2f</span>", r > 1.1 ? "neg" : r < 0.9 ? "pos" : "muted", r);
 		buf_adds(b, "</td><td class=\"n\">");
 		page_pct(b, results_skill_rate(g, g->invoked));
-		buf_printf(b, "</td><td class=\"n\">%ld</td></tr>\n", g->infra + g->verr);
+		buf_printf(b, "</td><td class=\"n\">%ld</td><td class=\"n\">", g->infra + g->verr);
+		page_usd_cell(b, results_stage_usd(g), g->llm_unknown + g->spent_unknown);
+		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</table></div>\n<div class=\"grid3\">");
 	metric_chart(p, "reward", "Mean reward", "reward", offsetof(struct results_trial, reward), "%.2f");
 	metric_chart(p, "tokens", "Tokens per trial", "tokens", offsetof(struct results_trial, tokens), "%.0f");
 	metric_chart(p, "time", "Seconds per trial", "seconds", offsetof(struct results_trial, seconds), "%.0f");
+	cost_chart(p);
 	for (size_t i = 0; i < p->charts.n; i++)
 		if (strcmp(p->charts.v[i].id, "pass-rate"))
 			buf_add(b, p->charts.v[i].svg.data, p->charts.v[i].svg.len);
@@ -304,13 +343,46 @@ static void stage_table(struct run_page *p)
 
 /* -------------------------------------------------------------- pipeline */
 
+/* The money of a pipeline row: the family's LLM calls, and for an
+ * evaluation (<row>-eval) the trials of its row that ran here. */
+static const char *pipeline_cost(void *ctx, const char *family, char *out, size_t size)
+{
+	const struct run_page *p = ctx;
+	const struct cost_family *f = cost_family_find(&p->calls, family);
+	double usd = f ? f->usd : 0;
+	long items = f ? f->calls : 0, unknown = f ? f->unknown : 0;
+	size_t len = strlen(family);
+	if (len > 5 && !strcmp(family + len - 5, "-eval")) {
+		char row[96];
+		cost_row_of(family, row, sizeof row);
+		const struct results_group *g = group_of(p, row);
+		if (g) {
+			usd += g->spent;
+			items += g->ran;
+			unknown += g->spent_unknown;
+		}
+	}
+	if (!items)
+		return "–";
+	if (unknown == items)
+		return "unknown";
+	page_fmt_usd(out, size, usd);
+	if (unknown) {
+		size_t l = strlen(out);
+		snprintf(out + l, size - l, " + %ld unknown", unknown);
+	}
+	return out;
+}
+
 static void pipeline(struct run_page *p)
 {
 	struct buf *b = &p->html;
 	buf_adds(b, "<section class=\"card\" id=\"pipeline\">\n<h2>The pipeline as it ran</h2>\n"
 		    "<p class=\"lead\">Every stage of the run, from its manifest.json and status/ records; a repeated "
-		    "stage (one target per trial) is one row. Time: the sum over its targets.</p>\n");
-	page_pipeline_table(b, p->ri.manifest, p->dir, NULL);
+		    "stage (one target per trial) is one row. Time: the sum over its targets. Cost: its LLM calls "
+		    "(status/&lt;stage&gt;.usage.jsonl) and, for an evaluation, its trials that ran here.</p>\n");
+	struct page_cost_col col = { pipeline_cost, p };
+	page_pipeline_table(b, p->ri.manifest, p->dir, &col);
 	buf_adds(b, "</section>\n");
 }
 
@@ -488,6 +560,7 @@ int page_write_run(const char *run, const struct routes *routes, int *changed, s
 	struct strlist one = STRLIST_INIT;
 	strlist_push(&one, run);
 	results_build(&p.tb, &one, routes);
+	cost_calls_load(&p.calls, run, routes);
 	strlist_free(&one);
 	identity(&p);
 	char title[512];
@@ -507,6 +580,7 @@ int page_write_run(const char *run, const struct routes *routes, int *changed, s
 	page_charts_free(&p.charts);
 	buf_free(&p.html);
 	results_free(&p.tb);
+	cost_calls_free(&p.calls);
 	runinfo_free(&p.ri);
 	return rc;
 }

@@ -177,6 +177,20 @@ void page_fmt_usd(char *out, size_t size, double usd)
 		snprintf(out, size, "$%.4f", usd);
 }
 
+void page_usd_cell(struct buf *b, double usd, long unknown)
+{
+	char s[48];
+	if (usd == 0 && unknown)
+		usd = NAN; /* nothing known to add the unknown to: never "$0" */
+	page_fmt_usd(s, sizeof s, usd);
+	if (isnan(usd))
+		buf_adds(b, "<span class=\"muted\">unknown</span>");
+	else
+		html_str(b, s);
+	if (unknown && !isnan(usd))
+		buf_printf(b, " <span class=\"muted small\">+ %ld unknown</span>", unknown);
+}
+
 /* ----------------------------------------------------------------- kpis */
 
 void page_kpi(struct buf *b, const char *key, const char *value, const char *sub, const char *cls)

@@ -46,6 +46,9 @@ void page_fmt_seconds(char *out, size_t size, double s);
 /* A money figure: "$0.0213", "unknown" for NAN. */
 void page_fmt_usd(char *out, size_t size, double usd);
 
+/* A stage's money cell: "$0.0042", "$0.0042 + 2 unknown", "unknown". */
+void page_usd_cell(struct buf *b, double usd, long unknown);
+
 /* KPI cards: a free one (cls: NULL, "good" or "bad"), a stage's pass rate,
  * a stage's change against raw. */
 void page_kpi(struct buf *b, const char *key, const char *value, const char *sub, const char *cls);
