@@ -23,6 +23,8 @@ RM_API_URL ?=
 MAX_FILE_MB ?= 25
 # your own model profiles (*.json), tried before the built-in rules/profiles
 PROFILES_DIR ?= profiles
+# no stage starts once the run has paid this much, USD (empty: no budget)
+BUDGET_USD ?=
 STAGE_TIMEOUT ?= 3600
 TRIAL_TIMEOUT ?= 10800
 ROUTES ?= provider_routes.json
@@ -33,7 +35,7 @@ DOCTOR_PROBE ?= models
 # Every setting above, in the order `make help` lists them.
 SKILLC_SETTINGS := TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER \
 	REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL MAX_FILE_MB \
-	PROFILES_DIR STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE
+	PROFILES_DIR BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE
 
 # Not a setting of the run: how long `make watch` waits (0: until done).
 WATCH_TIMEOUT ?= 0

@@ -28,6 +28,7 @@ const struct setting_def settings_table[] = {
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service" },
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles" },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB" },
+	{ "BUDGET_USD", SET_USD, "", NULL, 0, 0, false, "no stage starts once the run has paid this much, USD (empty: no budget)" },
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds" },
 	{ "TRIAL_TIMEOUT", SET_INT, "10800", NULL, 60, 604800, false, "hard time limit of one evaluation trial, seconds" },
 	{ "ROUTES", SET_PATH, "provider_routes.json", NULL, 0, 0, false, "provider routes file" },
@@ -88,6 +89,13 @@ int setting_check(const struct setting_def *s, const char *v, struct err *e)
 		long n = strtol(v, &end, 10);
 		if (!*v || *end || n < s->min || n > s->max)
 			return err_set(e, ERR_INPUT, "bad %s '%s': a whole number from %ld to %ld", s->name, v, s->min, s->max);
+		return 0;
+	}
+	case SET_USD: {
+		char *end;
+		double d = strtod(v, &end);
+		if (*v && (*end || !(d >= 0) || d > 1e12 || !chars_ok(v, "")))
+			return err_set(e, ERR_INPUT, "bad %s '%s': an amount of US dollars, e.g. 2.50 (empty: no budget)", s->name, v);
 		return 0;
 	}
 	case SET_ENUM: {

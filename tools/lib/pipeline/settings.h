@@ -18,6 +18,7 @@ enum setting_kind {
 	SET_URL,    /* empty or http(s)://... without spaces or quotes */
 	SET_INT,    /* a decimal integer in [min, max] */
 	SET_ENUM,   /* one of `choices` (space-separated) */
+	SET_USD,    /* empty, or an amount of US dollars >= 0 (2, 0.50) */
 };
 
 struct setting_def {

@@ -244,8 +244,12 @@ static void cost_chart(struct run_page *p)
 		long unknown = g->llm_unknown + g->spent_unknown;
 		snprintf(sub[i], sizeof sub[i], "%ld call%s · %ld trial%s%s", g->llm_calls, g->llm_calls == 1 ? "" : "s",
 			 g->ran, g->ran == 1 ? "" : "s", unknown ? " · some unknown" : "");
-		snprintf(tip[i], sizeof tip[i], "%s: $%.6f known, %ld LLM calls ($%.6f), %ld trials run here, %ld items of unknown price",
-			 g->stage, isnan(usd) ? 0 : usd, g->llm_calls, g->llm_usd, g->ran, unknown);
+		if (isnan(usd))
+			snprintf(tip[i], sizeof tip[i], "%s: price unknown (%ld LLM calls, %ld trials run here)", g->stage,
+				 g->llm_calls, g->ran);
+		else
+			snprintf(tip[i], sizeof tip[i], "%s: $%.6f (%ld LLM calls, %ld trials run here; %ld items of unknown price)",
+				 g->stage, usd, g->llm_calls, g->ran, unknown);
 		bars[i] = (struct svg_bar){ .key = g->stage, .label = g->stage, .sub = sub[i], .value = usd, .lo = NAN,
 					    .hi = NAN, .color = page_stage_color(g->stage), .title = tip[i] };
 	}
