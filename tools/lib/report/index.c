@@ -127,6 +127,7 @@ static void delta_chart(struct index_page *p)
 {
 	struct svg_point *rows = xcalloc(p->n + 1, sizeof *rows);
 	char (*label)[200] = xcalloc(p->n + 1, sizeof *label), (*note)[64] = xcalloc(p->n + 1, sizeof *note);
+	char (*sub)[200] = xcalloc(p->n + 1, sizeof *sub);
 	char (*key)[300] = xcalloc(p->n + 1, sizeof *key);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct cell *c = &p->cells[i];
@@ -136,11 +137,12 @@ static void delta_chart(struct index_page *p)
 			lo /= 100;
 			hi /= 100;
 		}
-		snprintf(label[i], sizeof label[i], "%s · %s · %s", g->task, g->harness, g->model);
+		snprintf(label[i], sizeof label[i], "%s", g->task);
+		snprintf(sub[i], sizeof sub[i], "%s · %s", g->harness, g->model);
 		snprintf(key[i], sizeof key[i], "%s", c->rel);
 		if (!isnan(d))
 			snprintf(note[i], sizeof note[i], "%s %+.1f pp", g->stage, round(d * 10) / 10 == 0 ? 0 : d);
-		rows[i] = (struct svg_point){ .key = key[i], .label = label[i], .value = isnan(d) ? NAN : d / 100,
+		rows[i] = (struct svg_point){ .key = key[i], .label = label[i], .sublabel = sub[i], .value = isnan(d) ? NAN : d / 100,
 					      .lo = lo, .hi = hi, .note = note[i][0] ? note[i] : NULL };
 	}
 	struct svg_forest f = { .id = "delta", .title = "Change in pass rate against the raw skill",
@@ -150,6 +152,7 @@ static void delta_chart(struct index_page *p)
 	page_forest(&p->charts, &p->html, &f);
 	free(rows);
 	free(label);
+	free(sub);
 	free(note);
 	free(key);
 }
@@ -160,28 +163,31 @@ static void matrix(struct index_page *p)
 	buf_adds(b, "<section class=\"card\" id=\"matrix\">\n<h2>Task × harness × model</h2>\n<p class=\"lead\">One row "
 		    "per run, sorted by task, harness and model. Latest: the last stage with scored trials (final, once "
 		    "it runs). Δ: its pass-rate change against raw with Newcombe's 95% interval.</p>\n"
-		    "<div class=\"scroll\"><table>\n<tr><th>Task</th><th>Harness</th><th>Model</th><th>Bench</th>"
-		    "<th>Runner</th><th>Raw</th><th>Latest</th><th>Latest pass rate</th><th class=\"n\">Δ vs raw "
-		    "[95% CI]</th><th class=\"n\">Trials</th><th class=\"n\">Time</th><th class=\"n\">Spent</th>"
+		    "<div class=\"scroll\"><table>\n<tr><th>Task</th><th>Harness · model</th><th>Bench · runner</th>"
+		    "<th>Raw</th><th>Latest stage</th><th class=\"n\">Δ vs raw</th><th class=\"n\">Trials</th><th class=\"n\">Time</th><th class=\"n\">Spent</th>"
 		    "<th>Report</th></tr>\n");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct cell *c = &p->cells[i];
 		const struct results_group *g = c->last;
-		const char *names[] = { g->task, g->harness, g->model, *g->bench ? g->bench : "–", g->runner };
-		buf_adds(b, "<tr>");
-		for (size_t k = 0; k < ARRAY_LEN(names); k++) {
-			buf_adds(b, k ? "<td>" : "<td><b>");
-			html_str(b, names[k]);
-			buf_adds(b, k ? "</td>" : "</b></td>");
-		}
+		buf_adds(b, "<tr><td><b>");
+		html_str(b, g->task);
+		buf_adds(b, "</b></td><td>");
+		html_str(b, g->harness);
+		buf_adds(b, "<br><span class=\"muted small\">");
+		html_str(b, g->model);
+		buf_adds(b, "</span></td><td>");
+		html_str(b, *g->bench ? g->bench : "–");
+		buf_adds(b, "<br><span class=\"muted small\">");
+		html_str(b, g->runner);
+		buf_adds(b, "</span></td>");
 		buf_adds(b, "<td class=\"nw\">");
 		if (c->raw)
 			page_rate_ci(b, c->raw);
 		else
 			buf_adds(b, "–");
-		buf_adds(b, "</td><td>");
-		page_stage_name(b, g->stage);
 		buf_adds(b, "</td><td class=\"nw\">");
+		page_stage_name(b, g->stage);
+		buf_adds(b, " ");
 		page_rate_ci(b, g);
 		buf_adds(b, "</td><td class=\"n\">");
 		if (g != c->raw)

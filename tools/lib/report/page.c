@@ -145,7 +145,7 @@ static void kpis(struct run_page *p)
 	page_kpi_rate(b, "Raw skill", raw, NULL);
 	if (last && last != raw) {
 		char k[96];
-		snprintf(k, sizeof k, "Latest stage: %s", last->stage);
+		snprintf(k, sizeof k, "Latest: %s", last->stage);
 		page_kpi_rate(b, k, last, NULL);
 		page_kpi_delta(b, last);
 	}
@@ -204,7 +204,7 @@ static void pass_chart(struct run_page *p)
 
 /* A per-stage mean chart of one trial field, with t intervals. */
 static void metric_chart(struct run_page *p, const char *id, const char *title, const char *what, size_t off,
-			 const char *fmt)
+			 const char *fmt, bool unit_range)
 {
 	size_t n = p->tb.n;
 	struct svg_bar *bars = xcalloc(n + 1, sizeof *bars);
@@ -212,8 +212,10 @@ static void metric_chart(struct run_page *p, const char *id, const char *title, 
 	for (size_t i = 0; i < n; i++) {
 		const struct results_group *g = &p->tb.v[i];
 		double lo, hi, m = field_mean(g, off, &lo, &hi);
+		if (unit_range && m <= 1 && hi > 1)
+			hi = 1; /* rewards live in [0, 1] (unless a task widens it): stop there */
 		long pairs;
-		double r = paired_median_ratio(g, off, &pairs);
+		double r = unit_range ? NAN : paired_median_ratio(g, off, &pairs); /* a ratio of 0/1 rewards says nothing */
 		if (!isnan(r))
 			snprintf(sub[i], sizeof sub[i], "×%.2f vs raw", r);
 		snprintf(tip[i], sizeof tip[i], "%s: mean %s %.4g over %ld counted trials", g->stage, what, m,
@@ -335,9 +337,9 @@ static void stage_table(struct run_page *p)
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</table></div>\n<div class=\"grid3\">");
-	metric_chart(p, "reward", "Mean reward", "reward", offsetof(struct results_trial, reward), "%.2f");
-	metric_chart(p, "tokens", "Tokens per trial", "tokens", offsetof(struct results_trial, tokens), "%.0f");
-	metric_chart(p, "time", "Seconds per trial", "seconds", offsetof(struct results_trial, seconds), "%.0f");
+	metric_chart(p, "reward", "Mean reward", "reward", offsetof(struct results_trial, reward), "%.2f", true);
+	metric_chart(p, "tokens", "Tokens per trial", "tokens", offsetof(struct results_trial, tokens), "%.0f", false);
+	metric_chart(p, "time", "Seconds per trial", "seconds", offsetof(struct results_trial, seconds), "%.0f", false);
 	cost_chart(p);
 	for (size_t i = 0; i < p->charts.n; i++)
 		if (strcmp(p->charts.v[i].id, "pass-rate"))

@@ -130,7 +130,7 @@ void page_rate_ci(struct buf *b, const struct results_group *g)
 	}
 	double lo, hi;
 	stats_wilson(g->passed, g->scored, STATS_Z95, &lo, &hi);
-	buf_printf(b, "<b>%.1f%%</b> <span class=\"muted small\">%ld/%ld [%.1f, %.1f]</span>",
+	buf_printf(b, "<b>%.1f%%</b><br><span class=\"muted small\">%ld/%ld [%.1f, %.1f]</span>",
 		   results_pass_rate(g) * 100, g->passed, g->scored, lo * 100, hi * 100);
 }
 
@@ -150,7 +150,7 @@ void page_delta(struct buf *b, const struct results_group *g)
 	}
 	buf_printf(b, "<span class=\"%s\">%+.1f pp</span>", d > 0 ? "pos" : d < 0 ? "neg" : "muted", tidy1(d));
 	if (results_delta_ci(g, &lo, &hi))
-		buf_printf(b, " <span class=\"muted small\">[%+.1f, %+.1f]</span>", tidy1(lo), tidy1(hi));
+		buf_printf(b, "<br><span class=\"muted small\">[%+.1f, %+.1f]</span>", tidy1(lo), tidy1(hi));
 }
 
 void page_fmt_seconds(char *out, size_t size, double s)
@@ -158,9 +158,9 @@ void page_fmt_seconds(char *out, size_t size, double s)
 	if (isnan(s))
 		snprintf(out, size, "–");
 	else if (s >= 3600)
-		snprintf(out, size, "%ld h %02ld min", (long)(s / 3600), ((long)s % 3600) / 60);
+		snprintf(out, size, "%ldh %02ldm", (long)(s / 3600), ((long)s % 3600) / 60);
 	else if (s >= 120)
-		snprintf(out, size, "%ld min %02ld s", (long)(s / 60), (long)s % 60);
+		snprintf(out, size, "%ldm %02lds", (long)(s / 60), (long)s % 60);
 	else
 		snprintf(out, size, "%.1f s", s);
 }

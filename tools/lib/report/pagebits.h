@@ -41,7 +41,7 @@ void page_pct(struct buf *b, double v);
 void page_rate_ci(struct buf *b, const struct results_group *g);
 /* "+60.0 pp [−0.0, +83.2]" coloured by sign, "–" for raw or without raw. */
 void page_delta(struct buf *b, const struct results_group *g);
-/* "1 h 02 min", "3 min 05 s", "12.3 s". */
+/* "1h 02m", "3m 05s", "12.3 s". */
 void page_fmt_seconds(char *out, size_t size, double s);
 /* A money figure: "$0.0213", "unknown" for NAN. */
 void page_fmt_usd(char *out, size_t size, double usd);

@@ -188,20 +188,25 @@ void svg_bar_chart(struct buf *b, const struct svg_chart *c, bool standalone)
 
 void svg_forest_plot(struct buf *b, const struct svg_forest *f, bool standalone)
 {
-	enum { ROW = 30, LABEL_W = 250, NOTE_W = 150 };
+	enum { ROW = 42, LABEL_W = 250, NOTE_W = 150 };
 	int h = TOP + ROW * (int)(f->n ? f->n : 1) + 56, x0 = LABEL_W, x1 = W - NOTE_W;
 	open_svg(b, f->id, W, h, standalone);
 	heading(b, f->title, f->subtitle);
 	double span = f->max - f->min;
 #define XPOS(v) (x0 + ((v) - f->min) / span * (x1 - x0))
-	double step = nice_step(span / 2) ;
+	double step = nice_step(span);
 	for (double v = ceil(f->min / step) * step; v <= f->max + 1e-9; v += step) {
+		if (fabs(v) < step * 1e-9)
+			v = 0; /* never "-0" */
 		double x = XPOS(v);
 		buf_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"1\"/>\n", x, x,
 			   TOP - 8, h - 48, fabs(v) < 1e-12 ? "#6b7280" : "#e8eaed");
 		buf_printf(b, "<text x=\"%.1f\" y=\"%d\" font-size=\"11.5\" fill=\"#5c6370\" text-anchor=\"middle\">", x,
 			   h - 30);
-		shown(b, f->fmt, v, f->scale);
+		if (v == 0)
+			buf_adds(b, "0");
+		else
+			shown(b, f->fmt, v, f->scale);
 		buf_adds(b, "</text>\n");
 	}
 	buf_printf(b, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" fill=\"#14213d\" text-anchor=\"middle\">",
@@ -220,10 +225,16 @@ void svg_forest_plot(struct buf *b, const struct svg_forest *f, bool standalone)
 		buf_adds(b, ">\n<title>");
 		html_str(b, p->label);
 		buf_adds(b, "</title>\n");
-		buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"12.5\" fill=\"#14213d\" text-anchor=\"end\">", x0 - 12,
-			   y + 4);
-		html_str_cut(b, p->label, 38);
+		buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"13\" font-weight=\"650\" fill=\"#14213d\" "
+			      "text-anchor=\"end\">", x0 - 14, p->sublabel ? y - 2 : y + 4);
+		html_str_cut(b, p->label, 30);
 		buf_adds(b, "</text>\n");
+		if (p->sublabel) {
+			buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"#5c6370\" text-anchor=\"end\">",
+				   x0 - 14, y + 13);
+			html_str_cut(b, p->sublabel, 40);
+			buf_adds(b, "</text>\n");
+		}
 		if (!isnan(p->lo) && !isnan(p->hi)) {
 			double lo = fmax(p->lo, f->min), hi = fmin(p->hi, f->max);
 			buf_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#1f2933\" "

@@ -43,6 +43,7 @@ void svg_bar_chart(struct buf *b, const struct svg_chart *c, bool standalone);
 struct svg_point {
 	const char *key;     /* data-key */
 	const char *label;   /* the row's name, left of the axis */
+	const char *sublabel; /* a smaller second line under it (may be NULL) */
 	double value, lo, hi; /* NAN value: "n/a" row */
 	const char *note;    /* right of the plot, e.g. "+20.0 pp" (may be NULL) */
 };
