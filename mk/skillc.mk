@@ -167,6 +167,16 @@ else
 MAKEFLAGS += -rR
 SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 
+# rules.mk is generated: one that skillc-rules did not write whole (garbage,
+# an edit) is written again at once, never read ("missing separator").
+skillc_rules_text := $(file <$(RUN)/rules.mk)
+ifneq ($(word 6,$(skillc_rules_text)) $(lastword $(skillc_rules_text)),skillc-rules (skillc-rules))
+ifneq ($(wildcard $(RUN)/rules.mk),)
+$(shell echo 'skillc: $(RUN)/rules.mk is not what skillc-rules wrote (corrupt?): writing it again' >&2; \
+	$(skillc_env) $(SKILLC_BIN)/skillc-rules >&2)
+endif
+endif
+skillc_rules_text :=
 include $(RUN)/rules.mk
 # Runs at every make: refreshes source hashes and config files (rewriting
 # only what changed) and rules.mk itself, which make then re-reads.

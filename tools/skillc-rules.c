@@ -7,6 +7,7 @@
  *   - inputs/config/<stage>.json: the slice of settings each stage reads;
  *   - status/<stage>.ok is removed when an output of that stage is missing;
  *   - rules.mk: the stage graph as make rules. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,8 @@ static void emit_rules(struct buf *mk, const struct run *r)
 		emit_goal(mk, r, stage_table[i].name);
 	emit_goal(mk, r, "eval");
 	emit_goal(mk, r, "final");
+	/* mk/skillc.mk reads a rules.mk only with this last line and the first */
+	buf_adds(mk, "# rules.mk ends here (skillc-rules)\n");
 }
 
 /* Temp files of the run's own bookkeeping (status, manifest, config,
@@ -123,7 +126,8 @@ static void remove_bookkeeping_temps(const struct run *r)
 	}
 }
 
-/* A target whose stamp says done but whose output is gone must run again. */
+/* A target whose stamp says done but whose output is gone or corrupt must
+ * run again: its stamp goes, and the line says why. */
 static void guard_outputs(const struct run *r)
 {
 	struct stage_ref *refs;
@@ -135,11 +139,13 @@ static void guard_outputs(const struct run *r)
 			stage_ref_outputs(&refs[i], r, &out);
 			for (size_t k = 0; k < out.n; k++) {
 				char *p = run_path(r, out.v[k]);
-				int missing = !fs_exists(p);
+				char *why = state_output_problem(p, ok);
 				free(p);
-				if (missing) {
-					warnf("%s: output %s is missing; the stage will run again", refs[i].name, out.v[k]);
-					unlink(ok);
+				if (why) {
+					warnf("%s: output %s %s; the stage will run again", refs[i].name, out.v[k], why);
+					free(why);
+					if (unlink(ok) < 0 && errno != ENOENT) /* else make would call it done */
+						die(1, "cannot remove the stamp '%s': %s; remove it by hand", ok, strerror(errno));
 					break;
 				}
 			}

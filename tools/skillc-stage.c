@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +198,8 @@ static int cmd_run(const struct run *r, const char *name)
 	if (fs_mkdirs(logdir, &e) < 0)
 		die_err(&e);
 	char *ok = state_ok_path(r->dir, ref.name);
-	unlink(ok);
+	if (unlink(ok) < 0 && errno != ENOENT) /* a stamp left would call a failed run done */
+		die(1, "cannot remove the stamp '%s': %s; remove it by hand", ok, strerror(errno));
 	sweep_leftovers(r, &ref);
 
 	cJSON *prev = state_read(r->dir, ref.name);
@@ -402,16 +404,19 @@ static char *stale_reason(const struct run *r, const struct stage_ref *ref, cons
 		why = xasprintf("%s: %s", state, err ? err : "no reason recorded");
 		goto out;
 	}
+	char *ok = state_ok_path(r->dir, ref->name);
 	for (size_t i = 0; i < outs.n; i++) {
 		char *out = run_path(r, outs.v[i]);
-		int missing = !fs_exists(out);
+		char *problem = state_output_problem(out, ok);
 		free(out);
-		if (missing) {
-			why = xasprintf("missing output: %s", outs.v[i]);
+		if (problem) {
+			why = !strcmp(problem, "is missing") ? xasprintf("missing output: %s", outs.v[i])
+			      : xasprintf("output %s %s", outs.v[i], problem);
+			free(problem);
+			free(ok);
 			goto out;
 		}
 	}
-	char *ok = state_ok_path(r->dir, ref->name);
 	int has_ok = fs_exists(ok);
 	free(ok);
 	if (!has_ok) {
