@@ -27,11 +27,14 @@ ROUTES ?= provider_routes.json
 ENV_FILE ?= .env
 LLM_CACHE ?= use
 DOCTOR_PROBE ?= models
+# where trials run: local (this machine) or srun (each a Slurm job; docs/cluster.md)
+LAUNCHER ?= local
+SRUN_ARGS ?=
 
 # Every setting above, in the order `make help` lists them.
 SKILLC_SETTINGS := TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL RUNNER \
 	REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL MAX_FILE_MB \
-	PROFILES_DIR STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE
+	PROFILES_DIR STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS
 
 # Not a setting of the run: how long `make watch` waits (0: until done).
 WATCH_TIMEOUT ?= 0

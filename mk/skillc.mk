@@ -39,11 +39,12 @@ skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
 # $(call skillc_check,VAR,extra-chars,what is allowed)
 skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
-$(foreach v,task STAGE GOAL HARNESS RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
+$(foreach v,task STAGE GOAL HARNESS RUNNER LLM_CACHE DOCTOR_PROBE LAUNCHER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
 	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
 $(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
+$(if $(strip $(call skillc_strip,$(SRUN_ARGS),$(skillc_name_chars) = $(,) : / + @ % ~ [ ])),$(error skillc: bad SRUN_ARGS '$(SRUN_ARGS)': options of letters$(,) digits$(,) spaces and . _ - = $(,) : / + @ % ~ [ ] (no quotes or $$)))
 $(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
 
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
@@ -194,7 +195,7 @@ endif
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
-#:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
+#:   make doctor                check routes, keys, model servers (MODEL, EXTERNAL_MODEL), the cluster (LAUNCHER=srun)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:
@@ -208,5 +209,6 @@ endif
 #:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
 #:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
 #:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none  WATCH_TIMEOUT=0
+#:   LAUNCHER=local|srun (srun: every trial a Slurm job)  SRUN_ARGS= (e.g. --partition=gpu)
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.

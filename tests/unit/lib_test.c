@@ -327,6 +327,13 @@ static void test_settings_check(void)
 	CHECK(setting_check(setting_find("RM_API_URL"), "ftp://x", &e) == -1);
 	CHECK(setting_check(setting_find("TASKS_DIR"), "my tasks", &e) == -1);
 	CHECK(setting_check(setting_find("HARNESS"), "-x", &e) == -1);
+	CHECK(setting_check(setting_find("LAUNCHER"), "srun", &e) == 0);
+	CHECK(setting_check(setting_find("LAUNCHER"), "sbatch", &e) == -1);
+	CHECK(setting_check(setting_find("SRUN_ARGS"), "--partition=gpu --gres=gpu:1 -x node[01-03],n7 --mem=8G", &e) == 0);
+	CHECK(setting_check(setting_find("SRUN_ARGS"), "", &e) == 0);
+	CHECK(setting_check(setting_find("SRUN_ARGS"), "--comment='x'", &e) == -1);
+	CHECK(setting_check(setting_find("SRUN_ARGS"), "-p a;touch x", &e) == -1);
+	CHECK(setting_check(setting_find("SRUN_ARGS"), "-p $HOME", &e) == -1);
 }
 
 int main(void)

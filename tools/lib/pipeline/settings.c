@@ -33,6 +33,8 @@ const struct setting_def settings_table[] = {
 	{ "ENV_FILE", SET_PATH, ".env", NULL, 0, 0, false, "file holding API keys" },
 	{ "LLM_CACHE", SET_ENUM, "use", "use refresh off only", 0, 0, false, "LLM cache mode" },
 	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider" },
+	{ "LAUNCHER", SET_ENUM, "local", "local srun", 0, 0, false, "where trials run: here, or each as a Slurm job through srun" },
+	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false, "more srun options for LAUNCHER=srun, e.g. --partition=gpu" },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);
 
@@ -79,6 +81,10 @@ int setting_check(const struct setting_def *s, const char *v, struct err *e)
 			return 0;
 		if ((strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) || !chars_ok(v, "/:?&=%+~,@#[]"))
 			return err_set(e, ERR_INPUT, "bad %s '%s': an http:// or https:// URL without spaces or quotes", s->name, v);
+		return 0;
+	case SET_ARGS:
+		if (!chars_ok(v, " =,:/+@%~[]"))
+			return err_set(e, ERR_INPUT, "bad %s '%s': options of letters, digits, spaces and . _ - = , : / + @ %% ~ [ ] (no quotes or $)", s->name, v);
 		return 0;
 	case SET_INT: {
 		char *end;

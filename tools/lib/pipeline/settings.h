@@ -18,6 +18,7 @@ enum setting_kind {
 	SET_URL,    /* empty or http(s)://... without spaces or quotes */
 	SET_INT,    /* a decimal integer in [min, max] */
 	SET_ENUM,   /* one of `choices` (space-separated) */
+	SET_ARGS,   /* command-line words: name chars plus = , : / + @ % ~ [ ] and spaces */
 };
 
 struct setting_def {
