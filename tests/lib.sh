@@ -4,7 +4,7 @@
 #   t_begin "name"; ...; t_check "what" test -f x; ...; t_end
 # t_check runs a command; when it fails the case fails with "what".
 set -u
-T_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T_ROOT=${T_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 T_BIN=$T_ROOT/bin
 PATH=$T_BIN:$PATH
 export PATH
