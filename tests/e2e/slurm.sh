@@ -136,3 +136,26 @@ t_check "no job left marked" test -z "$(ls $R/.slurm 2>/dev/null)"
 out=$($SK -j2 raw-eval REPEAT=6 2>&1)
 case $out in *orphan*) t_fail "a second make found orphans: $out" ;; esac
 t_end
+
+t_begin "make doctor checks the cluster: reachable, partition up"
+printf '{"providers": {"vllm": {"base_url": "http://127.0.0.1:9/v1", "key_required": false}}}\n' >routes.json
+D="$SK doctor DOCTOR_PROBE=none ROUTES=routes.json EXTERNAL_MODEL=$M"
+out=$($D 2>&1)
+t_eq "exit" $? 0
+t_contains "ok" "$out" "ok      LAUNCHER: srun: partition main (the default) is up, 1 of 1 node usable (idle 1)"
+out=$($D SRUN_ARGS=--partition=gpu 2>&1)
+t_eq "unknown partition: exit" $? 1
+t_contains "unknown partition" "$out" "problem LAUNCHER: srun: SRUN_ARGS names partition 'gpu', which the cluster does not have (partitions: main)"
+scontrol update PartitionName=main State=DOWN
+out=$($D SRUN_ARGS="-p main" 2>&1)
+t_eq "partition down: exit" $? 1
+t_contains "partition down" "$out" "problem LAUNCHER: srun: partition main is down"
+scontrol update PartitionName=main State=UP
+# a controller that is down: the same cluster's config with a port nobody listens on
+sed "s/^SlurmctldPort=.*/SlurmctldPort=$(t_free_port)/" "$SLURM_CONF" >"$T_TMP/down.conf"
+out=$(SLURM_CONF=$T_TMP/down.conf $D 2>&1)
+t_eq "no cluster: exit" $? 1
+t_contains "no cluster" "$out" "problem LAUNCHER: srun: the cluster does not answer"
+out=$($D LAUNCHER=local 2>&1)
+t_contains "local" "$out" "ok      LAUNCHER: local: stages run on this machine"
+t_end

@@ -290,3 +290,144 @@ bool launcher_said(const char *line)
 {
 	return !strncmp(line, "srun: ", 6) || !strncmp(line, "slurmstepd", 10);
 }
+
+/* ---- make doctor ---- */
+
+/* The partition named in SRUN_ARGS (-p X, -pX, --partition=X, --partition X), or NULL. */
+static char *partition_of(const char *srun_args)
+{
+	struct strlist w = STRLIST_INIT;
+	split_words(srun_args, &w);
+	char *p = NULL;
+	for (size_t i = 0; i < w.n; i++) {
+		const char *a = w.v[i], *next = i + 1 < w.n ? w.v[i + 1] : NULL;
+		if ((!strcmp(a, "-p") || !strcmp(a, "--partition")) && next)
+			p = xstrdup(next), i++;
+		else if (!strncmp(a, "--partition=", 12))
+			p = (free(p), xstrdup(a + 12));
+		else if (!strncmp(a, "-p", 2) && a[2])
+			p = (free(p), xstrdup(a + 2));
+	}
+	strlist_free(&w);
+	if (p && strchr(p, ',')) /* several: the first one answers for them */
+		p[strcspn(p, ",")] = '\0';
+	return p;
+}
+
+/* A node state of sinfo %t that can take a job (no suffix '*': responding). */
+static bool usable_state(const char *s)
+{
+	static const char *const ok[] = { "idle", "mix", "alloc", "comp", "plnd", "idle~", "mix~" };
+	for (size_t i = 0; i < ARRAY_LEN(ok); i++)
+		if (!strcmp(s, ok[i]))
+			return true;
+	return false;
+}
+
+struct partition_facts {
+	char *avail;
+	long nodes, usable;
+	struct buf states;     /* "idle 1, down 2" */
+	struct strlist known;  /* every partition's name */
+};
+
+static void add_known(struct strlist *known, const char *name)
+{
+	for (size_t i = 0; i < known->n; i++)
+		if (!strcmp(known->v[i], name))
+			return;
+	strlist_push(known, name);
+}
+
+static void join(const struct strlist *l, struct buf *b)
+{
+	for (size_t i = 0; i < l->n; i++)
+		buf_printf(b, "%s%s", i ? ", " : "", l->v[i]);
+	if (!l->n)
+		buf_adds(b, "none");
+}
+
+/* Reads sinfo's "%P|%a|%D|%t" lines into f for the partition `want` (NULL:
+ * the default one, whose name sinfo marks with '*'); returns its name. */
+static char *read_sinfo(char *text, const char *want, struct partition_facts *f)
+{
+	char *name = NULL;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *fld[4] = { line, NULL, NULL, NULL };
+		for (int k = 1; k < 4 && fld[k - 1]; k++)
+			if ((fld[k] = strchr(fld[k - 1], '|')))
+				*fld[k]++ = '\0';
+		if (!fld[3])
+			continue;
+		size_t n = strlen(fld[0]);
+		bool dflt = n && fld[0][n - 1] == '*';
+		if (dflt)
+			fld[0][n - 1] = '\0';
+		add_known(&f->known, fld[0]);
+		if (want ? strcmp(want, fld[0]) : !dflt)
+			continue;
+		if (!name)
+			name = xstrdup(fld[0]);
+		free(f->avail);
+		f->avail = xstrdup(fld[1]);
+		long k = strtol(fld[2], NULL, 10);
+		f->nodes += k;
+		f->usable += usable_state(fld[3]) ? k : 0;
+		buf_printf(&f->states, "%s%s %ld", f->states.len ? ", " : "", fld[3], k);
+	}
+	return name;
+}
+
+int launcher_check(const char *launcher, const char *srun_args, struct buf *what, struct err *e)
+{
+	if (!launcher || !*launcher || !strcmp(launcher, "local")) {
+		buf_adds(what, "local: stages run on this machine");
+		return 0;
+	}
+	static const char *const progs[] = { "srun", "sinfo", "squeue", "scancel" };
+	for (size_t i = 0; i < ARRAY_LEN(progs); i++) {
+		char *p = fs_find_in_path(progs[i]);
+		free(p);
+		if (!p)
+			return err_set(e, ERR_INPUT, "srun: `%s` is not on PATH (Debian: apt-get install slurm-client; on a "
+				       "cluster, its module), or set LAUNCHER=local", progs[i]);
+	}
+	char *argv[] = { "sinfo", "--noheader", "--format=%P|%a|%D|%t", NULL };
+	struct buf out = BUF_INIT;
+	if (slurm_query(argv, &out, e) < 0) {
+		buf_free(&out);
+		char msg[sizeof e->msg];
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		return err_set(e, ERR_WORK, "srun: the cluster does not answer: %s (is SLURM_CONF right, is slurmctld up?)",
+			       msg);
+	}
+	char *want = partition_of(srun_args);
+	struct partition_facts f = { NULL, 0, 0, BUF_INIT, STRLIST_INIT };
+	char empty[] = "";
+	char *name = read_sinfo(out.data ? out.data : empty, want, &f);
+	struct buf known = BUF_INIT;
+	join(&f.known, &known);
+	int r = 0;
+	if (!name && want)
+		r = err_set(e, ERR_INPUT, "srun: SRUN_ARGS names partition '%s', which the cluster does not have "
+			    "(partitions: %s)", want, known.data);
+	else if (!name)
+		r = err_set(e, ERR_INPUT, "srun: the cluster has no default partition: name one in "
+			    "SRUN_ARGS=--partition=NAME (partitions: %s)", known.data);
+	else if (strcmp(f.avail, "up"))
+		r = err_set(e, ERR_WORK, "srun: partition %s is %s: jobs would wait; pick another in SRUN_ARGS or ask "
+			    "the cluster's admin", name, f.avail);
+	else if (!f.usable)
+		r = err_set(e, ERR_WORK, "srun: partition %s has no node that can run a job (%s)", name, f.states.data);
+	else
+		buf_printf(what, "srun: partition %s%s is up, %ld of %ld node%s usable (%s)", name,
+			   want ? "" : " (the default)", f.usable, f.nodes, f.nodes == 1 ? "" : "s", f.states.data);
+	free(name);
+	free(want);
+	free(f.avail);
+	buf_free(&f.states);
+	strlist_free(&f.known);
+	buf_free(&known);
+	buf_free(&out);
+	return r;
+}

@@ -57,4 +57,9 @@ int launcher_sweep(const char *run_dir, struct err *e);
  * node1: task 0: Exited with exit code 1"), as opposed to the tool's own. */
 bool launcher_said(const char *line);
 
+/* make doctor: whether the launcher can run jobs (srun on PATH, the
+ * cluster reachable, the partition SRUN_ARGS names, or the default one, up
+ * with a usable node). 0 with a sentence in *what, else -1 with e set. */
+int launcher_check(const char *launcher, const char *srun_args, struct buf *what, struct err *e);
+
 #endif
