@@ -13,6 +13,7 @@
 #include "report/diff.h"
 #include "report/html.h"
 #include "report/pagebits.h"
+#include "report/pageopt.h"
 #include "report/paired.h"
 #include "report/results.h"
 #include "report/runinfo.h"
@@ -577,6 +578,8 @@ int page_write_run(const char *run, const struct routes *routes, int *changed, s
 	pass_section(&p);
 	stage_table(&p);
 	pipeline(&p);
+	pageopt_fast(&p.html, run);
+	pageopt_deep(&p.html, run, p.ri.manifest);
 	skill_changes(&p);
 	trials(&p);
 	settings(&p);
