@@ -2,7 +2,7 @@
 # End-to-end: the report and the summary over every stage a run can have.
 # raw and static come from a run made by real make with the stand-in
 # bench. HAND-BUILT (written by this test in the layout the fast stage's doc and
-# DESIGN.md §3 give, not by the stages): fast (artifacts/fast/ and its
+# the run layout give, not by the stages): fast (artifacts/fast/ and its
 # trials), two deep rounds (one accepted, one rejected) and final, so the
 # report's sections for those stages are checked before they all land.
 . "$(dirname "$0")/../lib.sh"
