@@ -1,8 +1,8 @@
 #!/bin/sh
 # End-to-end: the report and the summary over every stage a run can have.
 # raw and static come from a run made by real make with the stand-in
-# bench. HAND-BUILT (written by this test in the layout the fast stage's doc and
-# the run layout give, not by the stages): fast (artifacts/fast/ and its
+# bench. HAND-BUILT (written by this test in the layout the fast and deep
+# stages document, not by the stages): fast (artifacts/fast/ and its
 # trials), two deep rounds (one accepted, one rejected) and final, so the
 # report's sections for those stages are checked before they all land.
 . "$(dirname "$0")/../lib.sh"
@@ -78,25 +78,42 @@ cat >$A/fast/scores.json <<'EOF'
 {"format": 1, "order_by": "class, credit, agentrm, prescore, index",
  "traces": [{"trace": "test-002", "rank": 1, "outcome": "passed", "credit": {"value": 1}, "prescore": {"score": 90}}]}
 EOF
+mkdir -p $A/deep/round-0
+cat >$A/deep/round-0/decision.json <<'EOF'
+{"format": 1, "round": 0, "verdict": "reject", "why": "2/3 vs baseline 2/3: no gain: static stays the start",
+ "baseline": {"source": "static"}, "candidate": {"source": "fast"},
+ "statistics": {"counts": {"baseline": {"passed": 2, "trials": 3}, "candidate": {"passed": 2, "trials": 3}}, "p_value": 0.5,
+                "false_accept": {"worst": 0.0834}}}
+EOF
 cat >$A/deep/round-1/decision.json <<'EOF'
-{"rule": {"test": "barnard", "alpha": 0.1}, "counts": {"baseline": {"passed": 2, "trials": 3}, "candidate": {"passed": 3, "trials": 3}},
- "verdict": "accept", "p_value": 0.0625, "why": "3/3 against 2/3: p = 0.0625 <= 0.1", "false_accept": {"worst": 0.0834},
- "runtime": {"tokens": {"median": 0.97}, "seconds": {"median": 1.02}}}
+{"format": 1, "round": 1, "verdict": "accept", "why": "3/3 vs baseline 2/3: barnard p = 0.0625 <= level 0.09851: accepted",
+ "edit": {"unit": "log-triage/gotchas#1", "section": "log-triage/gotchas#1", "op": "add"},
+ "statistics": {"rule": {"test": "barnard", "alpha": 0.1}, "counts": {"baseline": {"passed": 2, "trials": 3}, "candidate": {"passed": 3, "trials": 3}},
+                "verdict": "accept", "p_value": 0.0625, "false_accept": {"worst": 0.0834, "worst_at": 0.5, "baseline_trials": 3}},
+ "runtime": {"verdict": "within", "why": "...", "tokens": {"pairs": 3, "median": 0.97, "max": 1.1}, "seconds": {"pairs": 3, "median": 1.02, "max": 1.1},
+             "timeouts": {"baseline": 0, "candidate": 0}}}
 EOF
-printf '{"section": "log-triage/gotchas#1", "op": "add"}\n' >$A/deep/round-1/edit.json
+printf '{"format": 1, "round": 1, "edit": {"section": "log-triage/gotchas#1", "op": "add"}}\n' >$A/deep/round-1/edit.json
 cat >$A/deep/round-2/decision.json <<'EOF'
-{"counts": {"baseline": {"passed": 3, "trials": 3}, "candidate": {"passed": 2, "trials": 3}},
- "verdict": "reject", "p_value": 1, "why": "2/3 against 3/3: no improvement", "false_accept": {"worst": 0.0834}}
+{"format": 1, "round": 2, "verdict": "reject", "why": "2/3 vs baseline 3/3: no improvement",
+ "edit": {"section": "log-triage/output#1", "op": "update"},
+ "statistics": {"counts": {"baseline": {"passed": 3, "trials": 3}, "candidate": {"passed": 2, "trials": 3}}, "p_value": 1,
+                "false_accept": {"worst": 0.0834}}}
 EOF
-printf '{"section": "log-triage/output#1", "op": "update"}\n' >$A/deep/round-2/edit.json
-printf '[{"round": 2, "section": "log-triage/output#1", "edit": {"text": "Sort the keys."}, "why": "2/3 against 3/3: no improvement"}]\n' >$A/deep/rejected.json
+printf '{"format": 1, "round": 2, "edit": {"section": "log-triage/output#1", "op": "update"}}\n' >$A/deep/round-2/edit.json
+printf '[{"round": 2, "unit": "log-triage/output#1", "section": "log-triage/output#1", "edit": {"op": "update", "text": "Sort the keys."}, "why": "2/3 vs baseline 3/3: no improvement"}]\n' >$A/deep/rejected.json
+python3 - $T/final/test-001/trial.json <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1])); t.update(selection_reuse=True, reused_from={"trial": "traces/log-error-report/deep-1/test-001", "stage": "deep-1"})
+json.dump(t, open(sys.argv[1], 'w'), indent=2)
+EOF
 python3 - $R/manifest.json <<'EOF'
 import json, sys
 m = json.load(open(sys.argv[1]))
 for st in ('fast', 'deep-1', 'deep-2', 'final'):
     for i in (1, 2, 3):
         m['targets']['%s-eval.%03d' % (st, i)] = 'done'
-m['final_skill'] = {'path': 'artifacts/deep/S_final', 'hash': 'h-final', 'from': 'deep-1'}
+m['final_skill'] = {'path': 'artifacts/deep/S_final/log-triage', 'hash': 'h-final'}
 json.dump(m, open(sys.argv[1], 'w'), indent=2)
 EOF
 # --- end of the hand-built part ------------------------------------------
@@ -107,6 +124,8 @@ t_eq "exit" $? 0
 t_eq "rows" "$(jq -r '[.groups[].stage] | join(" ")' $R/summary.json)" "raw static fast deep-1 deep-2 final"
 t_eq "final passed" "$(jq -r '.groups[] | select(.stage == "final") | "\(.passed)/\(.trials)"' $R/summary.json)" "3/3"
 t_eq "nothing stale" "$(jq '[.groups[].stale_trials] | add' $R/summary.json)" 0
+t_eq "selection reuse counted" "$(jq '.groups[] | select(.stage == "final") | .selection_reuse_trials' $R/summary.json)" 1
+t_contains "md marks it" "$(cat $R/summary.md)" "| final | 3 (1 selection trials reused) |"
 t_end
 
 t_begin "the report draws every stage and says what fast and deep did"
@@ -129,9 +148,11 @@ t_contains "patch text escaped" "$html" '- Levels are exact: &lt;script&gt;x&lt;
 t_contains "deep accepted" "$html" '<span class="pill accepted">accepted</span>'
 t_contains "deep rejected" "$html" '<span class="pill rejected">rejected</span>'
 t_contains "p-value" "$html" '<td class="n">0.062</td>'
-t_contains "runtime" "$html" 'tokens ×0.97, seconds ×1.02'
+t_contains "runtime" "$html" 'within: tokens ×0.97, seconds ×1.02'
+t_contains "start row" "$html" 'the start: static against fast'
+t_contains "final row marked" "$html" '1 selection reused'
 t_contains "rejected list" "$html" 'Rejected edits'
-t_contains "deliverable" "$html" 'S_final: <code>artifacts/deep/S_final</code>'
+t_contains "deliverable" "$html" 'S_final: <code>artifacts/deep/S_final/log-triage</code>'
 t_contains "diff static to fast" "$html" 'static</h3>'
 t_contains "diff fast to deep-1" "$html" '<ins>+ - Count per component, not per line.'
 t_contains "added line escaped" "$html" '<ins>+ - Levels are exact: &lt;script&gt;x&lt;/script&gt; &amp; &quot;ERROR&quot;'

@@ -204,10 +204,15 @@ static void arm(struct buf *b, const cJSON *a)
 		buf_printf(b, " <span class=\"muted small\">%.0f%%</span>", p / n * 100);
 }
 
-/* Runtime ratios: every member of decision.json's "runtime" holding a median. */
+/* Runtime: its verdict, and every member of decision.json's "runtime"
+ * holding a median ratio. */
 static void runtime(struct buf *b, const cJSON *rt)
 {
 	bool any = false;
+	if (json_str(rt, "verdict")) {
+		html_str(b, json_str(rt, "verdict"));
+		buf_adds(b, ": ");
+	}
 	for (const cJSON *m = rt ? rt->child : NULL; m; m = m->next) {
 		const cJSON *med = cJSON_IsNumber(m) ? m : json_get(m, "median");
 		if (!cJSON_IsNumber(med) || !m->string)
@@ -221,13 +226,14 @@ static void runtime(struct buf *b, const cJSON *rt)
 		buf_adds(b, "–");
 }
 
+/* K of "round-K"; -1 when the name is not a round. */
 static int round_number(const char *name)
 {
-	if (strncmp(name, "round-", 6))
-		return 0;
+	if (strncmp(name, "round-", 6) || name[6] < '0' || name[6] > '9')
+		return -1;
 	char *end;
 	long k = strtol(name + 6, &end, 10);
-	return *end || k < 1 ? 0 : (int)k;
+	return *end ? -1 : (int)k;
 }
 
 static int cmp_round(const void *a, const void *b)
@@ -240,14 +246,30 @@ static void deep_round(struct buf *b, const char *run, const char *name)
 	char *drel = xasprintf("artifacts/deep/%s/decision.json", name), *erel = xasprintf("artifacts/deep/%s/edit.json", name);
 	bool dbad, ebad;
 	cJSON *d = read_rel(run, drel, &dbad), *ed = read_rel(run, erel, &ebad);
-	const cJSON *counts = json_get(d, "counts");
+	/* the test's numbers are decision.json's "statistics" (report/decide.h) */
+	const cJSON *st = json_get(d, "statistics") ? json_get(d, "statistics") : d;
+	const cJSON *counts = json_get(st, "counts");
 	const char *verdict = json_str(d, "verdict");
-	if (!verdict && cJSON_IsBool(json_get(d, "accepted")))
-		verdict = json_bool(d, "accepted", false) ? "accept" : "reject";
-	buf_printf(b, "<tr><td class=\"n\">%d</td><td><code>", round_number(name));
-	const char *sec = json_str(ed, "section");
-	html_str(b, sec ? sec : ebad ? "(edit.json unreadable)" : "–");
-	buf_adds(b, "</code></td><td>");
+	int k = round_number(name);
+	if (k == 0)
+		buf_adds(b, "<tr><td class=\"n\">start</td><td>");
+	else
+		buf_printf(b, "<tr><td class=\"n\">%d</td><td>", k);
+	/* round 0 picks the start (static or fast); a round K edits a section */
+	const cJSON *e = json_get(d, "edit") ? json_get(d, "edit") : json_get(ed, "edit") ? json_get(ed, "edit") : ed;
+	const char *sec = json_str(e, "section");
+	if (k == 0) {
+		const char *bs = json_str(json_get(d, "baseline"), "source"), *cs = json_str(json_get(d, "candidate"), "source");
+		buf_adds(b, "the start: ");
+		html_str(b, bs ? bs : "static");
+		buf_adds(b, " against ");
+		html_str(b, cs ? cs : "fast");
+	} else {
+		buf_adds(b, "<code>");
+		html_str(b, sec ? sec : ebad ? "(edit.json unreadable)" : "–");
+		buf_adds(b, "</code>");
+	}
+	buf_adds(b, "</td><td>");
 	if (d)
 		cell_pill(b, verdict && !strncmp(verdict, "accept", 6) ? "accepted" : verdict && !strncmp(verdict, "reject", 6) ? "rejected" : verdict);
 	else
@@ -257,9 +279,9 @@ static void deep_round(struct buf *b, const char *run, const char *name)
 	buf_adds(b, "</td><td class=\"n\">");
 	arm(b, json_get(counts, "candidate"));
 	buf_adds(b, "</td><td class=\"n\">");
-	page_num(b, json_num(d, "p_value", NAN), "%.3f");
+	page_num(b, json_num(st, "p_value", NAN), "%.3f");
 	buf_adds(b, "</td><td class=\"n\">");
-	page_num(b, json_num(json_get(d, "false_accept"), "worst", NAN), "%.3f");
+	page_num(b, json_num(json_get(st, "false_accept"), "worst", NAN), "%.3f");
 	buf_adds(b, "</td><td class=\"small\">");
 	runtime(b, json_get(d, "runtime"));
 	buf_adds(b, "</td><td class=\"msg\">");
@@ -280,7 +302,7 @@ static void deep_rounds(struct buf *b, const char *run)
 	free(dir);
 	size_t k = 0;
 	for (size_t i = 0; i < names.n; i++)
-		if (round_number(names.v[i]))
+		if (round_number(names.v[i]) >= 0)
 			names.v[k++] = names.v[i];
 		else
 			free(names.v[i]);
