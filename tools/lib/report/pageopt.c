@@ -307,7 +307,8 @@ static void deep_rounds(struct buf *b, const char *run)
 		else
 			free(names.v[i]);
 	names.n = k;
-	qsort(names.v, names.n, sizeof *names.v, cmp_round);
+	if (names.n)
+		qsort(names.v, names.n, sizeof *names.v, cmp_round);
 	if (names.n) {
 		buf_adds(b, "<div class=\"scroll\"><table>\n<tr><th class=\"n\">Round</th><th>Section edited</th>"
 			    "<th>Decision</th><th class=\"n\">Baseline</th><th class=\"n\">Candidate</th>"
