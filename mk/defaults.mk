@@ -66,9 +66,17 @@ STAGE ?=
 GOAL ?= final
 # how long make watch waits, seconds (0: until done)
 WATCH_TIMEOUT ?= 0
+# the stage make gate judges against raw (docs/ci.md)
+GATE_STAGE ?= final
+# make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off
+GATE_MIN_DELTA ?= 0
+# make gate: how many runs may have the stage below raw
+GATE_MAX_REGRESSED ?= 0
+# make gate: noskill also judges stage - noskill
+GATE_VS ?= none
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS STAGE GOAL WATCH_TIMEOUT
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
@@ -102,3 +110,7 @@ SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL 
 #:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
 #:   GOAL=final                       the goal status judges: a stage, eval or final
 #:   WATCH_TIMEOUT=0                  how long make watch waits, seconds (0: until done)
+#:   GATE_STAGE=final                 the stage make gate judges against raw (docs/ci.md)
+#:   GATE_MIN_DELTA=0                 make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off
+#:   GATE_MAX_REGRESSED=0             make gate: how many runs may have the stage below raw
+#:   GATE_VS=none|noskill             make gate: noskill also judges stage - noskill

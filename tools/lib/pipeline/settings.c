@@ -45,6 +45,10 @@ const struct setting_def settings_table[] = {
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
 	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal status judges: a stage, eval or final", SCOPE_CALL },
 	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
+	{ "GATE_STAGE", SET_NAME, "final", NULL, 0, 0, false, "the stage make gate judges against raw (docs/ci.md)", SCOPE_CALL },
+	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off", SCOPE_CALL },
+	{ "GATE_MAX_REGRESSED", SET_INT, "0", NULL, 0, 100000, false, "make gate: how many runs may have the stage below raw", SCOPE_CALL },
+	{ "GATE_VS", SET_ENUM, "none", "none noskill", 0, 0, false, "make gate: noskill also judges stage - noskill", SCOPE_CALL },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);
 
@@ -151,7 +155,8 @@ static bool value_ok(const struct setting_def *s, const char *v)
 	case SET_INT: {
 		char *end;
 		long n = strtol(v, &end, 10);
-		return *v >= '0' && *v <= '9' && !*end && n >= s->min && n <= s->max;
+		const char *d = *v == '-' && s->min < 0 ? v + 1 : v; /* a sign only where negatives are allowed */
+		return *d >= '0' && *d <= '9' && !*end && n >= s->min && n <= s->max;
 	}
 	case SET_ENUM:
 		return enum_ok(s->choices, v);
