@@ -147,8 +147,11 @@ endif
 
 # summary / watch read trial.json files only: no lock, no task needed.
 skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
+# HARBOR_JOBS: Harbor job folders join the table; the summary stays beside
+# the runs (or, with no runs yet, goes into HARBOR_JOBS)
+skillc_summary_in = $(or $(wildcard $(skillc_results_of)) $(HARBOR_JOBS),$(skillc_results_of))
 summary:
-	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
+	@$(SKILLC_BIN)/skillc-summary $(if $(HARBOR_JOBS),--out $(firstword $(skillc_summary_in))) $(skillc_summary_in)
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(skillc_results_of)
@@ -197,7 +200,7 @@ endif
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
-#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make junit                 junit.xml (one test case per run and stage) beside the summary
 #:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge

@@ -509,7 +509,9 @@ static const char md_notes[] =
 	"pass@k: unbiased estimator 1 - C(n-c,k)/C(n,k) over the n scored trials (Chen et al. 2021).\n"
 	"Δ vs raw: pass-rate change against the raw stage of the same bench, task, harness, model and\n"
 	"runner, in percentage points, with Newcombe's 95% interval for a difference of proportions.\n"
-	"A stage regressed when its pass rate is below raw's. Mean pass@1 weighs every task the same.\n";
+	"A stage regressed when its pass rate is below raw's. Mean pass@1 weighs every task the same.\n"
+	"Stage job: trials read from Harbor job folders (runner harbor; bench: the trial's dataset,\n"
+	"adhoc without one; harness: the agent).\n";
 
 int summary_write(const char *out, const struct results_table *tb, struct err *e)
 {
