@@ -44,6 +44,8 @@ RM_API_URL ?=
 PROFILES_DIR ?= profiles
 # largest file ingest accepts, in MB
 MAX_FILE_MB ?= 25
+# no stage of the run starts once the run has paid this much, USD (empty: no budget)
+BUDGET_USD ?=
 # time limit of one stage, seconds; the stage's whole process group is stopped after it
 STAGE_TIMEOUT ?= 3600
 # hard time limit of one evaluation trial, seconds
@@ -78,7 +80,7 @@ GATE_MAX_REGRESSED ?= 0
 GATE_VS ?= none
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
@@ -101,6 +103,7 @@ SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL 
 #:   RM_API_URL=                      AgentRM scoring service
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
 #:   MAX_FILE_MB=25                   largest file ingest accepts, in MB
+#:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
 #:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it
 #:   TRIAL_TIMEOUT=10800              hard time limit of one evaluation trial, seconds
 #:   ROUTES=provider_routes.json      provider routes file (the shipped example when absent)

@@ -19,7 +19,7 @@ SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
-SKILLC_FREE_GOALS := summary watch doctor gate junit
+SKILLC_FREE_GOALS := summary report watch doctor gate junit
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, then check them all once, in C, against
@@ -145,13 +145,15 @@ $(error skillc: $(skillc_report) $(or $(skillc_report_fail_$(skillc_report)),cou
 endif
 endif
 
-# summary / watch read trial.json files only: no lock, no task needed.
+# summary / report / watch read run folders only: no lock, no task needed.
 skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
 # HARBOR_JOBS: Harbor job folders join the table; the summary stays beside
 # the runs (or, with no runs yet, goes into HARBOR_JOBS)
 skillc_summary_in = $(or $(wildcard $(skillc_results_of)) $(HARBOR_JOBS),$(skillc_results_of))
 summary:
 	@$(SKILLC_BIN)/skillc-summary $(if $(HARBOR_JOBS),--out $(firstword $(skillc_summary_in))) $(skillc_summary_in)
+report:
+	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(skillc_results_of)
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(skillc_results_of)
@@ -201,6 +203,7 @@ endif
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
+#:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make junit                 junit.xml (one test case per run and stage) beside the summary
 #:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge

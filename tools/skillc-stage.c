@@ -30,6 +30,7 @@
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
 #include "pipeline/state.h"
+#include "report/budget.h"
 #include "base/versions.h"
 
 static const char usage[] =
@@ -196,6 +197,10 @@ static int cmd_run(const struct run *r, const char *name)
 	if (stage_ref_find(r, name, &ref) < 0)
 		die(2, "unknown stage '%s'", name);
 	struct err e = { 0 };
+	if (budget_check(r->dir, run_get(r, "BUDGET_USD"), &e) < 0) { /* report/budget.h */
+		fprintf(stderr, "skillc: %s: not started: %s\n", ref.name, e.msg);
+		return e.code == ERR_INPUT ? 2 : 1;
+	}
 	/* From here to the end the record must be whole: a Ctrl-C arriving while
 	 * we write status waits (blocked), then reaches the tool through proc_run. */
 	proc_defer_stops();

@@ -34,6 +34,7 @@ const struct setting_def settings_table[] = {
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service", SCOPE_RUN },
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles/", SCOPE_RUN },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB", SCOPE_RUN },
+	{ "BUDGET_USD", SET_USD, "", NULL, 0, 0, false, "no stage of the run starts once the run has paid this much, USD (empty: no budget)", SCOPE_RUN },
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds; the stage's whole process group is stopped after it", SCOPE_RUN },
 	{ "TRIAL_TIMEOUT", SET_INT, "10800", NULL, 60, 604800, false, "hard time limit of one evaluation trial, seconds", SCOPE_RUN },
 	{ "ROUTES", SET_PATH, "provider_routes.json", NULL, 0, 0, false, "provider routes file (the shipped example when absent)", SCOPE_CALL },
@@ -130,6 +131,8 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 	case SET_ENUM:
 		snprintf(buf, n, "one of %s", s->choices);
 		return buf;
+	case SET_USD:
+		return "an amount of US dollars, e.g. 2.50 (empty: no budget)";
 	}
 	return "";
 }
@@ -158,6 +161,11 @@ static bool value_ok(const struct setting_def *s, const char *v)
 		long n = strtol(v, &end, 10);
 		const char *d = *v == '-' && s->min < 0 ? v + 1 : v; /* a sign only where negatives are allowed */
 		return *d >= '0' && *d <= '9' && !*end && n >= s->min && n <= s->max;
+	}
+	case SET_USD: {
+		char *end;
+		double d = strtod(v, &end);
+		return *v >= '0' && *v <= '9' && !*end && chars_ok(v, "") && d <= 1e12;
 	}
 	case SET_ENUM:
 		return enum_ok(s->choices, v);
