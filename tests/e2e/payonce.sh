@@ -20,7 +20,7 @@ starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }
 keys() { find "$@" -name trial.json -path '*/test-*' -exec grep -h '"key":' {} + | sort -u | wc -l; }
 echo "pass sleep=1" >script
 
-t_begin "make -j8 eval REPEAT=24: each key runs once; a stage whose skill has the same bytes waits and reuses"
+t_begin "make -j8 eval REPEAT=24: each key runs once; a stage whose skill has the same bytes reuses (waiting when it runs)"
 # an ingested skill that the static compile leaves byte for byte: its
 # static trials have the raw trials' keys
 $SK task=csv-column-sum static RUNNER=benchflow MODEL=$M >/dev/null 2>&1
@@ -35,8 +35,9 @@ t_eq "48 trials published" "$trials" 48
 t_eq "the static compile kept the bytes (else this case proves less)" "$same" yes
 if [ "$same" = yes ]; then
 	t_eq "24 keys for 48 trials" "$k" 24
-	t_contains "a waiter says so" "$out" "waiting: the same trial (key "
-	t_contains "and reuses" "$out" ", reused from the trial store"
+	# whether a static trial finds its twin still running or already done
+	# depends on the load; waiting itself is checked deterministically below
+	t_contains "a twin is reused" "$out" ", reused from the trial store"
 fi
 t_end
 
