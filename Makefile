@@ -108,4 +108,4 @@ FORCE:
 
 # The pipeline's user targets (ingest, status, clean-stage, help, ...).
 include mk/skillc.mk
-$(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS): | all
+$(SKILLC_NEEDS_TOOLS): | all

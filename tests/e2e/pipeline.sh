@@ -151,6 +151,6 @@ t_begin "make -n shows what would run and runs nothing"
 $SK task=log-error-report clean-stage STAGE=ingest >/dev/null 2>&1
 out=$($SK -n task=log-error-report ingest 2>&1)
 t_eq "exit" $? 0
-t_contains "would run" "$out" "skillc-stage run ingest"
+t_contains "would run" "$out" "skillc-stage run results/compile-pipeline/log-error-report--opencode--no-model ingest"
 t_check "nothing ran" test ! -e results/compile-pipeline/log-error-report--opencode--no-model/status/ingest.json
 t_end
