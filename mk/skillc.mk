@@ -24,7 +24,7 @@ include $(SKILLC_MK_DIR)defaults.mk
 # need no run. SKILLC_STAGE_GOALS comes from the stage table (defaults.mk).
 SKILLC_WORK_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
-SKILLC_FREE_GOALS := summary watch doctor
+SKILLC_FREE_GOALS := summary report watch doctor gate junit
 SKILLC_GOALS := $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) $(SKILLC_FREE_GOALS)
 # The targets that run a tool: in the source tree they need the tools built.
 SKILLC_NEEDS_TOOLS := skillc-run $(SKILLC_FREE_GOALS)
@@ -53,7 +53,7 @@ skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETT
 ifneq ($(skillc_bad),)
 $(error $(skillc_bad))
 endif
-else ifneq ($(skillc_read)$(skillc_dry)$(filter doctor,$(MAKECMDGOALS)),)
+else ifneq ($(skillc_read)$(skillc_dry)$(filter doctor gate junit,$(MAKECMDGOALS)),)
 $(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
 endif
 # The tools read the settings of one command from the environment: export
@@ -66,7 +66,18 @@ endif
 # (no lock: status works while another make runs), 0 when all is up to date,
 # 1 when not. A recipe cannot make make exit 1 (a failed recipe is 2), so
 # "not up to date" puts make in question mode (-q), whose answer for an
-# out-of-date target is 1. doctor answers the same way.
+# out-of-date target is 1. doctor and gate answer the same way.
+# The runs of a command (task=, a matrix): their folders, for gate and junit;
+# without any, every run under RESULTS.
+skillc_runs_of = $(if $(task)$(tasks)$(MATRIX),$(shell $(SKILLC_BIN)/skillc-rules report --as runs $(skillc_args)),$(RESULTS))
+# gate judges finished runs (docs/ci.md): 0 the rule holds, 1 it does not,
+# 2 they cannot be judged. It answers for trials already made, so it runs
+# alone, after the make that made them.
+ifneq ($(filter gate,$(MAKECMDGOALS)),)
+ifneq ($(filter-out gate,$(MAKECMDGOALS)),)
+$(error skillc: run make gate on its own, after the make that runs the trials (its exit status is the verdict))
+endif
+endif
 skillc_report :=
 ifneq ($(skillc_read),)
 skillc_report := $(SKILLC_BIN)/skillc-rules report --as status --goals '$(skillc_read)' $(skillc_args)
@@ -75,6 +86,10 @@ skillc_report := $(SKILLC_BIN)/skillc-rules report --as $(skillc_dry) --goals '$
 else ifneq ($(filter doctor,$(MAKECMDGOALS)),)
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 skillc_report := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RULES,$v=$(call skillc_quote,$($v))) $(SKILLC_BIN)/skillc-doctor
+else ifneq ($(filter gate,$(MAKECMDGOALS)),)
+skillc_report := $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
+	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
+skillc_report_fail := cannot judge the runs (see the lines above)
 endif
 ifneq ($(skillc_report),)
 skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
@@ -82,7 +97,7 @@ skillc_report_rc := $(shell $(skillc_report) >$(skillc_report_tmp) 2>&1; echo $$
 skillc_report_out := $(file <$(skillc_report_tmp))
 $(if $(skillc_report_out),$(info $(skillc_report_out)))
 $(shell rm -f $(skillc_report_tmp))
-skillc_answered := $(skillc_read) $(skillc_work) $(filter doctor,$(MAKECMDGOALS))
+skillc_answered := $(skillc_read) $(skillc_work) $(filter doctor gate,$(MAKECMDGOALS))
 MAKEFLAGS += -s
 ifeq ($(skillc_report_rc),0)
 $(skillc_answered):
@@ -95,7 +110,7 @@ else
 $(skillc_answered):
 endif
 else
-$(error skillc: $(firstword $(skillc_answered)) could not run (see the line above))
+$(error skillc: $(firstword $(skillc_answered)) $(or $(skillc_report_fail),could not run (see the line above)))
 endif
 else ifneq ($(skillc_work),)
 # Work: skillc-rules takes the locks, refreshes the runs and starts the one make.
@@ -105,11 +120,15 @@ skillc-run:
 		$(MAKE) --no-print-directory -f $(SKILLC_MK)
 endif
 
-# summary / watch read trial.json files only: no lock, no task needed.
+# summary / report / watch read run folders only: no lock, no task needed.
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
 skillc_results_of = $(if $(RUN_DIR),$(RUN_DIR),$(if $(task),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model),$(RESULTS)))
 summary:
 	@$(SKILLC_BIN)/skillc-summary $(call skillc_quote,$(skillc_results_of))
+report:
+	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(call skillc_quote,$(skillc_results_of))
+junit:
+	@$(SKILLC_BIN)/skillc-junit $(if $(tasks)$(MATRIX),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(call skillc_quote,$(skillc_results_of))
@@ -153,12 +172,15 @@ h%lp: skillc-help ;
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
+#:   make junit                 junit.xml (one test case per run and stage) beside the summary
+#:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not);
 #:                              over a matrix or every run under RESULTS: one line a run
 #:   make -n / make -q ...      what make would start / whether it would (from the same records)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
-#:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
+#:   make doctor                check routes, keys, model servers (MODEL, EXTERNAL_MODEL), the cluster (LAUNCHER=srun)
 #:   make help / skillc-help    this text (help is yours when your Makefile has one)
 #:   make / make check / make install   build the tools, run the tests, install
 #:

@@ -26,6 +26,7 @@
 #include "base/proc.h"
 #include "base/versions.h"
 #include "eval/harness.h"
+#include "pipeline/launcher.h"
 #include "pipeline/matrix.h"
 #include "pipeline/rules.h"
 #include "pipeline/settings.h"
@@ -36,15 +37,15 @@
 static const char usage[] =
 	"usage: skillc-rules check NAME=VALUE...\n"
 	"       skillc-rules run --goals 'G...' [--given 'NAME...'] NAME=VALUE... -- MAKE [ARG...]\n"
-	"       skillc-rules report --as status|dry|question --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
+	"       skillc-rules report --as status|dry|question|runs --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
 	"\n"
 	"Started by make (mk/skillc.mk) with the command's settings. check prints\n"
 	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
 	"run takes the locks of every run of the command (task=, or tasks=, harnesses=,\n"
 	"models=, MATRIX=), brings their rules up to date and runs MAKE with\n"
 	"SKILLC_PLAN=<the file including every run's rules.mk>. report prints make\n"
-	"status (exit 1: something is due), what make -n would run, or only the\n"
-	"answer of make -q.\n"
+	"status (exit 1: something is due), what make -n would run, only the answer\n"
+	"of make -q, or the run folders (runs).\n"
 	"Exit: check 0 good; run MAKE's status; report 0 up to date, 1 not; 2 bad\n"
 	"settings or a busy run.\n";
 
@@ -503,7 +504,9 @@ static int cmd_run(const struct command *c)
 	free(what);
 	struct rules_memo memo = { 0 };
 	for (size_t i = 0; i < rs.n; i++) {
-		if (record_settings(&rs.v[i], &e) < 0 || rules_refresh(&rs.v[i], &memo, &e) < 0)
+		/* under the lock: Slurm jobs an earlier make left marked are orphans */
+		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_settings(&rs.v[i], &e) < 0 ||
+		    rules_refresh(&rs.v[i], &memo, &e) < 0)
 			die_err(&e);
 		char *due = due_text(c, &rs.v[i]);
 		run_lock_note(fds[i], due);
@@ -543,10 +546,17 @@ static int cmd_report(const struct command *c)
 	struct err e = { 0 };
 	struct runs rs;
 	const char *as = c->as ? c->as : "status";
-	if (strcmp(as, "status") && strcmp(as, "dry") && strcmp(as, "question"))
-		die(2, "--as is status, dry or question (see --help)");
+	if (strcmp(as, "status") && strcmp(as, "dry") && strcmp(as, "question") && strcmp(as, "runs"))
+		die(2, "--as is status, dry, question or runs (see --help)");
 	if (check_goals(c, &e) < 0 || plan_runs(c, 0, &rs, &e) < 0)
 		die_err(&e);
+	if (!strcmp(as, "runs")) { /* the run folders, for make gate and junit */
+		for (size_t i = 0; i < rs.n; i++)
+			if (printf("%s\n", rs.v[i].dir) < 0)
+				die(1, "cannot write to stdout: %m");
+		runs_free(&rs);
+		return 0;
+	}
 	int stale = 0;
 	struct buf out = BUF_INIT;
 	const char *goal = !strcmp(as, "status") || !c->goals.n ? val(c, "GOAL") : NULL;

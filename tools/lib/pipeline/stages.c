@@ -155,6 +155,7 @@ const struct stage_def stage_table[] = {
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
 		.command = raw_eval_command,
 	},
 	{
@@ -202,6 +203,7 @@ const struct stage_def stage_table[] = {
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
 		.command = static_eval_command,
 	},
 	{
