@@ -427,10 +427,12 @@ void results_build(struct results_table *tb, const struct strlist *runs, const s
 		results_free(&one);
 	}
 	tb->runs = (long)runs->n;
-	qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
+	if (tb->n) /* qsort wants a pointer even for no items */
+		qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
 	for (size_t i = 0; i < tb->n; i++) {
 		struct results_group *g = &tb->v[i];
-		qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
+		if (g->nt)
+			qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
 		g->raw = NULL;
 		for (size_t k = 0; k < tb->n; k++)
 			if (k != i && !strcmp(tb->v[k].stage, "raw") && same_cell(g, &tb->v[k]))
