@@ -123,8 +123,12 @@ endif
 # summary / report / watch read run folders only: no lock, no task needed.
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
 skillc_results_of = $(if $(RUN_DIR),$(RUN_DIR),$(if $(task),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model),$(RESULTS)))
+# HARBOR_JOBS: Harbor job folders join the table; the summary stays beside
+# the runs (or, with no runs yet, goes into HARBOR_JOBS)
+skillc_summary_in = $(or $(wildcard $(skillc_results_of)) $(HARBOR_JOBS),$(skillc_results_of))
 summary:
-	@$(SKILLC_BIN)/skillc-summary $(call skillc_quote,$(skillc_results_of))
+	@$(SKILLC_BIN)/skillc-summary $(if $(HARBOR_JOBS),--out $(call skillc_quote,$(firstword $(skillc_summary_in)))) \
+		$(foreach p,$(skillc_summary_in),$(call skillc_quote,$p))
 report:
 	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(call skillc_quote,$(skillc_results_of))
 junit:
@@ -171,7 +175,7 @@ h%lp: skillc-help ;
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
-#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make junit                 junit.xml (one test case per run and stage) beside the summary
