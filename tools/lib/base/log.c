@@ -49,6 +49,11 @@ const char *log_prog(void)
 	return prog;
 }
 
+void log_speak_as(const char *name)
+{
+	prog = name;
+}
+
 static void vmsg(const char *fmt, va_list ap)
 {
 	struct buf b = BUF_INIT;

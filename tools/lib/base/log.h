@@ -14,6 +14,9 @@
  * when it was 0. */
 void log_init(const char *progname);
 const char *log_prog(void);
+/* Renames the messages after log_init (a tool speaking for another: skillc-rules
+ * says "skillc: ..." for make once its own options are handled). */
+void log_speak_as(const char *name);
 
 /* "prog: message" on stderr. */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
