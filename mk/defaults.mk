@@ -4,6 +4,16 @@
 # in a local.mk beside the Makefile (never committed), or in the environment.
 # Command line wins, then local.mk, then the environment, then these.
 
+# Every setting, in the order `make help` lists them.
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+
+# The settings this command gives (command line, local.mk, environment),
+# found before the defaults below: a run keeps its recorded value of the rest.
+# A make started by skillc gets the list from the one that started it.
+ifeq ($(origin SKILLC_GIVEN),undefined)
+SKILLC_GIVEN := $(foreach v,$(SKILLC_SETTINGS),$(if $(filter undefined,$(origin $v)),,$v))
+endif
+
 # the task: a folder under TASKS_DIR
 task ?=
 # several tasks, one run each (instead of task=)
@@ -58,15 +68,24 @@ ENV_FILE ?= .env
 LLM_CACHE ?= use
 # how far make doctor tests a provider (call: one 1-token request)
 DOCTOR_PROBE ?= models
+# where trials run: here, or each as a Slurm job through srun (docs/cluster.md)
+LAUNCHER ?= local
+# more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
+SRUN_ARGS ?=
 # the stage clean-stage forgets (or one trial, raw-eval.003)
 STAGE ?=
 # the goal status judges: a stage, eval or final
 GOAL ?= final
 # how long make watch waits, seconds (0: until done)
 WATCH_TIMEOUT ?= 0
-
-# Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE STAGE GOAL WATCH_TIMEOUT
+# the stage make gate judges against raw (docs/ci.md)
+GATE_STAGE ?= final
+# make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off
+GATE_MIN_DELTA ?= 0
+# make gate: how many runs may have the stage below raw
+GATE_MAX_REGRESSED ?= 0
+# make gate: noskill also judges stage - noskill
+GATE_VS ?= none
 
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
@@ -96,6 +115,12 @@ SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL 
 #:   ENV_FILE=.env                    file holding API keys
 #:   LLM_CACHE=use|refresh|off|only   LLM cache mode (only: offline replay, a miss is an error)
 #:   DOCTOR_PROBE=models|call|none    how far make doctor tests a provider (call: one 1-token request)
+#:   LAUNCHER=local|srun              where trials run: here, or each as a Slurm job through srun (docs/cluster.md)
+#:   SRUN_ARGS=                       more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
 #:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
 #:   GOAL=final                       the goal status judges: a stage, eval or final
 #:   WATCH_TIMEOUT=0                  how long make watch waits, seconds (0: until done)
+#:   GATE_STAGE=final                 the stage make gate judges against raw (docs/ci.md)
+#:   GATE_MIN_DELTA=0                 make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off
+#:   GATE_MAX_REGRESSED=0             make gate: how many runs may have the stage below raw
+#:   GATE_VS=none|noskill             make gate: noskill also judges stage - noskill

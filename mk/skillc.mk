@@ -19,7 +19,7 @@ SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
-SKILLC_FREE_GOALS := summary report watch doctor
+SKILLC_FREE_GOALS := summary report watch doctor gate junit
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, then check them all once, in C, against
@@ -52,31 +52,38 @@ endif
 endif
 endif
 
-export $(SKILLC_SETTINGS)
-export SKILLC_RUN := $(RUN)
-export SKILLC_TASK := $(task)
-export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
+# The tools read the settings from the environment: export them, but only
+# for skillc's own goals (`make check` in the source tree runs tests that
+# start their own makes, which must not inherit these).
+SKILLC_RUN := $(RUN)
+SKILLC_TASK := $(task)
 # the rules data the tools read (model profiles, harnesses, routes): rules/
 # in the source tree, $(DATADIR)/rules when installed
-export SKILLC_RULES := $(SKILLC_DATA)/rules
+SKILLC_RULES := $(SKILLC_DATA)/rules
+ifneq ($(filter $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS),$(MAKECMDGOALS)),)
+export $(SKILLC_SETTINGS) SKILLC_GIVEN SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES
+endif
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 # (every value was checked above and holds no quote).
-skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES,$v='$($v)')
+skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_GIVEN SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES,$v='$($v)')
 
 skillc_goals := $(filter $(SKILLC_RUN_TARGETS),$(MAKECMDGOALS))
 ifneq ($(skillc_goals),)
 ifeq ($(task)$(tasks),)
 $(error skillc: set task=<name> (a folder under TASKS_DIR=$(TASKS_DIR)) or tasks="a b")
 endif
+# a run that remembers its TASKS_DIR finds its task there (skillc-rules checks it)
 ifneq ($(task),)
-ifeq ($(wildcard $(SKILLC_TASK_DIR)/.),)
+ifeq ($(wildcard $(SKILLC_TASK_DIR)/. $(RUN)/settings.json),)
 $(error skillc: task '$(task)' not found: no folder $(SKILLC_TASK_DIR) (TASKS_DIR=$(TASKS_DIR)))
 endif
 endif
-# every stage after ingest is for the target model: say so before any work
+# every stage after ingest is for the target model: say so before any work,
+# and name the runs of the task there are
 ifneq ($(filter-out ingest clean-stage status,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))),)
-ifeq ($(MODEL),)
-$(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; providers are in ROUTES))
+ifeq ($(MODEL)$(RUN_DIR),)
+skillc_runs_of_task := $(patsubst $(RESULTS)/%/settings.json,%,$(wildcard $(RESULTS)/$(task)--*/settings.json))
+$(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; providers are in ROUTES)$(if $(skillc_runs_of_task),; runs of task $(task): $(skillc_runs_of_task)))
 endif
 endif
 ifneq ($(filter clean-stage,$(MAKECMDGOALS)),)
@@ -113,7 +120,21 @@ skillc_report := $(firstword $(filter status doctor,$(MAKECMDGOALS)))
 ifneq ($(skillc_report)$(tasks),$(skillc_report))
 skillc_report :=
 endif
+# gate and junit: the run (task=), the runs of tasks="a b", or every run under RESULTS
+skillc_runs_of = $(if $(tasks),$(foreach t,$(tasks),$(RESULTS)/$t--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)),$(if $(task),$(RUN),$(RESULTS)))
+# gate judges finished runs (docs/ci.md): 0 the rule holds, 1 it does not,
+# 2 they cannot be judged. It answers for trials already made, so it runs
+# alone, after the make that made them.
+ifneq ($(filter gate,$(MAKECMDGOALS)),)
+ifneq ($(filter-out gate,$(MAKECMDGOALS)),)
+$(error skillc: run make gate on its own, after the make that runs the trials (its exit status is the verdict))
+endif
+skillc_report := gate
+endif
 ifneq ($(skillc_report),)
+skillc_report_gate = $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
+	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
+skillc_report_fail_gate = cannot judge the runs (see the lines above)
 skillc_report_status = $(SKILLC_BIN)/skillc-stage status $(GOAL)
 skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor
 skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
@@ -127,7 +148,7 @@ MAKEFLAGS += -q
 $(skillc_report): skillc-not-well ; @:
 skillc-not-well: ; @:
 else
-$(error skillc: $(skillc_report) could not run (see the line above))
+$(error skillc: $(skillc_report) $(or $(skillc_report_fail_$(skillc_report)),could not run (see the line above)))
 endif
 endif
 
@@ -141,6 +162,8 @@ watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(skillc_results_of)
 
+junit:
+	@$(SKILLC_BIN)/skillc-junit $(if $(tasks),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
 help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
 
@@ -154,8 +177,11 @@ SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 include $(RUN)/rules.mk
 # Runs at every make: refreshes source hashes and config files (rewriting
 # only what changed) and rules.mk itself, which make then re-reads.
+# make runs a makefile's recipe even under -n and -q, without saying so in
+# MAKEFLAGS: tell skillc-rules, which then records no settings.
+skillc_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
 $(RUN)/rules.mk: FORCE
-	@$(SKILLC_BIN)/skillc-rules
+	@$(if $(findstring n,$(skillc_flags))$(findstring q,$(skillc_flags)),SKILLC_DRY_RUN=1 )$(SKILLC_BIN)/skillc-rules
 
 # each stage's goal needs the stamps rules.mk lists for it
 $(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
@@ -186,9 +212,11 @@ endif
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
+#:   make junit                 junit.xml (one test case per run and stage) beside the summary
+#:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
-#:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
+#:   make doctor                check routes, keys, model servers (MODEL, EXTERNAL_MODEL), the cluster (LAUNCHER=srun)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:

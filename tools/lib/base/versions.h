@@ -18,5 +18,7 @@
 #define V_LLM "1"
 #define V_DOCTOR "1"
 #define V_STATS "1"
+#define V_GATE "1"
+#define V_JUNIT "1"
 
 #endif

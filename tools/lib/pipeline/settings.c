@@ -41,9 +41,15 @@ const struct setting_def settings_table[] = {
 	{ "ENV_FILE", SET_PATH, ".env", NULL, 0, 0, false, "file holding API keys", SCOPE_CALL },
 	{ "LLM_CACHE", SET_ENUM, "use", "use refresh off only", 0, 0, false, "LLM cache mode (only: offline replay, a miss is an error)", SCOPE_CALL },
 	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider (call: one 1-token request)", SCOPE_CALL },
+	{ "LAUNCHER", SET_ENUM, "local", "local srun", 0, 0, false, "where trials run: here, or each as a Slurm job through srun (docs/cluster.md)", SCOPE_CALL },
+	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false, "more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G", SCOPE_CALL },
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
 	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal status judges: a stage, eval or final", SCOPE_CALL },
 	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
+	{ "GATE_STAGE", SET_NAME, "final", NULL, 0, 0, false, "the stage make gate judges against raw (docs/ci.md)", SCOPE_CALL },
+	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off", SCOPE_CALL },
+	{ "GATE_MAX_REGRESSED", SET_INT, "0", NULL, 0, 100000, false, "make gate: how many runs may have the stage below raw", SCOPE_CALL },
+	{ "GATE_VS", SET_ENUM, "none", "none noskill", 0, 0, false, "make gate: noskill also judges stage - noskill", SCOPE_CALL },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);
 
@@ -116,6 +122,8 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 		return "a path of letters, digits and . _ - / + ~ @ (no spaces, quotes or $)";
 	case SET_URL:
 		return "an http:// or https:// URL without spaces or quotes";
+	case SET_ARGS:
+		return "options of letters, digits, spaces and . _ - = , : / + @ % ~ [ ] (no quotes or $)";
 	case SET_INT:
 		snprintf(buf, n, "a whole number from %ld to %ld", s->min, s->max);
 		return buf;
@@ -145,10 +153,13 @@ static bool value_ok(const struct setting_def *s, const char *v)
 		return *v && chars_ok(v, "/+~@");
 	case SET_URL:
 		return (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) && chars_ok(v, "/:?&=%+~,@#[]");
+	case SET_ARGS:
+		return chars_ok(v, " =,:/+@%~[]");
 	case SET_INT: {
 		char *end;
 		long n = strtol(v, &end, 10);
-		return *v >= '0' && *v <= '9' && !*end && n >= s->min && n <= s->max;
+		const char *d = *v == '-' && s->min < 0 ? v + 1 : v; /* a sign only where negatives are allowed */
+		return *d >= '0' && *d <= '9' && !*end && n >= s->min && n <= s->max;
 	}
 	case SET_USD: {
 		char *end;
@@ -197,9 +208,72 @@ static const char *env_or(const char *name, const char *def)
 	return v ? v : def;
 }
 
+/* SKILLC_GIVEN, or (a tool run by hand) every setting in the environment. */
+static void load_given(struct run *r)
+{
+	const char *given = getenv("SKILLC_GIVEN");
+	if (!given) {
+		for (size_t i = 0; i < settings_count; i++)
+			if (getenv(settings_table[i].name))
+				strlist_push(&r->given, settings_table[i].name);
+		return;
+	}
+	char *copy = xstrdup(given);
+	for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		strlist_push(&r->given, w);
+	free(copy);
+}
+
+bool run_given(const struct run *r, const char *name)
+{
+	for (size_t i = 0; i < r->given.n; i++)
+		if (!strcmp(r->given.v[i], name))
+			return true;
+	return false;
+}
+
+const char *run_recorded(const struct run *r, const char *name)
+{
+	return r->recorded ? json_str(r->recorded, name) : NULL;
+}
+
+/* settings.json of the run, when it has one: what it remembers. */
+static int load_recorded(struct run *r, struct err *e)
+{
+	char *p = run_path(r, "settings.json");
+	int rc = 0;
+	if (fs_exists(p)) {
+		cJSON *doc = json_read_file(p, e);
+		cJSON *set = doc ? json_get(doc, "settings") : NULL;
+		if (!cJSON_IsObject(set))
+			rc = err_set(e, ERR_INPUT, "'%s' is not a run's settings file (remove it to start the run's settings afresh)", p);
+		else
+			r->recorded = cJSON_DetachItemViaPointer(doc, set);
+		cJSON_Delete(doc);
+	}
+	free(p);
+	return rc;
+}
+
+/* A setting left out takes the recorded value (checked like any other). */
+static int apply_recorded(struct run *r, struct err *e)
+{
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		const char *v = run_recorded(r, s->name);
+		if (s->scope == SCOPE_CALL || !v || run_given(r, s->name))
+			continue;
+		if (setting_check(s, v, e) < 0)
+			return err_set(e, ERR_INPUT, "%s/settings.json: %s (give %s= to replace it)", r->dir, e->msg, s->name);
+		json_set_str(r->values, s->name, v);
+	}
+	return 0;
+}
+
 int run_load(struct run *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
+	r->given = (struct strlist)STRLIST_INIT;
 	r->values = cJSON_CreateObject();
 	for (size_t i = 0; i < settings_count; i++) {
 		const struct setting_def *s = &settings_table[i];
@@ -215,11 +289,50 @@ int run_load(struct run *r, struct err *e)
 		return err_set(e, ERR_INPUT, "bad task name '%s': use letters, digits, '.', '_' and '-', starting with a letter or digit", task);
 	r->dir = xstrdup(dir);
 	r->task = xstrdup(task);
-	r->task_dir = xstrdup(tdir);
+	load_given(r);
+	if (load_recorded(r, e) < 0 || apply_recorded(r, e) < 0)
+		return -1;
+	/* the task folder follows a remembered TASKS_DIR */
+	if (!run_given(r, "TASKS_DIR") && run_recorded(r, "TASKS_DIR"))
+		r->task_dir = path_join(run_get(r, "TASKS_DIR"), task);
+	else
+		r->task_dir = xstrdup(tdir);
 	r->rules_dir = rules_dir();
 	if (!r->rules_dir)
 		r->rules_dir = xstrdup("rules"); /* absent: the stages that need it say so */
 	return 0;
+}
+
+int run_record(struct run *r, struct strlist *changes, struct err *e)
+{
+	cJSON *now = cJSON_CreateObject();
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		if (s->scope == SCOPE_CALL)
+			continue;
+		const char *v = run_get(r, s->name), *was = run_recorded(r, s->name);
+		cJSON_AddStringToObject(now, s->name, v);
+		if (r->recorded && was && strcmp(was, v))
+			strlist_push_owned(changes, xasprintf("%s %s -> %s", s->name, *was ? was : "''", *v ? v : "''"));
+	}
+	int changed = !r->recorded || !cJSON_Compare(now, r->recorded, true);
+	int rc = 0;
+	if (changed) {
+		cJSON *doc = cJSON_CreateObject();
+		json_set_num(doc, "format", 1);
+		cJSON_AddStringToObject(doc, "task", r->task);
+		cJSON_AddItemToObject(doc, "settings", cJSON_Duplicate(now, 1));
+		char *p = run_path(r, "settings.json");
+		rc = fs_mkdirs(r->dir, e) < 0 || json_write_file(p, doc, e) < 0 ? -1 : 1;
+		free(p);
+		cJSON_Delete(doc);
+		if (rc == 1) {
+			cJSON_Delete(r->recorded);
+			r->recorded = cJSON_Duplicate(now, 1);
+		}
+	}
+	cJSON_Delete(now);
+	return rc;
 }
 
 void run_free(struct run *r)
@@ -229,6 +342,8 @@ void run_free(struct run *r)
 	free(r->task_dir);
 	free(r->rules_dir);
 	cJSON_Delete(r->values);
+	cJSON_Delete(r->recorded);
+	strlist_free(&r->given);
 	memset(r, 0, sizeof *r);
 }
 
@@ -288,4 +403,20 @@ cJSON *run_config(const struct run *r)
 		}
 	}
 	return c;
+}
+
+char *run_command(const struct run *r, const char *goal)
+{
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "make task=%s", r->task);
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		const char *v = run_get(r, s->name), *was = run_recorded(r, s->name);
+		int names_run = s->scope == SCOPE_IDENTITY && strcmp(s->name, "task") && strcmp(v, s->def);
+		int not_kept = s->scope == SCOPE_RUN && run_given(r, s->name) && (!was || strcmp(was, v)) && strcmp(v, s->def);
+		if (names_run || not_kept)
+			buf_printf(&b, " %s=%s", s->name, v);
+	}
+	buf_printf(&b, " %s", goal);
+	return buf_detach(&b);
 }

@@ -44,6 +44,9 @@ struct stage_def {
 	const char *gather;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
+	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
+	 * writes only the run folder and the shared caches (a trial, an LLM call). */
+	bool remote;
 	/* Appends the command (tool path first) to argv. */
 	void (*command)(const struct stage_ref *ref, const struct run *r, const char *bindir,
 	                struct strlist *argv);
@@ -84,6 +87,11 @@ char *stage_config_path(const struct stage_def *s);
  * they need), or "final" (also "all") for every target of the run.
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
+
+/* Appends the stages a change of the setting makes due again: those that
+ * read it (their config slice, their instance count, a source it names) and
+ * every stage after them, in table order. */
+void stages_affected_by(const char *setting, struct strlist *out);
 
 /* The path a source hashes (as the user would write it); caller frees. */
 char *source_path(const struct run *r, const struct source_def *src);
