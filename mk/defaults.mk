@@ -5,7 +5,7 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.
@@ -72,6 +72,8 @@ DOCTOR_PROBE ?= models
 LAUNCHER ?= local
 # more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
 SRUN_ARGS ?=
+# a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table
+HARBOR_JOBS ?=
 # the stage clean-stage forgets (or one trial, raw-eval.003)
 STAGE ?=
 # the goal status judges: a stage, eval or final
@@ -117,6 +119,7 @@ GATE_VS ?= none
 #:   DOCTOR_PROBE=models|call|none    how far make doctor tests a provider (call: one 1-token request)
 #:   LAUNCHER=local|srun              where trials run: here, or each as a Slurm job through srun (docs/cluster.md)
 #:   SRUN_ARGS=                       more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
+#:   HARBOR_JOBS=                     a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table
 #:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
 #:   GOAL=final                       the goal status judges: a stage, eval or final
 #:   WATCH_TIMEOUT=0                  how long make watch waits, seconds (0: until done)

@@ -154,8 +154,11 @@ endif
 
 # summary / report / watch read run folders only: no lock, no task needed.
 skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
+# HARBOR_JOBS: Harbor job folders join the table; the summary stays beside
+# the runs (or, with no runs yet, goes into HARBOR_JOBS)
+skillc_summary_in = $(or $(wildcard $(skillc_results_of)) $(HARBOR_JOBS),$(skillc_results_of))
 summary:
-	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
+	@$(SKILLC_BIN)/skillc-summary $(if $(HARBOR_JOBS),--out $(firstword $(skillc_summary_in))) $(skillc_summary_in)
 report:
 	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(skillc_results_of)
 watch:
@@ -209,7 +212,7 @@ endif
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
-#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make junit                 junit.xml (one test case per run and stage) beside the summary
