@@ -12,6 +12,7 @@
  *                           status, make -n and make -q
  * The command's settings come as NAME=VALUE arguments, --given the names it
  * gave explicitly, --goals the make goals. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,12 +432,13 @@ static int make_keeps_going(void)
 	return memchr(mf, 'k', strcspn(mf, " ")) != NULL;
 }
 
-/* The last line of a make: the deliverable and the tables, or what is due. */
-static void last_line(const struct command *c, const struct runs *rs, int rc)
+/* The last line of a make: the deliverable and the tables, or what is due.
+ * -1 when stdout cannot take it. */
+static int last_line(const struct command *c, const struct runs *rs, int rc)
 {
 	const char *goal = c->goals.n ? c->goals.v[c->goals.n - 1] : "final";
 	if (has_goal(c, "clean-stage") || !rs->n)
-		return;
+		return 0;
 	size_t short_of = 0;
 	struct buf stopped = BUF_INIT;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -486,7 +488,7 @@ static void last_line(const struct command *c, const struct runs *rs, int rc)
 		free(skill);
 	}
 	buf_free(&stopped);
-	fflush(stdout);
+	return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
 }
 
 static int cmd_run(const struct command *c)
@@ -531,7 +533,11 @@ static int cmd_run(const struct command *c)
 	unlink(plan);
 	free(plan);
 	strlist_free(&argv);
-	last_line(c, &rs, res.exit_code);
+	if (last_line(c, &rs, res.exit_code) < 0) {
+		warnf("cannot write to stdout: %s", strerror(errno));
+		if (!res.exit_code)
+			res.exit_code = 1;
+	}
 	for (size_t i = 0; i < rs.n; i++)
 		close(fds[i]);
 	free(fds);
