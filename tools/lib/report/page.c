@@ -203,6 +203,13 @@ static void pass_chart(struct run_page *p)
 	free(title);
 }
 
+/* The width of a chart of the two-column grid: room for n bars' labels
+ * (the page scales it to the column). */
+static int small_width(size_t n)
+{
+	return n > 4 ? 80 + 72 * (int)n : 400;
+}
+
 /* A per-stage mean chart of one trial field, with t intervals. */
 static void metric_chart(struct run_page *p, const char *id, const char *title, const char *what, size_t off,
 			 const char *fmt, bool unit_range)
@@ -218,15 +225,16 @@ static void metric_chart(struct run_page *p, const char *id, const char *title, 
 		long pairs;
 		double r = unit_range ? NAN : paired_median_ratio(g, off, &pairs); /* a ratio of 0/1 rewards says nothing */
 		if (!isnan(r))
-			snprintf(sub[i], sizeof sub[i], "×%.2f vs raw", r);
+			snprintf(sub[i], sizeof sub[i], "×%.2f", r);
 		snprintf(tip[i], sizeof tip[i], "%s: mean %s %.4g over %ld counted trials", g->stage, what, m,
 			 g->trials);
 		bars[i] = (struct svg_bar){ .key = g->stage, .label = g->stage, .sub = sub[i][0] ? sub[i] : NULL,
 					    .value = m, .lo = lo, .hi = hi, .color = page_stage_color(g->stage),
 					    .title = tip[i] };
 	}
-	struct svg_chart c = { .id = id, .title = title, .subtitle = p->task, .w = 400, .h = 300,
-			       .note = "Mean per trial · whiskers: 95% t interval",
+	struct svg_chart c = { .id = id, .title = title, .subtitle = p->task, .w = small_width(n), .h = 300,
+			       .note = unit_range ? "Mean per trial · whiskers: 95% t interval"
+						  : "Mean per trial · whiskers: 95% t interval · ×: median ratio to raw",
 			       .fmt = fmt, .scale = 1,
 			       .ymax = NAN, .ref = NAN, .bars = bars, .n = n };
 	page_chart(&p->charts, NULL, &c);
@@ -245,8 +253,8 @@ static void cost_chart(struct run_page *p)
 		const struct results_group *g = &p->tb.v[i];
 		double usd = results_stage_usd(g);
 		long unknown = g->llm_unknown + g->spent_unknown;
-		snprintf(sub[i], sizeof sub[i], "%ld call%s · %ld trial%s%s", g->llm_calls, g->llm_calls == 1 ? "" : "s",
-			 g->ran, g->ran == 1 ? "" : "s", unknown ? " · some unknown" : "");
+		snprintf(sub[i], sizeof sub[i], "%ld call%s%s · %ld trial%s%s", g->llm_calls, g->llm_calls == 1 ? "" : "s",
+			 g->llm_unknown ? " ?" : "", g->ran, g->ran == 1 ? "" : "s", g->spent_unknown ? " ?" : "");
 		if (isnan(usd))
 			snprintf(tip[i], sizeof tip[i], "%s: price unknown (%ld LLM calls, %ld trials run here)", g->stage,
 				 g->llm_calls, g->ran);
@@ -256,8 +264,8 @@ static void cost_chart(struct run_page *p)
 		bars[i] = (struct svg_bar){ .key = g->stage, .label = g->stage, .sub = sub[i], .value = usd, .lo = NAN,
 					    .hi = NAN, .color = page_stage_color(g->stage), .title = tip[i] };
 	}
-	struct svg_chart c = { .id = "cost", .title = "Cost per stage (USD)", .subtitle = p->task, .w = 400, .h = 300,
-			       .note = "LLM calls + trials run here · n/a: price unknown", .fmt = "$%.3g", .scale = 1,
+	struct svg_chart c = { .id = "cost", .title = "Cost per stage (USD)", .subtitle = p->task, .w = small_width(n), .h = 300,
+			       .note = "LLM calls + trials run here · n/a, ?: price unknown", .fmt = "$%.3g", .scale = 1,
 			       .ymax = NAN, .ref = NAN, .bars = bars, .n = n };
 	page_chart(&p->charts, NULL, &c);
 	free(bars);
@@ -467,7 +475,9 @@ static void skill_changes(struct run_page *p)
 			page_stage_name(b, s->name);
 			buf_adds(b, "</h3>\n<p class=\"note\">");
 			if (!strcmp(prev->skill, s->skill) && s->skill[0])
-				buf_adds(b, "identical skills (same content hash): its trials are the earlier stage's, from the trial store");
+				buf_printf(b, "identical skills (same content hash); %ld of its %ld counted trials reused "
+					      "from the trial store",
+					   p->tb.v[i].reused, p->tb.v[i].trials);
 			else
 				buf_printf(b, "%ld section%s changed, %ld added, %ld removed, %ld moved; %ld other file%s; "
 					      "+%ld −%ld lines",
