@@ -143,13 +143,18 @@ static void kpis(struct run_page *p)
 		secs += p->tb.v[i].sec_sum;
 	}
 	buf_adds(b, "<section class=\"kpis\">\n");
+	const struct results_group *noskill = group_of(p, "noskill");
+	if (noskill)
+		page_kpi_rate(b, "No skill", noskill, NULL);
 	page_kpi_rate(b, "Raw skill", raw, NULL);
 	if (last && last != raw) {
 		char k[96];
 		snprintf(k, sizeof k, "Latest: %s", last->stage);
 		page_kpi_rate(b, k, last, NULL);
-		page_kpi_delta(b, last);
+		page_kpi_delta(b, last, last->raw, "raw");
 	}
+	if (last && noskill)
+		page_kpi_delta(b, last, noskill, "no-skill");
 	char v[64], s[96];
 	snprintf(v, sizeof v, "%ld", trials);
 	snprintf(s, sizeof s, "%ld stale, not counted", stale);
@@ -300,18 +305,21 @@ static void cell_ratio(struct buf *b, double mean, const char *fmt, double ratio
 static void stage_table(struct run_page *p)
 {
 	struct buf *b = &p->html;
-	buf_adds(b, "<section class=\"card\" id=\"stages\">\n<h2>Per stage, paired against raw</h2>\n"
-		    "<p class=\"lead\">Pass rate with its 95% Wilson interval; Δ: the change against raw in percentage "
-		    "points with Newcombe's 95% interval. Reward, tokens, tool calls and time are means per trial; ×: the "
+	const struct results_group *noskill = group_of(p, "noskill");
+	buf_printf(b, "<section class=\"card\" id=\"stages\">\n<h2>Per stage, paired against raw</h2>\n"
+		    "<p class=\"lead\">Pass rate with its 95%% Wilson interval; Δ: the change against raw%s in percentage "
+		    "points with Newcombe's 95%% interval. Reward, tokens, tool calls and time are means per trial; ×: the "
 		    "median over trial indexes both stages ran of this stage's value divided by raw's (green below 0.9, "
 		    "red above 1.1). Errors: infra and verifier errors, left out of the rate. Stage cost: what the stage paid "
 		    "in this run, its LLM calls and its trials that ran here (trials reused from the trial store cost "
 		    "nothing again); an item without a price counts as unknown, never as $0.</p>\n"
 		    "<div class=\"scroll\"><table>\n<tr><th>Stage</th>"
-		    "<th class=\"n\">Trials</th><th>Pass rate</th><th class=\"n\">Δ vs raw</th>"
+		    "<th class=\"n\">Trials</th><th>Pass rate</th><th class=\"n\">Δ vs raw</th>%s"
 		    "<th class=\"n\">Reward</th><th class=\"n\">Tokens</th><th class=\"n\">Tool calls</th>"
 		    "<th class=\"n\">Time</th><th class=\"n\">Skill used</th><th class=\"n\">Errors</th>"
-		    "<th class=\"n\">Stage cost</th></tr>\n");
+		    "<th class=\"n\">Stage cost</th></tr>\n",
+		   noskill ? " (and against no skill at all, the noskill stage)" : "",
+		   noskill ? "<th class=\"n\">Δ vs no-skill</th>" : "");
 	for (size_t i = 0; i < p->tb.n; i++) {
 		const struct results_group *g = &p->tb.v[i];
 		long pairs;
@@ -326,7 +334,11 @@ static void stage_table(struct run_page *p)
 		buf_adds(b, "</td><td class=\"nw\">");
 		page_rate_ci(b, g);
 		buf_adds(b, "</td><td class=\"n\">");
-		page_delta(b, g);
+		page_delta(b, g, g->raw);
+		if (noskill) {
+			buf_adds(b, "</td><td class=\"n\">");
+			page_delta(b, g, g->noskill);
+		}
 		buf_adds(b, "</td><td class=\"n\">");
 		page_num(b, results_mean(g->reward_sum, g->reward_n), "%.2f");
 		buf_adds(b, "</td>");

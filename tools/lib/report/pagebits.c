@@ -141,15 +141,15 @@ static double tidy1(double v)
 	return v == 0 ? 0 : v;
 }
 
-void page_delta(struct buf *b, const struct results_group *g)
+void page_delta(struct buf *b, const struct results_group *g, const struct results_group *base)
 {
-	double d = results_delta_pp(g), lo, hi;
-	if (isnan(d) || !strcmp(g->stage, "raw")) {
+	double d = results_delta_pp_vs(g, base), lo, hi;
+	if (isnan(d)) {
 		buf_adds(b, "–");
 		return;
 	}
 	buf_printf(b, "<span class=\"%s\">%+.1f pp</span>", d > 0 ? "pos" : d < 0 ? "neg" : "muted", tidy1(d));
-	if (results_delta_ci(g, &lo, &hi))
+	if (results_delta_ci_vs(g, base, &lo, &hi))
 		buf_printf(b, "<br><span class=\"muted small\">[%+.1f, %+.1f]</span>", tidy1(lo), tidy1(hi));
 }
 
@@ -221,16 +221,18 @@ void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g
 	page_kpi(b, key, v, s, cls);
 }
 
-void page_kpi_delta(struct buf *b, const struct results_group *g)
+void page_kpi_delta(struct buf *b, const struct results_group *g, const struct results_group *base, const char *name)
 {
-	double d = results_delta_pp(g), lo, hi;
-	char v[32] = "–", s[96] = "no raw trials to compare";
+	double d = results_delta_pp_vs(g, base), lo, hi;
+	char v[32] = "–", s[96], k[64];
+	snprintf(s, sizeof s, "no %s trials to compare", name);
+	snprintf(k, sizeof k, "Change vs %s", name);
 	if (!isnan(d)) {
 		snprintf(v, sizeof v, "%+.0f pp", tidy1(d));
-		if (results_delta_ci(g, &lo, &hi))
-			snprintf(s, sizeof s, "%s vs raw · 95%% CI %+.0f to %+.0f", g->stage, tidy1(lo), tidy1(hi));
+		if (results_delta_ci_vs(g, base, &lo, &hi))
+			snprintf(s, sizeof s, "%s vs %s · 95%% CI %+.0f to %+.0f", g->stage, name, tidy1(lo), tidy1(hi));
 	}
-	page_kpi(b, "Change vs raw", v, s, isnan(d) || d == 0 ? NULL : d > 0 ? "good" : "bad");
+	page_kpi(b, k, v, s, isnan(d) || d == 0 ? NULL : d > 0 ? "good" : "bad");
 }
 
 /* ------------------------------------------------------------- pipeline */
