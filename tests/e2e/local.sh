@@ -41,9 +41,10 @@ run() {
 }
 
 # nothing of a trial may outlive it: no process names our files or the marker
+# (a killed process may take a moment to go: give it 10 s, not 300)
+strays_gone() { ! pgrep -f "$T_TMP" >/dev/null && ! pgrep -f "$MARK" >/dev/null; }
 no_strays() {
-	sleep 0.2
-	if pgrep -f "$T_TMP" >/dev/null || pgrep -f "$MARK" >/dev/null; then
+	if ! t_poll 10 strays_gone; then
 		t_fail "stray processes: $(pgrep -af "$T_TMP|$MARK" | head -n 3)"
 		pkill -9 -f "$MARK" 2>/dev/null
 	fi
