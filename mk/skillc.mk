@@ -39,9 +39,20 @@ endif
 endif
 
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
+# SKILL_SOURCE=dir: the run is named by the skill's content too
+# (--src-<skill>-<hash>); a bad source stops make here, before any work.
+skillc_src :=
+ifneq ($(SKILL_SOURCE),)
+ifneq ($(filter $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS),$(MAKECMDGOALS)),)
+skillc_src := --$(shell $(SKILLC_BIN)/skillc-rules source-tag $(call skillc_quote,$(SKILL_SOURCE)))
+ifneq ($(filter --skillc:,$(firstword $(skillc_src))),)
+$(error $(patsubst --skillc:%,skillc:%,$(skillc_src)))
+endif
+endif
+endif
 ifneq ($(task),)
 SKILLC_TASK_DIR := $(TASKS_DIR)/$(task)
-RUN := $(if $(RUN_DIR),$(RUN_DIR),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model))
+RUN := $(if $(RUN_DIR),$(RUN_DIR),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)$(skillc_src))
 ifneq ($(RUN_DIR),)
 ifeq ($(filter $(RESULTS)/%,$(RUN_DIR)),)
 $(error skillc: RUN_DIR '$(RUN_DIR)' must be under RESULTS '$(RESULTS)')
@@ -121,7 +132,7 @@ ifneq ($(skillc_report)$(tasks),$(skillc_report))
 skillc_report :=
 endif
 # gate and junit: the run (task=), the runs of tasks="a b", or every run under RESULTS
-skillc_runs_of = $(if $(tasks),$(foreach t,$(tasks),$(RESULTS)/$t--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)),$(if $(task),$(RUN),$(RESULTS)))
+skillc_runs_of = $(if $(tasks),$(foreach t,$(tasks),$(RESULTS)/$t--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)$(skillc_src)),$(if $(task),$(RUN),$(RESULTS)))
 # gate judges finished runs (docs/ci.md): 0 the rule holds, 1 it does not,
 # 2 they cannot be judged. It answers for trials already made, so it runs
 # alone, after the make that made them.

@@ -20,11 +20,13 @@
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
 #include "pipeline/state.h"
+#include "skill/source.h"
 #include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-rules\n"
 	"       skillc-rules check NAME=VALUE...\n"
+	"       skillc-rules source-tag SKILL_SOURCE\n"
 	"\n"
 	"Run by make (mk/skillc.mk) for the run named by SKILLC_RUN, SKILLC_TASK and\n"
 	"SKILLC_TASK_DIR, with the settings in the environment. Refreshes the run's\n"
@@ -32,6 +34,10 @@ static const char usage[] =
 	"\n"
 	"check: checks each NAME=VALUE against the settings table; prints\n"
 	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
+	"\n"
+	"source-tag: finds and vets the one skill of SKILL_SOURCE (a skill folder or a\n"
+	"skills root holding one) and prints the run folder's suffix for it,\n"
+	"src-<skill>-<hash>; on bad input prints \"skillc: SKILL_SOURCE: why\" on stdout.\n"
 	"Exit 0 done (check: all good), 2 bad settings or task.\n";
 
 static int is_file_output(const char *o)
@@ -197,6 +203,20 @@ static void record_settings(struct run *r)
 	strlist_free(&changes);
 }
 
+/* make names the run folder of SKILL_SOURCE=dir with this (mk/skillc.mk);
+ * like check, it answers on stdout, which make shows as its error line. */
+static int source_tag(const char *source)
+{
+	struct err e = { 0 };
+	char *tag = skill_source_tag(source, &e);
+	int ok = tag != NULL;
+	int rc = ok ? printf("%s\n", tag) : printf("skillc: %s\n", e.msg);
+	free(tag);
+	if (rc < 0 || fflush(stdout) != 0)
+		die(1, "cannot write to stdout: %m");
+	return ok ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -210,6 +230,8 @@ int main(int argc, char **argv)
 			die(1, "cannot write to stdout: %m");
 		return 2;
 	}
+	if (argc == 3 && !strcmp(argv[1], "source-tag"))
+		return source_tag(argv[2]);
 	if (argc > 1)
 		die(2, "unexpected argument '%s' (see --help)", argv[1]);
 	struct run r;
