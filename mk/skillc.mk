@@ -126,7 +126,7 @@ skillc_report :=
 endif
 ifneq ($(skillc_report),)
 skillc_report_status = $(SKILLC_BIN)/skillc-stage status $(GOAL)
-skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor
+skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor $(GOAL)
 skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
 skillc_report_rc := $(shell $(skillc_env) $(skillc_report_$(skillc_report)) >$(skillc_report_tmp) 2>&1; echo $$?)
 $(info $(file <$(skillc_report_tmp)))
@@ -194,7 +194,7 @@ endif
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
-#:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
+#:   make doctor [GOAL=stage]   check what the goal (default final) needs: models, runner, harness, sandbox
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:
@@ -206,7 +206,7 @@ endif
 #:   REQUIRE_SKILL=0|1  AGENT_TIMEOUT=0 (seconds; 0: the task's own)  RM_API_URL=
 #:   MAX_FILE_MB=25  STAGE_TIMEOUT=3600  TRIAL_TIMEOUT=10800 (seconds: one stage, one trial)
 #:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
-#:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
+#:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status, doctor)
 #:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none  WATCH_TIMEOUT=0
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.

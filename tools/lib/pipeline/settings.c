@@ -108,7 +108,7 @@ static const char *env_or(const char *name, const char *fallback)
 	return v ? v : fallback;
 }
 
-int run_load(struct run *r, struct err *e)
+int run_load_settings(struct run *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
 	r->values = cJSON_CreateObject();
@@ -119,6 +119,13 @@ int run_load(struct run *r, struct err *e)
 			return -1;
 		cJSON_AddStringToObject(r->values, s->name, v);
 	}
+	return 0;
+}
+
+int run_load(struct run *r, struct err *e)
+{
+	if (run_load_settings(r, e) < 0)
+		return -1;
 	const char *dir = getenv("SKILLC_RUN"), *task = getenv("SKILLC_TASK"), *tdir = getenv("SKILLC_TASK_DIR");
 	if (!dir || !*dir || !task || !tdir)
 		return err_set(e, ERR_INPUT, "SKILLC_RUN, SKILLC_TASK and SKILLC_TASK_DIR are unset: run this through make (make task=<name> ...)");

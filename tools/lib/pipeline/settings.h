@@ -46,6 +46,9 @@ struct run {
 
 /* Fills r from the environment; r is freed with run_free even on error. */
 int run_load(struct run *r, struct err *e);
+/* Only r->values, for a tool that needs the settings but no run folder
+ * (skillc-doctor); freed with run_free. */
+int run_load_settings(struct run *r, struct err *e);
 void run_free(struct run *r);
 const char *run_get(const struct run *r, const char *name);
 long run_get_int(const struct run *r, const char *name);

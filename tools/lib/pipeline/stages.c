@@ -153,6 +153,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/skill.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.command = raw_eval_command,
@@ -176,6 +177,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/profiles.src.hash", "inputs/user-profiles.src.hash" },
 		.outputs = { "artifacts/static/profile.json" },
 		.settings = { "MODEL" },
+		.needs = { "MODEL" },
 		.command = profile_command,
 	},
 	{
@@ -189,6 +191,7 @@ const struct stage_def stage_table[] = {
 		             "artifacts/static/report.json", "artifacts/static/report.md",
 		             "artifacts/static/plan.json" },
 		.settings = { "STATIC_MODE", "EXTERNAL_MODEL" },
+		.needs = { "EXTERNAL_MODEL if STATIC_MODE=hybrid" },
 		.command = static_command,
 	},
 	{
@@ -200,6 +203,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.command = static_eval_command,
@@ -349,20 +353,53 @@ char *stage_config_path(const struct stage_def *s)
 	return xasprintf("inputs/config/%s.json", s->name);
 }
 
+bool goal_includes(const char *goal, const struct stage_def *s)
+{
+	if (!strcmp(goal, "final") || !strcmp(goal, "all"))
+		return true;
+	const struct stage_def *last = stage_find(goal);
+	return last && stage_depends_on(last, s);
+}
+
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
-	const struct stage_def *last = stage_find(goal);
-	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
 	*out = NULL;
-	if (!last && !everything)
+	if (!stage_find(goal) && strcmp(goal, "final") && strcmp(goal, "all"))
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (everything || stage_depends_on(last, all[i].def))
+		if (goal_includes(goal, all[i].def))
 			all[k++] = all[i];
 	*out = all;
 	return (int)k;
+}
+
+/* "NAME" or "NAME if OTHER=value": does it name setting, and hold in r? */
+static bool need_holds(const char *need, const struct run *r, const char *setting)
+{
+	size_t n = strcspn(need, " ");
+	if (n != strlen(setting) || strncmp(need, setting, n))
+		return false;
+	const char *cond = need[n] ? strstr(need, " if ") : NULL;
+	if (!cond)
+		return !need[n];
+	cond += 4;
+	const char *eq = strchr(cond, '=');
+	if (!eq)
+		return false;
+	char *other = xstrndup(cond, (size_t)(eq - cond));
+	bool holds = !strcmp(run_get(r, other), eq + 1);
+	free(other);
+	return holds;
+}
+
+bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting)
+{
+	for (size_t i = 0; i < ARRAY_LEN(s->needs) && s->needs[i]; i++)
+		if (need_holds(s->needs[i], r, setting))
+			return true;
+	return false;
 }
 
 char *source_path(const struct run *r, const struct source_def *src)

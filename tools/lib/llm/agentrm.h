@@ -1,0 +1,12 @@
+/* agentrm.h — the AgentRM scoring service (RM_API_URL) as far as the
+ * pipeline's preflight needs it: is it up. */
+#ifndef SKILLC_LLM_AGENTRM_H
+#define SKILLC_LLM_AGENTRM_H
+
+#include "base/util.h"
+
+/* GET <base_url>/health within timeout seconds. 0 when it answers 200;
+ * else -1 with e saying what came back (the status, or why no answer). */
+int agentrm_health(const char *base_url, double timeout, struct err *e);
+
+#endif
