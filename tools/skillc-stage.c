@@ -212,12 +212,16 @@ static int cmd_run(const struct run *r, const char *name)
 	setenv("SKILLC_USAGE_FILE", usage_file, 1);
 	free(usage_file);
 
-	fprintf(stderr, "skillc: %s: started\n", ref.name);
+	progressf("skillc: %s: started", ref.name);
+	/* as make does: the tool's results and progress on stdout, its
+	 * diagnostics on stderr, both in the stage's log */
 	struct proc_spec spec = {
 		.argv = argv.v,
 		.timeout = (double)stage_timeout(ref.def, r),
 		.stdin_fd = -1,
-		.tee = { logfd, 2 },
+		.tee = { logfd, 1 },
+		.split = true,
+		.err_tee = { logfd, 2 },
 	};
 	struct proc_result res = { 0 };
 	int started = proc_run(&spec, &res, &e) == 0;
@@ -247,7 +251,7 @@ static int cmd_run(const struct run *r, const char *name)
 		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)\n", ref.name,
 		        res.interrupted ? "stopped" : "failed", t1 - t0, o.error, logpath);
 	else
-		fprintf(stderr, "skillc: %s: done in %.1f s\n", ref.name, t1 - t0);
+		progressf("skillc: %s: done in %.1f s", ref.name, t1 - t0);
 	free(o.error);
 	free(logpath);
 	free(logdir);

@@ -198,7 +198,8 @@ int runner_run(char *const *argv, const struct strlist *extra, const char *log_p
 		dprintf(logfd, "\n");
 	}
 	char **envp = child_env(extra);
-	struct proc_spec sp = { argv, NULL, envp, deadline, 10, -1, { logfd, -1 } };
+	struct proc_spec sp = { .argv = argv, .envp = envp, .timeout = deadline, .grace = 10, .stdin_fd = -1,
+				.tee = { logfd, -1 } };
 	/* A second Ctrl-C (make and skillc-stage forward theirs to our process
 	 * group too) must not cut short the move to .incomplete/ after the run:
 	 * stops stay blocked from here (proc_run still forwards them). */
@@ -218,7 +219,7 @@ static int run_capture(char *const *argv, double timeout, struct buf *out)
 	if (fd < 0)
 		return -1;
 	unlink(tmpl);
-	struct proc_spec sp = { argv, NULL, NULL, timeout, 2, -1, { fd, -1 } };
+	struct proc_spec sp = { .argv = argv, .timeout = timeout, .grace = 2, .stdin_fd = -1, .tee = { fd, -1 } };
 	struct proc_result pr;
 	struct err e;
 	int r = proc_run(&sp, &pr, &e);
