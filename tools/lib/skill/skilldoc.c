@@ -14,10 +14,7 @@
 /* ---- growable arrays -------------------------------------------------- */
 
 #define PUSH(arr, n, cap, val) do { \
-	if ((n) == (cap)) { \
-		(cap) = (cap) ? (cap) * 2 : 16; \
-		(arr) = xrealloc((arr), (cap) * sizeof(*(arr))); \
-	} \
+	GROW((arr), (n), (cap)); \
 	(arr)[(n)++] = (val); \
 } while (0)
 
