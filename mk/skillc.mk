@@ -20,8 +20,6 @@ SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
 SKILLC_FREE_GOALS := summary watch doctor
-# The stages `make eval` brings up to date (each gathers its stage's trials).
-SKILLC_EVAL_STAGES := raw-index static-index
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, then allow only safe characters.
@@ -44,6 +42,7 @@ $(foreach v,task STAGE GOAL HARNESS BENCH RUNNER LLM_CACHE DOCTOR_PROBE REPEAT F
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
 $(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
+$(if $(call skillc_strip,$(WATCH_TIMEOUT),0 1 2 3 4 5 6 7 8 9),$(error skillc: bad WATCH_TIMEOUT '$(WATCH_TIMEOUT)': a whole number of seconds (0: wait until done)))
 $(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
 
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
@@ -168,7 +167,7 @@ $(RUN)/rules.mk: FORCE
 
 # each stage's goal needs the stamps rules.mk lists for it
 $(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
-eval: $(foreach s,$(SKILLC_EVAL_STAGES),$(SKILLC_GOAL_$s))
+eval: $(SKILLC_GOAL_eval)
 final: $(SKILLC_GOAL_final)
 clean-stage:
 	@$(SKILLC_STAGE) clean $(STAGE)
@@ -176,7 +175,9 @@ clean-stage:
 FORCE:
 .PHONY: $(SKILLC_RUN_GOALS) FORCE
 .DELETE_ON_ERROR:
-.SECONDARY:
+# No .SECONDARY: without prerequisites it makes every target intermediate
+# (make 4.3), and under -j an intermediate that does not exist yet is taken
+# as up to date: an index whose new trials are still running was skipped.
 endif
 
 #: skillc — compile an Agent Skill for one model and harness, and measure it.

@@ -446,8 +446,8 @@ int main(int argc, char **argv)
 		d.goal = argv[optind++];
 	if (optind < argc)
 		die(2, "unexpected argument '%s' (see --help)", argv[optind]);
-	if (!stage_find(d.goal) && strcmp(d.goal, "final") && strcmp(d.goal, "all"))
-		die(2, "unknown goal '%s': name a stage (e.g. static) or final", d.goal);
+	if (!goal_known(d.goal))
+		die(2, "unknown goal '%s': name a stage (e.g. static), eval or final", d.goal);
 	d.probe = parse_probe(probe);
 	struct err e = { 0 };
 	if (run_load_settings(&d.run, &e) < 0)

@@ -86,6 +86,7 @@ static void emit_rules(struct buf *mk, const struct run *r)
 	buf_adds(mk, "\n# goals: the stamps each user target needs\n");
 	for (size_t i = 0; i < stage_count; i++)
 		emit_goal(mk, r, stage_table[i].name);
+	emit_goal(mk, r, "eval");
 	emit_goal(mk, r, "final");
 }
 

@@ -353,10 +353,32 @@ char *stage_config_path(const struct stage_def *s)
 	return xasprintf("inputs/config/%s.json", s->name);
 }
 
+/* An evaluation stage: its trials (repeat) or their gathering (gather). */
+static int is_eval_stage(const struct stage_def *s)
+{
+	return s->repeat || s->gather;
+}
+
+/* True when goal `eval` needs stage s: some evaluation stage is s or comes after it. */
+static int eval_needs(const struct stage_def *s)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		if (is_eval_stage(&stage_table[i]) && stage_depends_on(&stage_table[i], s))
+			return 1;
+	return 0;
+}
+
+bool goal_known(const char *goal)
+{
+	return stage_find(goal) || !strcmp(goal, "final") || !strcmp(goal, "all") || !strcmp(goal, "eval");
+}
+
 bool goal_includes(const char *goal, const struct stage_def *s)
 {
 	if (!strcmp(goal, "final") || !strcmp(goal, "all"))
 		return true;
+	if (!strcmp(goal, "eval"))
+		return eval_needs(s);
 	const struct stage_def *last = stage_find(goal);
 	return last && stage_depends_on(last, s);
 }
@@ -364,7 +386,7 @@ bool goal_includes(const char *goal, const struct stage_def *s)
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
 	*out = NULL;
-	if (!stage_find(goal) && strcmp(goal, "final") && strcmp(goal, "all"))
+	if (!goal_known(goal))
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;

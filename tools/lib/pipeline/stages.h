@@ -84,10 +84,13 @@ cJSON *stage_config(const struct stage_def *s, const struct run *r);
 /* "inputs/config/<name>.json"; caller frees. */
 char *stage_config_path(const struct stage_def *s);
 /* The targets a user goal needs: a stage's name (it and everything upstream
- * of it), or "final" (also "all") for every target of the run.
+ * of it), "eval" (every evaluation stage, repeated or gathering, and what
+ * they need), or "final" (also "all") for every target of the run.
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
-/* True when the goal (a stage's name, "final" or "all") includes s. */
+/* A stage's name, "eval", "final" or "all". */
+bool goal_known(const char *goal);
+/* True when the goal (a stage's name, "eval", "final" or "all") includes s. */
 bool goal_includes(const char *goal, const struct stage_def *s);
 /* True when s cannot run without `setting` (its `needs`, evaluated in r). */
 bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting);
