@@ -12,6 +12,10 @@ $(error mk/config.mk is missing: run ./configure first)
 endif
 endif
 
+# configure writes these too; older mk/config.mk files lack them
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/skillc
+
 SANITIZE ?=
 V ?=
 Q = $(if $(V),,@)
@@ -73,18 +77,23 @@ distclean: clean
 	rm -f mk/config.mk
 
 # Installed layout: tools in BINDIR; make fragments, rules data and the
-# paths they need in DATADIR, so `make -f $(DATADIR)/skillc.mk` works anywhere.
+# paths they need in DATADIR, so `make -f $(DATADIR)/skillc.mk` works anywhere;
+# skillc(7) and skillc-<tool>(1) in MANDIR; the docs/ pages in DOCDIR.
+MAN_PAGES := $(sort $(wildcard man/*.[1-8]))
 install: all
-	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)'
+	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(MANDIR)/man7'
 	for t in $(TOOLS); do cp -f $$t '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp && \
 	  mv -f '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
 	cp -f mk/skillc.mk mk/defaults.mk '$(DESTDIR)$(DATADIR)/'
 	rm -rf '$(DESTDIR)$(DATADIR)/rules' && cp -R rules '$(DESTDIR)$(DATADIR)/rules'
 	printf 'SKILLC_BIN := %s\nSKILLC_DATA := %s\n' '$(BINDIR)' '$(DATADIR)' > '$(DESTDIR)$(DATADIR)/paths.mk'
+	for m in $(MAN_PAGES); do cp -f $$m '$(DESTDIR)$(MANDIR)/man'$${m##*.}/; done
+	rm -rf '$(DESTDIR)$(DOCDIR)' && mkdir -p '$(DESTDIR)$(DOCDIR)' && cp -R docs/. '$(DESTDIR)$(DOCDIR)/'
 
 uninstall:
 	for t in $(TOOLS); do rm -f '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
-	rm -rf '$(DESTDIR)$(DATADIR)'
+	rm -rf '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DOCDIR)'
+	for m in $(MAN_PAGES); do rm -f '$(DESTDIR)$(MANDIR)/man'$${m##*.}/$${m#man/}; done
 
 FORCE:
 .PHONY: all tools check clean distclean install uninstall FORCE
