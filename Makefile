@@ -15,6 +15,7 @@ endif
 # configure writes these too; older mk/config.mk files lack them
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/skillc
+LIBEXECDIR ?= $(PREFIX)/libexec/skillc
 
 SANITIZE ?=
 V ?=
@@ -37,7 +38,11 @@ TOOLS := $(TOOL_SRC:tools/%.c=bin/%)
 TEST_SRC := $(sort $(wildcard tests/unit/*.c tests/helpers/*.c))
 TEST_BINS := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 
-all: $(TOOLS)
+# The stand-ins a user may run by hand (docs/demo.md): the loopback model
+# server (OpenAI-compatible and AgentRM) and the scripted ACP agent.
+HELPERS := libexec/fakellm libexec/acpagent
+
+all: $(TOOLS) $(HELPERS)
 tools: all
 
 # Rebuild everything when the compiler flags change (git's GIT-CFLAGS idea).
@@ -60,6 +65,11 @@ bin/%: tools/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@$(if $(V),,echo '  CCLD    $@')
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
 
+libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
+	@mkdir -p libexec
+	@$(if $(V),,echo '  CCLD    $@')
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+
 build/tests/%: tests/%.c tests/unit/t.h build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
 	@$(if $(V),,echo '  CCLD    $@')
@@ -71,7 +81,7 @@ check: all $(TEST_BINS)
 	@SANITIZE='$(SANITIZE)' tests/run $(if $(T),$(T))
 
 clean:
-	rm -rf build bin
+	rm -rf build bin libexec
 
 distclean: clean
 	rm -f mk/config.mk
@@ -81,7 +91,9 @@ distclean: clean
 # skillc(7) and skillc-<tool>(1) in MANDIR; the docs/ pages in DOCDIR.
 MAN_PAGES := $(sort $(wildcard man/*.[1-8]))
 install: all
-	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(MANDIR)/man7'
+	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(MANDIR)/man7' \
+	  '$(DESTDIR)$(LIBEXECDIR)'
+	cp -f $(HELPERS) '$(DESTDIR)$(LIBEXECDIR)/'
 	for t in $(TOOLS); do cp -f $$t '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp && \
 	  mv -f '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
 	cp -f mk/skillc.mk mk/defaults.mk '$(DESTDIR)$(DATADIR)/'
@@ -92,7 +104,7 @@ install: all
 
 uninstall:
 	for t in $(TOOLS); do rm -f '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
-	rm -rf '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DOCDIR)'
+	rm -rf '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DOCDIR)' '$(DESTDIR)$(LIBEXECDIR)'
 	for m in $(MAN_PAGES); do rm -f '$(DESTDIR)$(MANDIR)/man'$${m##*.}/$${m#man/}; done
 
 FORCE:
@@ -101,3 +113,10 @@ FORCE:
 # The pipeline's user targets (ingest, status, clean-stage, help, ...).
 include mk/skillc.mk
 $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS): | all
+
+# The whole pipeline offline on a sample task, against the stand-ins in
+# libexec/ (docs/demo.md); DEMO_DIR (default results/demo) holds it all.
+DEMO_DIR ?= results/demo
+demo: all
+	+@DEMO_DIR='$(DEMO_DIR)' $(SHELL) mk/demo.sh
+.PHONY: demo

@@ -196,6 +196,7 @@ endif
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
 #:   make doctor [GOAL=stage]   check what the goal (default final) needs: models, runner, harness, sandbox
+#:   make demo                  the whole pipeline offline on a sample task (source tree; docs/demo.md)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:

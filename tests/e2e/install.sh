@@ -27,6 +27,8 @@ done
 t_check "skillc(7)" test -f "$P/share/man/man7/skillc.7"
 t_check "the docs" test -f "$P/share/doc/skillc/pipeline.md"
 t_check "the internals" test -f "$P/share/doc/skillc/internals/layout.md"
+t_check "the model server stand-in" test -x "$P/libexec/skillc/fakellm"
+t_check "the scripted agent" test -x "$P/libexec/skillc/acpagent"
 t_end
 
 if command -v groff >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
@@ -54,6 +56,7 @@ t_eq "exit" $? 0
 t_check "no man page left" test -z "$(find "$P/share/man" -type f 2>/dev/null)"
 t_check "no docs left" test ! -e "$P/share/doc/skillc"
 t_check "no tool left" test ! -e "$P/bin/skillc-ingest"
+t_check "no stand-in left" test ! -e "$P/libexec/skillc"
 t_end
 
 t_begin "DESTDIR stages the same layout under another root"
