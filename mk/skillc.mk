@@ -22,34 +22,24 @@ SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 SKILLC_FREE_GOALS := summary watch doctor
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
-# one's text without expanding it, then allow only safe characters.
-override task := $(value task)
-override tasks := $(value tasks)
-override STAGE := $(value STAGE)
-override GOAL := $(value GOAL)
-override WATCH_TIMEOUT := $(value WATCH_TIMEOUT)
+# one's text without expanding it, then check them all once, in C, against
+# the settings table (skillc-rules check); a bad one stops make here.
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
-
-# $(,) puts a comma inside a function's argument
-, := ,
-skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
-	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
-skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
-# $(call skillc_check,VAR,extra-chars,what is allowed)
-skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
-$(foreach v,task STAGE GOAL HARNESS BENCH RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
-	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
-$(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
-$(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
-$(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
-$(if $(call skillc_strip,$(WATCH_TIMEOUT),0 1 2 3 4 5 6 7 8 9),$(error skillc: bad WATCH_TIMEOUT '$(WATCH_TIMEOUT)': a whole number of seconds (0: wait until done)))
-$(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
+skillc_quote = '$(subst ','\'',$1)'
+ifeq ($(SKILLC_INNER),)
+ifneq ($(filter $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS),$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
+$(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
+endif
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))) 2>&1)
+ifneq ($(skillc_bad),)
+$(error $(skillc_bad))
+endif
+endif
+endif
 
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
 ifneq ($(task),)
-ifneq ($(filter -% .%,$(task)),)
-$(error skillc: bad task '$(task)': start it with a letter or digit)
-endif
 SKILLC_TASK_DIR := $(TASKS_DIR)/$(task)
 RUN := $(if $(RUN_DIR),$(RUN_DIR),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model))
 ifneq ($(RUN_DIR),)
@@ -150,7 +140,7 @@ watch:
 		$(skillc_results_of)
 
 help:
-	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
+	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
 
 .PHONY: $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS) skillc-locked help
 
@@ -200,16 +190,5 @@ endif
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:
-#: Settings (make VAR=value, local.mk, or the environment):
-#:   TASKS_DIR=tasks  RESULTS=results/compile-pipeline  RUN_DIR=(under RESULTS)
-#:   CACHE_DIR=results/.cache  HARNESS=opencode  MODEL=provider/model-id
-#:   EXTERNAL_MODEL=provider/model-id  RUNNER=local|benchflow|harbor  REPEAT=3
-#:   BENCH=(the task source's name in the summary; default: from TASKS_DIR)
-#:   FAST_MIN_TRACES=6  DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
-#:   REQUIRE_SKILL=0|1  AGENT_TIMEOUT=0 (seconds; 0: the task's own)  RM_API_URL=
-#:   MAX_FILE_MB=25  STAGE_TIMEOUT=3600  TRIAL_TIMEOUT=10800 (seconds: one stage, one trial)
-#:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
-#:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status, doctor)
-#:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none  WATCH_TIMEOUT=0
-#:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
+#:

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "base/dotenv.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -116,7 +117,7 @@ static void check_env(struct doctor *d)
 static void check_cache(struct doctor *d)
 {
 	struct err e = { 0 };
-	const char *dir = run_get(&d->run, "CACHE_DIR");
+	const char *dir = cache_dir();
 	enum llm_cache_mode m;
 	const char *mode = run_get(&d->run, "LLM_CACHE");
 	if (mode && *mode && llmcache_mode_parse(mode, &m, &e) < 0) {
