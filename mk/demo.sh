@@ -38,10 +38,14 @@ trap 'stop' EXIT
 trap 'stop; exit 130' INT
 trap 'stop; exit 143' TERM HUP
 
-# The planning model's answer for the hybrid static compile: the gotchas
-# first, the product pitch and two long references out of the body.
+# The model's answers, chosen by the prompt: for the hybrid static compile's
+# plan, the gotchas first and three long sections out of the body; for the
+# fast stage's reviews of the traces, nothing to blame (every trial passes).
 cat >"$D/llm/script.json" <<'JSON'
-{"rules": [{"match": "You plan edits to an Agent Skill", "json": {"operations": [
+{"rules": [
+  {"match": "You review how an AI agent used a skill", "json": {"findings": []}},
+  {"match": "You turn findings about a skill", "json": {"patches": []}},
+  {"match": "You plan edits to an Agent Skill", "json": {"operations": [
    {"op": "reorder", "section": "log-triage/gotchas", "before": "log-triage/quick-start"},
    {"op": "move_to_reference", "section": "log-triage/why-logtriage-suite", "when": "you want the product's background"},
    {"op": "move_to_reference", "section": "log-triage/shipping-logs-to-a-cluster", "when": "logs come from many hosts"},

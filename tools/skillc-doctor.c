@@ -392,7 +392,7 @@ static void check_agentrm(struct doctor *d)
 {
 	struct err e = { 0 };
 	const char *url = run_get(&d->run, "RM_API_URL");
-	if (agentrm_health(url, 10, &e) < 0)
+	if (agentrm_ping(url, 10, &e) < 0)
 		report(d, false, "RM_API_URL", "AgentRM is not answering: %s (start it, fix RM_API_URL, or leave "
 		       "RM_API_URL empty to run without it)", e.msg);
 	else

@@ -12,7 +12,7 @@ static size_t discard(char *p, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
-int agentrm_health(const char *base_url, double timeout, struct err *e)
+int agentrm_ping(const char *base_url, double timeout, struct err *e)
 {
 	size_t n = strlen(base_url);
 	while (n && base_url[n - 1] == '/')
