@@ -23,6 +23,7 @@
 #include "llm/client.h"
 #include "llm/routes.h"
 #include "local/launch.h"
+#include "pipeline/launcher.h"
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
 
@@ -40,6 +41,8 @@ static const char usage[] =
 	"  RUNNER               its program (bench, harbor, skillc-local), when trials are due\n"
 	"  HARNESS              its file; with RUNNER=local, its acp_command and program\n"
 	"  SANDBOX              RUNNER=local: bubblewrap starts a sandbox (or SANDBOX=none as root)\n"
+	"  LAUNCHER             when trials are due: local, or with srun the cluster answering and\n"
+	"                       the partition SRUN_ARGS names (or the default) up\n"
 	"  RM_API_URL           when set: AgentRM answers GET /health\n"
 	"\n"
 	"  --probe MODE   how far to test each model's provider (default: $DOCTOR_PROBE,\n"
@@ -399,6 +402,18 @@ static void check_agentrm(struct doctor *d)
 		report(d, true, "RM_API_URL", "%s: AgentRM answers /health", url);
 }
 
+/* LAUNCHER=srun: srun on PATH, the cluster answering, the partition up. */
+static void check_launcher(struct doctor *d)
+{
+	struct buf what = BUF_INIT;
+	struct err e = { 0 };
+	if (launcher_check(run_get(&d->run, "LAUNCHER"), run_get(&d->run, "SRUN_ARGS"), &what, &e) < 0)
+		report(d, false, "LAUNCHER", "%s", e.msg);
+	else
+		report(d, true, "LAUNCHER", "%s", what.data);
+	buf_free(&what);
+}
+
 struct check {
 	bool (*needed)(const struct doctor *d);
 	void (*run)(struct doctor *d);
@@ -415,6 +430,7 @@ static const struct check checks[] = {
 	{ runs_trials, check_runner },
 	{ runs_trials, check_harness },
 	{ runs_local_trials, check_sandbox },
+	{ runs_trials, check_launcher },
 	{ needs_agentrm, check_agentrm },
 };
 

@@ -201,15 +201,32 @@ static void say_not_started(const struct outputs *o, const char *why)
 
 /* A running child, its time limit, and the SIGKILL that follows a stop. */
 struct watch {
+	const struct proc_spec *spec;
 	pid_t pid;
 	double deadline, grace, kill_at;
 	bool exited;
 	int status;
 };
 
-static void stop_group(struct watch *w, int sig)
+static void reaped(struct watch *w)
 {
-	kill(-w->pid, sig);
+	w->exited = true;
+	kill(-w->pid, SIGKILL); /* nothing of the group outlives it */
+}
+
+/* Stops the child: its group gets sig, or spec->stop is called (a child
+ * standing for work elsewhere, srun, is stopped there). A stop() that runs
+ * a query of its own may take the SIGCHLD that would have told us, so the
+ * child is looked at again after it. SIGKILL follows after the grace. */
+static void stop_child(struct watch *w, int sig)
+{
+	if (!w->spec->stop) {
+		kill(-w->pid, sig);
+	} else {
+		w->spec->stop(sig, w->spec->stop_arg);
+		if (waitpid(w->pid, &w->status, WNOHANG) == w->pid)
+			reaped(w);
+	}
 	if (!w->kill_at)
 		w->kill_at = now_mono() + w->grace;
 }
@@ -223,7 +240,7 @@ static void enforce_limits(struct watch *w, struct proc_result *res)
 	if (w->deadline && now >= w->deadline && !res->timed_out) {
 		res->timed_out = true;
 		w->kill_at = 0;
-		stop_group(w, SIGTERM);
+		stop_child(w, SIGTERM);
 	}
 	if (w->kill_at && now >= w->kill_at) {
 		kill(-w->pid, SIGKILL);
@@ -243,18 +260,18 @@ static int wait_ms(const struct watch *w, const struct proc_result *res)
 	return next ? (int)((next - now_mono()) * 1000) + 1 : -1;
 }
 
-/* A signal for us is passed on to the child's group; SIGCHLD may mean it exited. */
+/* A stop signal for us is passed on to the child (unless spec->deaf);
+ * SIGCHLD may mean it exited. */
 static void on_signal(int sfd, struct watch *w, struct proc_result *res)
 {
 	struct signalfd_siginfo si;
-	if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo != SIGCHLD) {
+	if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo != SIGCHLD && !w->spec->deaf) {
 		res->interrupted = (int)si.ssi_signo;
-		stop_group(w, (int)si.ssi_signo);
+		if (!w->exited)
+			stop_child(w, (int)si.ssi_signo);
 	}
-	if (!w->exited && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
-		w->exited = true;
-		kill(-w->pid, SIGKILL); /* nothing of the group outlives it */
-	}
+	if (!w->exited && waitpid(w->pid, &w->status, WNOHANG) == w->pid)
+		reaped(w);
 }
 
 /* Copies the child's output and enforces its limits until it has exited
@@ -312,7 +329,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 	double start = now_mono();
 	struct err why = { 0 };
 	bool started;
-	struct watch w = { .pid = proc_spawn(&c, &started, &why), .grace = spec->grace > 0 ? spec->grace : 5 };
+	struct watch w = { .spec = spec, .pid = proc_spawn(&c, &started, &why), .grace = spec->grace > 0 ? spec->grace : 5 };
 	if (devnull >= 0)
 		close(devnull);
 	for (int i = 0; i < 2; i++)
@@ -331,4 +348,30 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 	proc_signals_end(sfd, &oldmask);
 	fill_result(w.status, now_mono() - start, res);
 	return 0;
+}
+
+int proc_capture(char *const *argv, double timeout, struct buf *out, struct proc_result *res, struct err *e)
+{
+	const char *dir = getenv("TMPDIR");
+	char *tmpl = xasprintf("%s/skillc-capture.XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		err_set(e, ERR_WORK, "cannot create a temporary file '%s':", tmpl);
+		free(tmpl);
+		return -1;
+	}
+	unlink(tmpl);
+	free(tmpl);
+	struct proc_spec sp = { .argv = argv, .timeout = timeout, .grace = 2, .stdin_fd = -1, .tee = { fd, -1 },
+				.deaf = true };
+	int r = proc_run(&sp, res, e);
+	if (r == 0) {
+		lseek(fd, 0, SEEK_SET);
+		char chunk[4096];
+		ssize_t n;
+		while ((n = read(fd, chunk, sizeof chunk)) > 0)
+			buf_add(out, chunk, (size_t)n);
+	}
+	close(fd);
+	return r;
 }

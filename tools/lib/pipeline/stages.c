@@ -156,6 +156,7 @@ const struct stage_def stage_table[] = {
 		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
 		.command = raw_eval_command,
 	},
 	{
@@ -206,6 +207,7 @@ const struct stage_def stage_table[] = {
 		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
 		.command = static_eval_command,
 	},
 	{
