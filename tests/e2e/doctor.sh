@@ -20,10 +20,11 @@ P=$T_BIN:/usr/local/bin:/usr/bin:/bin
 doctor() { env PATH="$P" "$@" skillc-doctor ${GOAL:-}; }
 has_bwrap=$(command -v bwrap || true)
 
-t_begin "deterministic final with the local runner: models, runner, harness, sandbox; no EXTERNAL_MODEL"
-out=$(doctor MODEL=fake/m1 HARNESS=scripted RUNNER=local)
+t_begin "deterministic eval with the local runner: models, runner, harness, sandbox, launcher; no EXTERNAL_MODEL"
+out=$(GOAL=eval doctor MODEL=fake/m1 HARNESS=scripted RUNNER=local)
 rc=$?
-t_contains "the goal said" "$out" "checking what make final needs (RUNNER=local HARNESS=scripted STATIC_MODE=deterministic)"
+t_contains "the goal said" "$out" "checking what make eval needs (RUNNER=local HARNESS=scripted STATIC_MODE=deterministic)"
+t_contains "launcher" "$out" "ok      LAUNCHER: local: stages run on this machine"
 t_contains "MODEL routed for the agents" "$out" "ok      MODEL: fake/m1: no key needed, listed by the provider"
 t_contains "runner" "$out" "ok      RUNNER: local: \`skillc-local\` found"
 t_contains "harness program" "$out" "ok      HARNESS: scripted: $H/scripted.json, started as $T_ROOT/build/tests/helpers/acpagent"
