@@ -167,8 +167,6 @@ static int make_skills(const struct eval_job *j, const char *tmp_abs, char **ski
 	return 0;
 }
 
-/* What one run of the runner left: the normalized trial, or NULL with
- * reason set. acp receives Harbor's ACP trajectory. */
 /* The runner's last words: the last non-blank line of runner.log that is
  * not the "$ argv" line at its top (a runner that fails early says why
  * there, e.g. "skillc-local: ...: no acp_command"). "" when none. */
@@ -195,6 +193,8 @@ static void runner_last_line(const char *tmp, char *out, size_t size)
 	fclose(f);
 }
 
+/* What one run of the runner left: the normalized trial, or NULL with
+ * reason set. acp receives Harbor's ACP trajectory. */
 static cJSON *read_run(const struct eval_job *j, int rc, const struct proc_result *pr, const char *tmp,
 		       const char *tmp_abs, struct buf *acp, char *reason, size_t size, struct err *e)
 {
