@@ -421,7 +421,8 @@ void results_build(struct results_table *tb, const struct strlist *runs, const s
 		results_free(&one);
 	}
 	tb->runs = (long)runs->n;
-	qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
+	if (tb->n) /* qsort(NULL, 0, ...) is undefined: a run with no trial yet */
+		qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
 	for (size_t i = 0; i < tb->n; i++) {
 		struct results_group *g = &tb->v[i];
 		qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
