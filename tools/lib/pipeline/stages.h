@@ -98,6 +98,11 @@ bool goal_includes(const char *goal, const struct stage_def *s);
 /* True when s cannot run without `setting` (its `needs`, evaluated in r). */
 bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting);
 
+/* Appends the stages a change of the setting makes due again: those that
+ * read it (their config slice, their instance count, a source it names) and
+ * every stage after them, in table order. */
+void stages_affected_by(const char *setting, struct strlist *out);
+
 /* The path a source hashes (as the user would write it); caller frees. */
 char *source_path(const struct run *r, const struct source_def *src);
 /* The current hash of a source (a tree, hash_tree_cached with its cache
