@@ -492,3 +492,12 @@ void stages_affected_by(const char *setting, struct strlist *out)
 			strlist_push(out, stage_table[i].name);
 	}
 }
+
+/* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
+char *stage_names(void)
+{
+	struct buf names = BUF_INIT;
+	for (size_t i = 0; i < stage_count; i++)
+		buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
+	return buf_detach(&names);
+}

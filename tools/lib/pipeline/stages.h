@@ -12,7 +12,7 @@
 /* A file make sees change when something outside the run changes: written
  * by skillc-rules at every make, rewritten only when its hash changed. */
 enum source_root {
-	SRC_TASK,     /* the task folder (SKILLC_TASK_DIR) */
+	SRC_TASK,     /* the task folder (TASKS_DIR/<task>) */
 	SRC_RULES,    /* the rules data folder (SKILLC_RULES, exported by make) */
 	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
 };
@@ -97,6 +97,9 @@ bool goal_known(const char *goal);
 bool goal_includes(const char *goal, const struct stage_def *s);
 /* True when s cannot run without `setting` (its `needs`, evaluated in r). */
 bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting);
+
+/* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
+char *stage_names(void);
 
 /* Appends the stages a change of the setting makes due again: those that
  * read it (their config slice, their instance count, a source it names) and

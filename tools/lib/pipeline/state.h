@@ -31,6 +31,14 @@ int manifest_rebuild(const struct run *r, struct err *e);
  * children, so the lock lasts while any of them works), or -1 with e naming
  * the holder when another make has it. */
 int run_lock(const char *run, const char *what, struct err *e);
+/* Closes every inherited .lock fd but <run>/.lock's. */
+void run_lock_keep_only(const char *run);
+/* Adds a second line to the lock: the targets this make brings up to date
+ * (make watch waits for those), best effort. */
+void run_lock_note(int fd, const char *due);
+/* The targets the make holding <run>/.lock brings up to date (caller frees),
+ * or NULL when no make holds it. */
+char *run_lock_due(const char *run);
 /* 1 when some process holds <run>/.lock, 0 when not. */
 int run_is_locked(const char *run);
 
