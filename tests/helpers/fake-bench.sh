@@ -76,7 +76,10 @@ for v in $(env | sed -n 's/^\([A-Z0-9_]*_API_KEY\)=.*/\1/p'); do log "env $$ $v"
 line=pass
 if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
 	lock=$FAKE_BENCH_SCRIPT.lock
-	while ! mkdir "$lock" 2>/dev/null; do sleep 0.01; done
+	# killed while holding it, a run would leave every later run waiting
+	held=
+	trap '[ -n "$held" ] && rmdir "$lock"; exit 143' TERM INT HUP
+	until mkdir "$lock" 2>/dev/null && held=1; do sleep 0.01; done
 	n=$(cat "$FAKE_BENCH_SCRIPT.n" 2>/dev/null || echo 0)
 	n=$((n + 1))
 	echo "$n" >"$FAKE_BENCH_SCRIPT.n"
@@ -84,6 +87,8 @@ if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
 	[ "$n" -gt "$total" ] && n=$total
 	line=$(grep . "$FAKE_BENCH_SCRIPT" | sed -n "${n}p")
 	rmdir "$lock"
+	held=
+	trap - TERM INT HUP
 fi
 set -- $line
 outcome=$1; shift
