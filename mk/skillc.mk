@@ -189,6 +189,7 @@ h%lp: skillc-help ;
 #:   make demo                  the whole pipeline offline on a sample task (source tree; docs/demo.md)
 #:   make help / skillc-help    this text (help is yours when your Makefile has one)
 #:   make / make check / make install   build the tools, run the tests, install
+#:   make fuzz [FUZZ_SECONDS=N] the libFuzzer harnesses of every parser (source tree; docs/fuzzing.md)
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
 #:
