@@ -43,6 +43,9 @@ struct stage_def {
 	/* In a stage that is not repeated, an input holding %N stands for
 	 * instances 1..(this setting) of a repeated upstream stage. */
 	const char *gather;
+	/* A 0/1 setting: the stage is part of goals eval and final only when it
+	 * is 1 (BASELINE for the no-skill trials); its own goal always works. */
+	const char *wanted_if;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
 	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
@@ -88,6 +91,9 @@ char *stage_config_path(const struct stage_def *s);
  * they need), or "final" (also "all") for every target of the run.
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
+
+/* Whether goals eval and final take stage s in this run (wanted_if). */
+bool stage_wanted(const struct stage_def *s, const struct run *r);
 
 /* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
 char *stage_names(void);

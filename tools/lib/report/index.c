@@ -48,7 +48,8 @@ static void add_cells(struct index_page *p, const struct results_table *tb, cons
 		struct cell *c = p->n ? &p->cells[p->n - 1] : NULL;
 		bool same = c && !strcmp(c->rel, rel) && c->last && !strcmp(c->last->task, g->task) &&
 			    !strcmp(c->last->harness, g->harness) && !strcmp(c->last->model, g->model) &&
-			    !strcmp(c->last->runner, g->runner) && !strcmp(c->last->bench, g->bench);
+			    !strcmp(c->last->runner, g->runner) && !strcmp(c->last->bench, g->bench) &&
+			    !strcmp(c->last->source, g->source);
 		if (!same) {
 			p->cells = xrealloc(p->cells, (p->n + 1) * sizeof *p->cells);
 			c = &p->cells[p->n++];
@@ -83,7 +84,7 @@ static bool regressed(const struct cell *c)
 static void kpis(struct index_page *p)
 {
 	struct buf *b = &p->html;
-	long trials = 0, stale = 0, reg = 0, compared = 0, better = 0;
+	long trials = 0, stale = 0, reg = 0, compared = 0, better = 0, with_noskill = 0, below_noskill = 0;
 	double secs = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct cell *c = &p->cells[i];
@@ -95,6 +96,10 @@ static void kpis(struct index_page *p)
 			reg += regressed(c);
 			better += results_delta_pp(c->last) > 0;
 		}
+		if (c->last && c->last->noskill && !isnan(results_delta_pp_vs(c->last, c->last->noskill))) {
+			with_noskill++;
+			below_noskill += results_below_noskill(c->last);
+		}
 	}
 	char v[48], s[96];
 	buf_adds(b, "<section class=\"kpis\">\n");
@@ -105,6 +110,11 @@ static void kpis(struct index_page *p)
 	page_kpi(b, "Improved vs raw", v, "latest stage above raw's pass rate", better ? "good" : NULL);
 	snprintf(v, sizeof v, "%ld of %ld", reg, compared);
 	page_kpi(b, "Regressed vs raw", v, "latest stage below raw's pass rate", reg ? "bad" : NULL);
+	if (with_noskill) {
+		snprintf(v, sizeof v, "%ld of %ld", below_noskill, with_noskill);
+		page_kpi(b, "Worse than no skill", v, "latest stage below the no-skill baseline's pass rate",
+			 below_noskill ? "bad" : NULL);
+	}
 	snprintf(v, sizeof v, "%ld", trials);
 	snprintf(s, sizeof s, "%ld stale, not counted", stale);
 	page_kpi(b, "Trials counted", v, s, NULL);

@@ -150,6 +150,8 @@ static void kpis(struct run_page *p)
 		page_kpi_rate(b, k, last, NULL);
 		page_kpi_delta(b, last);
 	}
+	if (last && last->noskill)
+		page_kpi_delta_noskill(b, last);
 	char v[64], s[96];
 	snprintf(v, sizeof v, "%ld", trials);
 	snprintf(s, sizeof s, "%ld stale, not counted", stale);
@@ -298,9 +300,14 @@ static void stage_table(struct run_page *p)
 		    "median over trial indexes both stages ran of this stage's value divided by raw's (green below 0.9, "
 		    "red above 1.1). Errors: infra and verifier errors, left out of the rate. Stage cost: what the stage paid "
 		    "in this run, its LLM calls and its trials that ran here (trials reused from the trial store cost "
-		    "nothing again); an item without a price counts as unknown, never as $0.</p>\n"
+		    "nothing again); an item without a price counts as unknown, never as $0.");
+	bool ns = group_of(p, "noskill") != NULL;
+	if (ns)
+		buf_adds(b, " Δ vs no-skill: the same against the trials with no skill at all (BASELINE=1).");
+	buf_printf(b, "</p>\n"
 		    "<div class=\"scroll\"><table>\n<tr><th>Stage</th>"
-		    "<th class=\"n\">Trials</th><th>Pass rate</th><th class=\"n\">Δ vs raw</th>"
+		    "<th class=\"n\">Trials</th><th>Pass rate</th><th class=\"n\">Δ vs raw</th>%s", ns ? "<th class=\"n\">Δ vs no-skill</th>" : "");
+	buf_adds(b,
 		    "<th class=\"n\">Reward</th><th class=\"n\">Tokens</th><th class=\"n\">Tool calls</th>"
 		    "<th class=\"n\">Time</th><th class=\"n\">Skill used</th><th class=\"n\">Errors</th>"
 		    "<th class=\"n\">Stage cost</th></tr>\n");
@@ -319,6 +326,10 @@ static void stage_table(struct run_page *p)
 		page_rate_ci(b, g);
 		buf_adds(b, "</td><td class=\"n\">");
 		page_delta(b, g);
+		if (ns) {
+			buf_adds(b, "</td><td class=\"n\">");
+			page_delta_vs(b, g, g->noskill);
+		}
 		buf_adds(b, "</td><td class=\"n\">");
 		page_num(b, results_mean(g->reward_sum, g->reward_n), "%.2f");
 		buf_adds(b, "</td>");

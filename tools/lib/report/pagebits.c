@@ -141,16 +141,21 @@ static double tidy1(double v)
 	return v == 0 ? 0 : v;
 }
 
-void page_delta(struct buf *b, const struct results_group *g)
+void page_delta_vs(struct buf *b, const struct results_group *g, const struct results_group *base)
 {
-	double d = results_delta_pp(g), lo, hi;
-	if (isnan(d) || !strcmp(g->stage, "raw")) {
+	double d = results_delta_pp_vs(g, base), lo, hi;
+	if (isnan(d) || g == base || !strcmp(g->stage, "noskill")) {
 		buf_adds(b, "–");
 		return;
 	}
 	buf_printf(b, "<span class=\"%s\">%+.1f pp</span>", d > 0 ? "pos" : d < 0 ? "neg" : "muted", tidy1(d));
-	if (results_delta_ci(g, &lo, &hi))
+	if (results_delta_ci_vs(g, base, &lo, &hi))
 		buf_printf(b, "<br><span class=\"muted small\">[%+.1f, %+.1f]</span>", tidy1(lo), tidy1(hi));
+}
+
+void page_delta(struct buf *b, const struct results_group *g)
+{
+	page_delta_vs(b, g, g->raw);
 }
 
 void page_fmt_seconds(char *out, size_t size, double s)
@@ -231,6 +236,18 @@ void page_kpi_delta(struct buf *b, const struct results_group *g)
 			snprintf(s, sizeof s, "%s vs raw · 95%% CI %+.0f to %+.0f", g->stage, tidy1(lo), tidy1(hi));
 	}
 	page_kpi(b, "Change vs raw", v, s, isnan(d) || d == 0 ? NULL : d > 0 ? "good" : "bad");
+}
+
+void page_kpi_delta_noskill(struct buf *b, const struct results_group *g)
+{
+	double d = results_delta_pp_vs(g, g->noskill), lo, hi;
+	char v[32] = "–", s[96] = "no no-skill trials to compare";
+	if (!isnan(d)) {
+		snprintf(v, sizeof v, "%+.0f pp", tidy1(d));
+		if (results_delta_ci_vs(g, g->noskill, &lo, &hi))
+			snprintf(s, sizeof s, "%s vs no skill · 95%% CI %+.0f to %+.0f", g->stage, tidy1(lo), tidy1(hi));
+	}
+	page_kpi(b, "Change vs no-skill", v, s, isnan(d) || d == 0 ? NULL : d > 0 ? "good" : "bad");
 }
 
 /* ------------------------------------------------------------- pipeline */

@@ -46,6 +46,7 @@ struct results_trial {
 
 struct results_group {
 	char *bench, *task, *harness, *model, *runner, *stage;
+	char *source;  /* the run's SKILL_SOURCE tag (src-<skill>-<hash>), "" for the task's own skill */
 	long trials, scored, passed, infra, verr, timeouts, incomplete, stale, reused;
 	long selection_reuse;  /* counted trials marked selection_reuse (the deep stage's final reuse) */
 	long skill_den, invoked, read;  /* skill_den: trials with our skill whose agent ran */
@@ -65,6 +66,7 @@ struct results_group {
 	struct results_trial *t;  /* every trial folder, counted and stale, by index */
 	size_t nt, tcap;
 	struct results_group *raw;  /* the raw stage of the same bench, task, harness, model and runner */
+	struct results_group *noskill;  /* the no-skill baseline of the same (BASELINE=1), or NULL */
 };
 
 struct results_table {
@@ -93,6 +95,10 @@ void results_add(struct results_table *tb, const cJSON *j, const char *dir, cons
 void results_finish(struct results_table *tb);
 void results_free(struct results_table *tb);
 
+/* Whether two rows are of one cell: bench, task, harness, model, runner
+ * and skill source (the stages of one run, or of runs that share all that). */
+bool results_same_cell(const struct results_group *a, const struct results_group *b);
+
 /* The rank of a stage name in pipeline order (for sorting). */
 int results_stage_cmp(const char *a, const char *b);
 
@@ -110,7 +116,15 @@ double results_stage_usd(const struct results_group *g);
 /* Everything the table's runs paid (known money); *unknown items without a price. */
 double results_spent(const struct results_table *tb, long *unknown);
 
-/* A stage that is not raw and whose pass rate is below raw's. */
+/* A stage that is not raw (nor noskill) and whose pass rate is below raw's. */
 bool results_regressed(const struct results_group *g);
+
+/* The same against another row of the cell (g->raw or g->noskill): the
+ * pass-rate change in points (NAN without base), its 95% interval. */
+double results_delta_pp_vs(const struct results_group *g, const struct results_group *base);
+bool results_delta_ci_vs(const struct results_group *g, const struct results_group *base, double *lo, double *hi);
+/* A skill's stage (not noskill) whose pass rate is below the no-skill
+ * baseline's: the skill is worse than no skill at all. */
+bool results_below_noskill(const struct results_group *g);
 
 #endif
