@@ -9,7 +9,7 @@
 SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
-SKILLC_STAGE_GOALS := noskill-eval noskill-index ingest raw-eval raw-index profile static static-eval static-index
+SKILLC_STAGE_GOALS := ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.

@@ -151,34 +151,6 @@ static void static_command(const struct stage_ref *ref, const struct run *r, con
 
 const struct stage_def stage_table[] = {
 	{
-		.name = "noskill-eval",
-		.help = "REPEAT trials with no skill at all, the baseline (BASELINE=1 puts them in eval and final)",
-		.tool = "skillc-eval",
-		.version = V_EVAL,
-		/* no skill: the trials depend on the task alone, so every run of the
-		 * task, harness, model and runner shares them through the trial store */
-		.inputs = { "inputs/task.src.hash" },
-		.outputs = { "traces/%T/noskill/test-%N", "traces/%T/noskill/test-%N/trial.json" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "AGENT_TIMEOUT" },
-		.repeat = "REPEAT",
-		.wanted_if = "BASELINE",
-		.timeout = "TRIAL_TIMEOUT",
-		.remote = true,
-		.command = noskill_eval_command,
-	},
-	{
-		.name = "noskill-index",
-		.help = "traces/<task>/noskill/index.json: every no-skill trial, normalized",
-		.tool = "skillc-traces",
-		.version = V_TRACES,
-		.after = { "noskill-eval" },
-		.inputs = { "traces/%T/noskill/test-%N/trial.json" },
-		.outputs = { "traces/%T/noskill/index.json" },
-		.gather = "REPEAT",
-		.wanted_if = "BASELINE",
-		.command = noskill_index_command,
-	},
-	{
 		.name = "ingest",
 		.help = "copy the task's skill into inputs/skill/, validated",
 		.tool = "skillc-ingest",
@@ -212,6 +184,34 @@ const struct stage_def stage_table[] = {
 		.outputs = { "traces/%T/raw/index.json" },
 		.gather = "REPEAT",
 		.command = raw_index_command,
+	},
+	{
+		.name = "noskill-eval",
+		.help = "REPEAT trials with no skill at all, the baseline (BASELINE=1 puts them in eval and final)",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		/* no skill: the trials depend on the task alone, so every run of the
+		 * task, harness, model and runner shares them through the trial store */
+		.inputs = { "inputs/task.src.hash" },
+		.outputs = { "traces/%T/noskill/test-%N", "traces/%T/noskill/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.wanted_if = "BASELINE",
+		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
+		.command = noskill_eval_command,
+	},
+	{
+		.name = "noskill-index",
+		.help = "traces/<task>/noskill/index.json: every no-skill trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "noskill-eval" },
+		.inputs = { "traces/%T/noskill/test-%N/trial.json" },
+		.outputs = { "traces/%T/noskill/index.json" },
+		.gather = "REPEAT",
+		.wanted_if = "BASELINE",
+		.command = noskill_index_command,
 	},
 	{
 		.name = "profile",
