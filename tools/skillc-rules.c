@@ -13,6 +13,7 @@
  *   source-tag DIR          the run folder suffix of SKILL_SOURCE=DIR
  * The command's settings come as NAME=VALUE arguments, --given the names it
  * gave explicitly, --goals the make goals. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,12 +437,13 @@ static int make_keeps_going(void)
 	return memchr(mf, 'k', strcspn(mf, " ")) != NULL;
 }
 
-/* The last line of a make: the deliverable and the tables, or what is due. */
-static void last_line(const struct command *c, const struct runs *rs, int rc)
+/* The last line of a make: the deliverable and the tables, or what is due.
+ * -1 when stdout cannot take it. */
+static int last_line(const struct command *c, const struct runs *rs, int rc)
 {
 	const char *goal = c->goals.n ? c->goals.v[c->goals.n - 1] : "final";
 	if (has_goal(c, "clean-stage") || !rs->n)
-		return;
+		return 0;
 	size_t short_of = 0;
 	struct buf stopped = BUF_INIT;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -491,7 +493,7 @@ static void last_line(const struct command *c, const struct runs *rs, int rc)
 		free(skill);
 	}
 	buf_free(&stopped);
-	fflush(stdout);
+	return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
 }
 
 static int cmd_run(const struct command *c)
@@ -536,7 +538,11 @@ static int cmd_run(const struct command *c)
 	unlink(plan);
 	free(plan);
 	strlist_free(&argv);
-	last_line(c, &rs, res.exit_code);
+	if (last_line(c, &rs, res.exit_code) < 0) {
+		warnf("cannot write to stdout: %s", strerror(errno));
+		if (!res.exit_code)
+			res.exit_code = 1;
+	}
 	for (size_t i = 0; i < rs.n; i++)
 		close(fds[i]);
 	free(fds);
@@ -633,8 +639,9 @@ static int source_tag(const char *source)
 
 int main(int argc, char **argv)
 {
-	log_init("skillc"); /* it speaks for make: "skillc: bad task ..." */
+	log_init(argv[0]);
 	std_options(argc, argv, usage, V_RULES);
+	log_speak_as("skillc"); /* it speaks for make: "skillc: bad task ..." */
 	struct err e = { 0 };
 	if (argc < 2)
 		die(2, "missing command: check, run or report (see --help)");

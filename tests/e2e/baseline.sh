@@ -68,14 +68,14 @@ t_contains "md raw worse than no-skill" "$md" "| raw | 1 | 0.0% | – | 1 of 1 |
 csv=$(python3 -c "
 import csv
 rows = {r['stage']: r for r in csv.DictReader(open('$R/summary.csv', newline=''))}
-print(rows['raw']['delta_pp_vs_noskill'], rows['raw']['below_noskill'], rows['noskill']['delta_pp_vs_noskill'], rows['noskill']['regressed'])")
+print(rows['raw']['delta_pp_vs_noskill'], rows['raw']['worse_than_noskill'], rows['noskill']['delta_pp_vs_noskill'], rows['noskill']['regressed'])")
 t_eq "csv" "$csv" "-100.0 1  "
 js=$(python3 -c "
 import json
 d = json.load(open('$R/summary.json'))
 g = {x['stage']: x for x in d['groups']}
 a = {x['stage']: x for x in d['by_bench']}
-print(g['raw']['delta_pp_vs_noskill'], g['raw']['below_noskill'], g['noskill']['below_noskill'], d['below_noskill_rows'], a['raw']['below_noskill_tasks'], a['raw']['tasks_with_noskill'])")
+print(g['raw']['delta_pp_vs_noskill'], g['raw']['worse_than_noskill'], g['noskill']['worse_than_noskill'], d['worse_than_noskill_rows'], a['raw']['worse_than_noskill_tasks'], a['raw']['tasks_with_noskill'])")
 t_eq "json" "$js" "-100 True False 2 1 1"
 t_end
 

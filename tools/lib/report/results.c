@@ -465,7 +465,7 @@ void results_finish(struct results_table *tb)
 				continue;
 			if (!strcmp(tb->v[k].stage, "raw"))
 				g->raw = &tb->v[k];
-			else if (!strcmp(tb->v[k].stage, "noskill"))
+			if (!strcmp(tb->v[k].stage, "noskill"))
 				g->noskill = &tb->v[k];
 		}
 	}
@@ -522,7 +522,7 @@ bool results_regressed(const struct results_group *g)
 	return strcmp(g->stage, "raw") && strcmp(g->stage, "noskill") && !isnan(d) && d < 0;
 }
 
-bool results_below_noskill(const struct results_group *g)
+bool results_worse_than_noskill(const struct results_group *g)
 {
 	double d = results_delta_pp_vs(g, g->noskill);
 	return strcmp(g->stage, "noskill") && !isnan(d) && d < 0;
