@@ -41,16 +41,6 @@ struct opts {
 	long repeat, parallel;
 };
 
-static long whole(const char *opt, const char *v, long lo, long hi)
-{
-	char *end;
-	errno = 0;
-	long n = strtol(v, &end, 10);
-	if (errno || *end || end == v || n < lo || n > hi)
-		die(2, "%s wants a whole number from %ld to %ld, not '%s'", opt, lo, hi, v);
-	return n;
-}
-
 static void parse(int argc, char **argv, struct opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -74,9 +64,9 @@ static void parse(int argc, char **argv, struct opts *o)
 		else if (!strcmp(a, "--runner"))
 			o->runner = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--repeat"))
-			o->repeat = whole(a, std_option_value(argc, argv, &i), 1, 1000);
+			o->repeat = std_option_long(a, std_option_value(argc, argv, &i), 1, 1000);
 		else if (!strcmp(a, "--max-parallel"))
-			o->parallel = whole(a, std_option_value(argc, argv, &i), 1, 1000);
+			o->parallel = std_option_long(a, std_option_value(argc, argv, &i), 1, 1000);
 		else
 			die(2, "unknown option '%s' (see --help)", a);
 	}
