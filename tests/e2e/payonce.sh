@@ -78,3 +78,42 @@ t_eq "second exit" $rc 0
 t_eq "bench runs: the killed one and the waiter's own" "$(starts)" 2
 t_check "second complete" grep -q '"complete": true' k2/*/traces/*/raw/test-001/trial.json
 t_end
+
+t_begin "skillc-eval killed after its runner finished: the next make reads what the runner left, bench runs no more"
+# the agent's last message is large, so reading the run takes a moment: the
+# session is frozen as soon as the runner is recorded done, and killed;
+# tried again until a freeze lands before the trial is published
+head -c 30000000 /dev/zero | tr '\0' 'a' >big.msg
+export FAKE_BENCH_MESSAGE=$W/big.msg
+echo "pass sleep=0" >script
+RK=rk/csv-column-sum--opencode--vllm_e-f
+T1=$RK/traces/csv-column-sum/raw/test-001
+caught=0 tries=0
+while [ $caught -eq 0 ] && [ $tries -lt 20 ]; do
+	tries=$((tries + 1))
+	rm -rf rk "$W/rkc" bench.log
+	setsid $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/e-f RESULTS=rk CACHE_DIR=$W/rkc >rk.out 2>&1 &
+	sid=$!
+	i=0
+	while [ $i -lt 6000 ] && ! ls $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json >/dev/null 2>&1; do
+		kill -0 $sid 2>/dev/null || break
+		sleep 0.005
+		i=$((i + 1))
+	done
+	pkill -STOP -s $sid 2>/dev/null
+	[ ! -e $T1/trial.json ] && ls $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json >/dev/null 2>&1 && caught=1
+	while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
+	wait $sid 2>/dev/null
+done
+t_eq "a freeze landed between the runner's end and the publish (in $tries tries)" $caught 1
+before=$(starts)
+out=$($SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/e-f RESULTS=rk CACHE_DIR=$W/rkc 2>&1)
+t_eq "resume exit" $? 0
+t_contains "says so" "$out" "resumed: its runner had finished when the last skillc-eval was killed"
+t_eq "bench runs: only the first" "$(starts)" "$before"
+t_eq "bench run once" "$before" 1
+t_check "complete" grep -q '"complete": true' $T1/trial.json
+t_check "filed in the store" test -n "$(find $W/rkc/trials -name '*.sum')"
+t_eq "no temp left" "$(find $RK -name '.*.tmp.*' -not -path '*/.incomplete/*' | wc -l)" 0
+unset FAKE_BENCH_MESSAGE
+t_end

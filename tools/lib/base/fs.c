@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,25 @@ char *fs_temp_beside(const char *target)
 bool fs_is_temp_name(const char *base)
 {
 	return base[0] == '.' && strstr(base, ".tmp.") != NULL;
+}
+
+bool fs_temp_resumable(const char *dir)
+{
+	char *p = path_join(dir, FS_TEMP_RESUMABLE);
+	struct stat st;
+	bool yes = lstat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return yes;
+}
+
+bool fs_temp_orphaned(const char *base)
+{
+	const char *t = fs_is_temp_name(base) ? strstr(base, ".tmp.") : NULL;
+	if (!t)
+		return false;
+	char *end;
+	long pid = strtol(t + 5, &end, 10);
+	return pid > 0 && end != t + 5 && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
 char *path_dir(const char *path)

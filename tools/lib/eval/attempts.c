@@ -37,13 +37,27 @@ char *attempts_keep(const struct eval_job *j, const char *dir, const char *reaso
 	return dst;
 }
 
-void attempts_sweep_leftovers(const struct eval_job *j)
+/* True when dir holds ATTEMPT_RUNNER_DONE for j's key: its runner ended
+ * and what it wrote is all there. */
+static bool runner_finished(const struct eval_job *j, const char *dir)
+{
+	char *p = path_join(dir, ATTEMPT_RUNNER_DONE);
+	struct err e;
+	cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	const char *key = json_str(m, "key");
+	bool same = key && !strcmp(key, j->key);
+	cJSON_Delete(m);
+	free(p);
+	return same;
+}
+
+char *attempts_sweep_leftovers(const struct eval_job *j)
 {
 	char *parent = path_dir(j->out);
 	DIR *d = opendir(parent);
 	if (!d) {
 		free(parent);
-		return;
+		return NULL;
 	}
 	char *prefix = xasprintf(".%s.tmp.", j->test);
 	struct strlist stale = STRLIST_INIT;
@@ -57,11 +71,17 @@ void attempts_sweep_leftovers(const struct eval_job *j)
 		strlist_push_owned(&stale, path_join(parent, de->d_name));
 	}
 	closedir(d);
-	for (size_t i = 0; i < stale.n; i++)
-		free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
+	char *finished = NULL;
+	for (size_t i = 0; i < stale.n; i++) {
+		if (!finished && runner_finished(j, stale.v[i]))
+			finished = xstrdup(stale.v[i]);
+		else
+			free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
+	}
 	strlist_free(&stale);
 	free(prefix);
 	free(parent);
+	return finished;
 }
 
 /* Earlier failed attempts of this trial (interrupted ones do not count),

@@ -10,15 +10,24 @@
 #include <stddef.h>
 #include <cJSON.h>
 
+#include "base/fs.h"
 #include "eval/job.h"
 
 /* Moves dir to <incomplete>/<stage>/test-NNN.<time>/ with reason.txt.
  * Returns where it went, or dir when it could not move (warned). Caller frees. */
 char *attempts_keep(const struct eval_job *j, const char *dir, const char *reason);
 
+/* Written into the trial's temp folder when its runner has ended, with the
+ * trial's key, the runner's exit status and seconds: a skillc-eval killed
+ * after that point left a paid-for run, which the next one reads instead
+ * of running the trial again. */
+#define ATTEMPT_RUNNER_DONE FS_TEMP_RESUMABLE
+
 /* Keeps aside the temp folders of this trial that a killed skillc-eval
- * left beside the trial folder (their writer is gone). */
-void attempts_sweep_leftovers(const struct eval_job *j);
+ * left beside the trial folder (their writer is gone), except the first
+ * whose runner had finished for j's key (ATTEMPT_RUNNER_DONE): that one
+ * stays in place and is returned (caller frees), else NULL. */
+char *attempts_sweep_leftovers(const struct eval_job *j);
 
 /* True when the trial may run again; *prior gets its failed attempts so
  * far. False after --attempts of them: says so (progress line, and one

@@ -67,6 +67,16 @@ static void end_line(const struct eval_job *j, const cJSON *t, const char *how)
 	eval_progress(j, "%s reward=%s %s%s in %.1fs", json_str(t, "outcome"), rbuf, use, how, now_mono() - j->start);
 }
 
+/* The published trial t filed in the store, unless it is an infra error:
+ * those are facts about the machine, not the trial, and never reused. */
+static void file_trial(const struct eval_job *j, const cJSON *t)
+{
+	const char *outcome = json_str(t, "outcome");
+	struct err e;
+	if (outcome && strcmp(outcome, "infra_error") && trialstore_put(j->o->cache, j->key, j->out, &e) < 0)
+		warnf("could not file the trial in the store: %s", e.msg);
+}
+
 bool evaltrial_up_to_date(const struct eval_job *j)
 {
 	char *p = path_join(j->out, "trial.json");
@@ -82,6 +92,8 @@ bool evaltrial_up_to_date(const struct eval_job *j)
 		warnf("cannot renew the time of '%s' (%s): the trial runs again", p, strerror(errno));
 		ok = false;
 	}
+	if (ok && !j->o->no_cache && !trialstore_has(j->o->cache, j->key))
+		file_trial(j, t); /* a kill came between publishing and filing */
 	cJSON_Delete(t);
 	free(p);
 	return ok;
@@ -315,14 +327,27 @@ static int redact_run(const char *tmp, const struct strlist *env_extra, struct e
 	return r;
 }
 
-/* The runner run in tmp, what it left read, the folder published or kept aside. */
-static int run_and_publish(const struct eval_job *j, const struct strlist *env_extra, char *const *argv,
-			   const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
+/* Records in tmp that the runner ended (ATTEMPT_RUNNER_DONE): from here on
+ * a kill loses nothing paid for. A failure to write it only warns. */
+static void mark_runner_done(const struct eval_job *j, const char *tmp, const struct proc_result *pr)
 {
-	char *log_path = path_join(tmp, "runner.log");
-	struct proc_result pr;
-	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
-	free(log_path);
+	cJSON *m = cJSON_CreateObject();
+	json_set_str(m, "key", j->key);
+	json_set_num(m, "exit_code", pr->exit_code);
+	json_set_num(m, "seconds", pr->seconds);
+	char *p = path_join(tmp, ATTEMPT_RUNNER_DONE);
+	struct err e;
+	if (json_write_file(p, m, &e) < 0)
+		warnf("%s (a kill before the trial is published runs it again)", e.msg);
+	free(p);
+	cJSON_Delete(m);
+}
+
+/* What the ended runner left in tmp (rc and pr: how it ended) with the
+ * keys taken out, read, and the folder published or kept aside. */
+static int publish_run(const struct eval_job *j, const struct strlist *env_extra, int rc, const struct proc_result *pr,
+		       const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
+{
 	if (rc == 0 && redact_run(tmp, env_extra, e) < 0) {
 		/* never publish, file or keep aside what may hold a key */
 		warnf("%s: cannot take the keys out of the runner's output (%s); it is removed", j->prefix, e->msg);
@@ -332,15 +357,61 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 	}
 	char reason[1200] = "";
 	struct buf acp = BUF_INIT;
-	cJSON *t = read_run(j, rc, &pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
+	cJSON *t = read_run(j, rc, pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
 	struct err ce; /* the cleanup's own: e may still be the reason */
 	if (skills_root && fs_remove_tree(skills_root, &ce) < 0 && !*reason) /* a copy of what skill_hash names */
 		snprintf(reason, sizeof reason, "cannot remove the copy of the skill: %s", ce.msg);
 	if (t && !*reason)
-		finish_trial(j, t, &pr, tmp, &acp, prior, reason, sizeof reason, e);
+		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, e);
 	buf_free(&acp);
 	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
 	cJSON_Delete(t);
+	return status;
+}
+
+/* The runner run in tmp, then what it left published or kept aside. */
+static int run_and_publish(const struct eval_job *j, const struct strlist *env_extra, char *const *argv,
+			   const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
+{
+	char *log_path = path_join(tmp, "runner.log");
+	struct proc_result pr;
+	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
+	free(log_path);
+	if (rc == 0 && !pr.interrupted && !pr.timed_out)
+		mark_runner_done(j, tmp, &pr);
+	return publish_run(j, env_extra, rc, &pr, tmp, tmp_abs, skills_root, prior, e);
+}
+
+int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e)
+{
+	long prior;
+	if (!attempts_left(j, &prior))
+		return 1;
+	char *mp = path_join(tmp, ATTEMPT_RUNNER_DONE);
+	cJSON *m = json_read_file(mp, e);
+	free(mp);
+	if (!m)
+		return -1;
+	struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 1), .seconds = json_num(m, "seconds", 0) };
+	cJSON_Delete(m);
+	eval_progress(j, "resumed: its runner had finished when the last skillc-eval was killed; reading what it left");
+	/* what the killed one began after the run is done again from the start */
+	char *skills_root = path_join(tmp, ".skills"), *traj = path_join(tmp, "trajectory");
+	char *tp = path_join(tmp, "trial.json");
+	int status = -1;
+	if (fs_exists(traj) && fs_remove_tree(traj, e) < 0) {
+		/* e says why */
+	} else if (unlink(tp) < 0 && errno != ENOENT) {
+		err_set(e, ERR_WORK, "cannot remove '%s':", tp);
+	} else {
+		char *tmp_abs = fs_real_path(tmp);
+		status = publish_run(j, env_extra, 0, &pr, tmp, tmp_abs, fs_exists(skills_root) ? skills_root : NULL,
+				     prior, e);
+		free(tmp_abs);
+	}
+	free(tp);
+	free(traj);
+	free(skills_root);
 	return status;
 }
 

@@ -12,7 +12,8 @@
 #include "base/util.h"
 
 /* True when the published trial.json is complete and has j's key; then
- * its mtime is renewed (make compares mtimes). */
+ * its mtime is renewed (make compares mtimes), and it is filed in the
+ * trial store if a kill came between publishing and filing it. */
 bool evaltrial_up_to_date(const struct eval_job *j);
 
 /* Publishes the stored trial of j's key, restamped and checked again
@@ -27,5 +28,11 @@ bool evaltrial_reuse(const struct eval_job *j);
  * when it cannot start: the runner is not installed (ERR_INPUT) or the temp
  * folder cannot be made. */
 int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e);
+
+/* The attempt a killed skillc-eval left in tmp after its runner had ended
+ * (attempts_sweep_leftovers found it): read, published or kept aside as
+ * evaltrial_run would have, without running the trial again. Returns as
+ * evaltrial_run. */
+int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e);
 
 #endif
