@@ -604,8 +604,9 @@ static int cmd_report(const struct command *c)
 
 int main(int argc, char **argv)
 {
-	log_init("skillc"); /* it speaks for make: "skillc: bad task ..." */
+	log_init(argv[0]);
 	std_options(argc, argv, usage, V_RULES);
+	log_speak_as("skillc"); /* it speaks for make: "skillc: bad task ..." */
 	struct err e = { 0 };
 	if (argc < 2)
 		die(2, "missing command: check, run or report (see --help)");
