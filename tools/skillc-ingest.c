@@ -150,13 +150,71 @@ static int copy_tree(const char *src, const char *dst, const struct fs_tree *t, 
 	return 0;
 }
 
+/* The validator's verdict: a skill no agent could find is refused, one
+ * that breaks the spec is taken with a warning. */
+static int vet_skill(const char *src, const char *skill, const struct opts *o, struct check_report **report,
+                     struct err *e)
+{
+	int verdict = check_skill(src, report);
+	/* no name and description to read: no agent could find the skill */
+	if (verdict == CHECK_UNUSABLE || !(*report)->frontmatter_parsed) {
+		const char *why = check_first_error(*report);
+		return err_set(e, ERR_INPUT, "%s", why ? why : "the skill cannot be read");
+	}
+	if (verdict == CHECK_INVALID)
+		warnf("warning: skill '%s' breaks the Agent Skills spec: %s (all findings: %s); ingesting it anyway",
+		      skill, check_first_error(*report) ? check_first_error(*report) : "?", o->report ? o->report : "skillc-check");
+	return 0;
+}
+
+/* Copies the skill folder into o->out as out/<skill>/, whole or not at all,
+ * and hashes what was copied. */
+static int publish_copy(const char *src, const char *skill, const struct fs_tree *t, const char *out, hash_hex h,
+                        struct err *e)
+{
+	char *tmp = fs_temp_beside(out);
+	if (mkdir(tmp, 0755) < 0) {
+		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
+		free(tmp);
+		return -1;
+	}
+	char *dst = path_join(tmp, skill);
+	int rc = copy_tree(src, dst, t, e) < 0 || hash_tree(tmp, h, e) < 0 ? -1 : 0;
+	if (rc == 0 && fs_fsync_dir(dst) < 0)
+		rc = err_set(e, ERR_WORK, "cannot sync '%s':", dst);
+	if (rc == 0)
+		rc = fs_publish_dir(tmp, out, e);
+	if (rc < 0) {
+		struct err ignore;
+		fs_remove_tree(tmp, &ignore);
+	}
+	free(dst);
+	free(tmp);
+	return rc;
+}
+
+/* The one-line result: what was ingested, how big, its hash. */
+static void print_result(const char *skill, const char *task, const struct fs_tree *t, const hash_hex h)
+{
+	off_t bytes = 0;
+	size_t files = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (S_ISREG(t->v[i].mode)) {
+			files++;
+			bytes += t->v[i].size;
+		}
+	printf("skillc-ingest: skill '%s' of task '%s': %zu files, %.1f KB, hash %.12s\n", skill, task, files,
+	       (double)bytes / 1024.0, h);
+}
+
 static int ingest(const struct opts *o, struct err *e)
 {
 	char *name = task_name(o->task);
 	int rc = -1;
-	char *root = NULL, *skill = NULL, *src = NULL, *tmp = NULL, *dst = NULL;
+	char *root = NULL, *skill = NULL, *src = NULL;
 	struct fs_tree t = { 0 };
 	struct check_report *report = NULL;
+	hash_hex h;
 	if (!name_is_safe(name)) {
 		err_set(e, ERR_INPUT, "bad task name '%s' (folder '%s'): use letters, digits, '.', '_' and '-', starting with a letter or digit", name, o->task);
 		goto out;
@@ -169,37 +227,9 @@ static int ingest(const struct opts *o, struct err *e)
 	if (!(skill = find_skill(root, e)))
 		goto out;
 	src = path_join(root, skill);
-	if (fs_list_tree(src, &t, e) < 0 || vet_tree(src, &t, o->max_mb, e) < 0)
+	if (fs_list_tree(src, &t, e) < 0 || vet_tree(src, &t, o->max_mb, e) < 0 ||
+	    vet_skill(src, skill, o, &report, e) < 0 || publish_copy(src, skill, &t, o->out, h, e) < 0)
 		goto out;
-
-	int verdict = check_skill(src, &report);
-	/* no name and description to read: no agent could find the skill */
-	if (verdict == CHECK_UNUSABLE || !report->frontmatter_parsed) {
-		const char *why = check_first_error(report);
-		err_set(e, ERR_INPUT, "%s", why ? why : "the skill cannot be read");
-		goto out;
-	}
-	if (verdict == CHECK_INVALID)
-		warnf("warning: skill '%s' breaks the Agent Skills spec: %s (all findings: %s); ingesting it anyway",
-		      skill, check_first_error(report) ? check_first_error(report) : "?", o->report ? o->report : "skillc-check");
-
-	tmp = fs_temp_beside(o->out);
-	if (mkdir(tmp, 0755) < 0) {
-		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
-		goto out;
-	}
-	dst = path_join(tmp, skill);
-	hash_hex h;
-	if (copy_tree(src, dst, &t, e) < 0 || hash_tree(tmp, h, e) < 0)
-		goto out;
-	if (fs_fsync_dir(dst) < 0) {
-		err_set(e, ERR_WORK, "cannot sync '%s':", dst);
-		goto out;
-	}
-	if (fs_publish_dir(tmp, o->out, e) < 0)
-		goto out;
-	free(tmp);
-	tmp = NULL;
 	if (o->report) {
 		cJSON *j = check_report_json(report);
 		int w = json_write_if_changed(o->report, j, e);
@@ -209,29 +239,15 @@ static int ingest(const struct opts *o, struct err *e)
 	}
 	if (stamp_write(o->hash, h, e) < 0)
 		goto out;
-	off_t bytes = 0;
-	size_t files = 0;
-	for (size_t i = 0; i < t.n; i++)
-		if (S_ISREG(t.v[i].mode)) {
-			files++;
-			bytes += t.v[i].size;
-		}
-	printf("skillc-ingest: skill '%s' of task '%s': %zu files, %.1f KB, hash %.12s\n", skill, name, files,
-	       (double)bytes / 1024.0, h);
+	print_result(skill, name, &t, h);
 	rc = 0;
 out:
-	if (tmp) {
-		struct err ignore;
-		fs_remove_tree(tmp, &ignore);
-	}
 	check_report_free(report);
 	fs_tree_free(&t);
 	free(name);
 	free(root);
 	free(skill);
 	free(src);
-	free(tmp);
-	free(dst);
 	return rc;
 }
 
