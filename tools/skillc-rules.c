@@ -439,7 +439,7 @@ static int make_keeps_going(void)
 
 /* The last line of a make: the deliverable and the tables, or what is due.
  * After a failed make it says why, a diagnostic: on stderr, as make's own
- * error lines are; otherwise on stdout with the progress. -1 when the
+ * error lines are; otherwise on stdout with the progress. -1 when that
  * stream cannot take it. */
 static int last_line(const struct command *c, const struct runs *rs, int rc)
 {
