@@ -200,12 +200,9 @@ int main(int argc, char **argv)
 			o.source = v;
 		else if (!strcmp(a, "--report"))
 			o.report = v;
-		else if (!strcmp(a, "--max-file-mb")) {
-			char *end;
-			o.max_mb = strtol(v, &end, 10);
-			if (*end || o.max_mb < 1)
-				die(2, "--max-file-mb wants a whole number of MB, not '%s'", v);
-		} else
+		else if (!strcmp(a, "--max-file-mb"))
+			o.max_mb = std_option_long(a, v, 1, 4096); /* MAX_FILE_MB's range */
+		else
 			die(2, "unknown option '%s' (see --help)", a);
 	}
 	if (!o.task || !o.out || !o.hash)

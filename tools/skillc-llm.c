@@ -56,15 +56,6 @@ struct opts {
 	double temp;
 };
 
-static long parse_long(const char *s, const char *what, long min, long max)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < min || v > max)
-		die(2, "bad %s '%s': give a whole number from %ld to %ld", what, s, min, max);
-	return v;
-}
-
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -96,8 +87,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case O_MESSAGES: o->messages = optarg; break;
 		case O_JSON: o->json = true; break;
 		case O_REQUIRE: strlist_push(&o->require, optarg); break;
-		case O_REPAIRS: o->repairs = (int)parse_long(optarg, "--repairs", 0, 10); break;
-		case O_MAXTOK: o->max_tokens = (int)parse_long(optarg, "--max-tokens", 1, 10000000); break;
+		case O_REPAIRS: o->repairs = (int)std_option_long("--repairs", optarg, 0, 10); break;
+		case O_MAXTOK: o->max_tokens = (int)std_option_long("--max-tokens", optarg, 1, 10000000); break;
 		case O_TEMPLATE: o->template = optarg; break;
 		case O_LABEL: o->label = optarg; break;
 		case O_CACHE: o->llm.cache_mode = optarg; break;

@@ -171,6 +171,9 @@ t_eq "vs" $? 2
 t_contains "says vs" "$out" "bad GATE_VS 'raw': one of none noskill"
 skillc-gate --min-delta 1e400 win >/dev/null 2>&1
 t_eq "skillc-gate checks too" $? 2
+out=$(skillc-gate --max-regressed -1 win 2>&1)
+t_eq "a negative count" $? 2
+t_contains "says count" "$out" "skillc-gate: --max-regressed (GATE_MAX_REGRESSED) wants a whole number from 0 to 1000000, not '-1'"
 out=$(mk win summary gate 2>&1)
 t_eq "gate with other goals" $? 2
 t_contains "says alone" "$out" "run make gate on its own"
