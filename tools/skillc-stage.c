@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,7 +214,8 @@ static int cmd_run(const struct run *r, const char *name)
 	if (fs_mkdirs(logdir, &e) < 0 || inflight_mark(r->dir, ref.name, &e) < 0)
 		die_err(&e);
 	char *ok = state_ok_path(r->dir, ref.name);
-	unlink(ok);
+	if (unlink(ok) < 0 && errno != ENOENT) /* a stamp left would call a failed run done */
+		die(1, "cannot remove the stamp '%s': %s; remove it by hand", ok, strerror(errno));
 	sweep_leftovers(r, &ref);
 
 	cJSON *prev = state_read(r->dir, ref.name);

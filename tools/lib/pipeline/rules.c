@@ -133,12 +133,34 @@ static int written_key(const struct run *r, hash_hex out)
 	ssize_t n = read(fd, head, sizeof head - 1);
 	close(fd);
 	head[n > 0 ? n : 0] = '\0';
-	const char *k = strstr(head, "\n# key ");
-	if (!k || strlen(k + 8) < 32)
+	static const char tag[] = "\n# key ";
+	const char *k = strstr(head, tag);
+	if (!k || strlen(k + sizeof tag - 1) < 32)
 		return -1;
-	memcpy(out, k + 8, 32);
+	memcpy(out, k + sizeof tag - 1, 32);
 	out[32] = '\0';
 	return 0;
+}
+
+/* The last line of every rules.mk: one without it was not written whole by
+ * this tool (garbage, an edit, a cut-short copy) and is written again. */
+#define RULES_TRAILER "# rules.mk ends here (skillc-rules)\n"
+
+/* Whether the run's rules.mk ends with the trailer (absent: false). */
+static int written_whole(const struct run *r)
+{
+	char *p = run_path(r, "rules.mk");
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	if (fd < 0)
+		return 0;
+	char tail[sizeof RULES_TRAILER];
+	size_t n = sizeof RULES_TRAILER - 1;
+	struct stat st;
+	int whole = fstat(fd, &st) == 0 && st.st_size >= (off_t)n &&
+	            pread(fd, tail, n, st.st_size - (off_t)n) == (ssize_t)n && !memcmp(tail, RULES_TRAILER, n);
+	close(fd);
+	return whole;
 }
 
 /* Every config file the rules name is there (a user may have removed one). */
@@ -168,6 +190,7 @@ static void emit_rules(struct buf *mk, const struct run *r, const hash_hex key)
 	emit_goal(mk, r, "eval", refs, n);
 	emit_goal(mk, r, "final", refs, n);
 	free(refs);
+	buf_adds(mk, RULES_TRAILER);
 }
 
 int inflight_mark(const char *run, const char *target, struct err *e)
@@ -243,7 +266,8 @@ static void remove_bookkeeping_temps(const struct run *r)
 	free(inflight);
 }
 
-/* A target whose stamp says done but whose output is gone must run again. */
+/* A target whose stamp says done but whose output is gone or corrupt must
+ * run again: its stamp goes, and the line says why. */
 static int guard_outputs(const struct run *r, struct err *e)
 {
 	struct stage_ref *refs;
@@ -256,10 +280,11 @@ static int guard_outputs(const struct run *r, struct err *e)
 			stage_ref_outputs(&refs[i], r, &out);
 			for (size_t k = 0; k < out.n; k++) {
 				char *p = run_path(r, out.v[k]);
-				int missing = !fs_exists(p);
+				char *why = state_output_problem(p, ok);
 				free(p);
-				if (missing) {
-					warnf("%s: output %s is missing; the stage will run again", refs[i].name, out.v[k]);
+				if (why) {
+					warnf("%s: output %s %s; the stage will run again", refs[i].name, out.v[k], why);
+					free(why);
 					if (unlink(ok) < 0 && errno != ENOENT)
 						rc = err_set(e, ERR_WORK, "cannot remove '%s':", ok);
 					break;
@@ -342,7 +367,12 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 		               run_get(r, "TASKS_DIR"));
 	hash_hex key, was;
 	rules_key(r, key);
-	int current = written_key(r, was) == 0 && !strcmp(key, was) && configs_present(r);
+	int keyed = written_key(r, was) == 0, whole = written_whole(r);
+	int current = keyed && whole && !strcmp(key, was) && configs_present(r);
+	char *mkp = run_path(r, "rules.mk");
+	if (!whole && fs_exists(mkp))
+		warnf("%s is not what skillc-rules wrote (corrupt?): writing it again", mkp);
+	free(mkp);
 	int rc = 0;
 	if (!current) {
 		char *dir = run_path(r, "inputs/config");

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,4 +323,32 @@ char *run_lock_due(const char *run)
 	buf_free(&b);
 	free(p);
 	return due;
+}
+
+char *state_output_problem(const char *path, const char *ok_path)
+{
+	struct stat st, ok;
+	if (lstat(path, &st) < 0)
+		return xstrdup("is missing");
+	if (stat(ok_path, &ok) < 0)
+		return NULL; /* not done: nothing to distrust */
+	bool newer = st.st_mtim.tv_sec > ok.st_mtim.tv_sec ||
+		     (st.st_mtim.tv_sec == ok.st_mtim.tv_sec && st.st_mtim.tv_nsec > ok.st_mtim.tv_nsec);
+	size_t n = strlen(path);
+	struct err e = { 0, "" };
+	if (!newer || !S_ISREG(st.st_mode) || n < 5)
+		return NULL;
+	if (!strcmp(path + n - 5, ".hash")) {
+		hash_hex h;
+		return stamp_read(path, h, &e) < 0 ? xstrdup("is not a hash stamp (32 hex digits and a newline)") : NULL;
+	}
+	if (strcmp(path + n - 5, ".json"))
+		return NULL;
+	cJSON *j = json_read_file(path, &e);
+	char *why = !j ? xasprintf("does not parse (%s)", e.msg)
+		    : !cJSON_IsObject(j) ? xstrdup("is not a JSON object")
+		    : n >= 10 && !strcmp(path + n - 10, "trial.json") && !json_bool(j, "complete", false)
+			    ? xstrdup("is not a complete trial") : NULL;
+	cJSON_Delete(j);
+	return why;
 }

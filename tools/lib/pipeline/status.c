@@ -51,16 +51,19 @@ char *status_reason(const struct run *r, const struct stage_ref *ref, const char
 		why = xasprintf("%s: %s", state, err ? err : "no reason recorded");
 		goto out;
 	}
+	char *ok = state_ok_path(r->dir, ref->name);
 	for (size_t i = 0; i < outs.n; i++) {
 		char *out = run_path(r, outs.v[i]);
-		int missing = !fs_exists(out);
+		char *problem = state_output_problem(out, ok);
 		free(out);
-		if (missing) {
-			why = xasprintf("missing output: %s", outs.v[i]);
+		if (problem) {
+			why = !strcmp(problem, "is missing") ? xasprintf("missing output: %s", outs.v[i])
+			      : xasprintf("output %s %s", outs.v[i], problem);
+			free(problem);
+			free(ok);
 			goto out;
 		}
 	}
-	char *ok = state_ok_path(r->dir, ref->name);
 	int has_ok = fs_exists(ok);
 	free(ok);
 	if (!has_ok) {
