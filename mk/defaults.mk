@@ -94,7 +94,7 @@ SRUN_ARGS ?=
 HARBOR_JOBS ?=
 # the stage clean-stage forgets (or one trial, raw-eval.003)
 STAGE ?=
-# the goal status judges: a stage, eval or final
+# the goal make status and make doctor judge: a stage, eval or final
 GOAL ?= final
 # how long make watch waits, seconds (0: until done)
 WATCH_TIMEOUT ?= 0
@@ -146,7 +146,7 @@ GATE_VS ?= none
 #:   SRUN_ARGS=                       more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
 #:   HARBOR_JOBS=                     a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table
 #:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
-#:   GOAL=final                       the goal status judges: a stage, eval or final
+#:   GOAL=final                       the goal make status and make doctor judge: a stage, eval or final
 #:   WATCH_TIMEOUT=0                  how long make watch waits, seconds (0: until done)
 #:   GATE_STAGE=final                 the stage make gate judges against raw (docs/ci.md)
 #:   GATE_MIN_DELTA=0                 make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off

@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "eval/runner.h"
 #include "eval/store.h"
+#include "local/launch.h"
 #include "base/versions.h"
 
 #define VERSION V_EVAL
@@ -175,6 +176,18 @@ static int run_once(const struct eval_job *j, const struct strlist *env_extra, s
 	return status;
 }
 
+/* The local runner starts the harness from its file's acp_command: a file
+ * without one fails here, in one line, before any runner starts. */
+static int check_local_harness(const struct eval_opts *o, struct err *e)
+{
+	if (strcmp(o->runner, "local"))
+		return 0;
+	struct launch h;
+	int rc = launch_load(o->harness, &h, e);
+	launch_free(&h);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -198,7 +211,7 @@ int main(int argc, char **argv)
 		eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
 			      o.no_skill ? "no-skill" : j.skill_names.v[0]);
 		if (!evaltrial_reuse(&j))
-			status = run_once(&j, &env_extra, &e);
+			status = check_local_harness(&o, &e) < 0 ? -1 : run_once(&j, &env_extra, &e);
 		if (status < 0)
 			die_err(&e);
 	}

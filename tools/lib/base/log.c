@@ -64,6 +64,24 @@ static void vmsg(const char *fmt, va_list ap)
 	buf_free(&b);
 }
 
+void vprogressf(const char *fmt, va_list ap)
+{
+	struct buf b = BUF_INIT;
+	buf_vprintf(&b, fmt, ap);
+	buf_addc(&b, '\n');
+	fwrite(b.data, 1, b.len, stdout);
+	fflush(stdout);
+	buf_free(&b);
+}
+
+void progressf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprogressf(fmt, ap);
+	va_end(ap);
+}
+
 void warnf(const char *fmt, ...)
 {
 	va_list ap;

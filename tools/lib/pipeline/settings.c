@@ -52,7 +52,7 @@ const struct setting_def settings_table[] = {
 	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false, "more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G", SCOPE_CALL },
 	{ "HARBOR_JOBS", SET_PATH, "", NULL, 0, 0, false, "a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table", SCOPE_CALL },
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
-	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal status judges: a stage, eval or final", SCOPE_CALL },
+	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal make status and make doctor judge: a stage, eval or final", SCOPE_CALL },
 	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
 	{ "GATE_STAGE", SET_NAME, "final", NULL, 0, 0, false, "the stage make gate judges against raw (docs/ci.md)", SCOPE_CALL },
 	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off", SCOPE_CALL },
@@ -276,6 +276,21 @@ int settings_from_args(int argc, char **argv, cJSON **values, struct err *e)
 		free(name);
 	}
 	*values = v;
+	return 0;
+}
+
+int run_load_settings(struct run *r, struct err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->given = (struct strlist)STRLIST_INIT;
+	r->values = cJSON_CreateObject();
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		const char *v = env_or(s->name, s->def);
+		if (setting_check(s, v, e) < 0)
+			return -1;
+		cJSON_AddStringToObject(r->values, s->name, v);
+	}
 	return 0;
 }
 

@@ -155,6 +155,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/skill.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
@@ -179,6 +180,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/profiles.src.hash", "inputs/user-profiles.src.hash" },
 		.outputs = { "artifacts/static/profile.json" },
 		.settings = { "MODEL" },
+		.needs = { "MODEL" },
 		.command = profile_command,
 	},
 	{
@@ -192,6 +194,7 @@ const struct stage_def stage_table[] = {
 		             "artifacts/static/report.json", "artifacts/static/report.md",
 		             "artifacts/static/plan.json" },
 		.settings = { "STATIC_MODE", "EXTERNAL_MODEL" },
+		.needs = { "EXTERNAL_MODEL if STATIC_MODE=hybrid" },
 		.command = static_command,
 	},
 	{
@@ -203,6 +206,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
@@ -368,21 +372,60 @@ static int eval_needs(const struct stage_def *s)
 	return 0;
 }
 
+bool goal_known(const char *goal)
+{
+	return stage_find(goal) || !strcmp(goal, "final") || !strcmp(goal, "all") || !strcmp(goal, "eval");
+}
+
+bool goal_includes(const char *goal, const struct stage_def *s)
+{
+	if (!strcmp(goal, "final") || !strcmp(goal, "all"))
+		return true;
+	if (!strcmp(goal, "eval"))
+		return eval_needs(s);
+	const struct stage_def *last = stage_find(goal);
+	return last && stage_depends_on(last, s);
+}
+
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
-	const struct stage_def *last = stage_find(goal);
-	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
-	int eval = !strcmp(goal, "eval");
 	*out = NULL;
-	if (!last && !everything && !eval)
+	if (!goal_known(goal))
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (everything || (eval ? eval_needs(all[i].def) : stage_depends_on(last, all[i].def)))
+		if (goal_includes(goal, all[i].def))
 			all[k++] = all[i];
 	*out = all;
 	return (int)k;
+}
+
+/* "NAME" or "NAME if OTHER=value": does it name setting, and hold in r? */
+static bool need_holds(const char *need, const struct run *r, const char *setting)
+{
+	size_t n = strcspn(need, " ");
+	if (n != strlen(setting) || strncmp(need, setting, n))
+		return false;
+	const char *cond = need[n] ? strstr(need, " if ") : NULL;
+	if (!cond)
+		return !need[n];
+	cond += 4;
+	const char *eq = strchr(cond, '=');
+	if (!eq)
+		return false;
+	char *other = xstrndup(cond, (size_t)(eq - cond));
+	bool holds = !strcmp(run_get(r, other), eq + 1);
+	free(other);
+	return holds;
+}
+
+bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting)
+{
+	for (size_t i = 0; i < ARRAY_LEN(s->needs) && s->needs[i]; i++)
+		if (need_holds(s->needs[i], r, setting))
+			return true;
+	return false;
 }
 
 char *source_path(const struct run *r, const struct source_def *src)

@@ -61,10 +61,7 @@ static struct results_group *group_for(struct results_table *tb, const struct re
 	for (size_t i = 0; i < tb->n; i++)
 		if (same_cell(&tb->v[i], key) && !strcmp(tb->v[i].stage, key->stage))
 			return &tb->v[i];
-	if (tb->n == tb->cap) {
-		tb->cap = tb->cap ? tb->cap * 2 : 16;
-		tb->v = xrealloc(tb->v, tb->cap * sizeof *tb->v);
-	}
+	GROW(tb->v, tb->n, tb->cap);
 	struct results_group *g = &tb->v[tb->n++];
 	memset(g, 0, sizeof *g);
 	g->bench = xstrdup(key->bench);
@@ -237,10 +234,7 @@ static char *stale_reason(const struct runinfo_stage *s, long index, const cJSON
 
 static void push_trial(struct results_group *g, struct results_trial *t)
 {
-	if (g->nt == g->tcap) {
-		g->tcap = g->tcap ? g->tcap * 2 : 8;
-		g->t = xrealloc(g->t, g->tcap * sizeof *g->t);
-	}
+	GROW(g->t, g->nt, g->tcap);
 	g->t[g->nt++] = *t;
 }
 
