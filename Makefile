@@ -101,6 +101,40 @@ build/settings.stamp: build/gen/settings
 check: all $(TEST_BINS)
 	@SANITIZE='$(SANITIZE)' tests/run $(if $(T),$(T))
 
+# libFuzzer harnesses (tests/fuzz/*.c) with clang, ASan+UBSan and leak
+# checking, seeded from the project's own files: make fuzz FUZZ_SECONDS=N
+# runs each for N seconds and fails on any finding (docs/fuzzing.md). The
+# library is compiled again into build/fuzz/; the normal build is untouched.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Wno-unused-function $(DEP_CFLAGS) -Itools/lib -Itests/fuzz $(FUZZ_SAN)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
+FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_LIB_OBJ := $(LIB_SRC:tools/lib/%.c=build/fuzz/lib/%.o)
+
+build/fuzz/flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIBS)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+
+build/fuzz/lib/%.o: tools/lib/%.c $(LIB_HDR) build/fuzz/flags
+	@mkdir -p $(@D)
+	@$(if $(V),,echo '  FUZZCC  $<')
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libskillc.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+build/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h build/fuzz/libskillc.a $(LIB_HDR) build/fuzz/flags
+	@$(if $(V),,echo '  FUZZLD  $@')
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libskillc.a $(LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	@tests/fuzz/run $(FUZZ_SECONDS) $(if $(FUZZ),$(FUZZ))
+
 clean:
 	rm -rf build bin libexec
 
@@ -129,7 +163,7 @@ uninstall:
 	for m in $(MAN_PAGES); do rm -f '$(DESTDIR)$(MANDIR)/man'$${m##*.}/$${m#man/}; done
 
 FORCE:
-.PHONY: all tools check clean distclean install uninstall FORCE
+.PHONY: all tools check clean distclean install uninstall fuzz fuzz-build FORCE
 
 # The pipeline's user targets (ingest, status, clean-stage, help, ...).
 include mk/skillc.mk

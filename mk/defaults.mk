@@ -6,10 +6,10 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
-SKILLC_STAGE_GOALS := ingest raw-eval raw-index profile static static-eval static-index
+SKILLC_STAGE_GOALS := ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.
@@ -60,6 +60,8 @@ FAST_MIN_TRACES ?= 6
 DEEP_ROUNDS ?= 3
 # static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
 STATIC_MODE ?= deterministic
+# 1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
+BASELINE ?= 0
 # 1: a trial that never invoked the skill fails its check
 REQUIRE_SKILL ?= 0
 # the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
@@ -129,6 +131,7 @@ GATE_VS ?= none
 #:   FAST_MIN_TRACES=6                traces the fast stage needs
 #:   DEEP_ROUNDS=3                    deep optimization rounds
 #:   STATIC_MODE=deterministic|hybrid static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
+#:   BASELINE=0                       1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
 #:   REQUIRE_SKILL=0                  1: a trial that never invoked the skill fails its check
 #:   AGENT_TIMEOUT=0                  the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
 #:   RM_API_URL=                      AgentRM scoring service

@@ -174,6 +174,7 @@ h%lp: skillc-help ;
 #:   make task=T raw-eval       REPEAT trials of the raw skill (-jN: N at a time)
 #:   make task=T static-eval    REPEAT trials of the compiled skill (reused when it equals the raw one)
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
+#:   make task=T noskill-eval   REPEAT trials with no skill at all (BASELINE=1: part of eval and final)
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
@@ -189,6 +190,8 @@ h%lp: skillc-help ;
 #:   make demo                  the whole pipeline offline on a sample task (source tree; docs/demo.md)
 #:   make help / skillc-help    this text (help is yours when your Makefile has one)
 #:   make / make check / make install   build the tools, run the tests, install
+#:   make fuzz [FUZZ_SECONDS=N] the libFuzzer harnesses of every parser (source tree; docs/fuzzing.md)
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
+#: SKILL_SOURCE=<dir> evaluates a skill from elsewhere, in a run of its own (docs/baseline.md).
 #:

@@ -60,16 +60,6 @@ static const char usage[] =
 	"failed (moved to .incomplete/, reason on stderr), 2 bad usage or input\n"
 	"(unknown harness, runner not installed, task without tests/test.sh).\n";
 
-static long parse_long(const char *flag, const char *s, long min, long max)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > max)
-		die(2, "%s wants an integer in [%ld, %ld], not '%s'", flag, min, max, s);
-	return v;
-}
-
 static bool model_is_safe(const char *m)
 {
 	if (!m || !*m || strlen(m) > 200 || !isalnum((unsigned char)m[0]))
@@ -105,9 +95,9 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 		else if (!strcmp(a, "--stage"))
 			o->stage = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--index"))
-			o->index = parse_long(a, std_option_value(argc, argv, &i), 1, 100000);
+			o->index = std_option_long(a, std_option_value(argc, argv, &i), 1, 100000);
 		else if (!strcmp(a, "--of"))
-			o->of = parse_long(a, std_option_value(argc, argv, &i), 1, 100000);
+			o->of = std_option_long(a, std_option_value(argc, argv, &i), 1, 100000);
 		else if (!strcmp(a, "--incomplete"))
 			o->incomplete = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--cache"))
@@ -115,15 +105,15 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 		else if (!strcmp(a, "--no-cache"))
 			o->no_cache = true;
 		else if (!strcmp(a, "--agent-timeout"))
-			o->agent_timeout = (double)parse_long(a, std_option_value(argc, argv, &i), 1, 604800);
+			o->agent_timeout = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
 		else if (!strcmp(a, "--deadline"))
-			o->deadline = (double)parse_long(a, std_option_value(argc, argv, &i), 1, 604800);
+			o->deadline = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
 		else if (!strcmp(a, "--sandbox"))
 			o->sandbox = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--require-skill"))
 			o->require_skill = true;
 		else if (!strcmp(a, "--attempts"))
-			o->attempts = parse_long(a, std_option_value(argc, argv, &i), 1, 100);
+			o->attempts = std_option_long(a, std_option_value(argc, argv, &i), 1, 100);
 		else if (!strcmp(a, "--env-file"))
 			o->env_file = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--rules"))

@@ -42,5 +42,8 @@ void std_options(int argc, char **argv, const char *usage, const char *version);
 /* The value after the option argv[*i], advancing *i; without one, dies
  * with exit 2: "<option> needs a value (see --help)". */
 const char *std_option_value(int argc, char **argv, int *i);
+/* The option's value as a whole number in [min, max]; otherwise dies with
+ * exit 2: "<option> wants a whole number from min to max, not '<value>'". */
+long std_option_long(const char *option, const char *value, long min, long max);
 
 #endif

@@ -7,6 +7,7 @@
 #include "base/datadir.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "skill/source.h"
 
 /* The one list of settings: its defaults, what each accepts, whether it
  * changes results, and its text. `make` writes mk/defaults.mk, the settings
@@ -35,6 +36,7 @@ const struct setting_def settings_table[] = {
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces the fast stage needs", SCOPE_RUN },
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds", SCOPE_RUN },
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true, "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)", SCOPE_RUN },
+	{ "BASELINE", SET_INT, "0", NULL, 0, 1, false, "1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)", SCOPE_RUN },
 	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true, "1: a trial that never invoked the skill fails its check", SCOPE_RUN },
 	{ "AGENT_TIMEOUT", SET_INT, "0", NULL, 0, 604800, true, "the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)", SCOPE_RUN },
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service", SCOPE_RUN },
@@ -432,6 +434,13 @@ cJSON *run_config(const struct run *r)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "task", r->task);
+	/* the skill from elsewhere, by content (its path is no result) */
+	if (*run_get(r, "SKILL_SOURCE")) {
+		struct err e;
+		char *tag = skill_source_tag(run_get(r, "SKILL_SOURCE"), &e);
+		cJSON_AddStringToObject(c, "SKILL_SOURCE", tag ? tag : "unreadable");
+		free(tag);
+	}
 	for (size_t i = 0; i < settings_count; i++) {
 		const char *name = settings_table[i].name, *v = run_get(r, name);
 		if (!settings_table[i].result)

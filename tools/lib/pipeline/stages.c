@@ -67,7 +67,7 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	strlist_push_owned(argv, xasprintf("%d", ref->count));
 	push_path(argv, "--incomplete", r, ".incomplete");
 	push_flag(argv, "--cache", run_get(r, "CACHE_DIR"));
-	if (run_get_int(r, "REQUIRE_SKILL"))
+	if (skills_root && run_get_int(r, "REQUIRE_SKILL"))
 		strlist_push(argv, "--require-skill");
 	if (run_get_int(r, "AGENT_TIMEOUT") > 0)
 		push_flag(argv, "--agent-timeout", run_get(r, "AGENT_TIMEOUT"));
@@ -76,6 +76,26 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	strlist_push_owned(argv, xasprintf("%ld", limit > 120 ? limit - 30 : limit));
 	if (fs_exists(run_get(r, "ENV_FILE")))
 		push_flag(argv, "--env-file", run_get(r, "ENV_FILE"));
+}
+
+static void noskill_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                 struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "noskill", NULL);
+}
+
+static void index_argv(const struct run *r, const char *bindir, struct strlist *argv, const char *stage)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/%s", r->task, stage);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
+}
+
+static void noskill_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                  struct strlist *argv)
+{
+	index_argv(r, bindir, argv, "noskill");
 }
 
 static void raw_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -87,10 +107,7 @@ static void raw_eval_command(const struct stage_ref *ref, const struct run *r, c
 static void raw_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                               struct strlist *argv)
 {
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/raw", r->task);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
+	index_argv(r, bindir, argv, "raw");
 }
 
 static void static_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -102,10 +119,7 @@ static void static_eval_command(const struct stage_ref *ref, const struct run *r
 static void static_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                                  struct strlist *argv)
 {
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/static", r->task);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
+	index_argv(r, bindir, argv, "static");
 }
 
 static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -171,6 +185,34 @@ const struct stage_def stage_table[] = {
 		.outputs = { "traces/%T/raw/index.json" },
 		.gather = "REPEAT",
 		.command = raw_index_command,
+	},
+	{
+		.name = "noskill-eval",
+		.help = "REPEAT trials with no skill at all, the baseline (BASELINE=1 puts them in eval and final)",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		/* no skill: the trials depend on the task alone, so every run of the
+		 * task, harness, model and runner shares them through the trial store */
+		.inputs = { "inputs/task.src.hash" },
+		.outputs = { "traces/%T/noskill/test-%N", "traces/%T/noskill/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.wanted_if = "BASELINE",
+		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
+		.command = noskill_eval_command,
+	},
+	{
+		.name = "noskill-index",
+		.help = "traces/<task>/noskill/index.json: every no-skill trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "noskill-eval" },
+		.inputs = { "traces/%T/noskill/test-%N/trial.json" },
+		.outputs = { "traces/%T/noskill/index.json" },
+		.gather = "REPEAT",
+		.wanted_if = "BASELINE",
+		.command = noskill_index_command,
 	},
 	{
 		.name = "profile",
@@ -394,9 +436,13 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (goal_includes(goal, all[i].def))
+	/* the whole pipeline's goals leave out the stages the run does not want (BASELINE) */
+	bool whole = !strcmp(goal, "final") || !strcmp(goal, "all") || !strcmp(goal, "eval");
+	for (size_t i = 0; i < n; i++) {
+		const struct stage_def *s = all[i].def;
+		if (goal_includes(goal, s) && (!whole || stage_wanted(s, r)))
 			all[k++] = all[i];
+	}
 	*out = all;
 	return (int)k;
 }
@@ -498,6 +544,11 @@ void stages_affected_by(const char *setting, struct strlist *out)
 		if (hit)
 			strlist_push(out, stage_table[i].name);
 	}
+}
+
+bool stage_wanted(const struct stage_def *s, const struct run *r)
+{
+	return !s->wanted_if || run_get_int(r, s->wanted_if) == 1;
 }
 
 /* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */

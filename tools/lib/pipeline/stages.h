@@ -47,6 +47,9 @@ struct stage_def {
 	/* In a stage that is not repeated, an input holding %N stands for
 	 * instances 1..(this setting) of a repeated upstream stage. */
 	const char *gather;
+	/* A 0/1 setting: the stage is part of goals eval and final only when it
+	 * is 1 (BASELINE for the no-skill trials); its own goal always works. */
+	const char *wanted_if;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
 	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
@@ -98,6 +101,9 @@ bool goal_known(const char *goal);
 bool goal_includes(const char *goal, const struct stage_def *s);
 /* True when s cannot run without `setting` (its `needs`, evaluated in r). */
 bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting);
+
+/* Whether goals eval and final take stage s in this run (wanted_if). */
+bool stage_wanted(const struct stage_def *s, const struct run *r);
 
 /* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
 char *stage_names(void);
