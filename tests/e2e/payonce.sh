@@ -99,6 +99,10 @@ while [ $caught -eq 0 ] && [ $tries -lt 20 ]; do
 	wait $sid 2>/dev/null
 done
 t_eq "a freeze landed between the runner's end and the publish (in $tries tries)" $caught 1
+# what the killed one may have been writing: never published
+sh -c 'exit 0' & dead=$!
+wait $dead
+for d in $RK/traces/csv-column-sum/raw/.test-001.tmp.*/; do echo partial >"$d/.trial.json.tmp.$dead.0"; done
 before=$(starts)
 out=$($SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/e-f RESULTS=rk CACHE_DIR=$W/rkc 2>&1)
 t_eq "resume exit" $? 0
@@ -107,6 +111,6 @@ t_eq "bench runs: only the first" "$(starts)" "$before"
 t_eq "bench run once" "$before" 1
 t_check "complete" grep -q '"complete": true' $T1/trial.json
 t_check "filed in the store" test -n "$(find $W/rkc/trials -name '*.sum')"
-t_eq "no temp left" "$(find $RK -name '.*.tmp.*' -not -path '*/.incomplete/*' | wc -l)" 0
+t_eq "no temp left, none published" "$(find $RK -name '.*.tmp.*' -not -path '*/.incomplete/*' | wc -l)" 0
 unset FAKE_BENCH_MESSAGE
 t_end

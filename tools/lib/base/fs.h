@@ -26,6 +26,8 @@ char *fs_temp_beside(const char *target);
 bool fs_is_temp_name(const char *base);
 /* True for such a name whose writing process no longer exists. */
 bool fs_temp_orphaned(const char *base);
+/* Removes every such file or folder in the tree dir (symlinks not followed). */
+int fs_remove_orphaned_temps(const char *dir, struct err *e);
 /* A temp folder holding this file is resumable: the tool that made it picks
  * it up again after a crash (skillc-eval: a runner that had finished, not
  * to be paid for twice), so a generic sweep of leftovers leaves it alone. */

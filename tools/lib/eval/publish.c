@@ -395,11 +395,12 @@ int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, 
 	struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 1), .seconds = json_num(m, "seconds", 0) };
 	cJSON_Delete(m);
 	eval_progress(j, "resumed: its runner had finished when the last skillc-eval was killed; reading what it left");
-	/* what the killed one began after the run is done again from the start */
+	/* what the killed one began after the run (the trajectories, trial.json,
+	 * any temp file it was writing) is done again from the start */
 	char *skills_root = path_join(tmp, ".skills"), *traj = path_join(tmp, "trajectory");
 	char *tp = path_join(tmp, "trial.json");
 	int status = -1;
-	if (fs_exists(traj) && fs_remove_tree(traj, e) < 0) {
+	if ((fs_exists(traj) && fs_remove_tree(traj, e) < 0) || fs_remove_orphaned_temps(tmp, e) < 0) {
 		/* e says why */
 	} else if (unlink(tp) < 0 && errno != ENOENT) {
 		err_set(e, ERR_WORK, "cannot remove '%s':", tp);
