@@ -74,7 +74,8 @@ t_end
 
 t_begin "skillc-eval killed after its runner finished: the next make reads what the runner left, bench runs no more"
 # the agent's last message is large, so reading the run takes a moment: the
-# session is frozen as soon as the runner is recorded done, and killed;
+# session is frozen as soon as the runner is recorded done (.resume.json
+# gets its exit status), and killed;
 # tried again until a freeze lands before the trial is published
 head -c 30000000 /dev/zero | tr '\0' 'a' >big.msg
 export FAKE_BENCH_MESSAGE=$W/big.msg
@@ -88,13 +89,13 @@ while [ $caught -eq 0 ] && [ $tries -lt 20 ]; do
 	setsid $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/e-f RESULTS=rk CACHE_DIR=$W/rkc >rk.out 2>&1 &
 	sid=$!
 	i=0
-	while [ $i -lt 6000 ] && ! ls $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json >/dev/null 2>&1; do
+	while [ $i -lt 6000 ] && ! cat $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json 2>/dev/null | grep -q exit_code; do
 		kill -0 $sid 2>/dev/null || break
 		sleep 0.005
 		i=$((i + 1))
 	done
 	pkill -STOP -s $sid 2>/dev/null
-	[ ! -e $T1/trial.json ] && ls $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json >/dev/null 2>&1 && caught=1
+	[ ! -e $T1/trial.json ] && cat $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json 2>/dev/null | grep -q exit_code && caught=1
 	while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
 	wait $sid 2>/dev/null
 done
@@ -113,4 +114,29 @@ t_check "complete" grep -q '"complete": true' $T1/trial.json
 t_check "filed in the store" test -n "$(find $W/rkc/trials -name '*.sum')"
 t_eq "no temp left, none published" "$(find $RK -name '.*.tmp.*' -not -path '*/.incomplete/*' | wc -l)" 0
 unset FAKE_BENCH_MESSAGE
+t_end
+
+t_begin "the runner killed with its result complete (it had not exited yet): the next make reads it, bench runs no more"
+# a bench that writes the whole result, then lingers until it is killed
+mkdir -p "$W/slow"
+cat >"$W/slow/bench" <<SH
+#!/bin/sh
+sh "$T_ROOT/tests/helpers/fake-bench.sh" "\$@"
+: >"$W/bench-done"
+sleep 60
+SH
+chmod +x "$W/slow/bench"
+rm -f bench.log "$W/bench-done" script.n
+echo "pass sleep=0" >script
+RL=rl/csv-column-sum--opencode--vllm_g-h
+setsid env PATH="$W/slow:$PATH" $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/g-h RESULTS=rl CACHE_DIR=$W/rlc >rl.out 2>&1 &
+sid=$!
+t_poll 60 test -e "$W/bench-done" || t_fail "the bench never finished writing"
+while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
+wait $sid 2>/dev/null
+out=$($SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/g-h RESULTS=rl CACHE_DIR=$W/rlc 2>&1)
+t_eq "resume exit" $? 0
+t_contains "says so" "$out" "resumed: its runner had written a complete result when the last skillc-eval was killed"
+t_eq "bench runs: the first only" "$(starts)" 1
+t_check "complete" grep -q '"complete": true' $RL/traces/csv-column-sum/raw/test-001/trial.json
 t_end

@@ -17,10 +17,11 @@
  * Returns where it went, or dir when it could not move (warned). Caller frees. */
 char *attempts_keep(const struct eval_job *j, const char *dir, const char *reason);
 
-/* Written into the trial's temp folder when its runner has ended, with the
- * trial's key, the runner's exit status and seconds: a skillc-eval killed
- * after that point left a paid-for run, which the next one reads instead
- * of running the trial again. */
+/* Written into the trial's temp folder with the trial's key when its
+ * runner starts, and again with the runner's exit status and seconds when
+ * it ends: a skillc-eval killed after the end (or after the runner wrote a
+ * complete result) left a paid-for run, which the next one reads instead of
+ * running the trial again. */
 #define ATTEMPT_RUNNER_DONE FS_TEMP_RESUMABLE
 
 /* Keeps aside the temp folders of this trial that a killed skillc-eval

@@ -327,14 +327,18 @@ static int redact_run(const char *tmp, const struct strlist *env_extra, struct e
 	return r;
 }
 
-/* Records in tmp that the runner ended (ATTEMPT_RUNNER_DONE): from here on
- * a kill loses nothing paid for. A failure to write it only warns. */
-static void mark_runner_done(const struct eval_job *j, const char *tmp, const struct proc_result *pr)
+/* Records in tmp that the runner of j's key started (pr NULL) or ended
+ * (ATTEMPT_RUNNER_DONE): from its end on a kill loses nothing paid for, and
+ * a runner killed after writing a complete result is not paid twice either.
+ * A failure to write it only warns. */
+static void mark_runner(const struct eval_job *j, const char *tmp, const struct proc_result *pr)
 {
 	cJSON *m = cJSON_CreateObject();
 	json_set_str(m, "key", j->key);
-	json_set_num(m, "exit_code", pr->exit_code);
-	json_set_num(m, "seconds", pr->seconds);
+	if (pr) {
+		json_set_num(m, "exit_code", pr->exit_code);
+		json_set_num(m, "seconds", pr->seconds);
+	}
 	char *p = path_join(tmp, ATTEMPT_RUNNER_DONE);
 	struct err e;
 	if (json_write_file(p, m, &e) < 0)
@@ -375,11 +379,26 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 {
 	char *log_path = path_join(tmp, "runner.log");
 	struct proc_result pr;
+	mark_runner(j, tmp, NULL);
 	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
 	free(log_path);
 	if (rc == 0 && !pr.interrupted && !pr.timed_out)
-		mark_runner_done(j, tmp, &pr);
+		mark_runner(j, tmp, &pr);
 	return publish_run(j, env_extra, rc, &pr, tmp, tmp_abs, skills_root, prior, e);
+}
+
+/* True when what the runner wrote in tmp/raw is a complete trial: it was
+ * killed with its work done (e.g. between its last write and its exit). */
+static bool wrote_complete_result(const struct eval_job *j, const char *tmp)
+{
+	char *raw = path_join(tmp, "raw");
+	struct trial_opts to = { &j->h, j->rules_dir, j->o->runner, &j->skill_names, j->o->require_skill, NULL };
+	struct err e;
+	cJSON *t = fs_is_dir(raw) ? trial_parse(raw, tmp, &to, &e) : NULL;
+	bool complete = t && json_bool(t, "complete", false);
+	cJSON_Delete(t);
+	free(raw);
+	return complete;
 }
 
 int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e)
@@ -392,9 +411,16 @@ int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, 
 	free(mp);
 	if (!m)
 		return -1;
-	struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 1), .seconds = json_num(m, "seconds", 0) };
+	struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 0), .seconds = json_num(m, "seconds", 0) };
+	bool ended = json_get(m, "exit_code") != NULL;
 	cJSON_Delete(m);
-	eval_progress(j, "resumed: its runner had finished when the last skillc-eval was killed; reading what it left");
+	if (!ended && !wrote_complete_result(j, tmp)) {
+		/* cut short while it ran: kept aside as ever, and run again */
+		free(attempts_keep(j, tmp, "interrupted: left behind by a skillc-eval that was killed"));
+		return evaltrial_run(j, env_extra, e);
+	}
+	eval_progress(j, "resumed: its runner had %s when the last skillc-eval was killed; reading what it left",
+		      ended ? "finished" : "written a complete result");
 	/* what the killed one began after the run (the trajectories, trial.json,
 	 * any temp file it was writing) is done again from the start */
 	char *skills_root = path_join(tmp, ".skills"), *traj = path_join(tmp, "trajectory");
