@@ -14,7 +14,7 @@ SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
 include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on one run (they take its lock), and goals that only read.
-SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index
+SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index fast-score
 SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
@@ -39,7 +39,7 @@ skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
 # $(call skillc_check,VAR,extra-chars,what is allowed)
 skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
-$(foreach v,task STAGE GOAL HARNESS RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
+$(foreach v,task STAGE GOAL HARNESS RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
 	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
 $(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
 $(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
@@ -186,7 +186,8 @@ endif
 #:   make task=T profile        resolve MODEL to a model profile (artifacts/static/profile.json)
 #:   make task=T static         static compile for MODEL (artifacts/static/S_static/, report.md)
 #:   make task=T raw-eval       REPEAT trials of the raw skill (-jN: N at a time)
-#:   make task=T static-eval    REPEAT trials of the compiled skill (reused when it equals the raw one)
+#:   make task=T static-eval    max(REPEAT, FAST_MIN_TRACES) trials of the compiled skill (reused when it equals the raw one)
+#:   make task=T fast-score     score the static traces (verifier, pre-score, AgentRM) and pick top/bottom groups
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
@@ -202,7 +203,8 @@ endif
 #:   TASKS_DIR=tasks  RESULTS=results/compile-pipeline  RUN_DIR=(under RESULTS)
 #:   CACHE_DIR=results/.cache  HARNESS=opencode  MODEL=provider/model-id
 #:   EXTERNAL_MODEL=provider/model-id  RUNNER=local|benchflow|harbor  REPEAT=3
-#:   FAST_MIN_TRACES=6  DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
+#:   FAST_MIN_TRACES=6  FAST_TOP=3  FAST_BOTTOM=3  FAST_MAX_PATCHES=4
+#:   DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
 #:   REQUIRE_SKILL=0|1  AGENT_TIMEOUT=0 (seconds; 0: the task's own)  RM_API_URL=
 #:   MAX_FILE_MB=25  STAGE_TIMEOUT=3600  TRIAL_TIMEOUT=10800 (seconds: one stage, one trial)
 #:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)

@@ -11,9 +11,11 @@
 
 #include "base/dotenv.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "llm/client.h"
 #include "base/log.h"
 #include "llm/routes.h"
+#include "optimize/agentrm.h"
 #include "base/versions.h"
 
 static const char usage[] =
@@ -217,6 +219,32 @@ static void open_client(struct doctor *d)
 	d->llm = llm_open(&o, &e);
 }
 
+/* RM_API_URL, when set: GET /health answers status ok (DOCTOR_PROBE=none:
+ * the URL is only named). */
+static void check_agentrm(struct doctor *d)
+{
+	const char *url = getenv("RM_API_URL");
+	if (!url || !*url)
+		return;
+	if (d->probe == PROBE_NONE) {
+		report(d, true, "RM_API_URL", "%s (not probed: DOCTOR_PROBE=none)", url);
+		return;
+	}
+	struct err e = { 0 };
+	cJSON *h;
+	if (agentrm_health(url, &h, &e) < 0) {
+		report(d, false, "RM_API_URL", "%s", e.msg);
+		return;
+	}
+	const cJSON *ml = json_get(h, "max_length");
+	char *len = cJSON_IsNumber(ml) ? xasprintf("%ld", (long)ml->valuedouble)
+				       : xasprintf("not given (the fast stage assumes %d)", AGENTRM_DEFAULT_MAX_LENGTH);
+	report(d, true, "RM_API_URL", "%s: AgentRM status ok, device %s, max_length %s", url,
+	       json_str(h, "device") ? json_str(h, "device") : "?", len);
+	free(len);
+	cJSON_Delete(h);
+}
+
 struct check {
 	const char *name;
 	void (*run)(struct doctor *d);
@@ -229,6 +257,7 @@ static const struct check checks[] = {
 	{ "client", open_client },
 	{ "model", check_target_model },
 	{ "external-model", check_external_model },
+	{ "agentrm", check_agentrm },
 };
 
 int main(int argc, char **argv)

@@ -16,5 +16,6 @@
 #define V_SUMMARY "1"
 #define V_LLM "1"
 #define V_DOCTOR "1"
+#define V_FAST "1"
 
 #endif

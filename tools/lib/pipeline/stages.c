@@ -106,6 +106,43 @@ static void static_index_command(const struct stage_ref *ref, const struct run *
 	free(dir);
 }
 
+/* static-eval runs enough trials for the fast stage too; static-index and
+ * `make eval` take the first REPEAT of them. */
+static int static_trials(const struct run *r)
+{
+	long repeat = run_get_int(r, "REPEAT"), fast = run_get_int(r, "FAST_MIN_TRACES");
+	return (int)(repeat > fast ? repeat : fast);
+}
+
+static void push_int(struct strlist *argv, const char *flag, long v)
+{
+	strlist_push(argv, flag);
+	strlist_push_owned(argv, xasprintf("%ld", v));
+}
+
+static void push_traces(struct strlist *argv, const struct run *r, const char *stage)
+{
+	char *dir = xasprintf("traces/%s/%s", r->task, stage);
+	push_path(argv, "--traces", r, dir);
+	free(dir);
+}
+
+static void fast_score_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-fast"));
+	strlist_push(argv, "score");
+	push_traces(argv, r, "static");
+	push_int(argv, "--trials", static_trials(r));
+	push_path(argv, "--skill", r, "artifacts/static/S_static");
+	push_flag(argv, "--task", r->task_dir);
+	push_path(argv, "--dir", r, "artifacts/fast");
+	push_flag(argv, "--rm-api-url", run_get(r, "RM_API_URL"));
+	push_flag(argv, "--min-traces", run_get(r, "FAST_MIN_TRACES"));
+	push_flag(argv, "--top", run_get(r, "FAST_TOP"));
+	push_flag(argv, "--bottom", run_get(r, "FAST_BOTTOM"));
+}
+
 static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                             struct strlist *argv)
 {
@@ -193,14 +230,14 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "static-eval",
-		.help = "REPEAT trials of the statically compiled skill (reused from the store when its bytes equal the raw skill's)",
+		.help = "max(REPEAT, FAST_MIN_TRACES) trials of the statically compiled skill (reused from the store when its bytes equal the raw skill's)",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
 		.after = { "static" },
 		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
-		.repeat = "REPEAT",
+		.count = static_trials,
 		.timeout = "TRIAL_TIMEOUT",
 		.command = static_eval_command,
 	},
@@ -215,6 +252,18 @@ const struct stage_def stage_table[] = {
 		.gather = "REPEAT",
 		.command = static_index_command,
 	},
+	{
+		.name = "fast-score",
+		.help = "score every static trace (verifier, pre-score, AgentRM) and pick the top/bottom groups",
+		.tool = "skillc-fast",
+		.version = V_FAST,
+		.after = { "static-eval" },
+		.inputs = { "traces/%T/static/test-%N/trial.json", "artifacts/static/S_static.hash" },
+		.outputs = { "artifacts/fast/scores.json", "artifacts/fast/groups.json" },
+		.settings = { "RM_API_URL", "FAST_MIN_TRACES", "FAST_TOP", "FAST_BOTTOM" },
+		.gather_count = static_trials,
+		.command = fast_score_command,
+	},
 };
 const size_t stage_count = ARRAY_LEN(stage_table);
 
@@ -228,7 +277,14 @@ const struct stage_def *stage_find(const char *name)
 
 static int instances(const struct stage_def *s, const struct run *r)
 {
+	if (s->count)
+		return s->count(r);
 	return s->repeat ? (int)run_get_int(r, s->repeat) : 0;
+}
+
+static long gathered(const struct stage_def *s, const struct run *r)
+{
+	return s->gather_count ? s->gather_count(r) : run_get_int(r, s->gather);
 }
 
 static void ref_init(struct stage_ref *ref, const struct stage_def *s, int index, int count)
@@ -298,8 +354,8 @@ void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct s
 {
 	const struct stage_def *s = ref->def;
 	for (size_t i = 0; i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++) {
-		if (strstr(s->inputs[i], "%N") && !ref->index && s->gather) {
-			long k = run_get_int(r, s->gather);
+		if (strstr(s->inputs[i], "%N") && !ref->index && (s->gather || s->gather_count)) {
+			long k = gathered(s, r);
 			for (int j = 1; j <= k; j++)
 				strlist_push_owned(out, expand(s->inputs[i], r, j));
 		} else {
@@ -349,6 +405,16 @@ char *stage_config_path(const struct stage_def *s)
 	return xasprintf("inputs/config/%s.json", s->name);
 }
 
+/* True when some output of up (outs) is an input of the other target (ins). */
+static bool feeds(const struct strlist *outs, const struct strlist *ins)
+{
+	for (size_t i = 0; i < ins->n; i++)
+		for (size_t k = 0; k < outs->n; k++)
+			if (!strcmp(ins->v[i], outs->v[k]))
+				return true;
+	return false;
+}
+
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
 	const struct stage_def *last = stage_find(goal);
@@ -358,9 +424,30 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (everything || stage_depends_on(last, all[i].def))
+	/* the goal's own targets, then every target whose outputs a needed
+	 * target reads (so only the instances a gathering stage takes) */
+	char *need = xcalloc(n ? n : 1, 1);
+	struct strlist *ins = xcalloc(n ? n : 1, sizeof *ins), *outs = xcalloc(n ? n : 1, sizeof *outs);
+	for (size_t i = 0; i < n; i++) {
+		need[i] = everything || all[i].def == last;
+		if (!everything) {
+			stage_ref_inputs(&all[i], r, &ins[i]);
+			stage_ref_outputs(&all[i], r, &outs[i]);
+		}
+	}
+	for (size_t i = n; !everything && i-- > 0;) /* upstream targets come first */
+		for (size_t j = 0; need[i] && j < i; j++)
+			if (!need[j] && feeds(&outs[j], &ins[i]))
+				need[j] = 1;
+	for (size_t i = 0; i < n; i++) {
+		strlist_free(&ins[i]);
+		strlist_free(&outs[i]);
+		if (need[i])
 			all[k++] = all[i];
+	}
+	free(ins);
+	free(outs);
+	free(need);
 	*out = all;
 	return (int)k;
 }

@@ -39,9 +39,14 @@ struct stage_def {
 	 * this setting says, named "<name>.001"...: one make target each, so
 	 * make -jN runs N at once. */
 	const char *repeat;
+	/* Instead of repeat: the number of instances worked out from several
+	 * settings (e.g. max(REPEAT, FAST_MIN_TRACES)). */
+	int (*count)(const struct run *r);
 	/* In a stage that is not repeated, an input holding %N stands for
 	 * instances 1..(this setting) of a repeated upstream stage. */
 	const char *gather;
+	/* Instead of gather: that number worked out from several settings. */
+	int (*gather_count)(const struct run *r);
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
 	/* Appends the command (tool path first) to argv. */

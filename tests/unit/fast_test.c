@@ -1,0 +1,318 @@
+/* fast_test.c — the fast stage's pieces: reading traces (condensed text,
+ * facts, verifier evidence), quotes, the skill's section index, the
+ * AgentRM request and its truncation, scores and groups (ordering, the
+ * three modes, excluded infra errors, too few traces). */
+#include <math.h>
+
+#include "base/fs.h"
+#include "base/json.h"
+#include "optimize/agentrm.h"
+#include "optimize/score.h"
+#include "optimize/skillpkg.h"
+#include "optimize/traces.h"
+#include "t.h"
+
+static char *tmp;
+static int serial;
+
+static const char skill_md[] =
+	"---\nname: demo\ndescription: Count things. Use when counting.\n---\n\n"
+	"Intro text before any heading.\n\n"
+	"# Demo\n\nRead `references/levels.md` when the levels differ.\n\n"
+	"## Steps\n\nRun `scripts/count.sh` on the log.\n\n"
+	"## Gotchas\n\nComponents are case-sensitive.\n";
+
+/* One trial folder <dir>/test-NNN: trial.json, an ACP trajectory of the
+ * given lines, and (tests > 0) a ctrf.json with `passed` of `tests`. */
+static void put_trial(const char *dir, int n, const char *outcome, double reward, double tokens, double secs,
+		      int passed, int tests, const char *acp)
+{
+	char *t = xasprintf("%s/test-%03d", dir, n);
+	char *trial = xasprintf(
+		"{\"complete\": %s, \"outcome\": \"%s\", \"passed\": %s, \"reward\": %g, \"key\": \"k%d\","
+		" \"tokens\": {\"total\": %g}, \"durations\": {\"agent_execution\": %g},"
+		" \"skill\": {\"injected\": [\"demo\"], \"invoked\": true, \"read\": false},"
+		" \"files\": {\"acp_trajectory\": \"trajectory/acp_trajectory.jsonl\", \"rollout\": \"raw/r\"}}",
+		"true", outcome, !strcmp(outcome, "passed") ? "true" : "false", reward, n, tokens, secs);
+	t_put(t, "trial.json", trial);
+	t_put(t, "trajectory/acp_trajectory.jsonl", acp ? acp : "");
+	if (tests > 0) {
+		struct buf c = BUF_INIT;
+		buf_printf(&c, "{\"results\": {\"summary\": {\"tests\": %d, \"passed\": %d}, \"tests\": [", tests, passed);
+		for (int i = 0; i < tests; i++)
+			buf_printf(&c, "%s{\"name\": \"test_%d\", \"status\": \"%s\", \"message\": \"boom %d\"}", i ? ", " : "", i,
+				   i < passed ? "passed" : "failed", i);
+		buf_adds(&c, "]}}");
+		t_put(t, "raw/r/verifier/ctrf.json", c.data);
+		buf_free(&c);
+	}
+	free(trial);
+	free(t);
+}
+
+static char *new_dir(void)
+{
+	return xasprintf("%s/set%d", tmp, ++serial);
+}
+
+static void load_skill(struct skill_src *s)
+{
+	char *root = new_dir();
+	t_put(root, "demo/SKILL.md", skill_md);
+	struct err e;
+	if (skillpkg_load(root, s, &e) < 0) {
+		printf("FAIL setup: %s\n", e.msg);
+		exit(2);
+	}
+	free(root);
+}
+
+static const char acp_loop[] =
+	"{\"type\": \"user_message\", \"text\": \"Solve the task.\"}\n"
+	"{\"type\": \"tool_call\", \"kind\": \"read\", \"title\": \"read references/levels.md\", \"status\": \"completed\", \"content\": []}\n"
+	"{\"type\": \"tool_call\", \"kind\": \"execute\", \"title\": \"grep -c ERROR app.log\", \"status\": \"completed\","
+	" \"content\": [{\"type\": \"content\", \"content\": {\"type\": \"text\", \"text\": \"5\"}}]}\n"
+	"{\"type\": \"tool_call\", \"kind\": \"execute\", \"title\": \"grep -c ERROR app.log\", \"status\": \"completed\", \"content\": []}\n"
+	"{\"type\": \"tool_call\", \"kind\": \"execute\", \"title\": \"logtriage count\", \"status\": \"failed\","
+	" \"content\": [{\"type\": \"content\", \"content\": {\"type\": \"text\", \"text\": \"logtriage: command not found\"}}]}\n"
+	"{\"type\": \"agent_message\", \"text\": \"Done.\"}";
+
+static void test_trace_facts(void)
+{
+	char *dir = new_dir();
+	put_trial(dir, 1, "failed", 0, 1000, 10, 3, 5, acp_loop);
+	struct trace_set ts;
+	struct err e;
+	struct trace_opts o = { 1, NULL };
+	CHECK(traces_load(dir, &o, &ts, &e) == 0);
+	CHECK_INT(ts.n, 1);
+	struct strlist pointed = STRLIST_INIT;
+	strlist_push(&pointed, "references/levels.md");
+	struct trace_facts f;
+	trace_facts_read(&ts.v[0], &pointed, &f);
+	CHECK_INT(f.steps, 4);
+	CHECK_INT(f.failed_calls, 1);
+	CHECK_INT(f.repeats, 1);
+	CHECK_INT(f.refs_read.n, 1);
+	CHECK_STR(f.prompt, "Solve the task.");
+	CHECK(strstr(f.text.data, "[4] execute failed: logtriage count => logtriage: command not found") != NULL);
+	CHECK(strstr(f.text.data, "(repeated)") != NULL);
+	CHECK_INT(json_num(f.verifier, "tests_total", 0), 5);
+	CHECK_INT(cJSON_GetArraySize(json_get(f.verifier, "failing")), 2);
+	struct buf v = BUF_INIT;
+	trace_verifier_text(f.verifier, &v);
+	CHECK(strstr(v.data, "tests 3 of 5 passed") != NULL);
+	CHECK(strstr(v.data, "- test_3: boom 3") != NULL);
+	buf_free(&v);
+	trace_facts_free(&f);
+	traces_free(&ts);
+	/* a required trial that is missing */
+	struct trace_opts two = { 2, NULL };
+	CHECK(traces_load(dir, &two, &ts, &e) < 0);
+	CHECK(strstr(e.msg, "test-002") != NULL);
+	traces_free(&ts);
+	strlist_free(&pointed);
+	free(dir);
+}
+
+static void test_quotes(void)
+{
+	struct buf h = BUF_INIT;
+	text_squash("a  b\n\n c\t", 9, &h);
+	CHECK_STR(h.data, "a b c");
+	buf_reset(&h);
+	text_squash(acp_loop, strlen(acp_loop), &h);
+	CHECK(text_quotes(h.data, "logtriage:   command\nnot found"));
+	CHECK(!text_quotes(h.data, "not in the trace at all"));
+	CHECK(!text_quotes(h.data, "  lo "));  /* too short to be a quote */
+	CHECK(!text_quotes(h.data, ""));
+	buf_free(&h);
+}
+
+static void test_skill_index(void)
+{
+	struct skill_src s;
+	load_skill(&s);
+	struct skilldoc *d = sd_parse(s.md.data, s.md.len);
+	struct buf b = BUF_INIT;
+	skillpkg_index_text(d, 1000, &b);
+	CHECK(strstr(b.data, "[root] (text before the first heading)\nIntro text") != NULL);
+	CHECK(strstr(b.data, "[demo/steps#1] Steps\nRun `scripts/count.sh` on the log.") != NULL);
+	CHECK_INT(section_lookup(d, "demo/gotchas"), section_lookup(d, "demo/gotchas#1"));
+	CHECK(section_lookup(d, "demo/gotchas#1") > 0);
+	CHECK_INT(section_lookup(d, "root"), 0);
+	CHECK_INT(section_lookup(d, "nope#1"), -1);
+	CHECK_INT(section_lookup(d, ""), -1);
+	struct strlist refs = STRLIST_INIT;
+	skillpkg_pointed_refs(d, &refs);
+	CHECK_INT(refs.n, 1);
+	CHECK_STR(refs.v[0], "references/levels.md");
+	strlist_free(&refs);
+	buf_free(&b);
+	sd_free(d);
+	skill_src_free(&s);
+}
+
+static void test_agentrm_request(void)
+{
+	bool cut;
+	long tokens, sent;
+	cJSON *b = agentrm_request(8192, "Count errors.", "[1] execute completed: ls\n", &cut, &tokens, &sent);
+	CHECK(!cut);
+	CHECK_INT(tokens, sent);
+	CHECK_STR(json_str(b, "adapter"), AGENTRM_ADAPTER);
+	CHECK_STR(json_str(b, "trajectory"), "[1] execute completed: ls\n");
+	CHECK_INT(json_num(b, "max_length", 0), 8192);
+	cJSON_Delete(b);
+	/* 4000 lines of ~40 bytes: far over 600 tokens; the end is kept */
+	struct buf t = BUF_INIT;
+	for (int i = 0; i < 4000; i++)
+		buf_printf(&t, "[%d] execute completed: step number %05d\n", i, i);
+	b = agentrm_request(600, "Count errors.", t.data, &cut, &tokens, &sent);
+	CHECK(cut);
+	CHECK(tokens > 30000);
+	CHECK(sent <= 600 - AGENTRM_RESERVE);
+	CHECK(sent > 200);
+	const char *tr = json_str(b, "trajectory");
+	CHECK(!strncmp(tr, "[... earlier steps cut", 22));
+	CHECK(strstr(tr, "step number 03999\n") != NULL);
+	CHECK(strstr(tr, "step number 00001\n") == NULL);
+	CHECK_STR(json_str(b, "instruction"), "Count errors.");
+	cJSON_Delete(b);
+	buf_free(&t);
+}
+
+static void score_set(const char *dir, int count, int min, int top, int bottom, cJSON **scores, cJSON **groups,
+		      int *rc, struct err *e)
+{
+	struct skill_src s;
+	load_skill(&s);
+	struct trace_set ts;
+	struct trace_opts o = { count, NULL };
+	*rc = traces_load(dir, &o, &ts, e);
+	struct score_opts so = { NULL, NULL, min, top, bottom, "do something" };
+	if (*rc == 0)
+		*rc = fast_score(&ts, &s, &so, scores, groups, e);
+	traces_free(&ts);
+	skill_src_free(&s);
+}
+
+static const char *nth(const cJSON *groups, const char *list, int i)
+{
+	const cJSON *v = cJSON_GetArrayItem(json_get(groups, list), i);
+	return cJSON_IsString(v) ? v->valuestring : "(none)";
+}
+
+static void test_scores_contrast(void)
+{
+	char *dir = new_dir();
+	/* passes: 1 (cheap), 3 (loops), 5 (expensive); failures: 2 (3/5 tests), 4 (1/5), 6 timeout; 7 infra */
+	put_trial(dir, 1, "passed", 1, 1000, 10, 0, 0, NULL);
+	put_trial(dir, 2, "failed", 0, 1000, 10, 3, 5, NULL);
+	put_trial(dir, 3, "passed", 1, 1000, 10, 0, 0, acp_loop);
+	put_trial(dir, 4, "failed", 0, 1000, 10, 1, 5, NULL);
+	put_trial(dir, 5, "passed", 1, 4000, 10, 0, 0, NULL);
+	put_trial(dir, 6, "timeout", 0, 1000, 10, 0, 0, NULL);
+	put_trial(dir, 7, "infra_error", 0, 0, 0, 0, 0, NULL);
+	cJSON *scores = NULL, *groups = NULL;
+	int rc;
+	struct err e;
+	score_set(dir, 7, 6, 3, 3, &scores, &groups, &rc, &e);
+	CHECK_INT(rc, 0);
+	CHECK_STR(json_str(groups, "mode"), "contrast");
+	const char *order[] = { "test-001", "test-003", "test-005", "test-002", "test-004", "test-006" };
+	for (int i = 0; i < 6; i++)
+		CHECK_STR(nth(groups, "order", i), order[i]);
+	CHECK_STR(nth(groups, "bottom", 0), "test-006");
+	CHECK_STR(nth(groups, "bottom", 2), "test-002");
+	const cJSON *u1 = groups_unit(groups, 1);
+	CHECK_STR(json_str(u1, "kind"), "contrast");
+	CHECK_STR(json_str(u1, "better"), "test-001");
+	CHECK_STR(json_str(u1, "worse"), "test-006");
+	CHECK(groups_unit(groups, 4) == NULL);
+	CHECK_INT(cJSON_GetArraySize(json_get(groups, "excluded")), 1);
+	const cJSON *t3 = cJSON_GetArrayItem(json_get(scores, "traces"), 1);
+	CHECK_STR(json_str(t3, "trace"), "test-003");
+	const cJSON *parts = json_get(json_get(t3, "prescore"), "parts");
+	CHECK_INT(json_num(json_get(parts, "repeats"), "count", 0), 1);
+	CHECK_INT(json_num(json_get(parts, "failed_calls"), "points", 0), -8);
+	CHECK_INT(json_num(json_get(parts, "references"), "points", 0), 5);
+	const cJSON *t5 = cJSON_GetArrayItem(json_get(scores, "traces"), 2);
+	CHECK(fabs(json_num(json_get(json_get(json_get(t5, "prescore"), "parts"), "tokens"), "points", 0) + 20) < 1e-9);
+	const cJSON *t2 = cJSON_GetArrayItem(json_get(scores, "traces"), 3);
+	CHECK(fabs(json_num(json_get(t2, "credit"), "value", 0) - 0.6) < 1e-9);
+	CHECK(cJSON_IsNull(json_get(scores, "agentrm")));
+	CHECK(strstr(json_str(scores, "agentrm_note"), "RM_API_URL is not set") != NULL);
+	cJSON_Delete(scores);
+	cJSON_Delete(groups);
+	free(dir);
+}
+
+static void test_scores_modes(void)
+{
+	char *dir = new_dir(), *dir2 = new_dir();
+	for (int i = 1; i <= 6; i++) {
+		put_trial(dir, i, "passed", 1, 1000.0 * i, 10, 0, 0, NULL);
+		put_trial(dir2, i, "failed", 0, 1000, 10, i - 1, 6, NULL);
+	}
+	cJSON *scores = NULL, *groups = NULL;
+	int rc;
+	struct err e;
+	score_set(dir, 6, 6, 2, 3, &scores, &groups, &rc, &e);
+	CHECK_INT(rc, 0);
+	CHECK_STR(json_str(groups, "mode"), "efficiency");
+	CHECK(strstr(json_str(groups, "reason"), "all 6 scored traces passed") != NULL);
+	CHECK_STR(json_str(groups_unit(groups, 1), "kind"), "efficiency");
+	CHECK_STR(json_str(groups_unit(groups, 1), "better"), "test-001");
+	CHECK_STR(json_str(groups_unit(groups, 1), "worse"), "test-006");
+	/* top 2, bottom 3: the third unit is a bottom trace alone */
+	CHECK_STR(json_str(groups_unit(groups, 3), "better"), "test-004");
+	CHECK(json_str(groups_unit(groups, 3), "worse") == NULL);
+	CHECK_INT(json_num(groups, "map_targets", 0), 3);
+	cJSON_Delete(scores);
+	cJSON_Delete(groups);
+	score_set(dir2, 6, 6, 3, 3, &scores, &groups, &rc, &e);
+	CHECK_INT(rc, 0);
+	CHECK_STR(json_str(groups, "mode"), "failure");
+	CHECK(strstr(json_str(groups, "reason"), "failure analysis only") != NULL);
+	CHECK_STR(json_str(groups_unit(groups, 1), "better"), "test-006"); /* 5 of 6 tests */
+	CHECK_STR(json_str(groups_unit(groups, 1), "kind"), "failure");
+	cJSON_Delete(scores);
+	cJSON_Delete(groups);
+	free(dir);
+	free(dir2);
+}
+
+static void test_too_few(void)
+{
+	char *dir = new_dir();
+	for (int i = 1; i <= 5; i++)
+		put_trial(dir, i, "passed", 1, 1000, 10, 0, 0, NULL);
+	put_trial(dir, 6, "infra_error", 0, 0, 0, 0, 0, NULL);
+	cJSON *scores = NULL, *groups = NULL;
+	int rc;
+	struct err e;
+	score_set(dir, 6, 6, 3, 3, &scores, &groups, &rc, &e);
+	CHECK(rc < 0);
+	CHECK_INT(e.code, ERR_INPUT);
+	CHECK(strstr(e.msg, "fast needs 6 complete scored traces of the skill, but there are 5 (6 trials, 1 excluded") != NULL);
+	CHECK(strstr(e.msg, "do something") != NULL);
+	CHECK(scores == NULL && groups == NULL);
+	free(dir);
+}
+
+int main(void)
+{
+	tmp = t_tmpdir();
+	RUN(test_trace_facts);
+	RUN(test_quotes);
+	RUN(test_skill_index);
+	RUN(test_agentrm_request);
+	RUN(test_scores_contrast);
+	RUN(test_scores_modes);
+	RUN(test_too_few);
+	struct err e;
+	fs_remove_tree(tmp, &e);
+	free(tmp);
+	T_EXIT();
+}
