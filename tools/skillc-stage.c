@@ -9,7 +9,7 @@
  *   clean STAGE    forgets STAGE and every stage downstream of it
  *   status [GOAL]  says what is done and what is stale, and why; exit 0 when
  *                  everything GOAL needs is up to date, 1 otherwise
- * The run and its settings come from the environment (see run.h). */
+ * The run and its settings come from the environment (see pipeline/settings.h). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -206,7 +206,7 @@ static int cmd_run(const struct run *r, const char *name)
 	off_t from;
 	int logfd = open_log(logpath, when, &ref, &argv, &from);
 
-	/* tools that call models append their usage here (llm.h) */
+	/* tools that call models append their usage here (llm/usage.h) */
 	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref.name);
 	setenv("SKILLC_STAGE", ref.name, 1);
 	setenv("SKILLC_USAGE_FILE", usage_file, 1);

@@ -85,8 +85,8 @@ else
 fi
 out=$($SK summary task=csv-column-sum REPEAT=7 RUNNER=benchflow MODEL=$M 2>&1)
 t_contains "said where" "$out" "summary.{md,csv,json}"
-t_contains "md row" "$(cat $R/summary.md)" "| csv-column-sum | opencode | $M | raw | 7 | 7/7 = 100.0% [64.6%, 100.0%] |"
-t_contains "csv row" "$(cat $R/summary.csv)" "csv-column-sum,opencode,$M,raw,7,7,7,1.0000,0.6457,1.0000,1.0000,1.0000,1.0000,"
+t_contains "md row" "$(cat $R/summary.md)" "| csv-column-sum | opencode | $M | benchflow | raw | 7 | 7/7 = 100.0% [64.6%, 100.0%] |"
+t_contains "csv row" "$(cat $R/summary.csv)" ",csv-column-sum,opencode,$M,benchflow,raw,7,0,7,7,1.0000,0.6457,1.0000,1.0000,1.0000,1.0000,"
 t_end
 
 t_begin "make watch: done when every due trial is, exit 2 after WATCH_TIMEOUT otherwise"

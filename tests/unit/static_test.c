@@ -169,7 +169,7 @@ static void test_profile_errors(void)
 	t = profile_text(PROFILE("x", "\"match\": \"x\", ", 200000, 10, "", ""), ", " PROV("match"));
 	expect_bad_profile(t, "x", "body_budget.tokens must be below context_window");
 	free(t);
-	expect_bad_profile("{\"profile\": \"x\", \"colour\": 1}", "x", "unknown field \"colour\" (see docs/static.md, \"Model profiles\")");
+	expect_bad_profile("{\"profile\": \"x\", \"colour\": 1}", "x", "unknown field \"colour\" (see docs/static.md#model-profiles)");
 }
 
 static void test_builtin_profiles(void)

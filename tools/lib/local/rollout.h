@@ -1,8 +1,8 @@
 /* rollout.h — one trial of the local runner (skillc-local): its
  * options, the task, harness, route and sandbox, its folders, timings and
- * outcome. The runner's modules fill it in turn: localsetup.h builds the
- * sandbox, localagent.h runs the agent, verifier.h scores it, and
- * benchflow.h writes it in BenchFlow's layout. */
+ * outcome. The runner's modules fill it in turn: setup.h builds the
+ * sandbox, agent.h runs the agent, verifier.h scores it, and
+ * layout.h writes it in BenchFlow's layout. */
 #ifndef SKILLC_LOCAL_ROLLOUT_H
 #define SKILLC_LOCAL_ROLLOUT_H
 

@@ -1,6 +1,6 @@
 /* agentrm.h — the one adapter between the fast stage and an AgentRM
  * scoring service (RM_API_URL). A deployment that speaks another shape
- * changes only this file. The protocol (docs/fast.md, "AgentRM"):
+ * changes only this file. The protocol (docs/fast.md#agentrm):
  *
  *   GET  <url>/health  -> {"status": "ok", "device": "cuda", "max_length": 8192}
  *   POST <url>/score   {"adapter": AGENTRM_ADAPTER, "instruction": TEXT,

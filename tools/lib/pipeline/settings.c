@@ -17,6 +17,7 @@ const struct setting_def settings_table[] = {
 	{ "HARNESS", SET_NAME, "opencode", NULL, 0, 0, true, "agent harness" },
 	{ "MODEL", SET_MODEL, "", NULL, 0, 0, true, "target model, provider/model-id" },
 	{ "EXTERNAL_MODEL", SET_MODEL, "", NULL, 0, 0, true, "the compiler's planning model" },
+	{ "BENCH", SET_NAME, "", NULL, 0, 0, true, "the task source's name in the summary (default: from TASKS_DIR)" },
 	{ "RUNNER", SET_ENUM, "local", "benchflow harbor local", 0, 0, true, "evaluation runner" },
 	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation" },
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces needed by the fast stage" },
@@ -62,6 +63,8 @@ int setting_check(const struct setting_def *s, const char *v, struct err *e)
 {
 	switch (s->kind) {
 	case SET_NAME:
+		if (!*v && s->fallback && !*s->fallback)
+			return 0; /* a name whose default is empty may be left empty */
 		if (!name_is_safe(v))
 			return err_set(e, ERR_INPUT, "bad %s '%s': use letters, digits, '.', '_' and '-', starting with a letter or digit", s->name, v);
 		return 0;
@@ -162,12 +165,44 @@ char *run_path(const struct run *r, const char *rel)
 	return path_join(r->dir, rel);
 }
 
+/* BENCH when left empty: the name of the folder holding the tasks, or of
+ * the one above it when that is called "tasks" (a SkillsBench checkout's
+ * skillsbench/tasks gives "skillsbench"). */
+static char *bench_default(const struct run *r)
+{
+	char *tasks = path_dir(r->task_dir), *abs = fs_real_path(tasks);
+	const char *dir = abs ? abs : tasks;
+	char *name = xstrdup(path_base(dir));
+	if (!strcmp(name, "tasks")) {
+		char *up = path_dir(dir);
+		free(name);
+		name = xstrdup(path_base(up));
+		free(up);
+	}
+	free(abs);
+	free(tasks);
+	if (!name_is_safe(name)) {
+		free(name);
+		name = xstrdup("tasks");
+	}
+	return name;
+}
+
 cJSON *run_config(const struct run *r)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "task", r->task);
-	for (size_t i = 0; i < settings_count; i++)
-		if (settings_table[i].result)
-			cJSON_AddStringToObject(c, settings_table[i].name, run_get(r, settings_table[i].name));
+	for (size_t i = 0; i < settings_count; i++) {
+		const char *name = settings_table[i].name, *v = run_get(r, name);
+		if (!settings_table[i].result)
+			continue;
+		if (!strcmp(name, "BENCH") && !*v) {
+			char *bench = bench_default(r);
+			cJSON_AddStringToObject(c, name, bench);
+			free(bench);
+		} else {
+			cJSON_AddStringToObject(c, name, v);
+		}
+	}
 	return c;
 }

@@ -17,6 +17,16 @@ void stats_wilson(long c, long n, double z, double *lo, double *hi)
 	*hi = center + half > 1 ? 1 : center + half;
 }
 
+void stats_newcombe(long c1, long n1, long c2, long n2, double z, double *lo, double *hi)
+{
+	double l1, u1, l2, u2;
+	stats_wilson(c1, n1, z, &l1, &u1);
+	stats_wilson(c2, n2, z, &l2, &u2);
+	double p1 = (double)c1 / (double)n1, p2 = (double)c2 / (double)n2, d = p1 - p2;
+	*lo = d - sqrt((p1 - l1) * (p1 - l1) + (u2 - p2) * (u2 - p2));
+	*hi = d + sqrt((u1 - p1) * (u1 - p1) + (p2 - l2) * (p2 - l2));
+}
+
 double stats_pass_at_k(long c, long n, long k)
 {
 	if (k < 1 || k > n || c < 0 || c > n)
