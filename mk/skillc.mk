@@ -14,7 +14,8 @@ SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
 include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on one run (they take its lock), and goals that only read.
-SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index fast-score
+SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index \
+	fast-score fast-map fast-reduce fast-apply fast fast-eval fast-index
 SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
@@ -70,6 +71,9 @@ export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
 # the rules data the tools read (model profiles, harnesses, routes): rules/
 # in the source tree, $(DATADIR)/rules when installed
 export SKILLC_RULES := $(SKILLC_DATA)/rules
+# the stages this make brings up to date (eval: its stages): the manifest
+# lists their targets as the ones due (make watch counts them)
+export SKILLC_DUE := $(patsubst eval,$(SKILLC_EVAL_STAGES),$(filter-out clean-stage,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))))
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 # (every value was checked above and holds no quote).
 skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES,$v='$($v)')
@@ -188,6 +192,8 @@ endif
 #:   make task=T raw-eval       REPEAT trials of the raw skill (-jN: N at a time)
 #:   make task=T static-eval    max(REPEAT, FAST_MIN_TRACES) trials of the compiled skill (reused when it equals the raw one)
 #:   make task=T fast-score     score the static traces (verifier, pre-score, AgentRM) and pick top/bottom groups
+#:   make task=T fast           the fast stage up to S_fast: scores, map calls (-jN), reduce, patches
+#:   make task=T fast-eval / fast-index   REPEAT trials of S_fast / their index.json
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)

@@ -86,6 +86,8 @@ static void emit_rules(struct buf *mk, const struct run *r)
 	buf_adds(mk, "\n# goals: the stamps each user target needs\n");
 	for (size_t i = 0; i < stage_count; i++)
 		emit_goal(mk, r, stage_table[i].name);
+	for (size_t i = 0; i < group_count; i++)
+		emit_goal(mk, r, group_table[i].name);
 	emit_goal(mk, r, "final");
 }
 
@@ -198,6 +200,8 @@ int main(int argc, char **argv)
 	}
 
 	remove_bookkeeping_temps(&r);
+	if (state_write_due(&r, &e) < 0)
+		die_err(&e);
 	guard_outputs(&r);
 
 	struct buf mk = BUF_INIT;

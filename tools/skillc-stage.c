@@ -312,11 +312,14 @@ static int cmd_clean(const struct run *r, const char *name)
 {
 	struct stage_ref one;
 	int single = stage_ref_find(r, name, &one) == 0 && one.index;
-	const struct stage_def *target = single ? one.def : stage_find(name);
+	const struct stage_group *grp = single ? NULL : stage_group_find(name);
+	const struct stage_def *target = single ? one.def : stage_find(grp ? grp->first : name);
 	if (!target) {
 		struct buf names = BUF_INIT;
 		for (size_t i = 0; i < stage_count; i++)
 			buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
+		for (size_t i = 0; i < group_count; i++)
+			buf_printf(&names, ", %s (%s ... %s)", group_table[i].name, group_table[i].first, group_table[i].last);
 		die(2, "unknown stage '%s' (STAGE=); stages: %s", name, names.data);
 	}
 	struct stage_ref *refs;

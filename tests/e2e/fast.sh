@@ -127,3 +127,184 @@ t_contains "removed" "$out" "fast-score: removed"
 t_check "scores gone" test ! -e $F/scores.json
 t_check "static trials kept" test -f $R/traces/log-error-report/static/test-006/trial.json
 t_end
+
+# ---------------------------------------------------------------- map, reduce, apply
+# The compiler's model: map answers by unit (the worse trace names it), a
+# reduce answer with every kind of patch. Units 1 and 2 take a second, unit 3
+# (not JSON, twice) two seconds: the map calls overlap under -j4.
+cat >rules <<'EOF2'
+* => pass ; fail tests=3/5 failing=test_db_count,test_http_count failcall=2 ; pass ; fail tests=1/5 failing=test_db_count ; pass ; fail
+EOF2
+L=$T_TMP/llm
+t_fakellm "$L" '{"chat": [{"text": "unscripted"}], "rules": [
+ {"match": "Trace B (worse): test-006", "delay": 1, "json": {"findings": [{"section": "log-triage/gotchas#1", "kind": "missing", "evidence": "ls /root", "suggestion": "Say that levels are exact."}]}},
+ {"match": "Trace B (worse): test-004", "delay": 1, "json": {"findings": [
+   {"section": "log-triage/gotchas#1", "kind": "unclear", "evidence": "ls /root => data", "suggestion": "Name the field."},
+   {"section": "nope#1", "kind": "missing", "evidence": "ls /root", "suggestion": "x"},
+   {"section": "log-triage/quick-start", "kind": "wrong", "evidence": "the agent was confused", "suggestion": "y"}]}},
+ {"match": "Trace B (worse): test-002", "delay": 2, "text": "I think the skill is fine."},
+ {"match": "## Findings, by section and kind", "json": {"patches": [
+   {"op": "add", "section": "log-triage/gotchas#1", "text": "- Count only lines whose level field is exactly `ERROR`.", "why": "units 1, 2"},
+   {"op": "update", "section": "log-triage/quick-start#1", "find": "4. Check the counts by hand on one component with `grep -c`.", "text": "4. Check the counts by hand on one component with `grep -c`, then compare with the report.", "why": "u"},
+   {"op": "delete", "section": "log-triage/quick-start#1", "find": "```sh\nscripts/count_levels.sh ERROR /root/app.log > /root/report.json\ncat /root/report.json\n```", "why": "shorter"},
+   {"op": "update", "section": "nope#1", "text": "x", "why": "?"},
+   {"op": "add", "section": "log-triage/overview#1", "text": "Start with the Gotchas.", "why": "order"},
+   {"op": "add", "section": "log-triage/overview#1", "text": "One more.", "why": "surplus"}]}}]}'
+cat >"$L/routes.json" <<EOF2
+{"providers": {"fake": {"base_url": "$FAKELLM_URL", "key_env": null, "timeout": 20, "connect_timeout": 2,
+  "retry": {"attempts": 2, "base_delay": 0.01, "max_delay": 0.05}}}}
+EOF2
+FS="task=log-error-report RUNNER=benchflow MODEL=vllm/q EXTERNAL_MODEL=fake/compiler ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env"
+M=results/compile-pipeline/log-error-report--opencode--vllm_q
+MF=$M/artifacts/fast
+chat() { grep -c '"endpoint":"chat"' "$L/log.jsonl" 2>/dev/null || echo 0; }
+asked() { grep -c -- "$1" "$L/log.jsonl" 2>/dev/null || echo 0; }
+hash_of() { skillc-hash "$1" | cut -d' ' -f1; }
+
+t_begin "make -j4 fast-eval: static trials, scores, map calls side by side, reduce, apply, fast trials"
+out=$($SK -j4 $FS CACHE_DIR=$W/cache-main fast-eval 2>&1)
+t_eq "exit" $? 0
+t_contains "map 1" "$out" "unit 1: ok; 1 finding(s) kept, 0 dropped"
+t_contains "map 2" "$out" "unit 2: ok; 1 finding(s) kept, 2 dropped"
+t_contains "map 3" "$out" "unit 3: bad_answer; 0 finding(s) kept"
+t_contains "reduce" "$out" "2 finding(s) in 2 group(s), 1 call(s): 4 patch(es) kept of 6 (1 invalid, 1 over FAST_MAX_PATCHES=4)"
+t_contains "apply" "$out" "log-triage: 3 patch(es) applied, 1 rolled back, 0 rejected"
+t_contains "fast trials" "$out" "[3/3] log-error-report fast test-003 passed"
+peak=$(grep '"endpoint":"chat"' "$L/log.jsonl" | sed -n 's/.*"in_flight":\([0-9]*\).*/\1/p' | sort -n | tail -1)
+[ "${peak:-0}" -ge 2 ] || t_fail "map calls did not overlap at the server (peak in flight ${peak:-0})"
+t_eq "requests: 3 maps, 1 repair, 1 reduce" "$(chat)" 5
+t_check "S_fast hash" test "$(cat $MF/S_fast.hash)" = "$(hash_of $MF/S_fast)"
+t_check "three fast trials" test -f $M/traces/log-error-report/fast/test-003/trial.json
+t_end
+
+t_begin "the map prompt carries the skill's sections, the instruction, the trajectory and the failing tests"
+req=$(grep 'Trace B (worse): test-002' "$L/log.jsonl" | head -1)
+t_contains "failing test names" "$req" "- test_db_count: AssertionError"
+t_contains "second failing test" "$req" "test_http_count"
+t_contains "tests counted" "$req" "tests 3 of 5 passed"
+t_contains "section index" "$req" "[log-triage/gotchas#1] Gotchas"
+t_contains "instruction" "$req" "Count the lines with level"
+t_contains "failed tool call" "$req" "execute failed: logtriage count --level ERROR app.log => logtriage: command not found"
+t_contains "typed answer asked" "$req" 'missing|wrong|unclear|unused|too_long'
+t_end
+
+t_begin "bad answers are dropped and counted; a patch that deletes a code fence is rolled back"
+t_eq "map 3 status" "$(jget $MF/map/003.json status)" bad_answer
+t_eq "no section dropped" "$(jget $MF/map/002.json counts.no_section)" 1
+t_eq "no quote dropped" "$(jget $MF/map/002.json counts.no_quote)" 1
+t_eq "invalid patch" "$(jget $MF/patches.json dropped.0.why)" "names no section of the skill"
+t_eq "surplus patch" "$(jget $MF/patches.json dropped.1.why)" "more patches than FAST_MAX_PATCHES"
+t_eq "fence delete rolled back" "$(jget $MF/report.json patches.2.status)" rolled_back
+t_eq "by the code-block check" "$(jget $MF/report.json patches.2.guard.check)" code-block
+md=$(cat $MF/report.md)
+t_contains "report counts findings" "$md" "Findings: 2 kept of 4; dropped: 1 naming no section, 1 quoting nothing from the traces"
+t_contains "report counts patches" "$md" "Reduce: 6 patch(es) proposed, 4 kept; dropped: 1 invalid, 0 duplicate, 1 over FAST_MAX_PATCHES."
+t_contains "report row" "$md" '| 3 | delete | `log-triage/quick-start#1` | rolled_back |'
+S=$MF/S_fast/log-triage/SKILL.md
+t_check "fence kept" grep -q '^scripts/count_levels.sh ERROR /root/app.log > /root/report.json$' $S
+t_check "add applied, joined to the list" grep -q -- '^- Count only lines whose level field is exactly `ERROR`.$' $S
+t_check "update applied" grep -q 'then compare with the report.$' $S
+head -5 $S >fm.fast && head -5 $M/artifacts/static/S_static/log-triage/SKILL.md >fm.static
+t_check "frontmatter bytes kept" cmp fm.fast fm.static
+t_check "scripts carried over" cmp $M/artifacts/static/S_static/log-triage/scripts/count_levels.sh $MF/S_fast/log-triage/scripts/count_levels.sh
+t_end
+
+t_begin "a second make starts nothing and sends no request"
+n=$(chat)
+b=$(starts)
+out=$($SK -j4 $FS CACHE_DIR=$W/cache-main fast-eval 2>&1)
+t_eq "exit" $? 0
+case $out in *started*) t_fail "a stage ran: $out" ;; esac
+t_eq "no request" "$(chat)" "$n"
+t_eq "no trial" "$(starts)" "$b"
+$SK $FS CACHE_DIR=$W/cache-main status GOAL=fast-eval >/dev/null 2>&1
+t_eq "status up to date" $? 0
+t_end
+
+t_begin "kill -9 in the middle of the map calls: finished calls are not sent again, S_fast is the same bytes"
+u1=$(asked 'Trace B (worse): test-006')
+u3=$(asked 'Trace B (worse): test-002')
+setsid $SK -j4 $FS CACHE_DIR=$W/cache-kill RESULTS=killed fast >kill.out 2>&1 &
+sid=$!
+K=killed/log-error-report--opencode--vllm_q/artifacts/fast
+KS=killed/log-error-report--opencode--vllm_q/status
+i=0
+while [ $i -lt 1200 ] && ! { [ -f $KS/fast-map.001.ok ] && [ -f $KS/fast-map.002.ok ]; }; do sleep 0.05; i=$((i + 1)); done
+t_check "map 3 still asking" test ! -e $K/map/003.json
+# every process of that make at once, as a power cut would: no one cleans up
+kill -9 $(pgrep -s $sid) 2>/dev/null
+wait $sid 2>/dev/null
+i=0
+while [ $i -lt 200 ] && pgrep -s $sid >/dev/null; do sleep 0.05; i=$((i + 1)); done
+t_eq "units 1 and 2 asked once" "$(( $(asked 'Trace B (worse): test-006') - u1 ))" 1
+t_eq "unit 3 asked once before the kill" "$(( $(asked 'Trace B (worse): test-002') - u3 ))" 1
+out=$($SK -j4 $FS CACHE_DIR=$W/cache-kill RESULTS=killed fast 2>&1)
+t_eq "exit" $? 0
+t_contains "said so" "$out" "fast-map.003: the previous run was cut short"
+case $out in *"fast-map.001: started"*) t_fail "finished map 1 ran again" ;; esac
+t_eq "units 1 and 2 not sent again" "$(( $(asked 'Trace B (worse): test-006') - u1 ))" 1
+t_eq "unit 3 sent again (and its repair)" "$(( $(asked 'Trace B (worse): test-002') - u3 ))" 3
+t_eq "reduce asked once" "$(grep -c 'Findings, by section and kind' "$L/log.jsonl")" 2
+t_eq "S_fast byte-identical" "$(hash_of $K/S_fast)" "$(hash_of $MF/S_fast)"
+t_check "report identical" cmp $K/report.json $MF/report.json
+t_end
+
+t_begin "skillc-fast by hand on the run's traces: the same S_fast; a second run reuses everything"
+n=$(chat)
+export ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache-main
+out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
+	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand --max-parallel 3 2>&1)
+t_eq "exit" $? 0
+t_contains "said where" "$out" "S_fast: by-hand/S_fast/log-triage"
+t_eq "same S_fast" "$(hash_of by-hand/S_fast)" "$(hash_of $MF/S_fast)"
+t_eq "answers from the cache" "$(chat)" "$n"
+out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
+	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
+t_contains "up to date" "$out" "by-hand: up to date"
+rm by-hand/report.md
+out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
+	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
+case $out in *"up to date"*) t_fail "a missing artifact was taken for done" ;; esac
+t_check "report back" test -f by-hand/report.md
+out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
+	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand --force 2>&1)
+t_eq "--force asks again" "$(( $(chat) - n ))" 5
+# a folder of BenchFlow runs (no trial.json): the runner's own files
+mkdir bf && for t in $M/traces/log-error-report/static/test-*; do cp -R $t/raw bf/$(basename $t); done
+out=$(skillc-fast --traces bf --skill $M/artifacts/static/S_static --model fake/compiler --task tasks/log-error-report \
+	--profile $M/artifacts/static/profile.json --output from-bf 2>&1)
+t_eq "BenchFlow folder exit" $? 0
+t_eq "same groups" "$(jget from-bf/groups.json order)" "$(jget $MF/groups.json order)"
+t_eq "same S_fast from BenchFlow runs" "$(hash_of from-bf/S_fast)" "$(hash_of $MF/S_fast)"
+unset ROUTES ENV_FILE CACHE_DIR
+t_end
+
+t_begin "a reduce answer with 12 patches: at most FAST_MAX_PATCHES kept, the rest counted"
+L2=$T_TMP/llm2
+P12=$(i=1; sep=; printf '['; while [ $i -le 12 ]; do printf '%s{"op": "add", "section": "log-triage/overview#1", "text": "Note %s.", "why": "n"}' "$sep" $i; sep=', '; i=$((i + 1)); done; printf ']')
+t_fakellm "$L2" "{\"chat\": [{\"json\": {\"findings\": [{\"section\": \"log-triage/gotchas#1\", \"kind\": \"missing\", \"evidence\": \"ls /root\", \"suggestion\": \"s\"}]}}],
+ \"rules\": [{\"match\": \"Findings, by section and kind\", \"json\": {\"patches\": $P12}}]}"
+cat >"$L2/routes.json" <<EOF2
+{"providers": {"fake": {"base_url": "$FAKELLM_URL", "key_env": null, "timeout": 20, "connect_timeout": 2}}}
+EOF2
+out=$(ROUTES=$L2/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache12 skillc-fast --traces $M/traces/log-error-report/static \
+	--skill $M/artifacts/static/S_static --model fake/compiler --output twelve 2>&1)
+t_eq "exit" $? 0
+t_contains "said" "$out" "4 patch(es) kept of 12 (0 invalid, 8 over FAST_MAX_PATCHES=4)"
+t_eq "over limit counted" "$(jget twelve/reduce.json counts.over_limit)" 8
+t_eq "applied" "$(jget twelve/report.json counts.applied)" 4
+t_check "note 5 not applied" sh -c "! grep -q 'Note 5' twelve/S_fast/log-triage/SKILL.md"
+t_end
+
+t_begin "clean-stage STAGE=fast removes the whole fast stage and what follows, nothing before it"
+out=$($SK $FS CACHE_DIR=$W/cache-main clean-stage STAGE=fast 2>&1)
+t_contains "scores" "$out" "fast-score: removed"
+t_contains "trials" "$out" "fast-eval.002: removed"
+t_check "S_fast gone" test ! -e $MF/S_fast
+t_check "static kept" test -f $M/artifacts/static/S_static.hash
+t_check "static trials kept" test -f $M/traces/log-error-report/static/test-006/trial.json
+n=$(chat)
+out=$($SK -j4 $FS CACHE_DIR=$W/cache-main fast 2>&1)
+t_eq "make fast again" $? 0
+t_eq "nothing asked again (cache)" "$(chat)" "$n"
+t_end

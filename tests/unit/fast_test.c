@@ -6,7 +6,10 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "compile/guard.h"
 #include "optimize/agentrm.h"
+#include "optimize/patch.h"
+#include "optimize/reduce.h"
 #include "optimize/score.h"
 #include "optimize/skillpkg.h"
 #include "optimize/traces.h"
@@ -301,6 +304,94 @@ static void test_too_few(void)
 	free(dir);
 }
 
+/* Applies one patch (JSON text) to the demo skill; returns the step. */
+static cJSON *apply_one(const char *patch, long budget, char **md)
+{
+	struct skill_src s;
+	load_skill(&s);
+	struct guard_base g;
+	guard_init(&g, &s);
+	struct skill_out o;
+	skill_out_init(&o, &s);
+	cJSON *p = cJSON_Parse(patch), *step = cJSON_CreateObject();
+	patch_apply(&s, &g, &o, p, budget, step);
+	*md = xstrdup(o.md.data);
+	cJSON_Delete(p);
+	skill_out_free(&o);
+	guard_free(&g);
+	skill_src_free(&s);
+	return step;
+}
+
+static void expect(const char *patch, long budget, const char *status, const char *check_or_reason, const char *has)
+{
+	char *md;
+	cJSON *step = apply_one(patch, budget, &md);
+	CHECK_STR(json_str(step, "status"), status);
+	if (check_or_reason && json_get(step, "guard"))
+		CHECK_STR(json_str(json_get(step, "guard"), "check"), check_or_reason);
+	else if (check_or_reason)
+		CHECK_STR(json_str(step, "reason"), check_or_reason);
+	if (has && !strstr(md, has))
+		printf("FAIL %s: patch %s: \"%s\" not in:\n%s\n", t_case_name, patch, has, md), t_case_failed = 1;
+	if (!strcmp(status, "rolled_back") && strcmp(md, skill_md))
+		printf("FAIL %s: patch %s was not rolled back\n", t_case_name, patch), t_case_failed = 1;
+	free(md);
+	cJSON_Delete(step);
+}
+
+static void test_patch_apply(void)
+{
+	expect("{\"op\": \"add\", \"section\": \"demo/gotchas#1\", \"text\": \"Levels are exact.\"}", 5000, "applied", NULL,
+	       "Components are case-sensitive.\n\nLevels are exact.\n");
+	expect("{\"op\": \"add\", \"section\": \"demo/steps\", \"text\": \"Then check.\"}", 5000, "applied", NULL,
+	       "on the log.\n\nThen check.\n\n## Gotchas");
+	expect("{\"op\": \"update\", \"section\": \"demo/gotchas#1\", \"find\": \"Components are  case-sensitive.\", \"text\": \"Components are case-sensitive: `db` is not `DB`.\"}",
+	       5000, "applied", NULL, "## Gotchas\n\nComponents are case-sensitive: `db` is not `DB`.\n");
+	expect("{\"op\": \"update\", \"section\": \"demo/gotchas#1\", \"text\": \"All new.\"}", 5000, "applied", NULL,
+	       "## Gotchas\n\nAll new.\n");
+	/* the literal scripts/count.sh is lost */
+	expect("{\"op\": \"update\", \"section\": \"demo/steps#1\", \"find\": \"Run `scripts/count.sh` on the log.\", \"text\": \"Run the script.\"}",
+	       5000, "rolled_back", "literal", NULL);
+	/* a whole section: its heading is lost */
+	expect("{\"op\": \"delete\", \"section\": \"demo/gotchas#1\"}", 5000, "rolled_back", "heading", NULL);
+	expect("{\"op\": \"delete\", \"section\": \"demo/gotchas#1\", \"find\": \"no such text\"}", 5000, "rejected",
+	       "find quotes no block of the section", NULL);
+	/* a heading added elsewhere than under the section */
+	expect("{\"op\": \"add\", \"section\": \"demo/gotchas#1\", \"text\": \"# Another top\\n\\nText.\"}", 5000, "rolled_back",
+	       "section", NULL);
+	expect("{\"op\": \"add\", \"section\": \"demo/gotchas#1\", \"text\": \"### Case\\n\\nText.\"}", 5000, "applied", NULL,
+	       "### Case");
+	/* over the budget and growing */
+	expect("{\"op\": \"add\", \"section\": \"demo/gotchas#1\", \"text\": \"More words here.\"}", 10, "rolled_back", "budget", NULL);
+	/* the frontmatter cannot be touched: the root section starts after it */
+	expect("{\"op\": \"update\", \"section\": \"root\", \"find\": \"Intro text before any heading.\", \"text\": \"Intro.\"}", 5000, "applied",
+	       NULL, "---\n\nIntro.\n");
+}
+
+static void test_patch_problem(void)
+{
+	struct skilldoc *d = sd_parse(skill_md, strlen(skill_md));
+	const char *cases[][2] = {
+		{ "{\"op\": \"add\", \"section\": \"demo/steps#1\", \"text\": \"x\"}", NULL },
+		{ "{\"op\": \"move\", \"section\": \"demo/steps#1\", \"text\": \"x\"}", "op is not add, update or delete" },
+		{ "{\"op\": \"add\", \"section\": \"nope#1\", \"text\": \"x\"}", "names no section of the skill" },
+		{ "{\"op\": \"update\", \"section\": \"demo/steps#1\"}", "add and update need text" },
+		{ "{\"op\": \"delete\", \"section\": \"demo/steps#1\", \"find\": 3}", "find is not a string" },
+		{ "[1]", "not a patch: it needs op and section" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		cJSON *p = cJSON_Parse(cases[i][0]);
+		const char *why = patch_problem(p, d);
+		if (cases[i][1])
+			CHECK_STR(why, cases[i][1]);
+		else
+			CHECK(why == NULL);
+		cJSON_Delete(p);
+	}
+	sd_free(d);
+}
+
 int main(void)
 {
 	tmp = t_tmpdir();
@@ -311,6 +402,8 @@ int main(void)
 	RUN(test_scores_contrast);
 	RUN(test_scores_modes);
 	RUN(test_too_few);
+	RUN(test_patch_apply);
+	RUN(test_patch_problem);
 	struct err e;
 	fs_remove_tree(tmp, &e);
 	free(tmp);

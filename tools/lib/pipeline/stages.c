@@ -143,6 +143,62 @@ static void fast_score_command(const struct stage_ref *ref, const struct run *r,
 	push_flag(argv, "--bottom", run_get(r, "FAST_BOTTOM"));
 }
 
+static int fast_units_of(const struct run *r)
+{
+	long top = run_get_int(r, "FAST_TOP"), bottom = run_get_int(r, "FAST_BOTTOM");
+	return (int)(top > bottom ? top : bottom);
+}
+
+static void fast_common(struct strlist *argv, const struct run *r, const char *bindir, const char *step)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-fast"));
+	strlist_push(argv, step);
+	push_path(argv, "--skill", r, "artifacts/static/S_static");
+	push_path(argv, "--dir", r, "artifacts/fast");
+}
+
+static void fast_map_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                             struct strlist *argv)
+{
+	fast_common(argv, r, bindir, "map");
+	push_int(argv, "--unit", ref->index);
+	push_traces(argv, r, "static");
+	push_flag(argv, "--task", r->task_dir);
+	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
+}
+
+static void fast_reduce_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                struct strlist *argv)
+{
+	fast_common(argv, r, bindir, "reduce");
+	push_int(argv, "--units", fast_units_of(r));
+	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
+	push_flag(argv, "--max-patches", run_get(r, "FAST_MAX_PATCHES"));
+	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+}
+
+static void fast_apply_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	fast_common(argv, r, bindir, "apply");
+	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+}
+
+static void fast_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                              struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "fast", "artifacts/fast/S_fast");
+}
+
+static void fast_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/fast", r->task);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
+}
+
 static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                             struct strlist *argv)
 {
@@ -264,8 +320,80 @@ const struct stage_def stage_table[] = {
 		.gather_count = static_trials,
 		.command = fast_score_command,
 	},
+	{
+		.name = "fast-map",
+		.help = "one question to EXTERNAL_MODEL per top/bottom unit: typed findings, validated",
+		.tool = "skillc-fast",
+		.version = V_FAST,
+		.after = { "fast-score" },
+		.inputs = { "artifacts/fast/groups.json", "artifacts/static/S_static.hash", "inputs/task.src.hash" },
+		.outputs = { "artifacts/fast/map/%N.json" },
+		.settings = { "EXTERNAL_MODEL" },
+		.count = fast_units_of,
+		.command = fast_map_command,
+	},
+	{
+		.name = "fast-reduce",
+		.help = "findings grouped by (section, kind), merged into at most FAST_MAX_PATCHES typed patches",
+		.tool = "skillc-fast",
+		.version = V_FAST,
+		.after = { "fast-map" },
+		.inputs = { "artifacts/fast/map/%N.json", "artifacts/static/S_static.hash", "artifacts/static/profile.json" },
+		.outputs = { "artifacts/fast/reduce.json", "artifacts/fast/patches.json" },
+		.settings = { "EXTERNAL_MODEL", "FAST_MAX_PATCHES" },
+		.gather_count = fast_units_of,
+		.command = fast_reduce_command,
+	},
+	{
+		.name = "fast-apply",
+		.help = "the patches applied through the document model, guarded: S_fast/ + report",
+		.tool = "skillc-fast",
+		.version = V_FAST,
+		.after = { "fast-reduce" },
+		.inputs = { "artifacts/fast/patches.json", "artifacts/static/S_static.hash", "artifacts/static/profile.json" },
+		.outputs = { "artifacts/fast/S_fast", "artifacts/fast/S_fast.hash", "artifacts/fast/report.json",
+		             "artifacts/fast/report.md" },
+		.command = fast_apply_command,
+	},
+	{
+		.name = "fast-eval",
+		.help = "REPEAT trials of S_fast (reused from the store when its bytes equal an earlier skill's)",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.after = { "fast-apply" },
+		.inputs = { "artifacts/fast/S_fast.hash", "inputs/task.src.hash" },
+		.outputs = { "traces/%T/fast/test-%N", "traces/%T/fast/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
+		.command = fast_eval_command,
+	},
+	{
+		.name = "fast-index",
+		.help = "traces/<task>/fast/index.json: every fast trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "fast-eval" },
+		.inputs = { "traces/%T/fast/test-%N/trial.json" },
+		.outputs = { "traces/%T/fast/index.json" },
+		.gather = "REPEAT",
+		.command = fast_index_command,
+	},
 };
 const size_t stage_count = ARRAY_LEN(stage_table);
+
+const struct stage_group group_table[] = {
+	{ "fast", "fast-score", "fast-apply" },
+};
+const size_t group_count = ARRAY_LEN(group_table);
+
+const struct stage_group *stage_group_find(const char *name)
+{
+	for (size_t i = 0; i < group_count; i++)
+		if (!strcmp(group_table[i].name, name))
+			return &group_table[i];
+	return NULL;
+}
 
 const struct stage_def *stage_find(const char *name)
 {
@@ -417,7 +545,8 @@ static bool feeds(const struct strlist *outs, const struct strlist *ins)
 
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
-	const struct stage_def *last = stage_find(goal);
+	const struct stage_group *grp = stage_group_find(goal);
+	const struct stage_def *last = stage_find(grp ? grp->last : goal);
 	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
 	*out = NULL;
 	if (!last && !everything)

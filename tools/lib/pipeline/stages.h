@@ -62,6 +62,16 @@ struct stage_ref {
 	char name[96];   /* "ingest", "raw-eval.003": names status/<name>.json, logs/<name>.log */
 };
 
+/* A name for several stages in a row (e.g. "fast" for fast-score ...
+ * fast-apply): as a goal it means its last stage (and what that needs), to
+ * clean-stage its first stage (and everything after it). */
+struct stage_group {
+	const char *name, *first, *last;
+};
+extern const struct stage_group group_table[];
+extern const size_t group_count;
+const struct stage_group *stage_group_find(const char *name);
+
 extern const struct source_def source_table[];
 extern const size_t source_count;
 extern const struct stage_def stage_table[];

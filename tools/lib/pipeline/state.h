@@ -23,6 +23,11 @@ void state_input_hash(const char *run, const char *rel, char out[33]);
 /* { rel: hash } for every input of a target (and its config slice). Caller frees. */
 cJSON *state_inputs(const struct run *r, const struct stage_ref *ref);
 
+/* status/due.json: the targets the goals in SKILLC_DUE need (stage or group
+ * names, or final), which the manifest lists as due; left alone when
+ * SKILLC_DUE is empty (clean-stage, status). */
+int state_write_due(const struct run *r, struct err *e);
+
 /* Rewrites manifest.json from inputs/ and status/ (atomically, under
  * <run>/.manifest.lock so parallel stages never lose each other's news). */
 int manifest_rebuild(const struct run *r, struct err *e);
