@@ -21,37 +21,26 @@ SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
 SKILLC_FREE_GOALS := summary watch doctor
-# The stages `make eval` brings up to date (each gathers its stage's trials).
-SKILLC_EVAL_STAGES := raw-index static-index
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
-# one's text without expanding it, then allow only safe characters.
-override task := $(value task)
-override tasks := $(value tasks)
-override STAGE := $(value STAGE)
-override GOAL := $(value GOAL)
-override WATCH_TIMEOUT := $(value WATCH_TIMEOUT)
+# one's text without expanding it, then check them all once, in C, against
+# the settings table (skillc-rules check); a bad one stops make here.
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
-
-# $(,) puts a comma inside a function's argument
-, := ,
-skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
-	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
-skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
-# $(call skillc_check,VAR,extra-chars,what is allowed)
-skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
-$(foreach v,task STAGE GOAL HARNESS BENCH RUNNER LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
-	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
-$(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
-$(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
-$(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
-$(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
+skillc_quote = '$(subst ','\'',$1)'
+ifeq ($(SKILLC_INNER),)
+ifneq ($(filter $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS),$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
+$(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
+endif
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))) 2>&1)
+ifneq ($(skillc_bad),)
+$(error $(skillc_bad))
+endif
+endif
+endif
 
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
 ifneq ($(task),)
-ifneq ($(filter -% .%,$(task)),)
-$(error skillc: bad task '$(task)': start it with a letter or digit)
-endif
 SKILLC_TASK_DIR := $(TASKS_DIR)/$(task)
 RUN := $(if $(RUN_DIR),$(RUN_DIR),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model))
 ifneq ($(RUN_DIR),)
@@ -73,7 +62,7 @@ export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
 export SKILLC_RULES := $(SKILLC_DATA)/rules
 # the stages this make brings up to date (eval: its stages): the manifest
 # lists their targets as the ones due (make watch counts them)
-export SKILLC_DUE := $(patsubst eval,$(SKILLC_EVAL_STAGES),$(filter-out clean-stage,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))))
+export SKILLC_DUE := $(filter-out clean-stage,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS)))
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 # (every value was checked above and holds no quote).
 skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES,$v='$($v)')
@@ -92,6 +81,12 @@ endif
 ifneq ($(filter-out ingest clean-stage status,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))),)
 ifeq ($(MODEL),)
 $(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; providers are in ROUTES))
+endif
+endif
+# the optimizing stages ask the compiler's model: say so before any work
+ifneq ($(filter fast-map fast-reduce fast fast-eval fast-index final,$(MAKECMDGOALS)),)
+ifeq ($(EXTERNAL_MODEL),)
+$(error skillc: set EXTERNAL_MODEL=provider/model-id, the compiler's model: the fast and deep stages ask it (make eval needs none))
 endif
 endif
 ifneq ($(filter clean-stage,$(MAKECMDGOALS)),)
@@ -155,7 +150,7 @@ watch:
 		$(skillc_results_of)
 
 help:
-	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
+	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
 
 .PHONY: $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS) skillc-locked help
 
@@ -172,7 +167,7 @@ $(RUN)/rules.mk: FORCE
 
 # each stage's goal needs the stamps rules.mk lists for it
 $(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
-eval: $(foreach s,$(SKILLC_EVAL_STAGES),$(SKILLC_GOAL_$s))
+eval: $(SKILLC_GOAL_eval)
 final: $(SKILLC_GOAL_final)
 clean-stage:
 	@$(SKILLC_STAGE) clean $(STAGE)
@@ -180,7 +175,9 @@ clean-stage:
 FORCE:
 .PHONY: $(SKILLC_RUN_GOALS) FORCE
 .DELETE_ON_ERROR:
-.SECONDARY:
+# No .SECONDARY: without prerequisites it makes every target intermediate
+# (make 4.3), and under -j an intermediate that does not exist yet is taken
+# as up to date: an index whose new trials are still running was skipped.
 endif
 
 #: skillc — compile an Agent Skill for one model and harness, and measure it.
@@ -205,17 +202,5 @@ endif
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:
-#: Settings (make VAR=value, local.mk, or the environment):
-#:   TASKS_DIR=tasks  RESULTS=results/compile-pipeline  RUN_DIR=(under RESULTS)
-#:   CACHE_DIR=results/.cache  HARNESS=opencode  MODEL=provider/model-id
-#:   EXTERNAL_MODEL=provider/model-id  RUNNER=local|benchflow|harbor  REPEAT=3
-#:   BENCH=(the task source's name in the summary; default: from TASKS_DIR)
-#:   FAST_MIN_TRACES=6  FAST_TOP=3  FAST_BOTTOM=3  FAST_MAX_PATCHES=4
-#:   DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
-#:   REQUIRE_SKILL=0|1  AGENT_TIMEOUT=0 (seconds; 0: the task's own)  RM_API_URL=
-#:   MAX_FILE_MB=25  STAGE_TIMEOUT=3600  TRIAL_TIMEOUT=10800 (seconds: one stage, one trial)
-#:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
-#:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
-#:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none  WATCH_TIMEOUT=0
-#:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
+#:

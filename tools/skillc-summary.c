@@ -43,7 +43,7 @@ static double parse_pos(const char *flag, const char *s)
 	char *end;
 	double v = strtod(s, &end);
 	if (*end || end == s || !(v > 0))
-		die(2, "%s wants a positive number, not '%s'", flag, s);
+		die(2, "%s wants a positive number of seconds, not '%s'", flag, s);
 	return v;
 }
 
@@ -60,10 +60,12 @@ int main(int argc, char **argv)
 			out = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--watch"))
 			watching = true;
-		else if (!strcmp(argv[i], "--timeout"))
-			timeout = parse_pos(argv[i], std_option_value(argc, argv, &i));
-		else if (!strcmp(argv[i], "--interval"))
-			interval = parse_pos(argv[i], std_option_value(argc, argv, &i));
+		else if (!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "--interval")) {
+			/* the option's name first: std_option_value moves i to the value */
+			const char *flag = argv[i];
+			double v = parse_pos(flag, std_option_value(argc, argv, &i));
+			*(!strcmp(flag, "--timeout") ? &timeout : &interval) = v;
+		}
 		else if (argv[i][0] == '-')
 			die(2, "unknown option '%s' (see --help)", argv[i]);
 		else

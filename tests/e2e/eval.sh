@@ -61,11 +61,14 @@ t_contains "tasks dir" "$args" "eval run --tasks-dir $W/tasks/csv-column-sum --a
 t_contains "fresh jobs dir" "$args" "/.test-"
 t_check "no secret on argv" sh -c "! grep -q secret-on-argv bench.log"
 echo 'OPENAI_API_KEY="sk-test-0123456789"' >.env
-script "pass"
+script "pass leak=OPENAI_API_KEY"
 $SK task=csv-column-sum raw-eval REPEAT=7 RUNNER=benchflow MODEL=$M >/dev/null 2>&1
 t_eq "one more run" "$(starts)" 7
 t_check "key visible to bench" grep -q "^env [0-9]* OPENAI_API_KEY" bench.log
-t_check "key value nowhere on disk" sh -c "! grep -rq sk-test-0123456789 bench.log $R"
+t_check "key value nowhere on disk (trial folder and trial store)" sh -c "! grep -rq sk-test-0123456789 bench.log results"
+t_eq "nor in a file name" "$(find results -name '*sk-test-0123456789*')" ""
+t_check "the leaked file is kept, redacted" test -f $T/test-007/raw/*/*/artifacts/name-***REDACTED***
+t_check "and its contents" grep -q 'key=\*\*\*REDACTED' $T/test-007/raw/*/*/artifacts/leak.txt
 rm .env
 t_end
 

@@ -13,6 +13,7 @@
 # Outcome script: FAKE_BENCH_SCRIPT names a file of lines, one per
 # invocation, taken in order (the last line repeats). Unset: "pass".
 #   <outcome> [skill=invoked|read|none] [acp=empty] [sleep=SECONDS] [reward=R] [exit=N]
+#             [leak=VAR] (the value of VAR written into a file and a file name)
 # outcomes: pass fail timeout infra retry (infra rollout, then a passing one
 # in the same job dir) verifier-error hang (sleeps until killed) crash
 # (exits 1, writes nothing) truncated (result.json cut short).
@@ -119,7 +120,7 @@ if [ -n "${FAKE_BENCH_RULES:-}" ]; then
 fi
 set -- $line
 outcome=$1; shift
-skill_use= acp_empty= pause=0.2 reward_opt= exit_opt=
+skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var=
 tokens_opt= seconds_opt= tests_opt= failing_opt= failcall=0 loops=0 ref_opt=
 for w; do
 	case $w in
@@ -128,6 +129,7 @@ for w; do
 	sleep=*) pause=${w#sleep=} ;;
 	reward=*) reward_opt=${w#reward=} ;;
 	exit=*) exit_opt=${w#exit=} ;;
+	leak=*) leak_var=${w#leak=} ;;
 	tokens=*) tokens_opt=${w#tokens=} ;;
 	seconds=*) seconds_opt=${w#seconds=} ;;
 	tests=*) tests_opt=${w#tests=} ;;
@@ -194,6 +196,12 @@ write_rollout() {
 	kind=$1 rw=$2 cat=$3 err=$4
 	dir=$jobs/$job/${task}__$(hex8)
 	mkdir -p "$dir/trajectory" "$dir/agent" "$dir/artifacts" "$dir/trainer"
+	if [ -n "$leak_var" ]; then
+		# what a careless agent does with a key it can see
+		eval "leak_val=\${$leak_var:-}"
+		printf 'key=%s\n' "$leak_val" >"$dir/artifacts/leak.txt"
+		: >"$dir/artifacts/name-$leak_val"
+	fi
 	started=$(stamp)
 	skill_source=none include=false req=null eff=null
 	if [ "$mode" = with-skill ]; then

@@ -17,5 +17,6 @@
 #define V_LLM "1"
 #define V_DOCTOR "1"
 #define V_FAST "1"
+#define V_STATS "1"
 
 #endif

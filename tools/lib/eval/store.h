@@ -17,7 +17,7 @@
  *   settings {...that change results}, index }. */
 void trialstore_key(const cJSON *identity, char out[33]);
 
-/* $CACHE_DIR, else "results/.cache" (borrowed or static). */
+/* $CACHE_DIR, else CACHE_DIR_DEFAULT (base/datadir.h; borrowed). */
 const char *trialstore_default_dir(void);
 
 /* "<cache>/trials/<2 hex>/<key>"; caller frees. */

@@ -66,8 +66,9 @@ void local_trial_error(struct local_trial *t, const char *category, const char *
 /* Records a sandbox_setup error with BenchFlow's sandbox_startup_info. */
 void local_trial_sandbox_failure(struct local_trial *t, const char *msg);
 
-/* Replaces the model key wherever it occurs in the trial folder's files
- * (an agent can print its environment into its output, log or artifacts). */
+/* Replaces the model key wherever it occurs in the trial folder's files and
+ * names (an agent can print its environment into its output, log,
+ * artifacts or a file name): base/redact.h. */
 int local_trial_redact(const struct local_trial *t, struct err *e);
 
 void local_trial_free(struct local_trial *t);

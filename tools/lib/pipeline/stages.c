@@ -310,6 +310,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-score",
+		.optimizer = true,
 		.help = "score every static trace (verifier, pre-score, AgentRM) and pick the top/bottom groups",
 		.tool = "skillc-fast",
 		.version = V_FAST,
@@ -543,13 +544,27 @@ static bool feeds(const struct strlist *outs, const struct strlist *ins)
 	return false;
 }
 
+/* The stages `make eval` brings up to date: each stage gathering trials
+ * (raw-index, static-index) that needs no trace-driven optimization
+ * (nothing after a stage marked .optimizer, where model calls start). */
+static int is_eval_stage(const struct stage_def *s)
+{
+	if (!s->gather && !s->gather_count)
+		return 0;
+	for (size_t i = 0; i < stage_count; i++)
+		if (stage_table[i].optimizer && stage_depends_on(s, &stage_table[i]))
+			return 0;
+	return 1;
+}
+
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
 	const struct stage_group *grp = stage_group_find(goal);
 	const struct stage_def *last = stage_find(grp ? grp->last : goal);
 	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
+	int eval = !strcmp(goal, "eval");
 	*out = NULL;
-	if (!last && !everything)
+	if (!last && !everything && !eval)
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
@@ -558,7 +573,7 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	char *need = xcalloc(n ? n : 1, 1);
 	struct strlist *ins = xcalloc(n ? n : 1, sizeof *ins), *outs = xcalloc(n ? n : 1, sizeof *outs);
 	for (size_t i = 0; i < n; i++) {
-		need[i] = everything || all[i].def == last;
+		need[i] = everything || (eval ? is_eval_stage(all[i].def) : all[i].def == last);
 		if (!everything) {
 			stage_ref_inputs(&all[i], r, &ins[i]);
 			stage_ref_outputs(&all[i], r, &outs[i]);
