@@ -36,8 +36,22 @@ FAST_TOP ?= 3
 FAST_BOTTOM ?= 3
 # patches the fast stage may keep (0: none)
 FAST_MAX_PATCHES ?= 4
-# deep optimization rounds
+# deep optimization rounds (docs/deep.md)
 DEEP_ROUNDS ?= 3
+# candidate trials at a deep round's first look (0: REPEAT)
+DEEP_TRIALS ?= 0
+# candidate trials a deep round may extend to (0: 2 x DEEP_TRIALS)
+DEEP_MAX_TRIALS ?= 0
+# the deep decision's exact one-sided test on the pass counts
+DEEP_TEST ?= barnard
+# false-accept rate of the deep decision (exact one-sided test)
+DEEP_ALPHA ?= 0.10
+# largest median paired ratio of tokens, steps and time a deep edit may cost
+DEEP_TOLERANCE ?= 1.10
+# fresh trials of S_final in the final evaluation (0: REPEAT)
+FINAL_REPEAT ?= 0
+# 1: the final evaluation never reuses the selection trials of the last accepted round
+FINAL_FRESH ?= 0
 # static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
 STATIC_MODE ?= deterministic
 # 1: a trial that never invoked the skill fails its check
@@ -70,7 +84,7 @@ GOAL ?= final
 WATCH_TIMEOUT ?= 0
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE STAGE GOAL WATCH_TIMEOUT
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE STAGE GOAL WATCH_TIMEOUT
 
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
@@ -89,7 +103,14 @@ SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL 
 #:   FAST_TOP=3                       traces in the fast stage's top group (docs/fast.md)
 #:   FAST_BOTTOM=3                    traces in the fast stage's bottom group
 #:   FAST_MAX_PATCHES=4               patches the fast stage may keep (0: none)
-#:   DEEP_ROUNDS=3                    deep optimization rounds
+#:   DEEP_ROUNDS=3                    deep optimization rounds (docs/deep.md)
+#:   DEEP_TRIALS=0                    candidate trials at a deep round's first look (0: REPEAT)
+#:   DEEP_MAX_TRIALS=0                candidate trials a deep round may extend to (0: 2 x DEEP_TRIALS)
+#:   DEEP_TEST=barnard|fisher         the deep decision's exact one-sided test on the pass counts
+#:   DEEP_ALPHA=0.10                  false-accept rate of the deep decision (exact one-sided test)
+#:   DEEP_TOLERANCE=1.10              largest median paired ratio of tokens, steps and time a deep edit may cost
+#:   FINAL_REPEAT=0                   fresh trials of S_final in the final evaluation (0: REPEAT)
+#:   FINAL_FRESH=0                    1: the final evaluation never reuses the selection trials of the last accepted round
 #:   STATIC_MODE=deterministic|hybrid static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
 #:   REQUIRE_SKILL=0                  1: a trial that never invoked the skill fails its check
 #:   AGENT_TIMEOUT=0                  the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)

@@ -15,7 +15,8 @@ include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on one run (they take its lock), and goals that only read.
 SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index \
-	fast-score fast-map fast-reduce fast-apply fast fast-eval fast-index
+	fast-score fast-map fast-reduce fast-apply fast fast-eval fast-index \
+	deep-start deep deep-final final-eval final-index
 SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
@@ -84,7 +85,7 @@ $(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Q
 endif
 endif
 # the optimizing stages ask the compiler's model: say so before any work
-ifneq ($(filter fast-map fast-reduce fast fast-eval fast-index final,$(MAKECMDGOALS)),)
+ifneq ($(filter fast-map fast-reduce fast fast-eval fast-index deep-start deep deep-final final-eval final-index final,$(MAKECMDGOALS)),)
 ifeq ($(EXTERNAL_MODEL),)
 $(error skillc: set EXTERNAL_MODEL=provider/model-id, the compiler's model: the fast and deep stages ask it (make eval needs none))
 endif
@@ -168,7 +169,10 @@ $(RUN)/rules.mk: FORCE
 # each stage's goal needs the stamps rules.mk lists for it
 $(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
 eval: $(SKILLC_GOAL_eval)
+# the whole pipeline ends by saying where its results are
 final: $(SKILLC_GOAL_final)
+	@$(SKILLC_BIN)/skillc-summary $(RUN) >/dev/null
+	@echo "skillc: final: S_final in $(RUN)/artifacts/deep/S_final/, report $(RUN)/artifacts/deep/report.md, summary $(RUN)/summary.md"
 clean-stage:
 	@$(SKILLC_STAGE) clean $(STAGE)
 
@@ -191,6 +195,8 @@ endif
 #:   make task=T fast-score     score the static traces (verifier, pre-score, AgentRM) and pick top/bottom groups
 #:   make task=T fast           the fast stage up to S_fast: scores, map calls (-jN), reduce, patches
 #:   make task=T fast-eval / fast-index   REPEAT trials of S_fast / their index.json
+#:   make task=T deep           the deep rounds up to S_final (deep-start, deep-K-score/-edit/-eval.NNN/-look.NNN/-decide, deep-final)
+#:   make task=T final-eval / final-index FINAL_REPEAT trials of S_final (or the last accepted round's) / their index.json
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)

@@ -17,6 +17,7 @@
 #define V_LLM "1"
 #define V_DOCTOR "1"
 #define V_FAST "1"
+#define V_DEEP "1"
 #define V_STATS "1"
 
 #endif

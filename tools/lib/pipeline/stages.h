@@ -24,7 +24,8 @@ struct source_def {
 };
 
 /* A row of the graph. Paths are run-relative templates: %T is the task's
- * name, %N the instance number (001, 002, ...). */
+ * name, %N the instance number (001, 002, ...), %K the round (1, 2, ...),
+ * %P the round before it (0 for round 1), %R the last round (DEEP_ROUNDS). */
 struct stage_ref;
 struct stage_def {
 	const char *name;
@@ -50,6 +51,17 @@ struct stage_def {
 	/* Trace-driven optimization starts here (model calls): `make eval`
 	 * leaves this stage and what follows it alone. */
 	bool optimizer;
+	/* A stage of every round: as many copies as this setting says, named
+	 * "<first word>-K-<rest>" ("deep-score" -> "deep-2-score"). The rows
+	 * of one round are contiguous; round K+1's first row comes after round
+	 * K's last. */
+	const char *rounds;
+	/* Inputs worked out per target, beyond `inputs` (e.g. the look that
+	 * decides whether an extension trial runs). */
+	void (*more_inputs)(const struct stage_ref *ref, const struct run *r, struct strlist *out);
+	/* Outputs the stage writes only in some cases: never required, removed
+	 * by clean-stage (e.g. the trial folder of a trial that was needed). */
+	const char *side_outputs[2];
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
 	/* Appends the command (tool path first) to argv. */
@@ -62,6 +74,7 @@ struct stage_ref {
 	const struct stage_def *def;
 	int index;       /* 1..count for a repeated stage, else 0 */
 	int count;       /* instances of a repeated stage, else 0 */
+	int round;       /* 1..DEEP_ROUNDS for a round stage, else 0 */
 	char name[96];   /* "ingest", "raw-eval.003": names status/<name>.json, logs/<name>.log */
 };
 
@@ -91,6 +104,16 @@ void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct s
 void stage_ref_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out);
 /* True when `up` is `s` or comes before it (transitively). */
 int stage_depends_on(const struct stage_def *s, const struct stage_def *up);
+/* The same for targets: rounds in order, and no instance of a repeated
+ * stage depends on another instance of it. */
+bool stage_ref_depends_on(const struct stage_ref *a, const struct stage_ref *up);
+/* True when up is a direct upstream target of a (its `after`, or round
+ * K-1's last row for round K's first). */
+bool stage_ref_after(const struct stage_ref *a, const struct stage_ref *up);
+/* The side outputs of a target (run-relative). */
+void stage_ref_side_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out);
+/* "deep-2" -> the round (2) when name is "<first word of a round row>-K"; else 0. */
+int stage_round_of(const char *name);
 /* The stage's time limit in seconds. */
 long stage_timeout(const struct stage_def *s, const struct run *r);
 /* The slice of settings s reads, with the tool's format version. Caller frees. */

@@ -182,7 +182,22 @@ int manifest_rebuild(const struct run *r, struct err *e)
 	free(refs);
 	cJSON_Delete(due);
 	char *final_dir = path_join(r->dir, "artifacts/deep/S_final");
-	json_set_str(m, "final_skill", fs_is_dir(final_dir) ? "artifacts/deep/S_final" : NULL);
+	/* the deliverable: {path (the skill folder), hash (S_final.hash)} */
+	char *final_hash = path_join(r->dir, "artifacts/deep/S_final.hash");
+	hash_hex fh;
+	struct err fe;
+	struct fs_tree ft = { 0 };
+	if (fs_is_dir(final_dir) && stamp_read(final_hash, fh, &fe) == 0 && fs_list_tree(final_dir, &ft, &fe) == 0 && ft.n) {
+		cJSON *f = json_set(m, "final_skill", cJSON_CreateObject());
+		char *path = xasprintf("artifacts/deep/S_final/%.*s", (int)strcspn(ft.v[0].path, "/"), ft.v[0].path);
+		json_set_str(f, "path", path);
+		json_set_str(f, "hash", fh);
+		free(path);
+	} else {
+		json_set(m, "final_skill", cJSON_CreateNull());
+	}
+	fs_tree_free(&ft);
+	free(final_hash);
 	free(final_dir);
 
 	char *path = path_join(r->dir, "manifest.json");
