@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
@@ -38,6 +39,9 @@ static const char usage[] =
 	"       skillc-deep decide --run DIR --round K RULE\n"
 	"       skillc-deep final  --run DIR --rounds R\n"
 	"       skillc-deep final-trial --run DIR --rounds R --index I --trial DIR [--fresh] -- COMMAND...\n"
+	"       skillc-deep run    --skill DIR --traces DIR --output DIR --model M --task DIR\n"
+	"                          --target-model M [--harness H] [--runner R] [--rounds N] [RULE]\n"
+	"       skillc-deep resume --run DIR\n"
 	"RULE:  --first N --max N --alpha A --tolerance T [--test barnard|fisher]\n"
 	"\n"
 	"Paths inside the files are relative to --run; every file is under\n"
@@ -50,15 +54,21 @@ static const char usage[] =
 	"report.json, report.md. final-trial: the final evaluation's trial I, the last\n"
 	"accepted round's trial I copied when S_final is that round's candidate\n"
 	"(unless --fresh), else COMMAND.\n"
+	"run: every step outside make, the seed's `deep run`: the skill and its traces\n"
+	"(trial folders or BenchFlow runs) into --output, --rounds rounds (default 3),\n"
+	"candidate trials by skillc-eval (--target-model, --harness opencode, --runner\n"
+	"local), then S_final; the settings go to <output>/deep-run.json. resume: the\n"
+	"same again from that file; what was done is answered by the caches.\n"
 	"\n"
 	"Exit 0 done, 1 the work failed, 2 bad usage or input. See docs/deep.md.\n";
 
 struct opts {
 	const char *run, *model, *task, *profile, *trial;
+	const char *skill_dir, *traces, *target, *harness, *runner; /* run / resume */
 	const char *src[2], *skill[2], *trials[2];
 	long count[2];
 	int round, rounds, index, look;
-	bool fresh;
+	bool fresh, rounds_set;
 	struct deep_rule rule;
 	char **command;
 };
@@ -97,6 +107,12 @@ static void parse(int argc, char **argv, struct opts *o)
 			       : !strcmp(a, "--task")          ? &o->task
 			       : !strcmp(a, "--profile")       ? &o->profile
 			       : !strcmp(a, "--trial")         ? &o->trial
+			       : !strcmp(a, "--output")        ? &o->run
+			       : !strcmp(a, "--skill")         ? &o->skill_dir
+			       : !strcmp(a, "--traces")        ? &o->traces
+			       : !strcmp(a, "--target-model")  ? &o->target
+			       : !strcmp(a, "--harness")       ? &o->harness
+			       : !strcmp(a, "--runner")        ? &o->runner
 			       : !strcmp(a, "--base-source")   ? &o->src[0]
 			       : !strcmp(a, "--cand-source")   ? &o->src[1]
 			       : !strcmp(a, "--base-skill")    ? &o->skill[0]
@@ -117,8 +133,10 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->count[a[2] == 'c'] = int_arg(a, v, 0, 100000);
 		else if (!strcmp(a, "--round"))
 			o->round = (int)int_arg(a, v, 1, 100);
-		else if (!strcmp(a, "--rounds"))
+		else if (!strcmp(a, "--rounds")) {
 			o->rounds = (int)int_arg(a, v, 0, 100);
+			o->rounds_set = true;
+		}
 		else if (!strcmp(a, "--index"))
 			o->index = (int)int_arg(a, v, 1, 100000);
 		else if (!strcmp(a, "--look"))
@@ -143,7 +161,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		o->rule.max = o->rule.first;
 	o->rule.step = o->rule.first;
 	if (!o->run)
-		die(2, "--run DIR is required (see --help)");
+		die(2, "--run DIR (run, resume: --output DIR) is required (see --help)");
 }
 
 /* ---------------------------------------------------------------- files */
@@ -899,6 +917,7 @@ static int cmd_final_trial(const struct opts *o)
 			json_set_str(rf, "trial", json_str(src, "trial"));
 			json_set_str(rf, "stage", json_str(best, "source"));
 			json_set_bool(t, "selection_reuse", true);
+			json_set_bool(t, "reused", true); /* paid for by the round, not again */
 			json_set_str(t, "stage", "final");
 			if (json_write_file(tjp, t, &e) < 0)
 				die_err(&e);
@@ -925,6 +944,173 @@ static int cmd_final_trial(const struct opts *o)
 	return rc;
 }
 
+/* ---------------------------------------------------------------- run, resume */
+
+/* The skill and its traces copied into the run folder (trial folders are
+ * hard-linked; a BenchFlow run gets its normalized trial.json). */
+static long stage_inputs(const struct opts *o, const char *task)
+{
+	struct err e = { 0 };
+	struct skill_src s;
+	if (skillpkg_load(o->skill_dir, &s, &e) < 0)
+		die_err(&e);
+	char *root = at(o, "artifacts/start"), *dst = path_join(root, s.name);
+	if (!fs_exists(dst) && (fs_mkdirs(root, &e) < 0 || tree_copy(s.dir, dst, false, &e) < 0))
+		die_err(&e);
+	struct strlist names = STRLIST_INIT;
+	strlist_push(&names, s.name);
+	struct trace_opts to = { 0, &names };
+	struct trace_set ts;
+	if (traces_load(o->traces, &to, &ts, &e) < 0)
+		die_err(&e);
+	for (size_t i = 0; i < ts.n; i++) {
+		char *rel = xasprintf("traces/%s/start/test-%03zu", task, i + 1);
+		char *d = at(o, rel);
+		if (!fs_exists(d)) {
+			char *tmp = fs_temp_beside(d), *parent = path_dir(d), *tj = path_join(tmp, "trial.json");
+			if (fs_mkdirs(parent, &e) < 0 || tree_copy(ts.v[i].dir, tmp, true, &e) < 0 ||
+			    json_write_file(tj, ts.v[i].trial, &e) < 0 || rename(tmp, d) < 0)
+				die(1, "cannot copy the trace '%s' to '%s': %s", ts.v[i].dir, d, e.msg[0] ? e.msg : strerror(errno));
+			free(tmp);
+			free(parent);
+			free(tj);
+		}
+		free(d);
+		free(rel);
+	}
+	long n = (long)ts.n;
+	traces_free(&ts);
+	strlist_free(&names);
+	free(root);
+	free(dst);
+	skill_src_free(&s);
+	return n;
+}
+
+static int step(int rc)
+{
+	if (rc)
+		exit(rc);
+	return 0;
+}
+
+/* Candidate trial i of round k by skillc-eval, through the trial step. */
+static void run_trial(struct opts *o, const char *task, int k, int i)
+{
+	char *dir = xasprintf("%s/traces/%s/deep-%d/test-%03d", o->run, task, k, i);
+	char *cand = xasprintf("%s/artifacts/deep/round-%d/candidate", o->run, k);
+	char *stage = xasprintf("deep-%d", k), *index = xasprintf("%d", i), *of = xasprintf("%ld", o->rule.max);
+	char *inc = path_join(o->run, ".incomplete"), *eval = NULL;
+	char *tdir = tool_dir();
+	eval = path_join(tdir, "skillc-eval");
+	char *cmd[] = { eval, "--task", (char *)o->task, "--skills-root", cand, "--harness", (char *)o->harness,
+			"--model", (char *)o->target, "--runner", (char *)o->runner, "--out", dir, "--stage", stage,
+			"--index", index, "--of", of, "--incomplete", inc, NULL };
+	o->round = k;
+	o->index = i;
+	o->trial = dir;
+	o->command = cmd;
+	step(cmd_trial(o));
+	free(tdir);
+	free(eval);
+	free(inc);
+	free(dir);
+	free(cand);
+	free(stage);
+	free(index);
+	free(of);
+}
+
+static int drive(struct opts *o)
+{
+	char *task = xstrdup(path_base(o->task));
+	long n = stage_inputs(o, task);
+	char *trials = xasprintf("traces/%s/start", task);
+	o->src[0] = "start";
+	o->skill[0] = "artifacts/start";
+	o->trials[0] = trials;
+	o->count[0] = n;
+	step(cmd_start(o));
+	for (int k = 1; k <= o->rounds; k++) {
+		o->round = k;
+		step(cmd_score(o));
+		step(cmd_edit(o));
+		for (int j = 1; j <= deep_looks(&o->rule); j++) {
+			for (long i = j == 1 ? 1 : deep_look_trials(&o->rule, j - 1) + 1; i <= deep_look_trials(&o->rule, j); i++)
+				run_trial(o, task, k, (int)i);
+			if (j < deep_looks(&o->rule)) {
+				o->round = k;
+				o->look = j;
+				step(cmd_look(o));
+			}
+		}
+		o->round = k;
+		step(cmd_decide(o));
+	}
+	step(cmd_final(o));
+	free(trials);
+	free(task);
+	return 0;
+}
+
+static cJSON *run_settings(const struct opts *o)
+{
+	cJSON *s = cJSON_CreateObject();
+	json_set_num(s, "format", 1);
+	char *abs_skill = fs_real_path(o->skill_dir), *abs_traces = fs_real_path(o->traces), *abs_task = fs_real_path(o->task);
+	json_set_str(s, "skill", abs_skill);
+	json_set_str(s, "traces", abs_traces);
+	json_set_str(s, "task", abs_task);
+	free(abs_skill);
+	free(abs_traces);
+	free(abs_task);
+	json_set_str(s, "model", o->model);
+	json_set_str(s, "target_model", o->target);
+	json_set_str(s, "harness", o->harness);
+	json_set_str(s, "runner", o->runner);
+	json_set_num(s, "rounds", o->rounds);
+	json_set_num(s, "first", (double)o->rule.first);
+	json_set_num(s, "max", (double)o->rule.max);
+	json_set_num(s, "alpha", o->rule.alpha);
+	json_set_num(s, "tolerance", o->rule.tolerance);
+	json_set_str(s, "test", decide_test_name(o->rule.test));
+	return s;
+}
+
+static int cmd_run(struct opts *o, bool resume)
+{
+	char *rec = at(o, "deep-run.json");
+	if (resume) {
+		cJSON *s = read_json(rec, "resume --run DIR needs a folder made by skillc-deep run");
+		static char *keep[8];
+		const char *keys[] = { "skill", "traces", "task", "model", "target_model", "harness", "runner" };
+		const char **slots[] = { &o->skill_dir, &o->traces, &o->task, &o->model, &o->target, &o->harness, &o->runner };
+		for (size_t i = 0; i < ARRAY_LEN(keys); i++)
+			*slots[i] = keep[i] = json_str(s, keys[i]) ? xstrdup(json_str(s, keys[i])) : NULL;
+		o->rounds = (int)json_num(s, "rounds", 3);
+		o->rule.first = (long)json_num(s, "first", 3);
+		o->rule.max = (long)json_num(s, "max", 6);
+		o->rule.step = o->rule.first;
+		o->rule.alpha = json_num(s, "alpha", 0.10);
+		o->rule.tolerance = json_num(s, "tolerance", 1.10);
+		o->rule.test = decide_test_from(json_str(s, "test") ? json_str(s, "test") : "barnard");
+		cJSON_Delete(s);
+	} else {
+		if (!o->skill_dir || !o->traces || !o->task || !o->target)
+			die(2, "run needs --skill, --traces, --output, --task and --target-model (see --help)");
+		if (!o->harness)
+			o->harness = "opencode";
+		if (!o->runner)
+			o->runner = "local";
+		cJSON *s = run_settings(o);
+		write_json(rec, s);
+		cJSON_Delete(s);
+	}
+	need_model(o);
+	free(rec);
+	return drive(o);
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -934,6 +1120,11 @@ int main(int argc, char **argv)
 	struct opts o;
 	parse(argc, argv, &o);
 	const char *cmd = argv[1];
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "resume")) {
+		if (!o.rounds_set)
+			o.rounds = 3;
+		return cmd_run(&o, !strcmp(cmd, "resume"));
+	}
 	int rc = !strcmp(cmd, "start")         ? cmd_start(&o)
 		 : !strcmp(cmd, "score")       ? cmd_score(&o)
 		 : !strcmp(cmd, "edit")        ? cmd_edit(&o)

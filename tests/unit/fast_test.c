@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "compile/guard.h"
 #include "optimize/agentrm.h"
+#include "optimize/decision.h"
 #include "optimize/patch.h"
 #include "optimize/reduce.h"
 #include "optimize/score.h"
@@ -392,6 +393,103 @@ static void test_patch_problem(void)
 	sd_free(d);
 }
 
+/* n records, the first `pass` passing, each with the given tokens. */
+static cJSON *records(int n, int pass, double tokens, bool timeout)
+{
+	cJSON *l = cJSON_CreateArray();
+	for (int i = 1; i <= n; i++) {
+		cJSON *r = cJSON_CreateObject();
+		json_set_num(r, "index", i);
+		json_set_bool(r, "needed", true);
+		json_set_bool(r, "scored", true);
+		json_set_bool(r, "passed", i <= pass);
+		json_set_num(r, "reward", i <= pass ? 1 : 0);
+		json_set_num(r, "tokens", tokens);
+		json_set_num(r, "steps", 5);
+		json_set_num(r, "seconds", 4);
+		json_set_bool(r, "timeout", timeout);
+		json_set_bool(r, "invoked", true);
+		json_set_num(r, "failed_calls", 0);
+		cJSON_AddItemToArray(l, r);
+	}
+	return l;
+}
+
+static const cJSON *effect(const cJSON *stats, double p0, double p1)
+{
+	for (const cJSON *o = json_get(stats, "operating")->child; o; o = o->next)
+		if (fabs(json_num(o, "p_base", 0) - p0) < 1e-9 && fabs(json_num(o, "p_cand", 0) - p1) < 1e-9)
+			return o;
+	return NULL;
+}
+
+/* optimization.md §8: one-sided Fisher p < 0.10, one look, N per arm:
+ * useless .5->.5, gains .4->.7 and .3->.8, regression .6->.4. */
+static void test_decision_matches_optimization_table(void)
+{
+	static const struct { int n; double useless, g1, g2, reg; } rows[] = {
+		{ 3, 0.016, 0.074, 0.176, 0.004 },
+		{ 6, 0.029, 0.191, 0.447, 0.005 },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		int n = rows[i].n;
+		struct deep_rule d = { n, n, n, 0.10, 1.10, DECIDE_FISHER };
+		cJSON *base = records(n, n / 3, 1000, false), *cand = records(n, n / 3, 1000, false);
+		struct err e;
+		cJSON *j = deep_judge(&d, base, cand, true, &e);
+		CHECK(j != NULL);
+		const cJSON *st = json_get(j, "statistics");
+		CHECK_STR(json_str(json_get(st, "rule"), "test"), "fisher");
+		CHECK(fabs(json_num(effect(st, .5, .5), "accept", -1) - rows[i].useless) < 0.0006);
+		CHECK(fabs(json_num(effect(st, .4, .7), "accept", -1) - rows[i].g1) < 0.0006);
+		CHECK(fabs(json_num(effect(st, .3, .8), "accept", -1) - rows[i].g2) < 0.0006);
+		CHECK(fabs(json_num(effect(st, .6, .4), "accept", -1) - rows[i].reg) < 0.0006);
+		CHECK_STR(json_str(j, "verdict"), "reject"); /* a tie */
+		cJSON_Delete(j);
+		cJSON_Delete(base);
+		cJSON_Delete(cand);
+	}
+}
+
+static void test_decision_verdicts(void)
+{
+	struct deep_rule d = { 3, 6, 3, 0.10, 1.10, DECIDE_BARNARD };
+	struct err e;
+	cJSON *base = records(6, 2, 1000, false);
+	struct { int pass; double tokens; bool timeout, last; const char *verdict, *why; } cases[] = {
+		{ 3, 1000, false, false, "accept", "accepted" },        /* 3/3 vs 2/6 */
+		{ 1, 1000, false, true, "reject", "tied" },             /* a tie is rejected */
+		{ 0, 1000, false, false, "reject", "behind" },          /* hurts */
+		{ 3, 2000, false, false, "reject", "runtime regression (tokens: median ratio 2.00 > 1.10" },
+		{ 3, 1000, true, false, "reject", "timeouts: 0.00 -> 1.00" },
+		{ 2, 1000, false, false, "extend", "ahead but not significant" }, /* the grey zone */
+		{ 2, 1000, false, true, "reject", "no trials are left" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		cJSON *cand = records(3, cases[i].pass, cases[i].tokens, cases[i].timeout);
+		cJSON *j = deep_judge(&d, base, cand, cases[i].last, &e);
+		CHECK_STR(json_str(j, "verdict"), cases[i].verdict);
+		if (!strstr(json_str(j, "why"), cases[i].why))
+			printf("FAIL %s: case %zu: '%s' not in '%s'\n", t_case_name, i, cases[i].why, json_str(j, "why")), t_case_failed = 1;
+		cJSON_Delete(j);
+		cJSON_Delete(cand);
+	}
+	/* the worst false-accept rate of the sequential rule stays within alpha */
+	cJSON *cand = records(3, 2, 1000, false);
+	cJSON *j = deep_judge(&d, base, cand, false, &e);
+	CHECK(json_num(json_get(json_get(j, "statistics"), "false_accept"), "worst", 1) <= 0.10 + 1e-9);
+	cJSON_Delete(j);
+	cJSON_Delete(cand);
+	cJSON_Delete(base);
+	CHECK_INT(deep_looks(&d), 2);
+	struct deep_rule d2 = { 3, 12, 3, 0.10, 1.10, DECIDE_BARNARD };
+	CHECK_INT(deep_looks(&d2), 4);
+	CHECK_INT(deep_look_trials(&d2, 3), 9);
+	CHECK_INT(deep_look_of(&d2, 3), 1);
+	CHECK_INT(deep_look_of(&d2, 4), 2);
+	CHECK_INT(deep_look_of(&d2, 12), 4);
+}
+
 int main(void)
 {
 	tmp = t_tmpdir();
@@ -404,6 +502,8 @@ int main(void)
 	RUN(test_too_few);
 	RUN(test_patch_apply);
 	RUN(test_patch_problem);
+	RUN(test_decision_matches_optimization_table);
+	RUN(test_decision_verdicts);
 	struct err e;
 	fs_remove_tree(tmp, &e);
 	free(tmp);

@@ -84,7 +84,8 @@ static void collect(const struct reduce_input *in, const struct skilldoc *d, str
 	}
 	json_set_num(maps_summary, "findings", g->findings);
 	json_set_num(maps_summary, "dropped", (double)dropped);
-	qsort(g->v, g->n, sizeof *g->v, cmp_group);
+	if (g->n)
+		qsort(g->v, g->n, sizeof *g->v, cmp_group);
 }
 
 static void groups_free(struct groups *g)
@@ -218,7 +219,8 @@ static cJSON *select_patches(const struct reduce_input *in, const struct skilldo
 				v[n++] = (struct cand){ p, support_of(g, section_lookup(d, json_str(p, "section"))), order };
 			}
 		}
-	qsort(v, n, sizeof *v, cmp_cand);
+	if (n)
+		qsort(v, n, sizeof *v, cmp_cand);
 	for (size_t i = 0; i < n; i++) {
 		if ((int)i >= in->max_patches) {
 			drop(dropped, v[i].patch, "more patches than FAST_MAX_PATCHES", counts, "over_limit");

@@ -155,6 +155,7 @@ static void read_trial(struct results_trial *t, const cJSON *j, const struct rou
 	t->outcome = xstrdup(outcome ? outcome : "?");
 	t->passed = json_bool(j, "passed", false);
 	t->reused = json_bool(j, "reused", false);
+	t->selection = json_bool(j, "selection_reuse", false);
 	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
 	t->reward = num_or_nan(json_get(j, "reward"));
 	const cJSON *tok = json_get(j, "tokens");
@@ -205,6 +206,7 @@ static void count_trial(struct results_group *g, const struct results_trial *t, 
 	add_to(t->cost, &g->cost_sum, &g->cost_n);
 	g->cost_unknown += isnan(t->cost);
 	g->reused += t->reused;
+	g->selection += t->selection;
 	if (!t->reused && !isnan(t->cost))
 		g->spent += t->cost;
 }
@@ -340,6 +342,7 @@ static void group_add(struct results_group *g, struct results_group *src)
 	g->incomplete += src->incomplete;
 	g->stale += src->stale;
 	g->reused += src->reused;
+	g->selection += src->selection;
 	g->skill_den += src->skill_den;
 	g->invoked += src->invoked;
 	g->read += src->read;

@@ -114,6 +114,7 @@ static cJSON *group_json(const struct results_group *g)
 	json_set_num(o, "timeouts", (double)g->timeouts);
 	json_set_num(o, "incomplete_attempts", (double)g->incomplete);
 	json_set_num(o, "reused_trials", (double)g->reused);
+	json_set_num(o, "selection_trials_reused", (double)g->selection);
 	set_maybe(o, "pass_rate", r4(results_pass_rate(g)));
 	json_set(o, "pass_rate_ci95", pair_or_null(g->scored > 0, r4(c.lo), r4(c.hi)));
 	cJSON *pk = cJSON_CreateObject();
@@ -410,6 +411,8 @@ static void md_row(struct buf *b, const struct results_group *g)
 	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
 		buf_adds(b, " ");
 		md_cell(b, *names[i] ? names[i] : "–");
+		if (i == ARRAY_LEN(names) - 1 && g->selection)
+			buf_adds(b, " (selection trials reused)");
 		buf_adds(b, " |");
 	}
 	buf_printf(b, " %ld", g->trials);
