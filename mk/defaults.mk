@@ -64,6 +64,8 @@ RM_API_URL ?=
 PROFILES_DIR ?= profiles
 # largest file ingest accepts, in MB
 MAX_FILE_MB ?= 25
+# no stage of the run starts once the run has paid this much, USD (empty: no budget)
+BUDGET_USD ?=
 # time limit of one stage, seconds; the stage's whole process group is stopped after it
 STAGE_TIMEOUT ?= 3600
 # hard time limit of one evaluation trial, seconds
@@ -76,15 +78,27 @@ ENV_FILE ?= .env
 LLM_CACHE ?= use
 # how far make doctor tests a provider (call: one 1-token request)
 DOCTOR_PROBE ?= models
+# where trials run: here, or each as a Slurm job through srun (docs/cluster.md)
+LAUNCHER ?= local
+# more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
+SRUN_ARGS ?=
 # the stage clean-stage forgets (or one trial, raw-eval.003)
 STAGE ?=
 # the goal status judges: a stage, eval or final
 GOAL ?= final
 # how long make watch waits, seconds (0: until done)
 WATCH_TIMEOUT ?= 0
+# the stage make gate judges against raw (docs/ci.md)
+GATE_STAGE ?= final
+# make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off
+GATE_MIN_DELTA ?= 0
+# make gate: how many runs may have the stage below raw
+GATE_MAX_REGRESSED ?= 0
+# make gate: noskill also judges stage - noskill
+GATE_VS ?= none
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE STAGE GOAL WATCH_TIMEOUT
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
@@ -117,12 +131,19 @@ SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL 
 #:   RM_API_URL=                      AgentRM scoring service for the fast stage; make doctor checks its /health
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
 #:   MAX_FILE_MB=25                   largest file ingest accepts, in MB
+#:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
 #:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it
 #:   TRIAL_TIMEOUT=10800              hard time limit of one evaluation trial, seconds
 #:   ROUTES=provider_routes.json      provider routes file (the shipped example when absent)
 #:   ENV_FILE=.env                    file holding API keys
 #:   LLM_CACHE=use|refresh|off|only   LLM cache mode (only: offline replay, a miss is an error)
 #:   DOCTOR_PROBE=models|call|none    how far make doctor tests a provider (call: one 1-token request)
+#:   LAUNCHER=local|srun              where trials run: here, or each as a Slurm job through srun (docs/cluster.md)
+#:   SRUN_ARGS=                       more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
 #:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
 #:   GOAL=final                       the goal status judges: a stage, eval or final
 #:   WATCH_TIMEOUT=0                  how long make watch waits, seconds (0: until done)
+#:   GATE_STAGE=final                 the stage make gate judges against raw (docs/ci.md)
+#:   GATE_MIN_DELTA=0                 make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off
+#:   GATE_MAX_REGRESSED=0             make gate: how many runs may have the stage below raw
+#:   GATE_VS=none|noskill             make gate: noskill also judges stage - noskill

@@ -21,7 +21,7 @@ SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
-SKILLC_FREE_GOALS := summary watch doctor
+SKILLC_FREE_GOALS := summary report watch doctor gate junit
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, then check them all once, in C, against
@@ -124,7 +124,21 @@ skillc_report := $(firstword $(filter status doctor,$(MAKECMDGOALS)))
 ifneq ($(skillc_report)$(tasks),$(skillc_report))
 skillc_report :=
 endif
+# gate and junit: the run (task=), the runs of tasks="a b", or every run under RESULTS
+skillc_runs_of = $(if $(tasks),$(foreach t,$(tasks),$(RESULTS)/$t--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)),$(if $(task),$(RUN),$(RESULTS)))
+# gate judges finished runs (docs/ci.md): 0 the rule holds, 1 it does not,
+# 2 they cannot be judged. It answers for trials already made, so it runs
+# alone, after the make that made them.
+ifneq ($(filter gate,$(MAKECMDGOALS)),)
+ifneq ($(filter-out gate,$(MAKECMDGOALS)),)
+$(error skillc: run make gate on its own, after the make that runs the trials (its exit status is the verdict))
+endif
+skillc_report := gate
+endif
 ifneq ($(skillc_report),)
+skillc_report_gate = $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
+	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
+skillc_report_fail_gate = cannot judge the runs (see the lines above)
 skillc_report_status = $(SKILLC_BIN)/skillc-stage status $(GOAL)
 skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor
 skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
@@ -138,18 +152,22 @@ MAKEFLAGS += -q
 $(skillc_report): skillc-not-well ; @:
 skillc-not-well: ; @:
 else
-$(error skillc: $(skillc_report) could not run (see the line above))
+$(error skillc: $(skillc_report) $(or $(skillc_report_fail_$(skillc_report)),could not run (see the line above)))
 endif
 endif
 
-# summary / watch read trial.json files only: no lock, no task needed.
+# summary / report / watch read run folders only: no lock, no task needed.
 skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
 summary:
 	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
+report:
+	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(skillc_results_of)
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(skillc_results_of)
 
+junit:
+	@$(SKILLC_BIN)/skillc-junit $(if $(tasks),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
 help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
 
@@ -201,10 +219,13 @@ endif
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
+#:   make junit                 junit.xml (one test case per run and stage) beside the summary
+#:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
-#:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
+#:   make doctor                check routes, keys, model servers (MODEL, EXTERNAL_MODEL), the cluster (LAUNCHER=srun)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:

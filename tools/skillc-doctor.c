@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "llm/routes.h"
 #include "optimize/agentrm.h"
+#include "pipeline/launcher.h"
 #include "base/versions.h"
 
 static const char usage[] =
@@ -24,8 +25,8 @@ static const char usage[] =
 	"\n"
 	"Checks the settings a pipeline run needs; prints one line per check,\n"
 	"\"ok      <check>: ...\" or \"problem <check>: <what is wrong and what to do>\".\n"
-	"Reads MODEL, EXTERNAL_MODEL, ROUTES, ENV_FILE, CACHE_DIR and LLM_CACHE from\n"
-	"the environment (make doctor passes them).\n"
+	"Reads MODEL, EXTERNAL_MODEL, ROUTES, ENV_FILE, CACHE_DIR, LLM_CACHE, LAUNCHER\n"
+	"and SRUN_ARGS from the environment (make doctor passes them).\n"
 	"\n"
 	"  --probe MODE   how far to test each model's provider (default: $DOCTOR_PROBE,\n"
 	"                 else models):\n"
@@ -244,6 +245,18 @@ static void check_agentrm(struct doctor *d)
 	cJSON_Delete(h);
 }
 
+/* LAUNCHER=srun: srun on PATH, the cluster answering, the partition up. */
+static void check_launcher(struct doctor *d)
+{
+	struct buf what = BUF_INIT;
+	struct err e = { 0 };
+	if (launcher_check(getenv("LAUNCHER"), getenv("SRUN_ARGS"), &what, &e) < 0)
+		report(d, false, "LAUNCHER", "%s", e.msg);
+	else
+		report(d, true, "LAUNCHER", "%s", what.data);
+	buf_free(&what);
+}
+
 struct check {
 	const char *name;
 	void (*run)(struct doctor *d);
@@ -257,6 +270,7 @@ static const struct check checks[] = {
 	{ "model", check_target_model },
 	{ "external-model", check_external_model },
 	{ "agentrm", check_agentrm },
+	{ "launcher", check_launcher },
 };
 
 int main(int argc, char **argv)

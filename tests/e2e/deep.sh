@@ -150,9 +150,9 @@ done
 t_contains "tie" "$(jget r-useless/dt--opencode--vllm_q/artifacts/deep/round-1/decision.json why)" "tied: rejected"
 t_contains "behind" "$(jget r-hurts/dt--opencode--vllm_q/artifacts/deep/round-1/decision.json why)" "behind the baseline: rejected"
 D=r-tokens/dt--opencode--vllm_q/artifacts/deep
-t_contains "runtime" "$(jget $D/round-1/decision.json why)" "but a runtime regression (tokens: median ratio 3.38 > 1.10"
+t_contains "runtime" "$(jget $D/round-1/decision.json why)" "but a runtime regression (tokens: median ratio 3.59 > 1.10"
 t_eq "runtime over" "$(jget $D/round-1/decision.json runtime.verdict)" over
-t_eq "tokens ratio" "$(jget $D/round-1/decision.json runtime.tokens.median)" 3.3835
+t_eq "tokens ratio" "$(jget $D/round-1/decision.json runtime.tokens.median)" 3.5947
 t_contains "rejected with numbers" "$(jget $D/rejected.json 0.why)" "runtime regression"
 t_eq "start not reused for the final evaluation" "$(jget r-useless/dt--opencode--vllm_q/traces/dt/final/test-001/trial.json reused)" false
 t_end

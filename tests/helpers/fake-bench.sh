@@ -14,11 +14,13 @@
 # invocation, taken in order (the last line repeats). Unset: "pass".
 #   <outcome> [skill=invoked|read|none] [acp=empty] [sleep=SECONDS] [reward=R] [exit=N]
 #             [leak=VAR] (the value of VAR written into a file and a file name)
+#             [cost=USD|null] (the agent_result's cost_usd; default 0.0021)
+#             [tokens=N] (N input tokens, N/16 output; default 2500 and 160)
 # outcomes: pass fail timeout infra retry (infra rollout, then a passing one
 # in the same job dir) verifier-error hang (sleeps until killed) crash
 # (exits 1, writes nothing) truncated (result.json cut short).
 # skill= defaults to invoked with --skills-dir, none without.
-# More words: tokens=N (total tokens), seconds=S (agent execution time),
+# More words: seconds=S (agent execution time),
 # tests=P/T (verifier/ctrf.json with T tests, P passed; failing=a,b names
 # the failing ones, else test_case_K), failcall=N (N failed tool calls),
 # loop=N (N identical repeated tool calls), ref=references/x.md (the agent
@@ -31,6 +33,9 @@
 # --jobs-dir) picks OUTCOME number (NNN-1) mod count: the same skill bytes
 # and trial always give the same outcome, whatever ran before. A matching
 # rule wins over FAKE_BENCH_SCRIPT.
+#
+# FAKE_BENCH_MESSAGE names a file whose bytes (a JSON string's inside, any
+# bytes) become the agent's last message in the ACP trajectory (default "Done.").
 #
 # Log: FAKE_BENCH_LOG gets "start <epoch> <pid> <argv>" and
 # "end <epoch> <pid> <outcome> <rc>" per run, "env <pid> <NAME>" for each
@@ -120,8 +125,8 @@ if [ -n "${FAKE_BENCH_RULES:-}" ]; then
 fi
 set -- $line
 outcome=$1; shift
-skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var=
-tokens_opt= seconds_opt= tests_opt= failing_opt= failcall=0 loops=0 ref_opt=
+skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var= cost_opt= tokens_opt=
+seconds_opt= tests_opt= failing_opt= failcall=0 loops=0 ref_opt=
 for w; do
 	case $w in
 	skill=*) skill_use=${w#skill=} ;;
@@ -130,6 +135,7 @@ for w; do
 	reward=*) reward_opt=${w#reward=} ;;
 	exit=*) exit_opt=${w#exit=} ;;
 	leak=*) leak_var=${w#leak=} ;;
+	cost=*) cost_opt=${w#cost=} ;;
 	tokens=*) tokens_opt=${w#tokens=} ;;
 	seconds=*) seconds_opt=${w#seconds=} ;;
 	tests=*) tests_opt=${w#tests=} ;;
@@ -272,6 +278,10 @@ EOF
 				printf '{"type": "tool_call", "tool_call_id": "call_write_1", "kind": "edit", "title": "write", "status": "in_progress", "content": []}\n'
 				printf '{"type": "agent_timeout", "reason": "wall_clock_timeout", "timeout_sec": %s, "pending_tool_call_ids": ["call_write_1"], "terminal_trajectory_complete": false}' "$timeout"
 				tools=$((tools + 1))
+			elif [ -n "${FAKE_BENCH_MESSAGE:-}" ]; then
+				printf '{"type": "agent_message", "text": "'
+				cat "$FAKE_BENCH_MESSAGE"
+				printf '"}'
 			else
 				printf '{"type": "agent_message", "text": "Done."}'
 			fi
@@ -288,9 +298,8 @@ EOF
 		printf '{"request": {"timestamp": "2026-08-20T14:05:00", "method": "POST", "path": "/v1/chat/completions", "headers": {}, "body": {"model": "benchflow-m", "messages": [{"role": "system", "content": "You are opencode.\\n<available_skills>%s</available_skills>"}, {"role": "user", "content": "Solve the task."}], "stream": true}}, "response": {"timestamp": "2026-08-20T14:05:03", "status_code": 200, "headers": {}, "body": {"id": "chatcmpl-0", "object": "chat.completion", "model": "m", "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": "", "tool_calls": [%s]}}], "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}}}, "duration_ms": 3000.0, "metadata": {"call_purpose": "agent"}}\n' "$catalog" "$call" >"$dir/trajectory/llm_trajectory.jsonl"
 		printf '{"request": {"timestamp": "2026-08-20T14:05:04", "method": "POST", "path": "/v1/chat/completions", "headers": {}, "body": {"model": "benchflow-m", "messages": [{"role": "user", "content": "..."}], "stream": true}}, "response": {"timestamp": "2026-08-20T14:05:06", "status_code": 200, "headers": {}, "body": {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}], "usage": {"prompt_tokens": 1500, "completion_tokens": 60, "total_tokens": 1560}}}, "duration_ms": 2000.0, "metadata": {"call_purpose": "agent"}}' >>"$dir/trajectory/llm_trajectory.jsonl"
 		tin=2500 tout=160 ttot=2660 cost=0.0021 usrc=provider_response
-		if [ -n "$tokens_opt" ]; then
-			tout=$((tokens_opt / 10)) tin=$((tokens_opt - tokens_opt / 10)) ttot=$tokens_opt
-		fi
+		[ -z "$tokens_opt" ] || { tin=$tokens_opt; tout=$((tokens_opt / 16)); ttot=$((tin + tout)); }
+		[ -z "$cost_opt" ] || cost=$cost_opt
 	else
 		tin=0 tout=0 ttot=0 cost=null usrc=unavailable
 	fi

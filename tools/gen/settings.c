@@ -79,11 +79,17 @@ static void accepts(struct buf *b, const struct setting_def *s)
 	case SET_URL:
 		buf_adds(b, "a URL");
 		break;
+	case SET_ARGS:
+		buf_adds(b, "options");
+		break;
 	case SET_INT:
 		buf_printf(b, "%ld to %ld", s->min, s->max);
 		break;
 	case SET_DECIMAL:
 		buf_printf(b, "%ld to %ld (decimal)", s->min, s->max);
+		break;
+	case SET_USD:
+		buf_adds(b, "US dollars");
 		break;
 	case SET_ENUM:
 		for (const char *p = s->choices; *p;) {
@@ -153,6 +159,7 @@ static void print_list(struct buf *b)
 	static const char *const kinds[] = { [SET_NAME] = "name", [SET_MODEL] = "model", [SET_PATH] = "path",
 	                                     [SET_URL] = "url", [SET_INT] = "int", [SET_ENUM] = "enum",
 	                                     [SET_NAMES] = "names", [SET_MODELS] = "models",
+	                                     [SET_ARGS] = "args", [SET_USD] = "usd",
 	                                     [SET_DECIMAL] = "decimal" };
 	for (size_t i = 0; i < settings_count; i++)
 		buf_printf(b, "%s %s %s\n", settings_table[i].name, kinds[settings_table[i].kind], settings_table[i].def);

@@ -198,7 +198,8 @@ int runner_run(char *const *argv, const struct strlist *extra, const char *log_p
 		dprintf(logfd, "\n");
 	}
 	char **envp = child_env(extra);
-	struct proc_spec sp = { argv, NULL, envp, deadline, 10, -1, { logfd, -1 } };
+	struct proc_spec sp = { .argv = argv, .envp = envp, .timeout = deadline, .grace = 10, .stdin_fd = -1,
+				.tee = { logfd, -1 } };
 	/* A second Ctrl-C (make and skillc-stage forward theirs to our process
 	 * group too) must not cut short the move to .incomplete/ after the run:
 	 * stops stay blocked from here (proc_run still forwards them). */
@@ -210,27 +211,17 @@ int runner_run(char *const *argv, const struct strlist *extra, const char *log_p
 	return rc;
 }
 
-/* Runs a command quietly, capturing its output into out. */
+/* Runs a command quietly, capturing its output into out; 0 when it exited 0. */
 static int run_capture(char *const *argv, double timeout, struct buf *out)
 {
-	char tmpl[] = "/tmp/skillc-eval.XXXXXX";
-	int fd = mkstemp(tmpl);
-	if (fd < 0)
-		return -1;
-	unlink(tmpl);
-	struct proc_spec sp = { argv, NULL, NULL, timeout, 2, -1, { fd, -1 } };
+	struct buf got = BUF_INIT;
 	struct proc_result pr;
 	struct err e;
-	int r = proc_run(&sp, &pr, &e);
-	if (r == 0 && out) {
-		lseek(fd, 0, SEEK_SET);
-		char chunk[4096];
-		ssize_t n;
-		while ((n = read(fd, chunk, sizeof chunk)) > 0)
-			buf_add(out, chunk, (size_t)n);
-	}
-	close(fd);
-	return r == 0 && pr.exit_code == 0 ? 0 : -1;
+	int r = proc_capture(argv, timeout, &got, &pr, &e) == 0 && pr.exit_code == 0 ? 0 : -1;
+	if (out && got.len)
+		buf_add(out, got.data, got.len);
+	buf_free(&got);
+	return r;
 }
 
 /* The ids on lines "<id> <mount source>..." with a source inside dir. */

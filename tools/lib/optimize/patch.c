@@ -201,9 +201,10 @@ int patch_apply(const struct skill_src *base, const struct guard_base *g, struct
 	} else {
 		struct skill_out trial;
 		skill_out_copy(&trial, o);
-		buf_reset(&trial.md);
-		buf_add(&trial.md, after->src, after->len);
-		buf_adds(&trial.md, "");
+		struct buf nb = BUF_INIT;
+		buf_add(&nb, after->src, after->len);
+		buf_adds(&nb, "");
+		skill_out_set_md(&trial, &nb); /* drops the model of the old text */
 		struct guard_fail f;
 		bool whole = !strcmp(json_str(patch, "op"), "delete") && !(json_str(patch, "find") && *json_str(patch, "find"));
 		const char *lost;

@@ -13,28 +13,7 @@ int skillpkg_load(const char *dir, struct skill_src *s, struct err *e)
 	bool folder = fs_exists(md) || fs_exists(md2);
 	free(md);
 	free(md2);
-	if (!folder)
-		return skill_src_load(dir, s, e);
-	memset(s, 0, sizeof *s);
-	char *clean = xstrdup(dir);
-	size_t n = strlen(clean);
-	while (n > 1 && clean[n - 1] == '/')
-		clean[--n] = '\0';
-	s->name = xstrdup(path_base(clean));
-	s->dir = clean;
-	if (fs_list_tree(s->dir, &s->tree, e) < 0)
-		return -1;
-	for (size_t i = 0; i < s->tree.n && !s->md_name; i++)
-		if (!strcmp(s->tree.v[i].path, "SKILL.md") && S_ISREG(s->tree.v[i].mode))
-			s->md_name = xstrdup("SKILL.md");
-	if (!s->md_name)
-		s->md_name = xstrdup("skill.md");
-	char *p = path_join(s->dir, s->md_name);
-	int rc = fs_read(p, 0, &s->md, e);
-	free(p);
-	if (rc == 0 && !s->md.data)
-		buf_adds(&s->md, "");
-	return rc;
+	return folder ? skill_src_load_dir(dir, s, e) : skill_src_load(dir, s, e);
 }
 
 const char *section_public_id(const struct skilldoc *d, int section)

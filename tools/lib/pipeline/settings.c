@@ -44,15 +44,22 @@ const struct setting_def settings_table[] = {
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service for the fast stage; make doctor checks its /health", SCOPE_RUN },
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles/", SCOPE_RUN },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB", SCOPE_RUN },
+	{ "BUDGET_USD", SET_USD, "", NULL, 0, 0, false, "no stage of the run starts once the run has paid this much, USD (empty: no budget)", SCOPE_RUN },
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds; the stage's whole process group is stopped after it", SCOPE_RUN },
 	{ "TRIAL_TIMEOUT", SET_INT, "10800", NULL, 60, 604800, false, "hard time limit of one evaluation trial, seconds", SCOPE_RUN },
 	{ "ROUTES", SET_PATH, "provider_routes.json", NULL, 0, 0, false, "provider routes file (the shipped example when absent)", SCOPE_CALL },
 	{ "ENV_FILE", SET_PATH, ".env", NULL, 0, 0, false, "file holding API keys", SCOPE_CALL },
 	{ "LLM_CACHE", SET_ENUM, "use", "use refresh off only", 0, 0, false, "LLM cache mode (only: offline replay, a miss is an error)", SCOPE_CALL },
 	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider (call: one 1-token request)", SCOPE_CALL },
+	{ "LAUNCHER", SET_ENUM, "local", "local srun", 0, 0, false, "where trials run: here, or each as a Slurm job through srun (docs/cluster.md)", SCOPE_CALL },
+	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false, "more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G", SCOPE_CALL },
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
 	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal status judges: a stage, eval or final", SCOPE_CALL },
 	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
+	{ "GATE_STAGE", SET_NAME, "final", NULL, 0, 0, false, "the stage make gate judges against raw (docs/ci.md)", SCOPE_CALL },
+	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off", SCOPE_CALL },
+	{ "GATE_MAX_REGRESSED", SET_INT, "0", NULL, 0, 100000, false, "make gate: how many runs may have the stage below raw", SCOPE_CALL },
+	{ "GATE_VS", SET_ENUM, "none", "none noskill", 0, 0, false, "make gate: noskill also judges stage - noskill", SCOPE_CALL },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);
 
@@ -125,6 +132,8 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 		return "a path of letters, digits and . _ - / + ~ @ (no spaces, quotes or $)";
 	case SET_URL:
 		return "an http:// or https:// URL without spaces or quotes";
+	case SET_ARGS:
+		return "options of letters, digits, spaces and . _ - = , : / + @ % ~ [ ] (no quotes or $)";
 	case SET_INT:
 		snprintf(buf, n, "a whole number from %ld to %ld", s->min, s->max);
 		return buf;
@@ -134,6 +143,8 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 	case SET_ENUM:
 		snprintf(buf, n, "one of %s", s->choices);
 		return buf;
+	case SET_USD:
+		return "an amount of US dollars, e.g. 2.50 (empty: no budget)";
 	}
 	return "";
 }
@@ -173,10 +184,18 @@ static bool value_ok(const struct setting_def *s, const char *v)
 		return *v && chars_ok(v, "/+~@");
 	case SET_URL:
 		return (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) && chars_ok(v, "/:?&=%+~,@#[]");
+	case SET_ARGS:
+		return chars_ok(v, " =,:/+@%~[]");
 	case SET_INT: {
 		char *end;
 		long n = strtol(v, &end, 10);
-		return *v >= '0' && *v <= '9' && !*end && n >= s->min && n <= s->max;
+		const char *d = *v == '-' && s->min < 0 ? v + 1 : v; /* a sign only where negatives are allowed */
+		return *d >= '0' && *d <= '9' && !*end && n >= s->min && n <= s->max;
+	}
+	case SET_USD: {
+		char *end;
+		double d = strtod(v, &end);
+		return *v >= '0' && *v <= '9' && !*end && chars_ok(v, "") && d <= 1e12;
 	}
 	case SET_ENUM:
 		return enum_ok(s->choices, v);

@@ -429,6 +429,7 @@ const struct stage_def stage_table[] = {
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
 		.command = raw_eval_command,
 	},
 	{
@@ -476,6 +477,7 @@ const struct stage_def stage_table[] = {
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.count = static_trials,
 		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
 		.command = static_eval_command,
 	},
 	{

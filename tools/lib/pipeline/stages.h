@@ -64,6 +64,9 @@ struct stage_def {
 	const char *side_outputs[2];
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
+	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
+	 * writes only the run folder and the shared caches (a trial, an LLM call). */
+	bool remote;
 	/* Appends the command (tool path first) to argv. */
 	void (*command)(const struct stage_ref *ref, const struct run *r, const char *bindir,
 	                struct strlist *argv);

@@ -6,7 +6,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
-#include "llm/routes.h"
+#include "report/cost.h"
 #include "report/runinfo.h"
 #include "report/stats.h"
 
@@ -81,7 +81,10 @@ static struct results_group *group_for(struct results_table *tb, const struct re
 static void trial_free(struct results_trial *t)
 {
 	free(t->dir);
+	free(t->rel);
 	free(t->test);
+	free(t->error);
+	free(t->rollout);
 	free(t->stale);
 	free(t->outcome);
 }
@@ -134,18 +137,23 @@ static void price_trial(struct results_trial *t, const cJSON *j, const struct ro
 {
 	t->cost = num_or_nan(json_get(j, "cost_usd"));
 	t->price = isnan(t->cost) ? PRICE_UNKNOWN : PRICE_RUNNER;
-	const char *id = json_str(j, "model");
-	if (t->price != PRICE_UNKNOWN || !routes || !id || isnan(t->tokens_in) || isnan(t->tokens_out))
+	if (t->price != PRICE_UNKNOWN)
 		return;
-	char *model = NULL;
-	struct err e;
-	const struct route *rt = routes_resolve(routes, id, &model, &e);
-	double in, out;
-	if (rt && route_price(rt, model, &in, &out)) {
-		t->cost = (t->tokens_in * in + t->tokens_out * out) / 1e6;
+	t->cost = cost_price(routes, json_str(j, "model"), t->tokens_in, t->tokens_out);
+	if (!isnan(t->cost))
 		t->price = PRICE_ROUTES;
-	}
-	free(model);
+}
+
+/* The money a trial folder cost this run (reused ones cost nothing here). */
+static void count_spent(struct results_group *g, const struct results_trial *t)
+{
+	if (t->reused)
+		return;
+	g->ran++;
+	if (isnan(t->cost))
+		g->spent_unknown++;
+	else
+		g->spent += t->cost;
 }
 
 /* The facts of one trial.json the table needs. */
@@ -154,6 +162,9 @@ static void read_trial(struct results_trial *t, const cJSON *j, const struct rou
 	const char *outcome = json_str(j, "outcome");
 	t->outcome = xstrdup(outcome ? outcome : "?");
 	t->passed = json_bool(j, "passed", false);
+	const char *err = json_str(j, "error"), *rollout = json_str(json_get(j, "files"), "rollout");
+	t->error = err ? xstrdup(err) : NULL;
+	t->rollout = rollout ? xstrdup(rollout) : NULL;
 	t->reused = json_bool(j, "reused", false);
 	t->selection = json_bool(j, "selection_reuse", false);
 	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
@@ -207,8 +218,6 @@ static void count_trial(struct results_group *g, const struct results_trial *t, 
 	g->cost_unknown += isnan(t->cost);
 	g->reused += t->reused;
 	g->selection += t->selection;
-	if (!t->reused && !isnan(t->cost))
-		g->spent += t->cost;
 }
 
 /* Why a complete trial is not one of the stage's current ones; NULL if it is. */
@@ -264,13 +273,15 @@ static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, 
 					     .model = (char *)(model ? model : "?"),
 					     .runner = (char *)(runner ? runner : "?"), .stage = s->name };
 		struct results_group *g = group_for(tb, &key);
-		struct results_trial t = { .dir = tdir, .test = xstrdup(tests.v[k]), .index = index };
+		struct results_trial t = { .dir = tdir, .test = xstrdup(tests.v[k]), .index = index,
+					   .rel = xasprintf("traces/%s/%s/%s", s->task, s->name, tests.v[k]) };
 		read_trial(&t, j, routes);
 		t.stale = stale_reason(s, index, j);
 		if (t.stale)
 			g->stale++;
 		else
 			count_trial(g, &t, j);
+		count_spent(g, &t);
 		push_trial(g, &t);
 		cJSON_Delete(j);
 	}
@@ -356,6 +367,11 @@ static void group_add(struct results_group *g, struct results_group *src)
 	g->cost_n += src->cost_n;
 	g->cost_unknown += src->cost_unknown;
 	g->spent += src->spent;
+	g->spent_unknown += src->spent_unknown;
+	g->ran += src->ran;
+	g->llm_calls += src->llm_calls;
+	g->llm_unknown += src->llm_unknown;
+	g->llm_usd += src->llm_usd;
 	g->sec_sum += src->sec_sum;
 	g->sec_n += src->sec_n;
 	g->agent_sec_sum += src->agent_sec_sum;
@@ -369,6 +385,34 @@ static void group_add(struct results_group *g, struct results_group *src)
 	src->nt = 0;
 }
 
+/* Gives each row of one run the LLM calls of its stage families, and
+ * adds every call and every trial that ran to the table's totals. */
+static void attribute_calls(struct results_table *tb, struct results_table *one, const char *run,
+			    const struct routes *routes)
+{
+	struct cost_calls c;
+	cost_calls_load(&c, run, routes);
+	for (size_t f = 0; f < c.n; f++) {
+		char row[96];
+		cost_row_of(c.v[f].name, row, sizeof row);
+		for (size_t k = 0; k < one->n; k++)
+			if (!strcmp(one->v[k].stage, row)) {
+				one->v[k].llm_calls += c.v[f].calls;
+				one->v[k].llm_unknown += c.v[f].unknown;
+				one->v[k].llm_usd += c.v[f].usd;
+				break; /* a run holds one task: one row per stage */
+			}
+	}
+	tb->llm_calls += c.calls;
+	tb->llm_unknown += c.unknown;
+	tb->llm_usd += c.usd;
+	for (size_t k = 0; k < one->n; k++) {
+		tb->trial_usd += one->v[k].spent;
+		tb->trial_unknown += one->v[k].spent_unknown;
+	}
+	cost_calls_free(&c);
+}
+
 void results_build(struct results_table *tb, const struct strlist *runs, const struct routes *routes)
 {
 	for (size_t i = 0; i < runs->n; i++) {
@@ -380,6 +424,7 @@ void results_build(struct results_table *tb, const struct strlist *runs, const s
 			scan_stage(&ri, &ri.st[s], &one, routes);
 		runinfo_free(&ri);
 		count_incomplete(runs->v[i], &one);
+		attribute_calls(tb, &one, runs->v[i], routes);
 		for (size_t k = 0; k < one.n; k++)
 			group_add(group_for(tb, &one.v[k]), &one.v[k]);
 		results_free(&one);
@@ -416,6 +461,19 @@ bool results_delta_ci(const struct results_group *g, double *lo, double *hi)
 	*lo *= 100;
 	*hi *= 100;
 	return true;
+}
+
+double results_stage_usd(const struct results_group *g)
+{
+	long items = g->llm_calls + g->ran, unknown = g->llm_unknown + g->spent_unknown;
+	return items && unknown == items ? NAN : g->spent + g->llm_usd; /* nothing paid: $0, known */
+}
+
+double results_spent(const struct results_table *tb, long *unknown)
+{
+	if (unknown)
+		*unknown = tb->llm_unknown + tb->trial_unknown;
+	return tb->llm_usd + tb->trial_usd;
 }
 
 bool results_regressed(const struct results_group *g)

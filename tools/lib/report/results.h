@@ -30,7 +30,10 @@ enum results_price {
 /* One trial folder of a stage. Numbers are NAN when unknown. */
 struct results_trial {
 	char *dir;      /* the trial folder */
+	char *rel;      /* the same, relative to its run folder */
 	char *test;     /* "test-NNN" */
+	char *error;    /* the runner's error text, NULL when none */
+	char *rollout;  /* trial-relative folder of the rollout (files.rollout), NULL when none */
 	long index;
 	char *stale;    /* NULL: counted; else why it is not */
 	char *outcome;  /* passed failed timeout infra_error verifier_error */
@@ -49,7 +52,14 @@ struct results_group {
 	double reward_sum, tok_sum, cost_sum, sec_sum, agent_sec_sum, calls_sum;
 	long reward_n, tok_n, cost_n, sec_n, agent_sec_n, calls_n;
 	long cost_unknown;   /* counted trials without a money figure */
-	double spent;        /* money of the counted trials that ran here (not reused from the store) */
+	/* Money paid in the run for this stage: its trial folders (counted and
+	 * stale) that ran here, not reused from the trial store, and the LLM
+	 * calls of the stage families that belong to the row (cost.h). */
+	double spent;
+	long ran;            /* such trials */
+	long spent_unknown;  /* of them, without a money figure */
+	long llm_calls, llm_unknown;
+	double llm_usd;
 	cJSON *errors;      /* timeout / infra_error / verifier_error -> count */
 	cJSON *categories;  /* the runner's error_category -> count */
 	struct results_trial *t;  /* every trial folder, counted and stale, by index */
@@ -61,6 +71,11 @@ struct results_table {
 	struct results_group *v;
 	size_t n, cap;
 	long runs;
+	/* Every LLM call and every trial that ran in the runs, rows or not:
+	 * known money, and how many items had none. */
+	long llm_calls;
+	double llm_usd, trial_usd;
+	long llm_unknown, trial_unknown;
 };
 
 /* Appends the run folders under path: path itself when it holds traces/,
@@ -83,6 +98,12 @@ double results_skill_rate(const struct results_group *g, long count); /* count /
 /* The 95% interval of the pass-rate change vs raw, in points (Newcombe);
  * false when there is no raw row or either has nothing scored. */
 bool results_delta_ci(const struct results_group *g, double *lo, double *hi);
+/* What the row's stage cost in its run: LLM calls plus trials that ran
+ * there; NAN when nothing of it has a known price. */
+double results_stage_usd(const struct results_group *g);
+/* Everything the table's runs paid (known money); *unknown items without a price. */
+double results_spent(const struct results_table *tb, long *unknown);
+
 /* A stage that is not raw and whose pass rate is below raw's. */
 bool results_regressed(const struct results_group *g);
 

@@ -61,6 +61,12 @@ static double seconds_ratio(const struct results_group *g)
 	return ratio_vs_raw(g, g->sec_sum, g->sec_n, g->raw ? g->raw->sec_sum : 0, g->raw ? g->raw->sec_n : 0);
 }
 
+/* The row's known LLM money; NAN when it had calls and none was priced. */
+static double llm_usd(const struct results_group *g)
+{
+	return g->llm_calls && g->llm_unknown == g->llm_calls ? NAN : round(g->llm_usd * 1e6) / 1e6;
+}
+
 static void set_maybe(cJSON *o, const char *k, double v)
 {
 	if (isnan(v))
@@ -137,6 +143,12 @@ static cJSON *group_json(const struct results_group *g)
 	set_maybe(o, "mean_cost_usd", r6(results_mean(g->cost_sum, g->cost_n)));
 	set_maybe(o, "total_cost_usd", g->cost_n ? r6(g->cost_sum) : NAN);
 	json_set_num(o, "cost_unknown_trials", (double)g->cost_unknown);
+	json_set_num(o, "llm_calls", (double)g->llm_calls);
+	set_maybe(o, "llm_cost_usd", llm_usd(g));
+	json_set_num(o, "llm_cost_unknown_calls", (double)g->llm_unknown);
+	json_set_num(o, "trials_run_here", (double)g->ran);
+	set_maybe(o, "stage_cost_usd", r6(results_stage_usd(g)));
+	json_set_num(o, "stage_cost_unknown_items", (double)(g->llm_unknown + g->spent_unknown));
 	set_maybe(o, "delta_pp_vs_raw", r2(results_delta_pp(g)));
 	json_set(o, "delta_pp_ci95", pair_or_null(c.has_delta_ci, r2(c.dlo), r2(c.dhi)));
 	set_maybe(o, "delta_reward_vs_raw", r4(delta_reward(g)));
@@ -238,6 +250,15 @@ cJSON *summary_json(const struct results_table *tb)
 	json_set(doc, "groups", groups);
 	json_set(doc, "by_bench", aggregates_json(tb));
 	json_set_num(doc, "regressed_rows", (double)regressed);
+	long unknown;
+	double spent = results_spent(tb, &unknown);
+	cJSON *cost = cJSON_CreateObject();
+	set_maybe(cost, "spent_usd", spent == 0 && unknown ? NAN : r6(spent));
+	json_set_num(cost, "unknown_items", (double)unknown);
+	json_set_num(cost, "llm_calls", (double)tb->llm_calls);
+	json_set_num(cost, "llm_usd", r6(tb->llm_usd));
+	json_set_num(cost, "trial_usd", r6(tb->trial_usd));
+	json_set(doc, "cost", cost);
 	return doc;
 }
 
@@ -271,7 +292,8 @@ static const char csv_header[] =
 	"bench,task,harness,model,runner,stage,trials,stale,scored,passed,pass_rate,ci95_low,ci95_high,"
 	"pass@1,pass@3,pass@5,pass@10,mean_reward,skill_invocation_rate,skill_read_rate,timeouts,infra_errors,"
 	"verifier_errors,incomplete_attempts,reused,mean_tokens,total_tokens,mean_tool_calls,mean_seconds,"
-	"mean_agent_seconds,mean_cost_usd,total_cost_usd,cost_unknown,delta_pp_vs_raw,delta_ci95_low,"
+	"mean_agent_seconds,mean_cost_usd,total_cost_usd,cost_unknown,llm_calls,llm_cost_usd,llm_cost_unknown,"
+	"stage_cost_usd,stage_cost_unknown,delta_pp_vs_raw,delta_ci95_low,"
 	"delta_ci95_high,delta_reward_vs_raw,tokens_ratio_vs_raw,seconds_ratio_vs_raw,regressed\r\n";
 
 static void csv_row(const struct results_group *g, struct buf *b)
@@ -311,6 +333,11 @@ static void csv_row(const struct results_group *g, struct buf *b)
 		{ results_mean(g->cost_sum, g->cost_n), "%.6f" },
 		{ g->cost_n ? g->cost_sum : NAN, "%.6f" },
 		{ (double)g->cost_unknown, "%.0f" },
+		{ (double)g->llm_calls, "%.0f" },
+		{ llm_usd(g), "%.6f" },
+		{ (double)g->llm_unknown, "%.0f" },
+		{ results_stage_usd(g), "%.6f" },
+		{ (double)(g->llm_unknown + g->spent_unknown), "%.0f" },
 		{ results_delta_pp(g), "%+.1f" },
 		{ c.has_delta_ci ? c.dlo : NAN, "%+.1f" },
 		{ c.has_delta_ci ? c.dhi : NAN, "%+.1f" },
@@ -404,6 +431,18 @@ static void md_unit(struct buf *b, double v, const char *fmt)
 		buf_printf(b, fmt, v);
 }
 
+/* "$0.0042", "$0.0042 (+2 unknown)", "unknown". */
+static void md_usd(struct buf *b, double usd, long unknown)
+{
+	if (isnan(usd)) {
+		buf_adds(b, "unknown");
+		return;
+	}
+	buf_printf(b, "$%.4f", usd);
+	if (unknown)
+		buf_printf(b, " (+%ld unknown)", unknown);
+}
+
 static void md_row(struct buf *b, const struct results_group *g)
 {
 	const char *names[] = { g->bench, g->task, g->harness, g->model, g->runner, g->stage };
@@ -443,6 +482,8 @@ static void md_row(struct buf *b, const struct results_group *g)
 		buf_printf(b, " (%ld unknown)", g->cost_unknown);
 	buf_adds(b, " | ");
 	md_unit(b, results_mean(g->sec_sum, g->sec_n), "%.0fs");
+	buf_adds(b, " | ");
+	md_usd(b, results_stage_usd(g), g->llm_unknown + g->spent_unknown);
 	buf_adds(b, " |\n");
 }
 
@@ -450,8 +491,8 @@ void summary_md_table(const struct results_table *tb, struct buf *b)
 {
 	buf_adds(b, "| Bench | Task | Harness | Model | Runner | Stage | Trials | Pass rate [95% CI] | pass@k "
 		 "| Δ vs raw [95% CI] | Mean reward | Skill invoked | Errors excluded | Timeouts | Tokens/trial "
-		 "| Cost/trial | Time/trial |\n");
-	buf_adds(b, "|---|---|---|---|---|---|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|\n");
+		 "| Cost/trial | Time/trial | Stage cost |\n");
+	buf_adds(b, "|---|---|---|---|---|---|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < tb->n; i++)
 		md_row(b, &tb->v[i]);
 }
@@ -512,7 +553,11 @@ static const char md_notes[] =
 	"pass@k: unbiased estimator 1 - C(n-c,k)/C(n,k) over the n scored trials (Chen et al. 2021).\n"
 	"Δ vs raw: pass-rate change against the raw stage of the same bench, task, harness, model and\n"
 	"runner, in percentage points, with Newcombe's 95% interval for a difference of proportions.\n"
-	"A stage regressed when its pass rate is below raw's. Mean pass@1 weighs every task the same.\n";
+	"A stage regressed when its pass rate is below raw's. Mean pass@1 weighs every task the same.\n"
+	"Cost/trial: the runner's cost_usd, else the trial's tokens at its route's prices (ROUTES).\n"
+	"Stage cost: what the stage paid in its run: its LLM calls (status/<stage>*.usage.jsonl; a\n"
+	"cache hit is $0) and its trials that ran there (stale ones too; trials reused from the trial\n"
+	"store cost nothing again). An item without a price is counted as unknown, never as $0.\n";
 
 int summary_write(const char *out, const struct results_table *tb, struct err *e)
 {
@@ -535,6 +580,17 @@ int summary_write(const char *out, const struct results_table *tb, struct err *e
 		buf_adds(&b, "# skillc results\n\n");
 		summary_md_table(tb, &b);
 		md_aggregates(tb, &b);
+		long unknown;
+		double spent = results_spent(tb, &unknown);
+		if (spent == 0 && unknown)
+			buf_printf(&b, "\nSpent: unknown, on %ld LLM call%s and the trials that ran", tb->llm_calls,
+				   tb->llm_calls == 1 ? "" : "s");
+		else
+			buf_printf(&b, "\nSpent: $%.4f on %ld LLM call%s and the trials that ran", spent, tb->llm_calls,
+				   tb->llm_calls == 1 ? "" : "s");
+		if (unknown)
+			buf_printf(&b, "; %ld item%s of unknown price not counted", unknown, unknown == 1 ? "" : "s");
+		buf_adds(&b, ".\n");
 		md_stale(tb, &b);
 		buf_adds(&b, md_notes);
 		p = path_join(out, "summary.md");
