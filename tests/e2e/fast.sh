@@ -85,9 +85,10 @@ t_eq "status up to date" $? 0
 t_end
 
 t_begin "without RM_API_URL the stage re-runs, on the verifier and the pre-score alone, and says so"
-out=$($SK $SET status GOAL=fast-score 2>&1)
+# the run remembers RM_API_URL: leaving it out keeps it, an empty value unsets it
+out=$($SK $SET status GOAL=fast-score RM_API_URL= 2>&1)
 t_contains "status names the setting" "$out" "setting changed: RM_API_URL"
-out=$($SK -j4 $SET fast-score 2>&1)
+out=$($SK -j4 $SET fast-score RM_API_URL= 2>&1)
 t_eq "exit" $? 0
 t_contains "said" "$out" "without AgentRM (RM_API_URL unset)"
 t_contains "note" "$(jget $F/scores.json agentrm_note)" "RM_API_URL is not set"
@@ -154,7 +155,8 @@ cat >"$L/routes.json" <<EOF2
 {"providers": {"fake": {"base_url": "$FAKELLM_URL", "key_env": null, "timeout": 20, "connect_timeout": 2,
   "retry": {"attempts": 2, "base_delay": 0.01, "max_delay": 0.05}}}}
 EOF2
-FS="task=log-error-report RUNNER=benchflow MODEL=vllm/q EXTERNAL_MODEL=fake/compiler ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env"
+# RM_API_URL= : the run remembers the AgentRM that was down above
+FS="task=log-error-report RUNNER=benchflow MODEL=vllm/q EXTERNAL_MODEL=fake/compiler ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env RM_API_URL="
 M=results/compile-pipeline/log-error-report--opencode--vllm_q
 MF=$M/artifacts/fast
 chat() { grep -c '"endpoint":"chat"' "$L/log.jsonl" 2>/dev/null || echo 0; }

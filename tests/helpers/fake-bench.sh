@@ -88,8 +88,11 @@ for v in $(env | sed -n 's/^\([A-Z0-9_]*_API_KEY\)=.*/\1/p'); do log "env $$ $v"
 # take the next outcome line (a mkdir lock keeps parallel runs apart)
 line=pass
 if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
-	lock=$FAKE_BENCH_SCRIPT.lock
-	while ! mkdir "$lock" 2>/dev/null; do sleep 0.01; done
+	lock=$FAKE_BENCH_SCRIPT.lock held=
+	# killed while holding the lock (make stopped mid-start under load): free it,
+	# or every later run waits for it forever
+	trap '[ -z "$held" ] || rmdir "$lock" 2>/dev/null; exit 143' TERM INT HUP
+	while ! { mkdir "$lock" 2>/dev/null && held=1; }; do sleep 0.01; done
 	n=$(cat "$FAKE_BENCH_SCRIPT.n" 2>/dev/null || echo 0)
 	n=$((n + 1))
 	echo "$n" >"$FAKE_BENCH_SCRIPT.n"
@@ -97,6 +100,8 @@ if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
 	[ "$n" -gt "$total" ] && n=$total
 	line=$(grep . "$FAKE_BENCH_SCRIPT" | sed -n "${n}p")
 	rmdir "$lock"
+	held=
+	trap - TERM INT HUP
 fi
 # a rule matching the injected skill's content wins (see the header)
 if [ -n "${FAKE_BENCH_RULES:-}" ]; then

@@ -166,7 +166,7 @@ static void read_trial(struct results_trial *t, const cJSON *j, const struct rou
 	t->error = err ? xstrdup(err) : NULL;
 	t->rollout = rollout ? xstrdup(rollout) : NULL;
 	t->reused = json_bool(j, "reused", false);
-	t->selection = json_bool(j, "selection_reuse", false);
+	t->selection_reuse = json_bool(j, "selection_reuse", false);
 	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
 	t->reward = num_or_nan(json_get(j, "reward"));
 	const cJSON *tok = json_get(j, "tokens");
@@ -217,7 +217,7 @@ static void count_trial(struct results_group *g, const struct results_trial *t, 
 	add_to(t->cost, &g->cost_sum, &g->cost_n);
 	g->cost_unknown += isnan(t->cost);
 	g->reused += t->reused;
-	g->selection += t->selection;
+	g->selection_reuse += t->selection_reuse;
 }
 
 /* Why a complete trial is not one of the stage's current ones; NULL if it is. */
@@ -353,7 +353,7 @@ static void group_add(struct results_group *g, struct results_group *src)
 	g->incomplete += src->incomplete;
 	g->stale += src->stale;
 	g->reused += src->reused;
-	g->selection += src->selection;
+	g->selection_reuse += src->selection_reuse;
 	g->skill_den += src->skill_den;
 	g->invoked += src->invoked;
 	g->read += src->read;
@@ -430,10 +430,32 @@ void results_build(struct results_table *tb, const struct strlist *runs, const s
 		results_free(&one);
 	}
 	tb->runs = (long)runs->n;
-	qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
+	results_finish(tb);
+}
+
+void results_add(struct results_table *tb, const cJSON *j, const char *dir, const struct routes *routes)
+{
+	const char *f[] = { json_str(j, "bench"), json_str(j, "task"), json_str(j, "harness"), json_str(j, "model"),
+			    json_str(j, "runner"), json_str(j, "stage") };
+	for (size_t i = 0; i < ARRAY_LEN(f); i++)
+		f[i] = f[i] ? f[i] : "?";
+	struct results_group key = { .bench = (char *)f[0], .task = (char *)f[1], .harness = (char *)f[2],
+				     .model = (char *)f[3], .runner = (char *)f[4], .stage = (char *)f[5] };
+	struct results_group *g = group_for(tb, &key);
+	struct results_trial t = { .dir = xstrdup(dir), .test = xstrdup(path_base(dir)), .index = (long)g->nt + 1 };
+	read_trial(&t, j, routes);
+	count_trial(g, &t, j);
+	push_trial(g, &t);
+}
+
+void results_finish(struct results_table *tb)
+{
+	if (tb->n)
+		qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
 	for (size_t i = 0; i < tb->n; i++) {
 		struct results_group *g = &tb->v[i];
-		qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
+		if (g->nt)
+			qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
 		g->raw = NULL;
 		for (size_t k = 0; k < tb->n; k++)
 			if (k != i && !strcmp(tb->v[k].stage, "raw") && same_cell(g, &tb->v[k]))

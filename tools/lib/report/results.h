@@ -38,7 +38,7 @@ struct results_trial {
 	char *stale;    /* NULL: counted; else why it is not */
 	char *outcome;  /* passed failed timeout infra_error verifier_error */
 	bool passed, reused, invoked;
-	bool selection; /* a selection trial reused by the final evaluation (optimistic) */
+	bool selection_reuse;  /* final: a selection trial of the accepted round, reused (optimistic) */
 	double reward, tokens, tokens_in, tokens_out, tool_calls, seconds, agent_seconds;
 	double cost;    /* USD; NAN when price is PRICE_UNKNOWN */
 	enum results_price price;
@@ -47,7 +47,7 @@ struct results_trial {
 struct results_group {
 	char *bench, *task, *harness, *model, *runner, *stage;
 	long trials, scored, passed, infra, verr, timeouts, incomplete, stale, reused;
-	long selection;  /* counted trials that are reused selection trials (docs/deep.md) */
+	long selection_reuse;  /* counted trials marked selection_reuse (the deep stage's final reuse) */
 	long skill_den, invoked, read;  /* skill_den: trials with our skill whose agent ran */
 	double reward_sum, tok_sum, cost_sum, sec_sum, agent_sec_sum, calls_sum;
 	long reward_n, tok_n, cost_n, sec_n, agent_sec_n, calls_n;
@@ -85,6 +85,12 @@ void results_find_runs(const char *path, int depth, struct strlist *runs);
 /* Fills tb (zeroed) from the runs; prices from routes (may be NULL) for
  * trials whose runner reported no cost. Free with results_free. */
 void results_build(struct results_table *tb, const struct strlist *runs, const struct routes *routes);
+/* Adds one trial from elsewhere than a run folder (a Harbor job's, eval/
+ * harborjob.h), counted, to the row its bench, task, harness, model, runner
+ * and stage name; j holds trial.json's facts. Call results_finish after. */
+void results_add(struct results_table *tb, const cJSON *j, const char *dir, const struct routes *routes);
+/* Sorts the rows and links each to its raw row (results_build does it). */
+void results_finish(struct results_table *tb);
 void results_free(struct results_table *tb);
 
 /* The rank of a stage name in pipeline order (for sorting). */
