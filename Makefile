@@ -37,10 +37,14 @@ all: $(TOOLS) build/settings.stamp
 tools: all
 
 # Rebuild everything when the compiler flags change (git's GIT-CFLAGS idea).
+# The file gets a rule only when its text differs, so an up-to-date tree is
+# up to date for make -n and -q too (a FORCE rule would always look due).
+BUILD_FLAGS := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)
+ifneq ($(BUILD_FLAGS),$(file <build/flags))
 build/flags: FORCE
 	@mkdir -p build
-	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)' > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+	@printf '%s\n' '$(BUILD_FLAGS)' > $@
+endif
 
 build/lib/%.o: tools/lib/%.c $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
@@ -108,4 +112,4 @@ FORCE:
 
 # The pipeline's user targets (ingest, status, clean-stage, help, ...).
 include mk/skillc.mk
-$(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS): | all
+$(SKILLC_NEEDS_TOOLS): | all

@@ -261,11 +261,35 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 		die(2, "--tasks-dir, --agent, --model and --jobs-dir are required (see --help)");
 }
 
+/* skillc-local sandbox-init [--listen ADDR:PORT[,...] --to SOCKET] -- COMMAND... */
+static int supervise(int argc, char **argv)
+{
+	struct supervisor_opts o = { NULL, NULL, NULL };
+	int i = 2;
+	for (; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--listen") && i + 1 < argc)
+			o.listen = argv[++i];
+		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
+			o.to = argv[++i];
+		else
+			die(2, "sandbox-init: unknown argument '%s'", argv[i]);
+	}
+	if (i + 1 >= argc || (o.listen && !o.to))
+		die(2, "sandbox-init: usage: sandbox-init [--listen ADDR:PORT[,ADDR:PORT] --to SOCKET] -- COMMAND...");
+	o.cmd = argv + i + 1;
+	struct err e = { 0 };
+	int status = supervisor_run(&o, &e);
+	if (status < 0)
+		die_err(&e);
+	/* _exit: a leak checker cannot run without capabilities in the sandbox */
+	_exit(status);
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	if (argc >= 2 && !strcmp(argv[1], "sandbox-init"))
-		return supervisor_main(argc, argv);
+		return supervise(argc, argv);
 	std_options(argc, argv, usage, VERSION);
 	if (argc < 3 || strcmp(argv[1], "eval") || strcmp(argv[2], "run")) {
 		fputs(usage, stderr);

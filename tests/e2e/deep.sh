@@ -119,7 +119,7 @@ t_eq "no final trial ran" "$(starts r-helps final)" 0
 t_eq "reused" "$(jget $R/traces/dt/final/test-002/trial.json selection_reuse)" true
 t_eq "from" "$(jget $R/traces/dt/final/test-002/trial.json reused_from.trial)" traces/dt/deep-1/test-002
 t_contains "final index" "$(cat $R/traces/dt/final/index.json)" '"trials": 3'
-t_contains "summary row marked" "$(cat $R/summary.md)" "| final | 3 (3 selection trials reused) |"
+t_contains "summary row marked" "$(cat $R/summary.md)" "| final (selection trials reused) | 3 |"
 out=$($SK -j4 $(base helps) DEEP_ROUNDS=1 FINAL_FRESH=1 final 2>&1)
 t_eq "fresh exit" $? 0
 t_eq "three fresh trials (never from the store)" "$(starts r-helps final)" 3

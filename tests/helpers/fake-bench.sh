@@ -85,23 +85,21 @@ case $mode in no-skill|with-skill) ;; *) die "bad --skill-mode $mode" ;; esac
 [ -z "$skills" ] || [ "$mode" = with-skill ] || die "--skills-dir is only valid with --skill-mode with-skill"
 for v in $(env | sed -n 's/^\([A-Z0-9_]*_API_KEY\)=.*/\1/p'); do log "env $$ $v"; done
 
-# take the next outcome line (a mkdir lock keeps parallel runs apart)
+# take the next outcome line (a lock keeps parallel runs apart)
 line=pass
 if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
-	lock=$FAKE_BENCH_SCRIPT.lock held=
-	# killed while holding the lock (make stopped mid-start under load): free it,
-	# or every later run waits for it forever
-	trap '[ -z "$held" ] || rmdir "$lock" 2>/dev/null; exit 143' TERM INT HUP
-	while ! { mkdir "$lock" 2>/dev/null && held=1; }; do sleep 0.01; done
+	# a flock, not a mkdir: a bench killed while holding it must not
+	# leave the next ones waiting forever
+	exec 9>>"$FAKE_BENCH_SCRIPT.lock"
+	flock 9
 	n=$(cat "$FAKE_BENCH_SCRIPT.n" 2>/dev/null || echo 0)
 	n=$((n + 1))
 	echo "$n" >"$FAKE_BENCH_SCRIPT.n"
 	total=$(grep -c . "$FAKE_BENCH_SCRIPT")
 	[ "$n" -gt "$total" ] && n=$total
 	line=$(grep . "$FAKE_BENCH_SCRIPT" | sed -n "${n}p")
-	rmdir "$lock"
-	held=
-	trap - TERM INT HUP
+	flock -u 9
+	exec 9>&-
 fi
 # a rule matching the injected skill's content wins (see the header)
 if [ -n "${FAKE_BENCH_RULES:-}" ]; then

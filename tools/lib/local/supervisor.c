@@ -59,56 +59,60 @@ static void pump_step(struct pump *p, const struct pollfd *pf, const int at[2])
 	}
 }
 
-int supervisor_main(int argc, char **argv)
+/* The relays of --listen ADDR:PORT[,ADDR:PORT] to the socket `to`, into
+ * rel (up to 4). 125 after saying why on stderr when one cannot listen,
+ * -1 with e set for a spec that is not ADDR:PORT, else 0. */
+static int start_relays(const char *listen_spec, const char *to, struct relay **rel, int *nrel, struct err *e)
 {
-	const char *listen_spec = NULL, *to = NULL;
-	int i = 2;
-	for (; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--listen") && i + 1 < argc)
-			listen_spec = argv[++i];
-		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
-			to = argv[++i];
-		else
-			die(2, "sandbox-init: unknown argument '%s'", argv[i]);
-	}
-	if (i + 1 >= argc || (listen_spec && !to))
-		die(2, "sandbox-init: usage: sandbox-init [--listen ADDR:PORT[,ADDR:PORT] --to SOCKET] -- COMMAND...");
-	char **cmd = argv + i + 1;
-	struct relay *rel[4] = { 0 };
-	int nrel = 0;
 	char *spec = listen_spec ? xstrdup(listen_spec) : NULL, *save = NULL;
-	for (char *one = spec ? strtok_r(spec, ",", &save) : NULL; one && nrel < 4; one = strtok_r(NULL, ",", &save)) {
+	int rc = 0;
+	for (char *one = spec ? strtok_r(spec, ",", &save) : NULL; one && *nrel < 4 && rc == 0;
+	     one = strtok_r(NULL, ",", &save)) {
 		char *colon = strrchr(one, ':');
-		if (!colon)
-			die(2, "sandbox-init: '%s' is not ADDR:PORT", one);
+		if (!colon) {
+			rc = err_set(e, ERR_INPUT, "sandbox-init: '%s' is not ADDR:PORT", one);
+			break;
+		}
 		*colon = '\0';
 		char *addr = one;
 		if (addr[0] == '[') {
 			addr++;
 			addr[strlen(addr) - 1] = '\0';
 		}
-		struct err e;
-		int fd = relay_listen_tcp(addr, colon + 1, &e);
+		struct err le;
+		int fd = relay_listen_tcp(addr, colon + 1, &le);
 		if (fd < 0) {
 			/* read by the runner from the agent log: a sandbox setup failure */
 			fprintf(stderr, SUPERVISOR_FAILURE " cannot relay the model route inside the sandbox: %s "
-				"(the task forbids network; use a model route on a port >= 1024)\n", e.msg);
-			_exit(125);
+				"(the task forbids network; use a model route on a port >= 1024)\n", le.msg);
+			rc = 125;
+		} else {
+			rel[(*nrel)++] = relay_new(fd, to, NULL, NULL);
 		}
-		rel[nrel++] = relay_new(fd, to, NULL, NULL);
 	}
 	free(spec);
+	return rc;
+}
+
+int supervisor_run(const struct supervisor_opts *o, struct err *e)
+{
+	char **cmd = o->cmd;
+	struct relay *rel[4] = { 0 };
+	int nrel = 0;
+	int rc = start_relays(o->listen, o->to, rel, &nrel, e);
+	if (rc)
+		return rc;
 	int in[2], out[2];
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
-		die(1, "sandbox-init: cannot create pipes");
+		return err_set(e, ERR_WORK, "sandbox-init: cannot create pipes:");
 	struct proc_child child = { .argv = cmd, .fd = { in[0], out[1], -1 }, .death_signal = SIGKILL };
-	struct err e;
+	struct err se;
 	bool started;
-	pid_t pid = proc_spawn(&child, &started, &e);
+	pid_t pid = proc_spawn(&child, &started, &se);
 	if (pid < 0)
-		die(1, "sandbox-init: cannot fork");
+		return err_set(e, ERR_WORK, "sandbox-init: cannot fork:");
 	if (!started)
-		fprintf(stderr, SUPERVISOR_FAILURE " %s\n", e.msg);
+		fprintf(stderr, SUPERVISOR_FAILURE " %s\n", se.msg);
 	close(in[0]);
 	close(out[1]);
 	signal(SIGPIPE, SIG_IGN);
@@ -130,15 +134,14 @@ int supervisor_main(int argc, char **argv)
 				pump_step(&up, pf, at);
 			}
 			kill(-pid, SIGKILL);
-			/* _exit: a leak checker cannot run without capabilities in here */
-			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 		}
 		if (up.eof && !up.b.len) {
 			/* an agent that just exited closes stdout first: wait a little for its status */
 			for (int k = 0; k < 50; k++) {
 				if (waitpid(pid, &st, WNOHANG) == pid) {
 					kill(-pid, SIGKILL);
-					_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+					return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 				}
 				usleep(10000);
 			}
@@ -146,7 +149,7 @@ int supervisor_main(int argc, char **argv)
 			fprintf(stderr, SUPERVISOR_FAILURE " the agent closed its stdout; ending it\n");
 			kill(-pid, SIGKILL);
 			waitpid(pid, &st, 0);
-			_exit(141);
+			return 141;
 		}
 		if (down.eof && !down.b.len && down.to >= 0) {
 			close(down.to); /* end of input reaches the agent */

@@ -10,11 +10,21 @@
 #ifndef SKILLC_LOCAL_SUPERVISOR_H
 #define SKILLC_LOCAL_SUPERVISOR_H
 
+#include "base/util.h"
+
 /* How the supervisor's own failures start in the agent's log, where the
  * runner looks for them. */
 #define SUPERVISOR_FAILURE "skillc-local sandbox-init:"
 
-/* argv[1] is "sandbox-init". Does not return. */
-int supervisor_main(int argc, char **argv);
+struct supervisor_opts {
+	char **cmd;          /* COMMAND..., NULL-terminated */
+	const char *listen;  /* ADDR:PORT[,ADDR:PORT], or NULL */
+	const char *to;      /* the Unix socket behind them */
+};
+
+/* Runs cmd under the supervisor until it ends. Returns the status to end
+ * with (the agent's, 141, 125 or 127 as above), or -1 with e set when the
+ * supervisor itself cannot start (bad --listen, no pipes, no fork). */
+int supervisor_run(const struct supervisor_opts *o, struct err *e);
 
 #endif

@@ -1,5 +1,6 @@
 #include "local/verifier.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +17,21 @@
 
 /* Removes every symlink under dir: trial files must never lead the host's
  * readers out of the trial folder. */
-static void drop_links(const char *dir)
+static int drop_links(const char *dir, struct err *e)
 {
 	struct fs_tree t = { 0 };
-	struct err e;
-	if (fs_list_tree(dir, &t, &e) == 0)
-		for (size_t i = 0; i < t.n; i++)
-			if (S_ISLNK(t.v[i].mode)) {
-				char *p = path_join(dir, t.v[i].path);
-				unlink(p);
-				free(p);
-			}
+	int r = 0;
+	if (fs_is_dir(dir))
+		r = fs_list_tree(dir, &t, e);
+	for (size_t i = 0; r == 0 && i < t.n; i++)
+		if (S_ISLNK(t.v[i].mode)) {
+			char *p = path_join(dir, t.v[i].path);
+			if (unlink(p) < 0 && errno != ENOENT)
+				r = err_set(e, ERR_WORK, "cannot remove the agent's link '%s':", p);
+			free(p);
+		}
 	fs_tree_free(&t);
+	return r;
 }
 
 /* Reads the verifier's reward files the way BenchFlow does. */
@@ -118,10 +122,13 @@ int verifier_run(struct local_trial *t, struct err *e)
 		return -1;
 	}
 	char *agent_dir = path_join(t->dir, "agent"), *art = path_join(t->dir, "artifacts");
-	drop_links(agent_dir);
-	drop_links(art);
+	int dropped = drop_links(agent_dir, e) == 0 && drop_links(art, e) == 0 ? 0 : -1;
 	free(agent_dir);
 	free(art);
+	if (dropped < 0) {
+		free(vdir);
+		return -1;
+	}
 	char *test = path_join(t->task.tests_dir, "test.sh");
 	if (!fs_exists(test)) {
 		t->verifier_error = xasprintf("task has no tests/test.sh (%s)", test);

@@ -1058,3 +1058,14 @@ void stages_affected_by(const char *setting, struct strlist *out)
 			strlist_push(out, stage_table[i].name);
 	}
 }
+
+/* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
+char *stage_names(void)
+{
+	struct buf names = BUF_INIT;
+	for (size_t i = 0; i < stage_count; i++)
+		buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
+	for (size_t i = 0; i < group_count; i++)
+		buf_printf(&names, ", %s (%s ... %s)", group_table[i].name, group_table[i].first, group_table[i].last);
+	return buf_detach(&names);
+}
