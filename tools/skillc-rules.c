@@ -419,6 +419,7 @@ static int due_of(const struct run *r, const char *goal, struct buf *due, char *
 	struct stage_ref *need;
 	int n = goal_refs(r, goal, &need), k = 0;
 	const struct stage_def *last = NULL;
+	int last_round = 0;
 	for (int i = 0; i < n; i++) {
 		if (ok_exists(r, need[i].name))
 			continue;
@@ -430,17 +431,20 @@ static int due_of(const struct run *r, const char *goal, struct buf *due, char *
 				*failed = xasprintf("%s %s: %s", need[i].name, state, json_str(st, "error") ? json_str(st, "error") : "?");
 			cJSON_Delete(st);
 		}
-		/* a stage once, its trials counted */
-		if (need[i].def == last)
+		/* a stage once (a round's stage once a round: deep-2-eval), its trials counted */
+		if (need[i].def == last && need[i].round == last_round)
 			continue;
 		last = need[i].def;
+		last_round = need[i].round;
 		int trials = 0;
-		for (int j = i; j < n && need[j].def == last; j++)
+		for (int j = i; j < n && need[j].def == last && need[j].round == last_round; j++)
 			trials += !ok_exists(r, need[j].name);
+		int w = last->rounds ? (int)strcspn(need[i].name, ".") : (int)strlen(last->name);
+		const char *label = last->rounds ? need[i].name : last->name;
 		if (last->repeat)
-			buf_printf(due, "%s%s (%d trial%s)", due->len ? ", " : "", last->name, trials, trials == 1 ? "" : "s");
+			buf_printf(due, "%s%.*s (%d trial%s)", due->len ? ", " : "", w, label, trials, trials == 1 ? "" : "s");
 		else
-			buf_printf(due, "%s%s", due->len ? ", " : "", last->name);
+			buf_printf(due, "%s%.*s", due->len ? ", " : "", w, label);
 	}
 	free(need);
 	return k;
