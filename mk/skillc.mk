@@ -122,7 +122,8 @@ endif
 
 # summary / report / watch read run folders only: no lock, no task needed.
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
-skillc_results_of = $(if $(RUN_DIR),$(RUN_DIR),$(if $(task),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model),$(RESULTS)))
+skillc_src = $(if $(SKILL_SOURCE),--$(shell $(SKILLC_BIN)/skillc-rules source-tag $(call skillc_quote,$(SKILL_SOURCE))))
+skillc_results_of = $(if $(RUN_DIR),$(RUN_DIR),$(if $(task),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)$(skillc_src),$(RESULTS)))
 # HARBOR_JOBS: Harbor job folders join the table; the summary stays beside
 # the runs (or, with no runs yet, goes into HARBOR_JOBS)
 skillc_summary_in = $(or $(wildcard $(skillc_results_of)) $(HARBOR_JOBS),$(skillc_results_of))

@@ -25,8 +25,7 @@ start_fake() {
 		--port-file "$D/port" 2>"$D/fake.err" &
 	FAKE_PID=$!
 	PIDS="$PIDS $FAKE_PID"
-	i=0
-	while [ ! -s "$D/port" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+	t_poll 20 test -s "$D/port"
 	port=$(cat "$D/port")
 	cat >"$D/routes.json" <<EOF
 {"providers": {
@@ -43,10 +42,8 @@ stop_fake() { kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null; }
 requests() { if [ -f "$D/log.jsonl" ]; then wc -l <"$D/log.jsonl" | tr -d ' '; else echo 0; fi; }
 # llm ARGS...: skillc-llm in $D with its files; stdout and stderr kept
 llm() { (cd "$D" && exec skillc-llm --routes routes.json --env-file .env --cache-dir cache --usage usage.jsonl "$@"); }
-wait_requests() {
-	i=0
-	while [ "$(requests)" -lt "$1" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
-}
+has_requests() { [ "$(requests)" -ge "$WANT_REQUESTS" ]; }
+wait_requests() { WANT_REQUESTS=$1; t_poll 20 has_requests; }
 jfield() { jq -r "$1" "$2"; }
 
 printf '%s' "$KEY" >"$T_TMP/key.txt"

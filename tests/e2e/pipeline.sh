@@ -35,6 +35,18 @@ t_eq "status untouched" "$(mtime $R/status/ingest.json)" "$before"
 t_eq "config.json untouched" "$(mtime $R/inputs/config.json)" "$cfg"
 t_end
 
+t_begin "a no-op make trusts rules.mk by its key line; another key rewrites it"
+echo '# left alone' >>$R/rules.mk
+$SK task=csv-column-sum ingest >/dev/null 2>&1
+t_check "same key: rules.mk is not regenerated" grep -q '^# left alone' $R/rules.mk
+sed -i 's/^# key .*/# key 00000000000000000000000000000000/' $R/rules.mk
+out=$($SK task=csv-column-sum ingest 2>&1)
+t_eq "exit" $? 0
+case $out in *started*) t_fail "a stage ran: $out" ;; esac
+t_check "another key: rules.mk written again" sh -c "! grep -q '^# left alone' $R/rules.mk"
+t_check "with the key it is made from" sh -c "! grep -q '^# key 0000' $R/rules.mk"
+t_end
+
 t_begin "a setting that changes no result rewrites nothing and runs nothing"
 cfg=$(mtime $R/inputs/config.json)
 out=$($SK task=csv-column-sum ingest STAGE_TIMEOUT=99 LLM_CACHE=off 2>&1)

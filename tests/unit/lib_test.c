@@ -303,7 +303,9 @@ static void test_proc_timeout_kills_group(void)
 	CHECK(fs_read(pidfile, 0, &b, &e) == 0);
 	pid_t gc = (pid_t)atoi(b.data ? b.data : "0");
 	CHECK(gc > 0);
-	usleep(100000);
+	/* killed, it may take a moment to go: poll (5 s), never sleep-and-hope */
+	for (int i = 0; i < 500 && gc > 0 && process_alive(gc); i++)
+		usleep(10000);
 	CHECK(gc > 0 && !process_alive(gc));
 	buf_free(&b);
 	free(script);

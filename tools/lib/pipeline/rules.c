@@ -133,10 +133,11 @@ static int written_key(const struct run *r, hash_hex out)
 	ssize_t n = read(fd, head, sizeof head - 1);
 	close(fd);
 	head[n > 0 ? n : 0] = '\0';
-	const char *k = strstr(head, "\n# key ");
-	if (!k || strlen(k + 8) < 32)
+	static const char tag[] = "\n# key ";
+	const char *k = strstr(head, tag);
+	if (!k || strlen(k + sizeof tag - 1) < 32)
 		return -1;
-	memcpy(out, k + 8, 32);
+	memcpy(out, k + sizeof tag - 1, 32);
 	out[32] = '\0';
 	return 0;
 }

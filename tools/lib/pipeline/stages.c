@@ -10,7 +10,7 @@
 #include "base/versions.h"
 
 const struct source_def source_table[] = {
-	{ "inputs/skill.src.hash", SRC_TASK, "environment/skills" },
+	{ "inputs/skill.src.hash", SRC_SKILL, "environment/skills" },
 	{ "inputs/task.src.hash", SRC_TASK, "" }, /* a trial depends on the whole task: tests, data, Dockerfile */
 	{ "inputs/profiles.src.hash", SRC_RULES, "profiles" },
 	{ "inputs/user-profiles.src.hash", SRC_SETTING, "PROFILES_DIR" },
@@ -38,6 +38,8 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 	push_path(argv, "--hash", r, "inputs/skill.hash");
 	push_path(argv, "--report", r, "inputs/check.json");
 	push_flag(argv, "--max-file-mb", run_get(r, "MAX_FILE_MB"));
+	if (*run_get(r, "SKILL_SOURCE"))
+		push_flag(argv, "--skill-source", run_get(r, "SKILL_SOURCE"));
 }
 
 /* One trial of an evaluation stage: skillc-eval into traces/<task>/<stage>/test-NNN/.
@@ -415,7 +417,7 @@ const struct stage_def stage_table[] = {
 		.version = V_INGEST,
 		.inputs = { "inputs/skill.src.hash" },
 		.outputs = { "inputs/skill", "inputs/skill.hash", "inputs/check.json" },
-		.settings = { "MAX_FILE_MB" },
+		.settings = { "MAX_FILE_MB", "SKILL_SOURCE" },
 		.command = ingest_command,
 	},
 	{
@@ -999,6 +1001,10 @@ char *source_path(const struct run *r, const struct source_def *src)
 		return xstrdup(run_get(r, src->what));
 	case SRC_RULES:
 		return *src->what ? path_join(r->rules_dir, src->what) : xstrdup(r->rules_dir);
+	case SRC_SKILL:
+		if (*run_get(r, "SKILL_SOURCE"))
+			return xstrdup(run_get(r, "SKILL_SOURCE"));
+		break;
 	case SRC_TASK:
 		break;
 	}
@@ -1040,7 +1046,8 @@ static int reads_setting(const struct stage_def *s, const char *name)
 	for (size_t k = 0; k < source_count; k++) {
 		const struct source_def *src = &source_table[k];
 		int names = (src->root == SRC_SETTING && !strcmp(src->what, name)) ||
-		            (src->root == SRC_TASK && !strcmp(name, "TASKS_DIR"));
+		            ((src->root == SRC_TASK || src->root == SRC_SKILL) && !strcmp(name, "TASKS_DIR")) ||
+		            (src->root == SRC_SKILL && !strcmp(name, "SKILL_SOURCE"));
 		for (size_t i = 0; names && i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++)
 			if (!strcmp(s->inputs[i], src->stamp))
 				return 1;

@@ -15,6 +15,7 @@ enum source_root {
 	SRC_TASK,     /* the task folder (TASKS_DIR/<task>) */
 	SRC_RULES,    /* the rules data folder (SKILLC_RULES, exported by make) */
 	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
+	SRC_SKILL,    /* the run's skill source: SKILL_SOURCE, else the task's `what` */
 };
 struct source_def {
 	const char *stamp;  /* run-relative, e.g. "inputs/skill.src.hash" */

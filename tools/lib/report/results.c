@@ -456,10 +456,15 @@ void results_finish(struct results_table *tb)
 		struct results_group *g = &tb->v[i];
 		if (g->nt)
 			qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
-		g->raw = NULL;
-		for (size_t k = 0; k < tb->n; k++)
-			if (k != i && !strcmp(tb->v[k].stage, "raw") && same_cell(g, &tb->v[k]))
+		g->raw = g->noskill = NULL;
+		for (size_t k = 0; k < tb->n; k++) {
+			if (k == i || !same_cell(g, &tb->v[k]))
+				continue;
+			if (!strcmp(tb->v[k].stage, "raw"))
 				g->raw = &tb->v[k];
+			if (!strcmp(tb->v[k].stage, "noskill"))
+				g->noskill = &tb->v[k];
+		}
 	}
 }
 
@@ -468,21 +473,31 @@ double results_pass_rate(const struct results_group *g)
 	return g->scored ? (double)g->passed / (double)g->scored : NAN;
 }
 
+double results_delta_pp_vs(const struct results_group *g, const struct results_group *base)
+{
+	if (!base)
+		return NAN;
+	return (results_pass_rate(g) - results_pass_rate(base)) * 100;
+}
+
+bool results_delta_ci_vs(const struct results_group *g, const struct results_group *base, double *lo, double *hi)
+{
+	if (!base || !g->scored || !base->scored)
+		return false;
+	stats_newcombe(g->passed, g->scored, base->passed, base->scored, STATS_Z95, lo, hi);
+	*lo *= 100;
+	*hi *= 100;
+	return true;
+}
+
 double results_delta_pp(const struct results_group *g)
 {
-	if (!g->raw)
-		return NAN;
-	return (results_pass_rate(g) - results_pass_rate(g->raw)) * 100;
+	return results_delta_pp_vs(g, g->raw);
 }
 
 bool results_delta_ci(const struct results_group *g, double *lo, double *hi)
 {
-	if (!g->raw || !g->scored || !g->raw->scored)
-		return false;
-	stats_newcombe(g->passed, g->scored, g->raw->passed, g->raw->scored, STATS_Z95, lo, hi);
-	*lo *= 100;
-	*hi *= 100;
-	return true;
+	return results_delta_ci_vs(g, g->raw, lo, hi);
 }
 
 double results_stage_usd(const struct results_group *g)
@@ -501,7 +516,13 @@ double results_spent(const struct results_table *tb, long *unknown)
 bool results_regressed(const struct results_group *g)
 {
 	double d = results_delta_pp(g);
-	return strcmp(g->stage, "raw") && !isnan(d) && d < 0;
+	return strcmp(g->stage, "raw") && strcmp(g->stage, "noskill") && !isnan(d) && d < 0;
+}
+
+bool results_worse_than_noskill(const struct results_group *g)
+{
+	double d = results_delta_pp_vs(g, g->noskill);
+	return strcmp(g->stage, "noskill") && !isnan(d) && d < 0;
 }
 
 double results_mean(double sum, long n)

@@ -9,7 +9,8 @@
  * Every other trial folder is kept in the group as stale, with the reason,
  * and never counted. Rows are sorted by bench, task, harness, model and
  * runner, then by stage in pipeline order (noskill, raw, static, fast,
- * deep-1, deep-2, ..., final, others by name). */
+ * deep-1, deep-2, ..., final, others by name). Each row is linked to the
+ * raw row and the no-skill row (stage noskill) of its cell. */
 #ifndef SKILLC_REPORT_RESULTS_H
 #define SKILLC_REPORT_RESULTS_H
 
@@ -65,6 +66,7 @@ struct results_group {
 	struct results_trial *t;  /* every trial folder, counted and stale, by index */
 	size_t nt, tcap;
 	struct results_group *raw;  /* the raw stage of the same bench, task, harness, model and runner */
+	struct results_group *noskill;  /* the no-skill baseline of the same (NULL: the run has none) */
 };
 
 struct results_table {
@@ -104,13 +106,20 @@ double results_skill_rate(const struct results_group *g, long count); /* count /
 /* The 95% interval of the pass-rate change vs raw, in points (Newcombe);
  * false when there is no raw row or either has nothing scored. */
 bool results_delta_ci(const struct results_group *g, double *lo, double *hi);
+/* The same two against another row (the no-skill baseline: g->noskill). */
+double results_delta_pp_vs(const struct results_group *g, const struct results_group *base);
+bool results_delta_ci_vs(const struct results_group *g, const struct results_group *base, double *lo, double *hi);
 /* What the row's stage cost in its run: LLM calls plus trials that ran
  * there; NAN when nothing of it has a known price. */
 double results_stage_usd(const struct results_group *g);
 /* Everything the table's runs paid (known money); *unknown items without a price. */
 double results_spent(const struct results_table *tb, long *unknown);
 
-/* A stage that is not raw and whose pass rate is below raw's. */
+/* A stage of a skill, not raw, whose pass rate is below raw's (the
+ * no-skill baseline is never "regressed"). */
 bool results_regressed(const struct results_group *g);
+/* A stage that is not noskill and whose pass rate is below the no-skill
+ * baseline's (the skill does worse than no skill at all). */
+bool results_worse_than_noskill(const struct results_group *g);
 
 #endif
