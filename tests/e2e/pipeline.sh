@@ -36,7 +36,7 @@ t_eq "config.json untouched" "$(mtime $R/inputs/config.json)" "$cfg"
 t_end
 
 t_begin "a no-op make trusts rules.mk by its key line; another key rewrites it"
-echo '# left alone' >>$R/rules.mk
+sed -i '1a # left alone' $R/rules.mk # inside: the trailer stays last (a cut-short file is written again)
 $SK task=csv-column-sum ingest >/dev/null 2>&1
 t_check "same key: rules.mk is not regenerated" grep -q '^# left alone' $R/rules.mk
 sed -i 's/^# key .*/# key 00000000000000000000000000000000/' $R/rules.mk
