@@ -85,7 +85,7 @@ else ifneq ($(if $(skillc_dry),$(skillc_work)),)
 skillc_report := $(SKILLC_BIN)/skillc-rules report --as $(skillc_dry) --goals '$(skillc_work)' $(skillc_args)
 else ifneq ($(filter doctor,$(MAKECMDGOALS)),)
 # $(shell) does not see exported variables in make 4.3: pass them by hand
-skillc_report := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RULES,$v=$(call skillc_quote,$($v))) $(SKILLC_BIN)/skillc-doctor
+skillc_report := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RULES,$v=$(call skillc_quote,$($v))) $(SKILLC_BIN)/skillc-doctor $(call skillc_quote,$(GOAL))
 else ifneq ($(filter gate,$(MAKECMDGOALS)),)
 skillc_report := $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
 	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
@@ -183,6 +183,7 @@ h%lp: skillc-help ;
 #:   make task=T deep           the deep rounds up to S_final (deep-start, deep-K-score/-edit/-eval.NNN/-look.NNN/-decide, deep-final)
 #:   make task=T final-eval / final-index FINAL_REPEAT trials of S_final (or the last accepted round's) / their index.json
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
+#:   make task=T noskill-eval   REPEAT trials with no skill at all (BASELINE=1: part of eval and final)
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
@@ -194,9 +195,12 @@ h%lp: skillc-help ;
 #:                              over a matrix or every run under RESULTS: one line a run
 #:   make -n / make -q ...      what make would start / whether it would (from the same records)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
-#:   make doctor                check routes, keys, model servers (MODEL, EXTERNAL_MODEL), the cluster (LAUNCHER=srun)
+#:   make doctor [GOAL=stage]   check what the goal (default final) needs: models, runner, harness, sandbox, cluster
+#:   make demo                  the whole pipeline offline on a sample task (source tree; docs/demo.md)
 #:   make help / skillc-help    this text (help is yours when your Makefile has one)
 #:   make / make check / make install   build the tools, run the tests, install
+#:   make fuzz [FUZZ_SECONDS=N] the libFuzzer harnesses of every parser (source tree; docs/fuzzing.md)
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
+#: SKILL_SOURCE=<dir> evaluates a skill from elsewhere, in a run of its own (docs/baseline.md).
 #:

@@ -240,19 +240,18 @@ static int check_model(const struct command *c, const struct run *r, struct err 
 	return -1;
 }
 
-/* The optimizing stages ask the compiler's model: say so before any work. */
+/* A stage the goals run asks the compiler's model (the table's `needs`):
+ * say so before any work. */
 static int check_external_model(const struct command *c, const struct run *r, struct err *e)
 {
-	static const char *const asks[] = { "fast-map", "fast-reduce", "fast", "fast-eval", "fast-index", "deep-start", "deep",
-		                            "deep-final", "final-eval", "final-index", "final" };
-	int needs = 0;
-	for (size_t i = 0; i < c->goals.n; i++)
-		for (size_t k = 0; k < ARRAY_LEN(asks); k++)
-			needs |= !strcmp(c->goals.v[i], asks[k]);
-	if (!needs || *run_get(r, "EXTERNAL_MODEL"))
+	if (*run_get(r, "EXTERNAL_MODEL"))
 		return 0;
-	return err_set(e, ERR_INPUT, "set EXTERNAL_MODEL=provider/model-id, the compiler's model: the fast and deep stages "
-	               "ask it (make eval needs none)");
+	for (size_t i = 0; i < c->goals.n; i++)
+		for (size_t k = 0; goal_known(c->goals.v[i]) && k < stage_count; k++)
+			if (goal_includes(c->goals.v[i], &stage_table[k]) && stage_needs(&stage_table[k], r, "EXTERNAL_MODEL"))
+				return err_set(e, ERR_INPUT, "set EXTERNAL_MODEL=provider/model-id, the compiler's model: make %s "
+				               "runs %s, which asks it", c->goals.v[i], stage_table[k].name);
+	return 0;
 }
 
 /* The runs the command is about; with no task at all, a read-only goal is
@@ -482,9 +481,12 @@ static int make_keeps_going(void)
 }
 
 /* The last line of a make: the deliverable and the tables, or what is due.
- * -1 when stdout cannot take it. */
+ * After a failed make it says why, a diagnostic: on stderr, as make's own
+ * error lines are; otherwise on stdout with the progress. -1 when that
+ * stream cannot take it. */
 static int last_line(const struct command *c, const struct runs *rs, int rc)
 {
+	FILE *out = rc ? stderr : stdout;
 	const char *goal = c->goals.n ? c->goals.v[c->goals.n - 1] : "final";
 	if (has_goal(c, "clean-stage") || !rs->n)
 		return 0;
@@ -507,15 +509,15 @@ static int last_line(const struct command *c, const struct runs *rs, int rc)
 		char *failed = NULL;
 		char *again = run_command(one, goal), *fin = run_command(one, "final"), *sum = run_command(one, "summary");
 		if (due_of(one, goal, &due, &failed))
-			printf("skillc: %s: stopped short of %s%s%s; still due: %s; %s resumes%s\n", path_base(one->dir), goal,
+			fprintf(out, "skillc: %s: stopped short of %s%s%s; still due: %s; %s resumes%s\n", path_base(one->dir), goal,
 			       failed ? ": " : "", failed ? failed : "", due.data, again,
 			       failed && !make_keeps_going() ? " (make -k runs the rest)" : "");
 		else if (due_of(one, "final", &final, NULL))
-			printf("skillc: %s: %s done; still due for final: %s (%s%s)\n", path_base(one->dir), goal, final.data,
+			fprintf(out, "skillc: %s: %s done; still due for final: %s (%s%s)\n", path_base(one->dir), goal, final.data,
 			       fin, *run_get(one, "MODEL") ? "" : ", with MODEL=provider/model-id");
 		else {
 			char *skill = deliverable(one);
-			printf("skillc: %s: %s done; the skill is %s; %s writes the tables to %s/summary.md\n",
+			fprintf(out, "skillc: %s: %s done; the skill is %s; %s writes the tables to %s/summary.md\n",
 			       path_base(one->dir), goal, skill, sum, one->dir);
 			free(skill);
 		}
@@ -526,18 +528,18 @@ static int last_line(const struct command *c, const struct runs *rs, int rc)
 		buf_free(&due);
 		buf_free(&final);
 	} else if (short_of) {
-		printf("skillc: %zu runs: %s done in %zu, stopped short in %zu: %s%s; make status lists what is due%s\n", rs->n,
+		fprintf(out, "skillc: %zu runs: %s done in %zu, stopped short in %zu: %s%s; make status lists what is due%s\n", rs->n,
 		       goal, rs->n - short_of, short_of, stopped.data, short_of > 3 ? "; ..." : "",
 		       rc && !make_keeps_going() ? ", make -k runs the rest" : "");
 	} else {
 		char *skill = deliverable(one);
 		const char *rel = skill + strlen(one->dir);
-		printf("skillc: %zu runs: %s done; their skills are in %s/<run>%s; make summary writes the tables to %s/summary.md\n",
+		fprintf(out, "skillc: %zu runs: %s done; their skills are in %s/<run>%s; make summary writes the tables to %s/summary.md\n",
 		       rs->n, goal, val(c, "RESULTS"), rel, val(c, "RESULTS"));
 		free(skill);
 	}
 	buf_free(&stopped);
-	return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
+	return fflush(out) != 0 || ferror(out) ? -1 : 0;
 }
 
 static int cmd_run(const struct command *c)

@@ -200,7 +200,7 @@ t_check "kept" test -f x/.incomplete/raw/test-001.*/reason.txt
 script crash
 out=$($E --harness opencode --out x/traces/csv-column-sum/raw/test-002 2>&1)
 t_eq "exit" $? 1
-t_contains "reason" "$out" "the runner exited 1 and wrote no raw/ output (see runner.log)"
+t_contains "reason, with the runner's last line" "$out" "the runner exited 1 and wrote no raw/ output: Traceback (most recent call last): RuntimeError: fake crash (see runner.log)"
 script "pass acp=empty"
 out=$($E --harness opencode --out x/traces/csv-column-sum/raw/test-003 2>&1)
 t_eq "exit" $? 1

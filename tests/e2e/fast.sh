@@ -104,9 +104,9 @@ t_contains "one line" "$out" "AgentRM at RM_API_URL 'http://127.0.0.1:1' is down
 t_contains "previous scores kept" "$(jget $F/scores.json agentrm_note)" "RM_API_URL is not set"
 t_check "not marked done" test ! -e $R/status/fast-score.ok
 out=$($SK doctor MODEL=vllm/q RM_API_URL=$DOWN DOCTOR_PROBE=models 2>&1)
-t_contains "doctor problem" "$out" "problem RM_API_URL: AgentRM at RM_API_URL 'http://127.0.0.1:1' is down"
+t_contains "doctor problem" "$out" "problem RM_API_URL: AgentRM is not answering: http://127.0.0.1:1/health"
 out=$($SK doctor MODEL=vllm/q RM_API_URL=$RM 2>&1)
-t_contains "doctor ok" "$out" "ok      RM_API_URL: $RM: AgentRM status ok, device cuda, max_length 8192"
+t_contains "doctor ok" "$out" "ok      RM_API_URL: $RM: AgentRM answers /health"
 t_end
 
 t_begin "five complete traces when six are needed: one clear line naming the count and the way out"

@@ -151,12 +151,12 @@ t_contains "both" "$(cat $R/status/ingest.json $R2/status/ingest.json | grep -c 
 t_end
 
 t_begin "make doctor answers 0 when all is well, 1 with one line per problem"
-out=$($SK doctor MODEL=vllm/Qwen/Qwen3-8B EXTERNAL_MODEL=ollama/qwen3:8b DOCTOR_PROBE=none 2>&1)
-t_eq "all good exit" $? 0
+out=$($SK doctor GOAL=static STATIC_MODE=hybrid MODEL=vllm/Qwen/Qwen3-8B EXTERNAL_MODEL=ollama/qwen3:8b DOCTOR_PROBE=none 2>&1)
+t_eq "all good exit (output: $out)" $? 0
 t_contains "said" "$out" "all good"
-out=$($SK doctor MODEL=nosuch/model EXTERNAL_MODEL=ollama/qwen3:8b DOCTOR_PROBE=none 2>&1)
+out=$($SK doctor GOAL=static STATIC_MODE=hybrid MODEL=vllm/Qwen/Qwen3-8B EXTERNAL_MODEL=nosuch/model DOCTOR_PROBE=none 2>&1)
 t_eq "problem exit" $? 1
-t_contains "names the provider" "$(printf '%s\n' "$out" | grep '^problem MODEL')" "nosuch"
+t_contains "names the provider" "$(printf '%s\n' "$out" | grep '^problem EXTERNAL_MODEL')" "nosuch"
 t_end
 
 t_begin "make -n shows what would run and runs nothing"

@@ -67,7 +67,7 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	strlist_push_owned(argv, xasprintf("%d", ref->count));
 	push_path(argv, "--incomplete", r, ".incomplete");
 	push_flag(argv, "--cache", run_get(r, "CACHE_DIR"));
-	if (run_get_int(r, "REQUIRE_SKILL"))
+	if (skills_root && run_get_int(r, "REQUIRE_SKILL"))
 		strlist_push(argv, "--require-skill");
 	if (run_get_int(r, "AGENT_TIMEOUT") > 0)
 		push_flag(argv, "--agent-timeout", run_get(r, "AGENT_TIMEOUT"));
@@ -76,6 +76,26 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	strlist_push_owned(argv, xasprintf("%ld", limit > 120 ? limit - 30 : limit));
 	if (fs_exists(run_get(r, "ENV_FILE")))
 		push_flag(argv, "--env-file", run_get(r, "ENV_FILE"));
+}
+
+static void noskill_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                 struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "noskill", NULL);
+}
+
+static void index_argv(const struct run *r, const char *bindir, struct strlist *argv, const char *stage)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/%s", r->task, stage);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
+}
+
+static void noskill_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                  struct strlist *argv)
+{
+	index_argv(r, bindir, argv, "noskill");
 }
 
 static void raw_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -87,10 +107,7 @@ static void raw_eval_command(const struct stage_ref *ref, const struct run *r, c
 static void raw_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                               struct strlist *argv)
 {
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/raw", r->task);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
+	index_argv(r, bindir, argv, "raw");
 }
 
 static void static_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -102,10 +119,7 @@ static void static_eval_command(const struct stage_ref *ref, const struct run *r
 static void static_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                                  struct strlist *argv)
 {
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/static", r->task);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
+	index_argv(r, bindir, argv, "static");
 }
 
 /* static-eval runs enough trials for the fast stage too; static-index and
@@ -429,6 +443,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/skill.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
@@ -446,6 +461,34 @@ const struct stage_def stage_table[] = {
 		.command = raw_index_command,
 	},
 	{
+		.name = "noskill-eval",
+		.help = "REPEAT trials with no skill at all, the baseline (BASELINE=1 puts them in eval and final)",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		/* no skill: the trials depend on the task alone, so every run of the
+		 * task, harness, model and runner shares them through the trial store */
+		.inputs = { "inputs/task.src.hash" },
+		.outputs = { "traces/%T/noskill/test-%N", "traces/%T/noskill/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.wanted_if = "BASELINE",
+		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
+		.command = noskill_eval_command,
+	},
+	{
+		.name = "noskill-index",
+		.help = "traces/<task>/noskill/index.json: every no-skill trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "noskill-eval" },
+		.inputs = { "traces/%T/noskill/test-%N/trial.json" },
+		.outputs = { "traces/%T/noskill/index.json" },
+		.gather = "REPEAT",
+		.wanted_if = "BASELINE",
+		.command = noskill_index_command,
+	},
+	{
 		.name = "profile",
 		.help = "resolve MODEL to its model profile (rules/profiles, PROFILES_DIR)",
 		.tool = "skillc-profile",
@@ -453,6 +496,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/profiles.src.hash", "inputs/user-profiles.src.hash" },
 		.outputs = { "artifacts/static/profile.json" },
 		.settings = { "MODEL" },
+		.needs = { "MODEL" },
 		.command = profile_command,
 	},
 	{
@@ -466,6 +510,7 @@ const struct stage_def stage_table[] = {
 		             "artifacts/static/report.json", "artifacts/static/report.md",
 		             "artifacts/static/plan.json" },
 		.settings = { "STATIC_MODE", "EXTERNAL_MODEL" },
+		.needs = { "EXTERNAL_MODEL if STATIC_MODE=hybrid" },
 		.command = static_command,
 	},
 	{
@@ -477,6 +522,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.count = static_trials,
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
@@ -511,6 +557,7 @@ const struct stage_def stage_table[] = {
 		.help = "one question to EXTERNAL_MODEL per top/bottom unit: typed findings, validated",
 		.tool = "skillc-fast",
 		.version = V_FAST,
+		.needs = { "EXTERNAL_MODEL" },
 		.after = { "fast-score" },
 		.inputs = { "artifacts/fast/groups.json", "artifacts/static/S_static.hash", "inputs/task.src.hash" },
 		.outputs = { "artifacts/fast/map/%N.json" },
@@ -523,6 +570,7 @@ const struct stage_def stage_table[] = {
 		.help = "findings grouped by (section, kind), merged into at most FAST_MAX_PATCHES typed patches",
 		.tool = "skillc-fast",
 		.version = V_FAST,
+		.needs = { "EXTERNAL_MODEL" },
 		.after = { "fast-map" },
 		.inputs = { "artifacts/fast/map/%N.json", "artifacts/static/S_static.hash", "artifacts/static/profile.json" },
 		.outputs = { "artifacts/fast/reduce.json", "artifacts/fast/patches.json" },
@@ -546,6 +594,7 @@ const struct stage_def stage_table[] = {
 		.help = "REPEAT trials of S_fast (reused from the store when its bytes equal an earlier skill's)",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
+		.needs = { "MODEL" },
 		.after = { "fast-apply" },
 		.inputs = { "artifacts/fast/S_fast.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/fast/test-%N", "traces/%T/fast/test-%N/trial.json" },
@@ -585,6 +634,7 @@ const struct stage_def stage_table[] = {
 		.help = "every section (or paragraph) of the best skill scored on five dimensions, with quoted evidence",
 		.tool = "skillc-deep",
 		.version = V_DEEP,
+		.needs = { "EXTERNAL_MODEL" },
 		.after = { "deep-start" },
 		.inputs = { "artifacts/deep/round-%P/best.json", "inputs/task.src.hash" },
 		.outputs = { "artifacts/deep/round-%K/scores.json" },
@@ -597,6 +647,7 @@ const struct stage_def stage_table[] = {
 		.help = "one guarded edit of the weakest unit not rejected before: candidate/",
 		.tool = "skillc-deep",
 		.version = V_DEEP,
+		.needs = { "EXTERNAL_MODEL" },
 		.after = { "deep-score" },
 		.inputs = { "artifacts/deep/round-%K/scores.json", "artifacts/deep/round-%P/best.json",
 		            "artifacts/deep/round-%P/rejected.json", "artifacts/static/profile.json" },
@@ -611,6 +662,7 @@ const struct stage_def stage_table[] = {
 		.help = "trials of the candidate: DEEP_TRIALS, then more while a look says so, up to DEEP_MAX_TRIALS",
 		.tool = "skillc-deep",
 		.version = V_DEEP,
+		.needs = { "MODEL" },
 		.after = { "deep-edit" },
 		.inputs = { "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/candidate.hash",
 		            "inputs/task.src.hash" },
@@ -670,6 +722,7 @@ const struct stage_def stage_table[] = {
 		.help = "FINAL_REPEAT trials of S_final (the last accepted round's, reused, when S_final is its candidate)",
 		.tool = "skillc-deep",
 		.version = V_DEEP,
+		.needs = { "MODEL" },
 		.after = { "deep-final" },
 		.inputs = { "artifacts/deep/S_final.hash", "artifacts/deep/round-%R/best.json", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/final/test-%N", "traces/%T/final/test-%N/trial.json" },
@@ -955,6 +1008,32 @@ static int is_eval_stage(const struct stage_def *s)
 	return 1;
 }
 
+/* True when goal `eval` needs stage s: some evaluation stage is s or comes after it. */
+static int eval_needs(const struct stage_def *s)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		if (is_eval_stage(&stage_table[i]) && stage_depends_on(&stage_table[i], s))
+			return 1;
+	return 0;
+}
+
+bool goal_known(const char *goal)
+{
+	return stage_find(goal) || stage_group_find(goal) || !strcmp(goal, "final") || !strcmp(goal, "all") ||
+	       !strcmp(goal, "eval");
+}
+
+bool goal_includes(const char *goal, const struct stage_def *s)
+{
+	if (!strcmp(goal, "final") || !strcmp(goal, "all"))
+		return true;
+	if (!strcmp(goal, "eval"))
+		return eval_needs(s);
+	const struct stage_group *grp = stage_group_find(goal);
+	const struct stage_def *last = stage_find(grp ? grp->last : goal);
+	return last && stage_depends_on(last, s);
+}
+
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
 	const struct stage_group *grp = stage_group_find(goal);
@@ -962,7 +1041,7 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
 	int eval = !strcmp(goal, "eval");
 	*out = NULL;
-	if (!last && !everything && !eval)
+	if (!goal_known(goal))
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
@@ -971,7 +1050,12 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	char *need = xcalloc(n ? n : 1, 1);
 	struct strlist *ins = xcalloc(n ? n : 1, sizeof *ins), *outs = xcalloc(n ? n : 1, sizeof *outs);
 	for (size_t i = 0; i < n; i++) {
-		need[i] = everything || (eval ? is_eval_stage(all[i].def) : all[i].def == last);
+		/* the whole pipeline's goals leave out the stages the run does not want (BASELINE) */
+		const struct stage_def *d = all[i].def;
+		if (everything || eval)
+			need[i] = (everything || is_eval_stage(d)) && stage_wanted(d, r);
+		else
+			need[i] = d == last;
 		if (!everything) {
 			stage_ref_inputs(&all[i], r, &ins[i]);
 			stage_ref_outputs(&all[i], r, &outs[i]);
@@ -992,6 +1076,33 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	free(need);
 	*out = all;
 	return (int)k;
+}
+
+/* "NAME" or "NAME if OTHER=value": does it name setting, and hold in r? */
+static bool need_holds(const char *need, const struct run *r, const char *setting)
+{
+	size_t n = strcspn(need, " ");
+	if (n != strlen(setting) || strncmp(need, setting, n))
+		return false;
+	const char *cond = need[n] ? strstr(need, " if ") : NULL;
+	if (!cond)
+		return !need[n];
+	cond += 4;
+	const char *eq = strchr(cond, '=');
+	if (!eq)
+		return false;
+	char *other = xstrndup(cond, (size_t)(eq - cond));
+	bool holds = !strcmp(run_get(r, other), eq + 1);
+	free(other);
+	return holds;
+}
+
+bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting)
+{
+	for (size_t i = 0; i < ARRAY_LEN(s->needs) && s->needs[i]; i++)
+		if (need_holds(s->needs[i], r, setting))
+			return true;
+	return false;
 }
 
 char *source_path(const struct run *r, const struct source_def *src)
@@ -1064,6 +1175,11 @@ void stages_affected_by(const char *setting, struct strlist *out)
 		if (hit)
 			strlist_push(out, stage_table[i].name);
 	}
+}
+
+bool stage_wanted(const struct stage_def *s, const struct run *r)
+{
+	return !s->wanted_if || run_get_int(r, s->wanted_if) == 1;
 }
 
 /* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */

@@ -37,6 +37,10 @@ struct stage_def {
 	const char *inputs[8];    /* files it reads (stamps, upstream outputs) */
 	const char *outputs[6];   /* files or directories it writes */
 	const char *settings[8];  /* settings it reads: its slice inputs/config/<name>.json */
+	/* Settings it cannot run without (make doctor checks them): "MODEL",
+	 * or "EXTERNAL_MODEL if STATIC_MODE=hybrid" for a need that depends on
+	 * another setting's value. */
+	const char *needs[4];
 	/* A repeated stage (e.g. one evaluation trial) has as many instances as
 	 * this setting says, named "<name>.001"...: one make target each, so
 	 * make -jN runs N at once. */
@@ -63,6 +67,9 @@ struct stage_def {
 	/* Outputs the stage writes only in some cases: never required, removed
 	 * by clean-stage (e.g. the trial folder of a trial that was needed). */
 	const char *side_outputs[2];
+	/* A 0/1 setting: the stage is part of goals eval and final only when it
+	 * is 1 (BASELINE for the no-skill trials); its own goal always works. */
+	const char *wanted_if;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
 	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
@@ -129,6 +136,15 @@ char *stage_config_path(const struct stage_def *s);
  * they need), or "final" (also "all") for every target of the run.
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
+/* A stage's name, a group's (fast, deep), "eval", "final" or "all". */
+bool goal_known(const char *goal);
+/* True when the goal (as goal_known takes it) includes s. */
+bool goal_includes(const char *goal, const struct stage_def *s);
+/* True when s cannot run without `setting` (its `needs`, evaluated in r). */
+bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting);
+
+/* Whether goals eval and final take stage s in this run (wanted_if). */
+bool stage_wanted(const struct stage_def *s, const struct run *r);
 
 /* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
 char *stage_names(void);

@@ -49,7 +49,8 @@ static void add_cells(struct index_page *p, const struct results_table *tb, cons
 		struct cell *c = p->n ? &p->cells[p->n - 1] : NULL;
 		bool same = c && !strcmp(c->rel, rel) && c->last && !strcmp(c->last->task, g->task) &&
 			    !strcmp(c->last->harness, g->harness) && !strcmp(c->last->model, g->model) &&
-			    !strcmp(c->last->runner, g->runner) && !strcmp(c->last->bench, g->bench);
+			    !strcmp(c->last->runner, g->runner) && !strcmp(c->last->bench, g->bench) &&
+			    !strcmp(c->last->source, g->source);
 		if (!same) {
 			p->cells = xrealloc(p->cells, (p->n + 1) * sizeof *p->cells);
 			c = &p->cells[p->n++];

@@ -47,6 +47,7 @@ struct results_trial {
 
 struct results_group {
 	char *bench, *task, *harness, *model, *runner, *stage;
+	char *source;  /* the run's SKILL_SOURCE tag (src-<skill>-<hash>), "" for the task's own skill */
 	long trials, scored, passed, infra, verr, timeouts, incomplete, stale, reused;
 	long selection;  /* counted trials that are reused selection trials (the deep stage's final) */
 	long skill_den, invoked, read;  /* skill_den: trials with our skill whose agent ran */
@@ -94,6 +95,10 @@ void results_add(struct results_table *tb, const cJSON *j, const char *dir, cons
 /* Sorts the rows and links each to its raw row (results_build does it). */
 void results_finish(struct results_table *tb);
 void results_free(struct results_table *tb);
+
+/* Whether two rows are of one cell: bench, task, harness, model, runner
+ * and skill source (the stages of one run, or of runs that share all that). */
+bool results_same_cell(const struct results_group *a, const struct results_group *b);
 
 /* The rank of a stage name in pipeline order (for sorting). */
 int results_stage_cmp(const char *a, const char *b);

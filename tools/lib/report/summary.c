@@ -111,6 +111,7 @@ static cJSON *group_json(const struct results_group *g)
 	json_set_str(o, "model", g->model);
 	json_set_str(o, "runner", g->runner);
 	json_set_str(o, "stage", g->stage);
+	json_set_str(o, "skill_source", *g->source ? g->source : NULL);
 	json_set_num(o, "trials", (double)g->trials);
 	json_set_num(o, "stale_trials", (double)g->stale);
 	json_set(o, "stale", stale_json(g));
@@ -308,7 +309,7 @@ static const char csv_header[] =
 	"mean_agent_seconds,mean_cost_usd,total_cost_usd,cost_unknown,llm_calls,llm_cost_usd,llm_cost_unknown,"
 	"stage_cost_usd,stage_cost_unknown,delta_pp_vs_raw,delta_ci95_low,"
 	"delta_ci95_high,delta_reward_vs_raw,tokens_ratio_vs_raw,seconds_ratio_vs_raw,regressed,"
-	"delta_pp_vs_noskill,delta_noskill_ci95_low,delta_noskill_ci95_high,worse_than_noskill\r\n";
+	"delta_pp_vs_noskill,delta_noskill_ci95_low,delta_noskill_ci95_high,worse_than_noskill,skill_source\r\n";
 
 static void csv_row(const struct results_group *g, struct buf *b)
 {
@@ -375,6 +376,8 @@ static void csv_row(const struct results_group *g, struct buf *b)
 	buf_addc(b, ',');
 	if (!isnan(vs_noskill[0]))
 		buf_adds(b, results_worse_than_noskill(g) ? "1" : "0");
+	buf_addc(b, ',');
+	csv_field(b, g->source);
 	buf_adds(b, "\r\n");
 }
 
@@ -475,6 +478,11 @@ static void md_row(struct buf *b, const struct results_group *g, bool noskill)
 	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
 		buf_adds(b, " ");
 		md_cell(b, *names[i] ? names[i] : "–");
+		if (i == 1 && *g->source) { /* a run of SKILL_SOURCE: which skill */
+			buf_adds(b, " (");
+			md_cell(b, g->source);
+			buf_adds(b, ")");
+		}
 		if (i == ARRAY_LEN(names) - 1 && g->selection)
 			buf_adds(b, " (selection trials reused)");
 		buf_adds(b, " |");
