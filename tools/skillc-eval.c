@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	int status = 0;
 	if (evaltrial_up_to_date(&j)) {
 		eval_progress(&j, "up to date");
-	} else {
+	} else if (!evaltrial_adopt(&j, &env_extra)) {
 		attempts_sweep_leftovers(&j);
 		eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
 			      o.no_skill ? "no-skill" : j.skill_names.v[0]);

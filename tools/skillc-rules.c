@@ -240,17 +240,28 @@ static int check_model(const struct command *c, const struct run *r, struct err 
 	return -1;
 }
 
-/* A stage the goals run asks the compiler's model (the table's `needs`):
- * say so before any work. */
+/* An optimizing stage (the fast stage and after) the goals run asks the
+ * compiler's model (the table's `needs`): say so before any work. A static
+ * compile that needs it fails itself, with its own message. */
+static bool optimizing(const struct stage_def *s)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		if (stage_table[i].optimizer && stage_depends_on(s, &stage_table[i]))
+			return true;
+	return false;
+}
+
 static int check_external_model(const struct command *c, const struct run *r, struct err *e)
 {
 	if (*run_get(r, "EXTERNAL_MODEL"))
 		return 0;
 	for (size_t i = 0; i < c->goals.n; i++)
-		for (size_t k = 0; goal_known(c->goals.v[i]) && k < stage_count; k++)
-			if (goal_includes(c->goals.v[i], &stage_table[k]) && stage_needs(&stage_table[k], r, "EXTERNAL_MODEL"))
+		for (size_t k = 0; goal_known(c->goals.v[i]) && k < stage_count; k++) {
+			const struct stage_def *s = &stage_table[k];
+			if (goal_includes(c->goals.v[i], s) && optimizing(s) && stage_needs(s, r, "EXTERNAL_MODEL"))
 				return err_set(e, ERR_INPUT, "set EXTERNAL_MODEL=provider/model-id, the compiler's model: make %s "
-				               "runs %s, which asks it", c->goals.v[i], stage_table[k].name);
+				               "runs %s, which asks it (make eval needs none)", c->goals.v[i], s->name);
+		}
 	return 0;
 }
 

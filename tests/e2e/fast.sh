@@ -163,6 +163,16 @@ chat() { grep -c '"endpoint":"chat"' "$L/log.jsonl" 2>/dev/null || echo 0; }
 asked() { grep -c -- "$1" "$L/log.jsonl" 2>/dev/null || echo 0; }
 hash_of() { skillc-hash "$1" | cut -d' ' -f1; }
 
+t_begin "no EXTERNAL_MODEL: make fast says which stage asks it before any work; make eval needs none"
+n=$(starts)
+out=$($SK $SET fast 2>&1)
+t_eq "exit" $? 2
+t_contains "one line" "$out" "set EXTERNAL_MODEL=provider/model-id, the compiler's model: make fast runs fast-map, which asks it"
+t_eq "nothing started" "$(starts)" "$n"
+out=$($SK $SET eval 2>&1)
+t_eq "eval exit" $? 0
+t_end
+
 t_begin "make -j4 fast-eval: static trials, scores, map calls side by side, reduce, apply, fast trials"
 out=$($SK -j4 $FS CACHE_DIR=$W/cache-main fast-eval 2>&1)
 t_eq "exit" $? 0
