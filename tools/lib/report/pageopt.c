@@ -126,7 +126,13 @@ static void fast_patches(struct buf *b, const char *run)
 			const char *st = json_str(x, "status");
 			cell_pill(b, st && !strcmp(st, "rolled_back") ? "rolled-back" : st);
 			buf_adds(b, "</td><td class=\"msg\">");
-			html_str_cut(b, json_str(p, "text"), 160);
+			if (json_str(p, "text"))
+				html_str_cut(b, json_str(p, "text"), 160);
+			else if (json_str(p, "find")) { /* a delete: what it removes */
+				buf_adds(b, "<del>");
+				html_str_cut(b, json_str(p, "find"), 160);
+				buf_adds(b, "</del>");
+			}
 			buf_adds(b, "</td><td class=\"msg\">");
 			if (guard) {
 				buf_adds(b, "guard: ");
@@ -273,7 +279,7 @@ static void deep_round(struct buf *b, const char *run, const char *name)
 		buf_adds(b, " against ");
 		html_str(b, arm_source(d, "baseline", "static"));
 	} else if (sec) {
-		buf_adds(b, "<code>");
+		buf_adds(b, "<code class=\"nw\">");
 		html_str(b, sec);
 		buf_adds(b, "</code>");
 	} else {
