@@ -37,11 +37,30 @@ char *attempts_keep(const struct eval_job *j, const char *dir, const char *reaso
 	return dst;
 }
 
-/* True when dir holds ATTEMPT_RUNNER_DONE for j's key: its runner ended
- * and what it wrote is all there. */
-static bool runner_finished(const struct eval_job *j, const char *dir)
+void attempts_leftovers(const struct eval_job *j, struct strlist *out)
 {
-	char *p = path_join(dir, ATTEMPT_RUNNER_DONE);
+	char *parent = path_dir(j->out);
+	DIR *d = opendir(parent);
+	char *prefix = xasprintf(".%s.tmp.", j->test);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		long pid = strtol(de->d_name + strlen(prefix), NULL, 10);
+		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) == 0)
+			continue; /* its writer is still at work */
+		strlist_push_owned(out, path_join(parent, de->d_name));
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(parent);
+}
+
+/* True when dir holds ATTEMPT_RUNNER_MARK for j's key: its runner started
+ * for this very trial (and ended, when the mark says how). */
+static bool runner_marked(const struct eval_job *j, const char *dir)
+{
+	char *p = path_join(dir, ATTEMPT_RUNNER_MARK);
 	struct err e;
 	cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
 	const char *key = json_str(m, "key");
@@ -53,35 +72,17 @@ static bool runner_finished(const struct eval_job *j, const char *dir)
 
 char *attempts_sweep_leftovers(const struct eval_job *j)
 {
-	char *parent = path_dir(j->out);
-	DIR *d = opendir(parent);
-	if (!d) {
-		free(parent);
-		return NULL;
-	}
-	char *prefix = xasprintf(".%s.tmp.", j->test);
 	struct strlist stale = STRLIST_INIT;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, prefix, strlen(prefix)))
-			continue;
-		long pid = strtol(de->d_name + strlen(prefix), NULL, 10);
-		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) == 0)
-			continue; /* its writer is still at work */
-		strlist_push_owned(&stale, path_join(parent, de->d_name));
-	}
-	closedir(d);
-	char *finished = NULL;
+	attempts_leftovers(j, &stale);
+	char *marked = NULL;
 	for (size_t i = 0; i < stale.n; i++) {
-		if (!finished && runner_finished(j, stale.v[i]))
-			finished = xstrdup(stale.v[i]);
+		if (!marked && runner_marked(j, stale.v[i]))
+			marked = xstrdup(stale.v[i]);
 		else
 			free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
 	}
 	strlist_free(&stale);
-	free(prefix);
-	free(parent);
-	return finished;
+	return marked;
 }
 
 /* Earlier failed attempts of this trial (interrupted ones do not count),

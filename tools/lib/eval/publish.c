@@ -328,7 +328,7 @@ static int redact_run(const char *tmp, const struct strlist *env_extra, struct e
 }
 
 /* Records in tmp that the runner of j's key started (pr NULL) or ended
- * (ATTEMPT_RUNNER_DONE): from its end on a kill loses nothing paid for, and
+ * (ATTEMPT_RUNNER_MARK): from its end on a kill loses nothing paid for, and
  * a runner killed after writing a complete result is not paid twice either.
  * A failure to write it only warns. */
 static void mark_runner(const struct eval_job *j, const char *tmp, const struct proc_result *pr)
@@ -339,16 +339,16 @@ static void mark_runner(const struct eval_job *j, const char *tmp, const struct 
 		json_set_num(m, "exit_code", pr->exit_code);
 		json_set_num(m, "seconds", pr->seconds);
 	}
-	char *p = path_join(tmp, ATTEMPT_RUNNER_DONE);
+	char *p = path_join(tmp, ATTEMPT_RUNNER_MARK);
 	struct err e;
-	if (json_write_file(p, m, &e) < 0)
-		warnf("%s (a kill before the trial is published runs it again)", e.msg);
+	if (json_write_file(p, m, &e) < 0) /* then a kill before publishing costs this run */
+		warnf("%s", e.msg);
 	free(p);
 	cJSON_Delete(m);
 }
 
 /* What the ended runner left in tmp (rc and pr: how it ended) with the
- * keys taken out, read, and the folder published or kept aside. */
+ * keys taken out, read, checked, and the folder published or kept aside. */
 static int publish_run(const struct eval_job *j, const struct strlist *env_extra, int rc, const struct proc_result *pr,
 		       const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
 {
@@ -368,6 +368,10 @@ static int publish_run(const struct eval_job *j, const struct strlist *env_extra
 	if (t && !*reason)
 		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, e);
 	buf_free(&acp);
+	char *mark = path_join(tmp, ATTEMPT_RUNNER_MARK);
+	if (!*reason && unlink(mark) < 0 && errno != ENOENT) /* not part of the trial */
+		warnf("cannot remove '%s': %s", mark, strerror(errno));
+	free(mark);
 	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
 	cJSON_Delete(t);
 	return status;
@@ -401,44 +405,58 @@ static bool wrote_complete_result(const struct eval_job *j, const char *tmp)
 	return complete;
 }
 
+/* What the killed one began after the run (the trajectories, trial.json,
+ * any temp file it was writing) is undone, to be done again from the start. */
+static int undo_after_run(const char *tmp, struct err *e)
+{
+	char *traj = path_join(tmp, "trajectory"), *tp = path_join(tmp, "trial.json");
+	int rc = 0;
+	if ((fs_exists(traj) && fs_remove_tree(traj, e) < 0) || fs_remove_orphaned_temps(tmp, e) < 0)
+		rc = -1;
+	else if (unlink(tp) < 0 && errno != ENOENT)
+		rc = err_set(e, ERR_WORK, "cannot remove '%s':", tp);
+	free(tp);
+	free(traj);
+	return rc;
+}
+
+/* The mark in tmp (NULL when it cannot be read); caller deletes. */
+static cJSON *read_mark(const char *tmp, struct err *e)
+{
+	char *mp = path_join(tmp, ATTEMPT_RUNNER_MARK);
+	cJSON *m = json_read_file(mp, e);
+	free(mp);
+	return m;
+}
+
+bool evaltrial_resumable(const struct eval_job *j, const char *tmp)
+{
+	struct err e;
+	cJSON *m = read_mark(tmp, &e);
+	bool ended = json_get(m, "exit_code") != NULL;
+	cJSON_Delete(m);
+	return m && (ended || wrote_complete_result(j, tmp));
+}
+
 int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e)
 {
 	long prior;
 	if (!attempts_left(j, &prior))
 		return 1;
-	char *mp = path_join(tmp, ATTEMPT_RUNNER_DONE);
-	cJSON *m = json_read_file(mp, e);
-	free(mp);
+	cJSON *m = read_mark(tmp, e);
 	if (!m)
 		return -1;
 	struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 0), .seconds = json_num(m, "seconds", 0) };
 	bool ended = json_get(m, "exit_code") != NULL;
 	cJSON_Delete(m);
-	if (!ended && !wrote_complete_result(j, tmp)) {
-		/* cut short while it ran: kept aside as ever, and run again */
-		free(attempts_keep(j, tmp, "interrupted: left behind by a skillc-eval that was killed"));
-		return evaltrial_run(j, env_extra, e);
-	}
-	eval_progress(j, "resumed: its runner had %s when the last skillc-eval was killed; reading what it left",
+	eval_progress(j, "its runner had %s when a skillc-eval was killed: the output is read, not run again",
 		      ended ? "finished" : "written a complete result");
-	/* what the killed one began after the run (the trajectories, trial.json,
-	 * any temp file it was writing) is done again from the start */
-	char *skills_root = path_join(tmp, ".skills"), *traj = path_join(tmp, "trajectory");
-	char *tp = path_join(tmp, "trial.json");
-	int status = -1;
-	if ((fs_exists(traj) && fs_remove_tree(traj, e) < 0) || fs_remove_orphaned_temps(tmp, e) < 0) {
-		/* e says why */
-	} else if (unlink(tp) < 0 && errno != ENOENT) {
-		err_set(e, ERR_WORK, "cannot remove '%s':", tp);
-	} else {
-		char *tmp_abs = fs_real_path(tmp);
-		status = publish_run(j, env_extra, 0, &pr, tmp, tmp_abs, fs_exists(skills_root) ? skills_root : NULL,
-				     prior, e);
-		free(tmp_abs);
-	}
-	free(tp);
-	free(traj);
+	if (undo_after_run(tmp, e) < 0)
+		return -1;
+	char *tmp_abs = fs_real_path(tmp), *skills_root = path_join(tmp, ".skills");
+	int status = publish_run(j, env_extra, 0, &pr, tmp, tmp_abs, fs_is_dir(skills_root) ? skills_root : NULL, prior, e);
 	free(skills_root);
+	free(tmp_abs);
 	return status;
 }
 

@@ -29,10 +29,16 @@ bool evaltrial_reuse(const struct eval_job *j);
  * folder cannot be made. */
 int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e);
 
-/* The attempt a killed skillc-eval left in tmp after its runner had ended
- * (attempts_sweep_leftovers found it): read, published or kept aside as
- * evaltrial_run would have, without running the trial again. Returns as
- * evaltrial_run. */
+/* A trial whose runner had finished when the skillc-eval running it was
+ * killed (before it published) was paid for: tmp, the temp folder it left
+ * beside the trial folder (attempts_sweep_leftovers), is resumable when its
+ * mark (attempts.h) says the runner of j's key ended, or what the runner
+ * wrote is a complete trial. */
+bool evaltrial_resumable(const struct eval_job *j, const char *tmp);
+
+/* Such a folder's output redacted (env_extra's keys), read, and published or
+ * kept aside as evaltrial_run would have, without running the trial again.
+ * Returns as evaltrial_run. */
 int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e);
 
 #endif
