@@ -144,8 +144,7 @@ else
 # -------------------------------- the one make of every run (SKILLC_PLAN)
 MAKEFLAGS += -rR
 include $(SKILLC_PLAN)
-# each goal needs the targets the runs' rules.mk list for it
-$(foreach g,$(filter-out clean-stage,$(SKILLC_WORK_GOALS)),$(eval $g: $$(SKILLC_GOAL_$g)))
+# each goal needs the targets the plan lists for it ("<goal>: ...")
 # the whole pipeline ends by saying where each run's results are
 final:
 	@$(foreach r,$(SKILLC_RUNS),$(SKILLC_BIN)/skillc-summary $r >/dev/null && \

@@ -5,14 +5,7 @@
 # which must then say "up to date" (exit 0).
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+t_bench_work
 # final runs the optimizing stages: their compiler's model finds nothing to change
 t_fakellm "$T_TMP/llm" '{"chat": [{"json": {"findings": [], "patches": [], "scores": []}}]}'
 printf '{"providers": {"fake": {"base_url": "%s", "key_env": null}}}\n' "$FAKELLM_URL" >"$T_TMP/llm/routes.json"

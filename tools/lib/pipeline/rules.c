@@ -19,7 +19,7 @@
 
 void rules_memo_free(struct rules_memo *m)
 {
-	strlist_free(&m->paths);
+	strmap_free(&m->index);
 	free(m->hashes);
 	memset(m, 0, sizeof *m);
 }
@@ -59,24 +59,16 @@ static void emit_target(struct buf *mk, const struct run *r, const struct stage_
 	strlist_free(&out);
 }
 
-/* SKILLC_GOAL_<goal> += the targets of the goal's own stages (make pulls in
- * what they need through the rules). */
-static void emit_goal(struct buf *mk, const struct run *r, const char *goal, const struct stage_ref *refs, size_t n)
+void rules_goal_targets(const struct run *r, const char *goal, struct buf *out)
 {
-	const struct stage_def *last = stage_find(goal);
-	struct stage_ref *need = NULL;
-	int k = last ? 0 : goal_refs(r, goal, &need);
-	buf_printf(mk, "SKILLC_GOAL_%s +=", goal);
-	if (last) {
-		for (size_t i = 0; i < n; i++)
-			if (refs[i].def == last)
-				buf_printf(mk, " %s/status/%s.ok", r->dir, refs[i].name);
-	} else {
-		for (int i = 0; i < k; i++)
-			buf_printf(mk, " %s/status/%s.ok", r->dir, need[i].name);
-	}
-	buf_addc(mk, '\n');
-	free(need);
+	const struct stage_group *grp = stage_group_find(goal); /* a group: its last stage's */
+	const struct stage_def *own = stage_find(grp ? grp->last : goal);
+	struct stage_ref *refs = NULL;
+	int n = own ? (int)stage_refs(r, &refs) : goal_refs(r, goal, &refs);
+	for (int i = 0; i < n; i++)
+		if (!own || refs[i].def == own)
+			buf_printf(out, " %s/status/%s.ok", r->dir, refs[i].name);
+	free(refs);
 }
 
 static void add_list(struct buf *b, const char *const *v, size_t n)
@@ -142,6 +134,27 @@ static int written_key(const struct run *r, hash_hex out)
 	return 0;
 }
 
+/* The last line of every rules.mk: one without it was not written whole by
+ * this tool (garbage, an edit, a cut-short copy) and is written again. */
+#define RULES_TRAILER "# rules.mk ends here (skillc-rules)\n"
+
+/* Whether the run's rules.mk ends with the trailer (absent: false). */
+static int written_whole(const struct run *r)
+{
+	char *p = run_path(r, "rules.mk");
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	if (fd < 0)
+		return 0;
+	char tail[sizeof RULES_TRAILER];
+	size_t n = sizeof RULES_TRAILER - 1;
+	struct stat st;
+	int whole = fstat(fd, &st) == 0 && st.st_size >= (off_t)n &&
+	            pread(fd, tail, n, st.st_size - (off_t)n) == (ssize_t)n && !memcmp(tail, RULES_TRAILER, n);
+	close(fd);
+	return whole;
+}
+
 /* Every config file the rules name is there (a user may have removed one). */
 static int configs_present(const struct run *r)
 {
@@ -163,14 +176,8 @@ static void emit_rules(struct buf *mk, const struct run *r, const hash_hex key)
 	size_t n = stage_refs(r, &refs);
 	for (size_t i = 0; i < n; i++)
 		emit_target(mk, r, &refs[i]);
-	buf_adds(mk, "\n# goals: the targets each user goal brings up to date\n");
-	for (size_t i = 0; i < stage_count; i++)
-		emit_goal(mk, r, stage_table[i].name, refs, n);
-	for (size_t i = 0; i < group_count; i++)
-		emit_goal(mk, r, group_table[i].name, refs, n);
-	emit_goal(mk, r, "eval", refs, n);
-	emit_goal(mk, r, "final", refs, n);
 	free(refs);
+	buf_adds(mk, RULES_TRAILER);
 }
 
 int inflight_mark(const char *run, const char *target, struct err *e)
@@ -285,19 +292,21 @@ static int memo_hash(const struct run *r, const struct source_def *src, struct r
 	char *path = source_path(r, src);
 	char *key = xasprintf("%s\n%s", path, src->what);
 	free(path);
-	for (size_t i = 0; i < m->paths.n; i++)
-		if (!strcmp(m->paths.v[i], key)) {
-			memcpy(h, m->hashes[i], sizeof m->hashes[i]);
-			free(key);
-			return 0;
-		}
+	const size_t *slot = strmap_get(&m->index, key);
+	if (slot) {
+		memcpy(h, m->hashes[*slot], sizeof m->hashes[0]);
+		free(key);
+		return 0;
+	}
 	if (source_hash(r, src, true, h, e) < 0) {
 		free(key);
 		return -1;
 	}
-	m->hashes = xrealloc(m->hashes, (m->paths.n + 1) * sizeof *m->hashes);
-	memcpy(m->hashes[m->paths.n], h, sizeof m->hashes[0]);
-	strlist_push_owned(&m->paths, key);
+	if ((m->n & (m->n - 1)) == 0) /* grows at 1, 2, 4, ...: linear in all */
+		m->hashes = xrealloc(m->hashes, (m->n ? 2 * m->n : 1) * sizeof *m->hashes);
+	memcpy(m->hashes[m->n], h, sizeof m->hashes[0]);
+	*strmap_put(&m->index, key, NULL) = m->n++;
+	free(key);
 	return 0;
 }
 
@@ -347,10 +356,10 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 		               run_get(r, "TASKS_DIR"));
 	hash_hex key, was;
 	rules_key(r, key);
-	int keyed = written_key(r, was) == 0;
-	int current = keyed && !strcmp(key, was) && configs_present(r);
+	int keyed = written_key(r, was) == 0, whole = written_whole(r);
+	int current = keyed && whole && !strcmp(key, was) && configs_present(r);
 	char *mkp = run_path(r, "rules.mk");
-	if (!keyed && fs_exists(mkp)) /* garbage would stop make: "missing separator" */
+	if (!whole && fs_exists(mkp))
 		warnf("%s is not what skillc-rules wrote (corrupt?): writing it again", mkp);
 	free(mkp);
 	int rc = 0;

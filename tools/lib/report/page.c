@@ -198,6 +198,7 @@ static void pass_chart(struct run_page *p)
 	char subtitle[256];
 	snprintf(subtitle, sizeof subtitle, "%s · %s · %s", p->task, p->harness, p->model);
 	struct svg_chart c = { .id = "pass-rate", .title = "Pass rate by stage", .subtitle = subtitle,
+			       .w = n > 7 ? 150 + 80 * (int)n : 0, .h = 0, /* room under each bar for "12/20 passed" */
 			       .note = "Bars: passed / scored trials. Whiskers: 95% Wilson interval. Dashed line: raw.",
 			       .fmt = "%.0f%%",
 			       .scale = 100, .ymax = 1, .ref = raw && raw->scored ? results_pass_rate(raw) : NAN,
