@@ -9,6 +9,7 @@
 # the run's own files, diff each skill against the one it was made from,
 # and its charts must carry summary.json's numbers.
 . "$(dirname "$0")/../lib.sh"
+. "$T_ROOT/tests/helpers/browser.sh"
 
 [ -x "$T_ROOT/bin/skillc-deep" ] || { t_skip "report-deep" "no skillc-deep in this tree (the deep stage has not landed)"; exit 0; }
 unset MODEL EXTERNAL_MODEL RM_API_URL ROUTES ENV_FILE CACHE_DIR LLM_CACHE SKILLC_USAGE_FILE REPEAT DEEP_ROUNDS FINAL_FRESH BUDGET_USD BENCH
@@ -75,6 +76,7 @@ t_contains "deliverable" "$html" 'the skill of deep-2.'
 t_contains "extension trials not run" "$html" '3 not needed by the rule'
 t_contains "selection trials" "$html" 'selection: deep-2/test-001'
 t_check "no script element" sh -c "! grep -qi '<script' $R/report.html"
+t_contains "index marks the optimistic final" "$(cat results/compile-pipeline/index.html)" '3 selection reused</span>'
 t_end
 
 t_begin "each skill is shown against the one it was made from"
@@ -102,9 +104,49 @@ t_eq "pass-rate bars = summary rows" "$got" "True raw static fast deep-1 deep-2 
 t_eq "final counted" "$(jq -r '.groups[] | select(.stage == "final") | "\(.passed)/\(.trials) \(.selection_trials_reused)"' $R/summary.json)" "3/3 3"
 t_end
 
-t_begin "the compiler's calls are priced; a second make report rewrites nothing"
-t_eq "deep calls known" "$(jq '[.groups[] | select(.stage | startswith("deep")) | .stage_cost_unknown_items // 0] | add' $R/summary.json)" 0
+t_begin "the compiler's calls are priced: each stage's cost is its usage records plus its trials"
+got=$(python3 - $R <<'EOF'
+import glob, json, os, sys
+run = sys.argv[1]
+groups = {g['stage']: g for g in json.load(open(run + '/summary.json'))['groups']}
+out = []
+for stage, families in (('fast', ('fast-map', 'fast-reduce')), ('deep-1', ('deep-1-score', 'deep-1-edit')),
+                        ('deep-2', ('deep-2-score', 'deep-2-edit'))):
+    llm = 0.0
+    for f in glob.glob(run + '/status/*.usage.jsonl'):
+        if os.path.basename(f).split('.')[0] in families:
+            for line in open(f):
+                r = json.loads(line)
+                # the route's prices: $1 in, $2 out per million tokens; a cache hit pays nothing
+                want = 0 if r['cache'] == 'hit' else (r['tokens_in'] + 2 * r['tokens_out']) / 1e6
+                assert abs(r['cost_usd'] - want) < 1e-9, (f, r)
+                llm += want
+    trials = [json.load(open(t)) for t in glob.glob(run + '/traces/*/%s/test-*/trial.json' % stage)]
+    paid = sum(t['cost_usd'] for t in trials if not t['reused'])
+    g = groups[stage]
+    out.append('%s %s %s' % (stage, abs(g['llm_cost_usd'] - llm) < 2e-6 and llm > 0,
+                             abs(g['stage_cost_usd'] - llm - paid) < 2e-6 and g['stage_cost_unknown_items'] == 0))
+print(' '.join(out))
+EOF
+)
+t_eq "llm and stage cost" "$got" "fast True True deep-1 True True deep-2 True True"
+t_end
+
+t_begin "a second make report rewrites nothing"
 out=$($SK report 2>&1)
 t_eq "exit" $? 0
 t_contains "nothing rewritten" "$out" "0 files rewritten"
 t_end
+
+if [ -z "$CHROMIUM" ]; then
+	t_skip "the whole pipeline's page in a real browser" "no chromium on PATH (apt-get install chromium)"
+else
+	t_begin "the whole pipeline's page in a real browser: no console message, not blank"
+	browse "file://$W/$R/report.html" page
+	t_eq "console" "$(console page)" ""
+	t_contains "deep section rendered" "$(cat page.dom)" 'Deep: the rounds and their decisions'
+	got=$(not_blank page.png 2>&1)
+	t_eq "not blank ($got)" $? 0
+	[ -n "${REPORT_SHOTS:-}" ] && mkdir -p "$REPORT_SHOTS" && cp page.png "$REPORT_SHOTS/deep.png"
+	t_end
+fi
