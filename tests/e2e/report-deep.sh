@@ -71,6 +71,9 @@ t_contains "start kept" "$html" 'starts from static'
 t_contains "round 1 rejected" "$html" '<td class="n">1</td><td><code class="nw">log-triage/quick-start#1</code></td><td><span class="pill rejected">rejected</span>'
 t_contains "round 2 accepted" "$html" '<td class="n">2</td><td><code class="nw">log-triage/gotchas#1</code></td><td><span class="pill accepted">accepted</span>'
 t_contains "its p-value" "$html" "<td class=\"n\">$(jget $D/round-2/decision.json statistics.p_value | awk '{ printf "%.3f", $1 }')</td>"
+pw=$(jq -r '.statistics.operating[] | select(.kind == "gain" and .p_base == 0.3) | .accept * 100 | round' $D/round-2/decision.json)
+t_contains "its power" "$html" "0.3→0.8: $pw%"
+t_contains "its why" "$html" '<tr class="why"><td></td><td colspan="8" class="small muted">3/3 vs baseline 2/6: barnard p = 0.04952'
 t_contains "rejected edit" "$html" '(USELESS).'
 t_contains "deliverable" "$html" 'the skill of deep-2.'
 t_contains "extension trials not run" "$html" '3 not needed by the rule'
