@@ -77,6 +77,7 @@ t_contains "its why" "$html" '<tr class="why"><td></td><td colspan="8" class="sm
 t_contains "rejected edit" "$html" '(USELESS).'
 t_contains "deliverable" "$html" 'the skill of deep-2.'
 t_contains "extension trials not run" "$html" '3 not needed by the rule'
+t_contains "a lone repeated target's log" "$html" '<a href="logs/deep-1-look.001.log">log</a>'
 t_contains "selection trials" "$html" 'selection: deep-2/test-001'
 t_check "no script element" sh -c "! grep -qi '<script' $R/report.html"
 t_contains "index marks the optimistic final" "$(cat results/compile-pipeline/index.html)" '3 selection reused</span>'
