@@ -145,12 +145,15 @@ t_end
 if [ -z "$CHROMIUM" ]; then
 	t_skip "the whole pipeline's page in a real browser" "no chromium on PATH (apt-get install chromium)"
 else
-	t_begin "the whole pipeline's page in a real browser: no console message, not blank"
+	t_begin "the whole pipeline's page in a real browser: no console message, not blank, prints"
 	browse "file://$W/$R/report.html" page
 	t_eq "console" "$(console page)" ""
 	t_contains "deep section rendered" "$(cat page.dom)" 'Deep: the rounds and their decisions'
 	got=$(not_blank page.png 2>&1)
 	t_eq "not blank ($got)" $? 0
-	[ -n "${REPORT_SHOTS:-}" ] && mkdir -p "$REPORT_SHOTS" && cp page.png "$REPORT_SHOTS/deep.png"
+	print_pdf "file://$W/$R/report.html" page.pdf
+	t_check "prints" test "$(head -c 5 page.pdf)" = "%PDF-"
+	t_check "on several pages" test "$(pdf_pages page.pdf)" -ge 3
+	[ -n "${REPORT_SHOTS:-}" ] && mkdir -p "$REPORT_SHOTS" && cp page.png page.pdf "$REPORT_SHOTS/"
 	t_end
 fi

@@ -15,6 +15,16 @@ browse() {
 		--window-size="${3:-1280,2000}" --screenshot="$2.png" --dump-dom "$1" >"$2.dom" 2>"$2.log"
 	rm -rf "$prof"
 }
+# print_pdf URL OUT.pdf: the page printed as Chromium prints it (its print style)
+print_pdf() {
+	prof=$(mktemp -d "$T_TMP/chromium.XXXXXX")
+	"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$prof" --no-pdf-header-footer --print-to-pdf="$2" "$1" >/dev/null 2>&1
+	rm -rf "$prof"
+}
+# pdf_pages PDF: how many pages it has
+pdf_pages() { python3 -c 'import re, sys; print(len(re.findall(rb"/Type\s*/Page[^s]", open(sys.argv[1], "rb").read())))' "$1"; }
 # console OUT: every console message chromium logged (none expected)
 console() { grep ':CONSOLE' "$1.log"; }
 # not_blank PNG: decodes the PNG (8-bit RGB/RGBA) and checks that at least
