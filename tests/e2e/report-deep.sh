@@ -19,6 +19,7 @@ ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
 ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
 PATH=$W/fake:$PATH
 export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_RULES=$W/rules
+# (round 1's edit, a model's answer, carries markup: the page shows it as text)
 # the raw and static skill pass 2 of 6; fast's patch (FASTMARK) 2 of 3: no
 # significant gain, static stays the start; round 1's edit 1 of 3, round 2's 3 of 3
 cat >rules <<'EOF'
@@ -39,7 +40,7 @@ t_fakellm "$L" "{\"chat\": [{\"text\": \"unscripted\"}], \"rules\": [
    {\"unit\": \"log-triage/quick-start#1\", $(printf "$dims" 2 2 2)},
    {\"unit\": \"log-triage/gotchas#1\", $(printf "$dims" 3 3 3)}]}},
  {\"match\": \"The unit to edit: [log-triage/quick-start#1]\", \"json\": {\"edit\": {\"op\": \"update\",
-   \"find\": \"4. Check the counts by hand on one component with \`grep -c\`.\", \"text\": \"4. Check the counts by hand on one component with \`grep -c\` (USELESS).\", \"why\": \"w\"}}},
+   \"find\": \"4. Check the counts by hand on one component with \`grep -c\`.\", \"text\": \"4. Check the counts by hand on one component with \`grep -c\` (USELESS <script>alert(1)</script> & 'q').\", \"why\": \"w\"}}},
  {\"match\": \"The unit to edit: [log-triage/gotchas#1]\", \"json\": {\"edit\": {\"op\": \"add\", \"text\": \"- HELPS: strip only the brackets.\", \"why\": \"w\"}}}]}"
 printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 20, "prices": {"*": {"input": 1, "output": 2}}}}}\n' \
 	"$FAKELLM_URL" >"$L/routes.json"
@@ -74,7 +75,7 @@ t_contains "its p-value" "$html" "<td class=\"n\">$(jget $D/round-2/decision.jso
 pw=$(jq -r '.statistics.operating[] | select(.kind == "gain" and .p_base == 0.3) | .accept * 100 | round' $D/round-2/decision.json)
 t_contains "its power" "$html" "0.3→0.8: $pw%"
 t_contains "its why" "$html" '<tr class="why"><td></td><td colspan="8" class="small muted">3/3 vs baseline 2/6: barnard p = 0.04952'
-t_contains "rejected edit" "$html" '(USELESS).'
+t_contains "rejected edit, escaped" "$html" "(USELESS &lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;q&#39;)."
 t_contains "deliverable" "$html" 'the skill of deep-2.'
 t_contains "extension trials not run" "$html" '3 not needed by the rule'
 t_contains "a lone repeated target's log" "$html" '<a href="logs/deep-1-look.001.log">log</a>'
