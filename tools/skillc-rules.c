@@ -551,7 +551,7 @@ static int cmd_run(const struct command *c)
 	free(plan);
 	strlist_free(&argv);
 	if (last_line(c, &rs, res.exit_code) < 0) {
-		warnf("cannot write to stdout: %s", strerror(errno));
+		warnf("cannot write to %s: %s", res.exit_code ? "stderr" : "stdout", strerror(errno));
 		if (!res.exit_code)
 			res.exit_code = 1;
 	}

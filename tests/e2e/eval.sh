@@ -4,16 +4,8 @@
 # writes BenchFlow's production layout and logs every invocation.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
+t_bench_work
 ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/skillc-local
-# never the machine's docker: cleanup after a kill talks to this stand-in
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
 M=vllm/qwen-27b
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 T=$R/traces/csv-column-sum/raw

@@ -11,7 +11,8 @@
 #        trajectory/llm_trajectory.jsonl,verifier/reward.txt}
 #
 # Outcome script: FAKE_BENCH_SCRIPT names a file of lines, one per
-# invocation, taken in order (the last line repeats). Unset: "pass".
+# invocation, taken in order (the last line repeats). Unset, or no such
+# file (yet): "pass".
 #   <outcome> [skill=invoked|read|none] [acp=empty] [sleep=SECONDS] [reward=R] [exit=N]
 #             [leak=VAR] (the value of VAR written into a file and a file name)
 #             [cost=USD|null] (the agent_result's cost_usd; default 0.0021)
@@ -76,7 +77,7 @@ for v in $(env | sed -n 's/^\([A-Z0-9_]*_API_KEY\)=.*/\1/p'); do log "env $$ $v"
 
 # take the next outcome line (a mkdir lock keeps parallel runs apart)
 line=pass
-if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
+if [ -n "${FAKE_BENCH_SCRIPT:-}" ] && [ -e "$FAKE_BENCH_SCRIPT" ]; then
 	# a flock, not a mkdir: a bench killed while holding it must not
 	# leave the next ones waiting forever
 	exec 9>>"$FAKE_BENCH_SCRIPT.lock"
