@@ -146,7 +146,7 @@ int manifest_rebuild(const struct run *r, struct err *e)
 	int fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	free(lockp);
 	if (fd < 0)
-		return err_set(e, ERR_WORK, "cannot open the manifest lock in '%s': %s", r->dir, strerror(errno));
+		return err_set(e, ERR_WORK, "cannot open the manifest lock in '%s':", r->dir);
 	flock(fd, LOCK_EX); /* stages finishing together take turns; each writes all of it */
 
 	cJSON *m = cJSON_CreateObject();
