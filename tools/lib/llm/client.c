@@ -794,9 +794,8 @@ int llm_call(struct llm_client *c, const struct llm_request *req, struct llm_res
 			out->unusable = true;
 			err_set(e, ERR_WORK, "model '%s' gave no usable JSON object after %d repair%s: %s (cache key %s)",
 				req->model, r, r == 1 ? "" : "s", why.data, out->key);
-		} else {
+		} else
 			ask_repair(body, out->text, why.data);
-		}
 		buf_free(&why);
 		if (out->json || r >= repairs)
 			break;
