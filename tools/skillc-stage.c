@@ -384,6 +384,7 @@ static void forget(const struct run *r, const struct stage_ref *ref)
 	free(ok);
 	struct strlist outs = STRLIST_INIT;
 	stage_ref_outputs(ref, r, &outs);
+	stage_ref_side_outputs(ref, r, &outs);
 	for (size_t k = 0; k < outs.n; k++) {
 		char *out = run_path(r, outs.v[k]);
 		remove_quiet(out, &removed);
@@ -403,23 +404,38 @@ static void forget(const struct run *r, const struct stage_ref *ref)
 
 /* STAGE is a stage ("raw-eval": every instance) or one instance
  * ("raw-eval.003"); either way every later stage goes too. */
+/* Whether refs[i] is one of the targets STAGE names: that target
+ * ("raw-eval.003", "deep-2-edit"), a group's first stage ("fast"), a round
+ * ("deep-2": its first row), or every target of a stage ("raw-eval"). */
+static bool named(const struct stage_ref *ref, const char *name, const struct stage_def *def, int round, bool exact)
+{
+	if (exact)
+		return !strcmp(ref->name, name);
+	if (round)
+		return ref->round == round && (ref->def == stage_table || !ref->def[-1].rounds);
+	return ref->def == def;
+}
+
 static int cmd_clean(const struct run *r, const char *name)
 {
 	struct stage_ref one;
-	int single = stage_ref_find(r, name, &one) == 0 && one.index;
-	const struct stage_def *target = single ? one.def : stage_find(name);
-	if (!target) {
+	bool exact = stage_ref_find(r, name, &one) == 0;
+	const struct stage_group *grp = exact ? NULL : stage_group_find(name);
+	const struct stage_def *target = exact ? one.def : stage_find(grp ? grp->first : name);
+	int round = exact || target ? 0 : stage_round_of(name);
+	if (!target && !round) {
 		char *names = stage_names();
-		die(2, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003)", name, names);
+		die(2, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003; one round, e.g. STAGE=deep-2)",
+		    name, names);
 	}
 	struct stage_ref *refs;
 	size_t n = stage_refs(r, &refs);
 	for (size_t i = 0; i < n; i++) {
-		if (!stage_depends_on(refs[i].def, target))
-			continue;
-		if (single && refs[i].def == target && strcmp(refs[i].name, one.name))
-			continue;
-		forget(r, &refs[i]);
+		bool gone = false;
+		for (size_t t = 0; t < n && !gone; t++)
+			gone = named(&refs[t], name, target, round, exact) && stage_ref_depends_on(&refs[i], &refs[t]);
+		if (gone)
+			forget(r, &refs[i]);
 	}
 	free(refs);
 	struct err e = { 0 };

@@ -6,6 +6,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work
+# final runs the optimizing stages: their compiler's model finds nothing to change
+t_fakellm "$T_TMP/llm" '{"chat": [{"json": {"findings": [], "patches": [], "scores": []}}]}'
+printf '{"providers": {"fake": {"base_url": "%s", "key_env": null}}}\n' "$FAKELLM_URL" >"$T_TMP/llm/routes.json"
+X="EXTERNAL_MODEL=fake/compiler ROUTES=$T_TMP/llm/routes.json ENV_FILE=$T_TMP/none.env"
 M=vllm/qwen-27b
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 RAW=$R/traces/csv-column-sum/raw
@@ -35,7 +39,7 @@ t_end
 
 t_begin "make -j3 final REPEAT=12 after a kill mid-trial: the resumed make leaves final up to date"
 script "pass sleep=0.3"
-setsid $SK -j3 task=csv-column-sum final REPEAT=12 RUNNER=benchflow MODEL=$M >kill.out 2>&1 &
+setsid $SK -j3 task=csv-column-sum final REPEAT=12 RUNNER=benchflow MODEL=$M $X >kill.out 2>&1 &
 sid=$!
 before=$(starts)
 i=0
@@ -45,10 +49,10 @@ wait $sid
 i=0
 while [ $i -lt 200 ] && pgrep -s $sid >/dev/null; do sleep 0.05; i=$((i + 1)); done
 script pass
-out=$($SK -j3 task=csv-column-sum final REPEAT=12 RUNNER=benchflow MODEL=$M 2>&1)
+out=$($SK -j3 task=csv-column-sum final REPEAT=12 RUNNER=benchflow MODEL=$M $X 2>&1)
 t_eq "resume exit" $? 0
 t_eq "raw index" "$(index_trials $RAW)" 12
-up_to_date final REPEAT=12
+up_to_date final REPEAT=12 $X
 t_end
 
 t_begin "status: trials not run yet say so, the index waits for them, one column for every name"

@@ -155,12 +155,10 @@ int status_of(const struct run *r, const char *goal, struct stage_ref **refs, ch
 		return -1;
 	char **w = xcalloc((size_t)n + 1, sizeof *w);
 	for (int i = 0; i < n; i++) {
-		const struct stage_def *s = (*refs)[i].def;
-		const char *up = NULL; /* the first stale target of a stage this one comes after */
+		const char *up = NULL; /* the first stale target this one comes after */
 		for (int j = 0; j < i && !up; j++)
-			for (size_t k = 0; k < ARRAY_LEN(s->after) && s->after[k]; k++)
-				if (w[j] && !strcmp((*refs)[j].def->name, s->after[k]))
-					up = (*refs)[j].name;
+			if (w[j] && stage_ref_after(&(*refs)[i], &(*refs)[j]))
+				up = (*refs)[j].name;
 		w[i] = status_reason(r, &(*refs)[i], up);
 	}
 	*why = w;
