@@ -189,7 +189,7 @@ t_eq "exit" $? 1
 t_contains "reason" "$out" "'raw/"
 t_contains "reason" "$out" "result.json' is not valid JSON (truncated, or still being written)"
 t_check "kept" test -f x/.incomplete/raw/test-001.*/reason.txt
-t_check "with the runner's exit recorded" grep -q '"exit_code": 0' x/.incomplete/raw/test-001.*/runner-exit.json
+t_check "with the runner's exit recorded" grep -q '"exit_code": 0' x/.incomplete/raw/test-001.*/attempt.json
 script crash
 out=$($E --harness opencode --out x/traces/csv-column-sum/raw/test-002 2>&1)
 t_eq "exit" $? 1
@@ -241,32 +241,46 @@ t_check "left the other alone" sh -c "! grep -q '^rm .*c-other' docker.log"
 t_end
 
 t_begin "a trial whose runner finished when its skillc-eval was killed is read, not run again"
-# what such a kill leaves: the temp folder beside the trial folder, the runner's exit recorded
+# what such a kill leaves: the temp folder beside the trial folder, its attempt.json
+# (the key; the runner's exit too when the kill came after it was recorded)
 X=x/traces/csv-column-sum/raw
 script pass
 $E --harness opencode --out $X/test-008 >/dev/null 2>&1
 t_eq "first run" $? 0
-t_check "the record is not part of the trial" test ! -e $X/test-008/runner-exit.json
+t_check "the record is not part of the trial" test ! -e $X/test-008/attempt.json
 key=$("$T_ROOT/build/tests/helpers/jget" $X/test-008/trial.json key)
 dead=$(sh -c 'echo $$')
-leave() { # leave KEY: test-008 back as the temp folder of a killed skillc-eval, its runner done
+leave() { # leave KEY [EXIT]: test-008 back as the temp folder of a killed skillc-eval
 	cp -R $X/test-008 $X/.test-008.tmp.$dead && rm -r $X/test-008 $X/.test-008.tmp.$dead/trial.json
-	printf '{"key": "%s", "exit_code": 0, "seconds": 3}\n' "$1" >$X/.test-008.tmp.$dead/runner-exit.json
+	printf '{"key": "%s"%s}\n' "$1" "${2:+, \"exit_code\": $2, \"seconds\": 3}" >$X/.test-008.tmp.$dead/attempt.json
 }
-leave "$key"
+adopted() { # adopted WHAT: published whole from the temp folder, no run
+	t_eq "$1: exit" $? 0
+	t_contains "$1: says so" "$out" "its runner had finished when a skillc-eval was killed: the output is read, not run again"
+	t_contains "$1: then the end line" "$out" "test-008 passed reward=1"
+	t_eq "$1: not run again" "$(starts)" "$b"
+	t_check "$1: published whole" grep -q '"complete": true' $X/test-008/trial.json
+	t_check "$1: without the record" test ! -e $X/test-008/attempt.json
+	t_check "$1: nothing left beside it" test ! -e $X/.test-008.tmp.$dead
+}
 b=$(starts)
+leave "$key" 0
 out=$($E --harness opencode --out $X/test-008 2>&1)
-t_eq "exit" $? 0
-t_contains "says so" "$out" "its runner had finished when a skillc-eval was killed: the output is read, not run again"
-t_contains "then the end line" "$out" "test-008 passed reward=1"
-t_eq "not run again" "$(starts)" "$b"
-t_check "published whole" grep -q '"complete": true' $X/test-008/trial.json
-t_check "without the record" test ! -e $X/test-008/runner-exit.json
-t_check "nothing left beside it" test ! -e $X/.test-008.tmp.$dead
-leave 00000000000000000000000000000000
+adopted "the end recorded"
+t_eq "its exit status" "$("$T_ROOT/build/tests/helpers/jget" $X/test-008/trial.json runner_exit)" 0
+leave "$key"
+out=$($E --harness opencode --out $X/test-008 2>&1)
+adopted "killed before the end was recorded, its output complete"
+t_eq "exit status unknown" "$("$T_ROOT/build/tests/helpers/jget" $X/test-008/trial.json runner_exit)" null
+leave "$key"
+: >"$(find $X/.test-008.tmp.$dead/raw -name result.json | head -1)"
+out=$($E --harness opencode --out $X/test-008 2>&1)
+t_eq "cut short: exit" $? 0
+case $out in *"read, not run again"*) t_fail "an output cut short was adopted: $out" ;; esac
+t_check "cut short: kept aside as interrupted" grep -q "^interrupted" x/.incomplete/raw/test-008.*/reason.txt
+leave 00000000000000000000000000000000 0
 out=$($E --harness opencode --out $X/test-008 2>&1)
 t_eq "another key's: exit" $? 0
-t_contains "another key's: not read but taken from the store" "$out" "reused from the trial store"
-t_check "another key's: kept aside" test -f x/.incomplete/raw/test-008.*/runner-exit.json
+case $out in *"read, not run again"*) t_fail "another key's output was adopted: $out" ;; esac
+t_eq "another key's: both kept aside" "$(ls -d x/.incomplete/raw/test-008.* | wc -l)" 2
 t_end
-

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "eval/attempts.h"
@@ -265,7 +266,10 @@ static void finish_trial(const struct eval_job *j, cJSON *t, const struct proc_r
 		return;
 	}
 	stamp_trial(j, t, false);
-	json_set_num(t, "runner_exit", pr->exit_code);
+	if (pr->exit_code >= 0)
+		json_set_num(t, "runner_exit", pr->exit_code);
+	else /* adopted after a kill that came before its end was recorded */
+		json_set(t, "runner_exit", cJSON_CreateNull());
 	json_set_num(t, "wall_seconds", pr->seconds);
 	trial_check(t, j->o->require_skill);
 	if (!json_bool(t, "complete", false))
@@ -315,18 +319,21 @@ static int redact_run(const char *tmp, const struct strlist *env_extra, struct e
 	return r;
 }
 
-/* Written in tmp as soon as the runner has ended on its own: a temp folder
- * a killed skillc-eval left with this file holds a run that was paid for,
- * redacted and read by evaltrial_adopt instead of run again. */
-#define RUNNER_EXIT "runner-exit.json"
+/* The attempt's record in tmp: the trial's key when the runner starts, its
+ * exit status and seconds the moment it ends on its own. A temp folder a
+ * killed skillc-eval left holds a run that may have been paid for:
+ * evaltrial_adopt reads it (same key) instead of running it again. */
+#define ATTEMPT_FILE "attempt.json"
 
-static void mark_finished(const struct eval_job *j, const struct proc_result *pr, const char *tmp)
+static void mark_attempt(const struct eval_job *j, const struct proc_result *pr, const char *tmp)
 {
 	cJSON *m = cJSON_CreateObject();
 	json_set_str(m, "key", j->key);
-	json_set_num(m, "exit_code", pr->exit_code);
-	json_set_num(m, "seconds", pr->seconds);
-	char *p = path_join(tmp, RUNNER_EXIT);
+	if (pr) {
+		json_set_num(m, "exit_code", pr->exit_code);
+		json_set_num(m, "seconds", pr->seconds);
+	}
+	char *p = path_join(tmp, ATTEMPT_FILE);
 	struct err e;
 	if (json_write_file(p, m, &e) < 0) /* then a kill before publishing costs this run */
 		warnf("%s", e.msg);
@@ -347,7 +354,7 @@ static int read_and_publish(const struct eval_job *j, int rc, const struct proc_
 	if (t && !*reason)
 		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, e);
 	buf_free(&acp);
-	char *mark = path_join(tmp, RUNNER_EXIT);
+	char *mark = path_join(tmp, ATTEMPT_FILE);
 	if (!*reason && fs_exists(mark) && unlink(mark) < 0) /* not part of the trial */
 		warnf("cannot remove '%s': %s", mark, strerror(errno));
 	free(mark);
@@ -365,7 +372,7 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
 	free(log_path);
 	if (rc == 0 && !pr.interrupted && !pr.timed_out)
-		mark_finished(j, &pr, tmp);
+		mark_attempt(j, &pr, tmp);
 	if (rc == 0 && redact_run(tmp, env_extra, e) < 0) {
 		/* never publish, file or keep aside what may hold a key */
 		warnf("%s: cannot take the keys out of the runner's output (%s); it is removed", j->prefix, e->msg);
@@ -376,30 +383,54 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 	return read_and_publish(j, rc, &pr, tmp, tmp_abs, skills_root, prior, e);
 }
 
-/* A leftover temp folder: read and published (0) when its runner finished
- * for this very key; else 1 (it is swept). */
+/* A leftover whose runner's end was not recorded (the kill came first)
+ * counts only when what it left is a complete trial: then the runner had
+ * finished. Its exit status is unknown; its time is the runner log's. */
+static bool finished_anyway(const struct eval_job *j, const char *tmp, const char *tmp_abs, long prior,
+			    struct proc_result *pr)
+{
+	char *log = path_join(tmp, "runner.log"), *mark = path_join(tmp, ATTEMPT_FILE);
+	struct stat ls, ms;
+	bool have = stat(log, &ls) == 0 && stat(mark, &ms) == 0;
+	free(log);
+	free(mark);
+	*pr = (struct proc_result){ .exit_code = -1, .seconds = have ? difftime(ls.st_mtime, ms.st_mtime) : 0 };
+	char reason[1200] = "";
+	struct buf acp = BUF_INIT;
+	struct err e = { 0, "" };
+	cJSON *t = have ? read_run(j, 0, pr, tmp, tmp_abs, &acp, reason, sizeof reason, &e) : NULL;
+	if (t && !*reason)
+		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, &e);
+	bool done = t && !*reason;
+	buf_free(&acp);
+	cJSON_Delete(t);
+	return done;
+}
+
+/* A leftover temp folder of j's key: read and published (0) when its
+ * runner had finished; else 1 (it is swept). */
 static int adopt_one(const struct eval_job *j, const struct strlist *env_extra, const char *tmp)
 {
-	char *mark = path_join(tmp, RUNNER_EXIT);
+	char *mark = path_join(tmp, ATTEMPT_FILE);
 	struct err e = { 0, "" };
 	cJSON *m = fs_exists(mark) ? json_read_file(mark, &e) : NULL;
 	free(mark);
 	const char *key = json_str(m, "key");
 	long prior;
 	int status = 1;
-	if (key && !strcmp(key, j->key) && attempts_left(j, &prior)) {
-		struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 0),
-					  .seconds = json_num(m, "seconds", 0) };
-		char *tmp_abs = fs_real_path(tmp);
-		char *skills = path_join(tmp_abs, ".skills");
+	char *tmp_abs = fs_real_path(tmp);
+	char *skills = path_join(tmp_abs, ".skills");
+	struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", -1), .seconds = json_num(m, "seconds", 0) };
+	if (!key || strcmp(key, j->key) || !attempts_left(j, &prior)) {
+		; /* another trial's, or none left */
+	} else if (redact_run(tmp, env_extra, &e) < 0) { /* the kill may have come before the redaction */
+		warnf("%s: cannot take the keys out of the runner's output (%s); it runs again", j->prefix, e.msg);
+	} else if (cJSON_IsNumber(json_get(m, "exit_code")) || finished_anyway(j, tmp, tmp_abs, prior, &pr)) {
 		eval_progress(j, "its runner had finished when a skillc-eval was killed: the output is read, not run again");
-		if (redact_run(tmp, env_extra, &e) < 0) /* the kill may have come before the redaction */
-			warnf("%s: cannot take the keys out of the runner's output (%s); it runs again", j->prefix, e.msg);
-		else
-			status = read_and_publish(j, 0, &pr, tmp, tmp_abs, fs_is_dir(skills) ? skills : NULL, prior, &e);
-		free(skills);
-		free(tmp_abs);
+		status = read_and_publish(j, 0, &pr, tmp, tmp_abs, fs_is_dir(skills) ? skills : NULL, prior, &e);
 	}
+	free(skills);
+	free(tmp_abs);
 	cJSON_Delete(m);
 	return status;
 }
@@ -430,6 +461,7 @@ int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, str
 		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
 	} else {
 		tmp_abs = fs_real_path(tmp);
+		mark_attempt(j, NULL, tmp);
 		if (make_skills(j, tmp_abs, &skills_root, e) == 0 && runner_argv(j, tmp_abs, skills_root, &argv, e) == 0)
 			status = run_and_publish(j, env_extra, argv.v, tmp, tmp_abs, skills_root, prior, e);
 	}

@@ -21,9 +21,10 @@ bool evaltrial_up_to_date(const struct eval_job *j);
 bool evaltrial_reuse(const struct eval_job *j);
 
 /* A trial whose runner had finished when the skillc-eval running it was
- * killed (before it published): that output, in the temp folder left
- * beside the trial folder, is redacted (env_extra's keys), read and
- * published now; the run is not paid twice. False when there is none for j's key. */
+ * killed (before it published): the temp folder it left beside the trial
+ * folder, of j's key (attempt.json), whose runner's end was recorded or
+ * whose output is a complete trial, is redacted (env_extra's keys), read
+ * and published now; the run is not paid twice. False when there is none. */
 bool evaltrial_adopt(const struct eval_job *j, const struct strlist *env_extra);
 
 /* One attempt: the runner run with env_extra in its environment, its
