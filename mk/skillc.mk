@@ -145,10 +145,10 @@ else
 MAKEFLAGS += -rR
 include $(SKILLC_PLAN)
 # each goal needs the targets the plan lists for it ("<goal>: ...")
-# the whole pipeline ends by saying where each run's results are
+# the whole pipeline ends with each run's summary written (the last line,
+# printed by skillc-rules, names the deliverable)
 final:
-	@$(foreach r,$(SKILLC_RUNS),$(SKILLC_BIN)/skillc-summary $r >/dev/null && \
-		echo "skillc: final: S_final in $r/artifacts/deep/S_final/, report $r/artifacts/deep/report.md, summary $r/summary.md" &&) :
+	@$(foreach r,$(SKILLC_RUNS),$(SKILLC_BIN)/skillc-summary $r >/dev/null &&) :
 clean-stage:
 	@$(foreach r,$(SKILLC_RUNS),$(SKILLC_STAGE) clean $r $(STAGE) &&) :
 

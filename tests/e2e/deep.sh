@@ -108,7 +108,7 @@ t_check "S_final is the candidate" cmp $D/S_final/count-skill/SKILL.md $D/round-
 t_check "edit in S_final" grep -q 'HELPS: strip the brackets' $D/S_final/count-skill/SKILL.md
 t_eq "manifest names it" "$(jget $R/manifest.json final_skill.path)" artifacts/deep/S_final/count-skill
 t_eq "with its hash" "$(jget $R/manifest.json final_skill.hash)" "$(cat $D/S_final.hash)"
-t_contains "last line" "$out" "skillc: final: S_final in $R/artifacts/deep/S_final/, report $R/artifacts/deep/report.md, summary $R/summary.md"
+t_contains "last line" "$out" "final done; the skill is $R/artifacts/deep/S_final;"
 t_check "summary written" test -f $R/summary.md
 t_eq "dropped score entry counted" "$(jget $D/round-1/scores.json counts.no_unit)" 1
 t_eq "unquoted dimension not counted" "$(jget $D/round-1/scores.json units.1.dimensions_counted)" 1
