@@ -341,9 +341,18 @@ static void mark_attempt(const struct eval_job *j, const struct proc_result *pr,
 	cJSON_Delete(m);
 }
 
+/* How read_and_publish takes what it reads: a fresh run's output (or an
+ * adopted one whose runner's end was recorded) is published or kept aside;
+ * an adopted one whose end was not is published only when it is a complete
+ * trial, else left for the sweep (1). note: said before publishing. */
+struct take {
+	bool only_complete;
+	const char *note;
+};
+
 /* What the runner left in tmp read, checked, and published or kept aside. */
 static int read_and_publish(const struct eval_job *j, int rc, const struct proc_result *pr, const char *tmp,
-			    const char *tmp_abs, const char *skills_root, long prior, struct err *e)
+			    const char *tmp_abs, const char *skills_root, long prior, struct take how, struct err *e)
 {
 	char reason[1200] = "";
 	struct buf acp = BUF_INIT;
@@ -354,6 +363,12 @@ static int read_and_publish(const struct eval_job *j, int rc, const struct proc_
 	if (t && !*reason)
 		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, e);
 	buf_free(&acp);
+	if (how.only_complete && (!t || *reason)) {
+		cJSON_Delete(t);
+		return 1;
+	}
+	if (how.note)
+		eval_progress(j, "%s", how.note);
 	char *mark = path_join(tmp, ATTEMPT_FILE);
 	if (!*reason && fs_exists(mark) && unlink(mark) < 0) /* not part of the trial */
 		warnf("cannot remove '%s': %s", mark, strerror(errno));
@@ -380,35 +395,24 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 		fs_remove_tree(tmp, &ignore);
 		return 1;
 	}
-	return read_and_publish(j, rc, &pr, tmp, tmp_abs, skills_root, prior, e);
+	return read_and_publish(j, rc, &pr, tmp, tmp_abs, skills_root, prior, (struct take){ false, NULL }, e);
 }
 
-/* A leftover whose runner's end was not recorded (the kill came first)
- * counts only when what it left is a complete trial: then the runner had
- * finished. Its exit status is unknown; its time is the runner log's. */
-static bool finished_anyway(const struct eval_job *j, const char *tmp, const char *tmp_abs, long prior,
-			    struct proc_result *pr)
+/* The run's seconds when its end was not recorded: from attempt.json
+ * (written at the start) to runner.log's last write. */
+static double seconds_of(const char *tmp)
 {
 	char *log = path_join(tmp, "runner.log"), *mark = path_join(tmp, ATTEMPT_FILE);
 	struct stat ls, ms;
 	bool have = stat(log, &ls) == 0 && stat(mark, &ms) == 0;
 	free(log);
 	free(mark);
-	*pr = (struct proc_result){ .exit_code = -1, .seconds = have ? difftime(ls.st_mtime, ms.st_mtime) : 0 };
-	char reason[1200] = "";
-	struct buf acp = BUF_INIT;
-	struct err e = { 0, "" };
-	cJSON *t = have ? read_run(j, 0, pr, tmp, tmp_abs, &acp, reason, sizeof reason, &e) : NULL;
-	if (t && !*reason)
-		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, &e);
-	bool done = t && !*reason;
-	buf_free(&acp);
-	cJSON_Delete(t);
-	return done;
+	return have ? difftime(ls.st_mtime, ms.st_mtime) : 0;
 }
 
 /* A leftover temp folder of j's key: read and published (0) when its
- * runner had finished; else 1 (it is swept). */
+ * runner's end was recorded or its output is a complete trial; else 1
+ * (it is swept). */
 static int adopt_one(const struct eval_job *j, const struct strlist *env_extra, const char *tmp)
 {
 	char *mark = path_join(tmp, ATTEMPT_FILE);
@@ -420,15 +424,17 @@ static int adopt_one(const struct eval_job *j, const struct strlist *env_extra, 
 	int status = 1;
 	char *tmp_abs = fs_real_path(tmp);
 	char *skills = path_join(tmp_abs, ".skills");
-	struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", -1), .seconds = json_num(m, "seconds", 0) };
-	if (!key || strcmp(key, j->key) || !attempts_left(j, &prior)) {
+	bool ended = cJSON_IsNumber(json_get(m, "exit_code"));
+	struct proc_result pr = { .exit_code = ended ? (int)json_num(m, "exit_code", 0) : -1,
+				  .seconds = ended ? json_num(m, "seconds", 0) : seconds_of(tmp) };
+	if (!key || strcmp(key, j->key) || !attempts_left(j, &prior))
 		; /* another trial's, or none left */
-	} else if (redact_run(tmp, env_extra, &e) < 0) { /* the kill may have come before the redaction */
+	else if (redact_run(tmp, env_extra, &e) < 0) /* the kill may have come before the redaction */
 		warnf("%s: cannot take the keys out of the runner's output (%s); it runs again", j->prefix, e.msg);
-	} else if (cJSON_IsNumber(json_get(m, "exit_code")) || finished_anyway(j, tmp, tmp_abs, prior, &pr)) {
-		eval_progress(j, "its runner had finished when a skillc-eval was killed: the output is read, not run again");
-		status = read_and_publish(j, 0, &pr, tmp, tmp_abs, fs_is_dir(skills) ? skills : NULL, prior, &e);
-	}
+	else
+		status = read_and_publish(j, 0, &pr, tmp, tmp_abs, fs_is_dir(skills) ? skills : NULL, prior,
+					  (struct take){ !ended, "its runner had finished when a skillc-eval was killed: "
+								 "the output is read, not run again" }, &e);
 	free(skills);
 	free(tmp_abs);
 	cJSON_Delete(m);
