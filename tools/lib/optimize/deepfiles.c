@@ -151,27 +151,6 @@ int deep_need_model(const struct deep_opts *o, struct err *e)
 	return 0;
 }
 
-int deep_publish_skill(const struct skill_src *src, const struct skill_out *out, const char *target,
-		       const char *hash_file, struct err *e)
-{
-	char *parent = path_dir(target);
-	char *tmp = fs_temp_beside(target);
-	int rc = 0;
-	if (fs_mkdirs(parent, e) < 0 || fs_mkdirs(tmp, e) < 0 || skill_out_write(src, out, tmp, e) < 0 ||
-	    fs_publish_dir(tmp, target, e) < 0) {
-		struct err ignore;
-		if (fs_exists(tmp))
-			fs_remove_tree(tmp, &ignore);
-		rc = -1;
-	}
-	hash_hex h;
-	if (rc == 0 && (hash_tree(target, h, e) < 0 || stamp_write(hash_file, h, e) < 0))
-		rc = -1;
-	free(tmp);
-	free(parent);
-	return rc;
-}
-
 int deep_run_command(char **cmd, struct err *e)
 {
 	struct proc_spec spec = { .argv = cmd, .stdin_fd = -1, .tee = { -1, -1 } };

@@ -38,9 +38,6 @@ int deep_best_traces(const struct deep_opts *o, const cJSON *best, struct trace_
 
 /* ERR_INPUT unless o->model names the compiler's model. */
 int deep_need_model(const struct deep_opts *o, struct err *e);
-/* out written as a skills root at target (whole), its tree hash to hash_file. */
-int deep_publish_skill(const struct skill_src *src, const struct skill_out *out, const char *target,
-		       const char *hash_file, struct err *e);
 /* Runs cmd, its output passed through: its exit status (128 + signal when
  * it was stopped), or -1 with e set when it cannot start. */
 int deep_run_command(char **cmd, struct err *e);

@@ -179,7 +179,7 @@ static int edit_write(const struct deep_opts *o, const struct round_input *in, c
 	char *target = deep_round_file(o, o->round, "candidate"), *hash = deep_round_file(o, o->round, "candidate.hash");
 	char *ep = deep_round_file(o, o->round, "edit.json");
 	hash_hex h;
-	int rc = deep_publish_skill(&in->s, out, target, hash, e) < 0 || hash_tree(target, h, e) < 0 ? -1 : 0;
+	int rc = skillpkg_publish(&in->s, out, target, hash, e) < 0 || hash_tree(target, h, e) < 0 ? -1 : 0;
 	if (rc == 0) {
 		json_set_str(doc, "candidate_hash", h);
 		json_set_str(doc, "baseline_hash", json_str(in->best, "skill_hash"));

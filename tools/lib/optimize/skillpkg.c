@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "base/fs.h"
+#include "base/hash.h"
 #include "compile/guard.h"
 
 int skillpkg_load(const char *dir, struct skill_src *s, struct err *e)
@@ -73,4 +74,25 @@ void skillpkg_pointed_refs(const struct skilldoc *d, struct strlist *out)
 			strlist_push(out, path);
 		buf_free(&p);
 	}
+}
+
+int skillpkg_publish(const struct skill_src *src, const struct skill_out *out, const char *target,
+		     const char *hash_file, struct err *e)
+{
+	char *parent = path_dir(target);
+	char *tmp = fs_temp_beside(target);
+	int rc = 0;
+	if (fs_mkdirs(parent, e) < 0 || fs_mkdirs(tmp, e) < 0 || skill_out_write(src, out, tmp, e) < 0 ||
+	    fs_publish_dir(tmp, target, e) < 0) {
+		struct err ignore;
+		if (fs_exists(tmp))
+			fs_remove_tree(tmp, &ignore);
+		rc = -1;
+	}
+	hash_hex h;
+	if (rc == 0 && (hash_tree(target, h, e) < 0 || stamp_write(hash_file, h, e) < 0))
+		rc = -1;
+	free(tmp);
+	free(parent);
+	return rc;
 }

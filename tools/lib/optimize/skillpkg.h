@@ -35,4 +35,9 @@ void skillpkg_index_text(const struct skilldoc *d, size_t max_text, struct buf *
  * once, in document order. */
 void skillpkg_pointed_refs(const struct skilldoc *d, struct strlist *out);
 
+/* out written as a skills root at target (built beside it, swapped in
+ * whole), its tree hash stamped in hash_file. */
+int skillpkg_publish(const struct skill_src *src, const struct skill_out *out, const char *target,
+		     const char *hash_file, struct err *e);
+
 #endif
