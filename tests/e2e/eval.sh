@@ -12,7 +12,8 @@ T=$R/traces/csv-column-sum/raw
 
 # the outcome script; a kill can leave the stand-in's line lock behind
 script() { rm -rf script.n script.lock; printf '%s\n' "$@" >script; }
-starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }
+# bench runs so far (0 before the first: one number, never grep's 0 and a second)
+starts() { cat bench.log 2>/dev/null | grep -c '^start '; }
 # the most bench processes alive at once, from the start/end lines
 overlap() {
 	awk '$1 == "start" { print $2, 1 } $1 == "end" { print $2, -1 }' bench.log | sort -n |
@@ -124,10 +125,12 @@ K=killed/csv-column-sum--opencode--vllm_qwen-27b
 setsid $SK -j3 task=csv-column-sum raw-eval REPEAT=6 RUNNER=benchflow MODEL=$M RESULTS=killed CACHE_DIR=cache2 \
 	>make.out 2>&1 &
 sid=$!
-i=0
-while [ $i -lt 600 ] && [ "$(starts)" -lt 6 ]; do sleep 0.05; i=$((i + 1)); done
-# the three hanging trials are at work: each has written its rollout's config.json
-hanging() { [ "$(find $K/traces/csv-column-sum/raw -path '*/.test-*' -name config.json | wc -l)" -eq 3 ]; }
+# the three hanging trials are at work: all six started, the first three
+# published, and each of the others has written its rollout's config.json
+hanging() {
+	[ "$(starts)" -eq 6 ] && [ "$(complete_trials $K/traces/csv-column-sum/raw)" -eq 3 ] &&
+		[ "$(find $K/traces/csv-column-sum/raw -path '*/.test-*' -name config.json | wc -l)" -eq 3 ]
+}
 t_poll 60 hanging || t_fail "the three hanging trials never got to work"
 # SIGTERM to the whole session, as a killed terminal would send (a background
 # job of sh ignores SIGINT, so Ctrl-C cannot be played here)
