@@ -52,136 +52,180 @@ static int choose_sandbox(struct local_trial *t, struct err *e)
 		if (geteuid() != 0)
 			return err_set(e, ERR_WORK, "SANDBOX=none needs root: the task's paths (/root, /logs, /tests) "
 				       "are created on this host; use bubblewrap instead (apt-get install -y bubblewrap)");
-		t->mode = SANDBOX_NONE;
+		t->box.mode = SANDBOX_NONE;
 		warnf("%s", none_warning);
 		return 0;
 	}
 	if (mode && *mode && strcmp(mode, "bwrap"))
 		return err_set(e, ERR_INPUT, "SANDBOX='%s': use bwrap (the default) or none", mode);
-	t->mode = SANDBOX_BWRAP;
-	t->bwrap = fs_find_in_path("bwrap");
-	if (!t->bwrap)
+	t->box.mode = SANDBOX_BWRAP;
+	t->box.bwrap = fs_find_in_path("bwrap");
+	if (!t->box.bwrap)
 		return err_set(e, ERR_WORK, "bubblewrap (bwrap) is not installed: install it with "
 			       "apt-get install -y bubblewrap, or set SANDBOX=none to run agents unsandboxed "
 			       "(they could then read your files and keys and write anywhere you can)");
 	return 0;
 }
 
+/* The trial's inputs: task, harness, model route, sandbox. Returns 0, or
+ * the exit status (e says why). */
+static int open_trial(struct local_trial *t, struct err *e)
+{
+	const struct local_opts *o = t->o;
+	t->clock.start = now_mono();
+	benchflow_time(now_wall(), t->clock.started_at);
+	if (task_load(o->tasks_dir, o->override, &t->task, e) < 0 || launch_load(o->agent, &t->h, e) < 0 ||
+	    model_route_resolve(o->model, &t->route, e) < 0)
+		return 2;
+	if (choose_sandbox(t, e) < 0)
+		return e->code;
+	if (o->skills_dir && strcmp(o->skill_mode, "with-skill")) {
+		err_set(e, ERR_INPUT, "--skills-dir is only valid with --skill-mode with-skill");
+		return 2;
+	}
+	return 0;
+}
+
+/* One unsandboxed trial at a time: they share the host's paths. */
+static int lock_unsandboxed(int *lockfd, struct err *e)
+{
+	*lockfd = open("/tmp/skillc-local-unsandboxed.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (*lockfd < 0 || flock(*lockfd, LOCK_EX) < 0)
+		return err_set(e, ERR_WORK, "cannot lock /tmp/skillc-local-unsandboxed.lock:");
+	return 0;
+}
+
+/* The job and a new rollout in it; *done when the job already holds a
+ * final result for the task (bench then skips it). */
+static int claim_rollout(struct local_trial *t, bool *done, struct err *e)
+{
+	*done = false;
+	if (benchflow_pick_job(t, e) < 0)
+		return -1;
+	char *found = benchflow_completed_rollout(t);
+	if (found) {
+		if (!t->o->quiet)
+			fprintf(stderr, "%s: %s already has a result in %s (bench resumes, skipping it)\n",
+				log_prog(), t->task.name, t->paths.job_dir);
+		free(found);
+		*done = true;
+		return 0;
+	}
+	return benchflow_make_rollout(t, e);
+}
+
+/* Builds what the agent runs in. A problem of the host or the harness is
+ * the trial's error. Returns 0, or the exit status when the run must stop:
+ * 2 when the task or --skills-dir is at fault (the rollout is removed). */
+static int prepare(struct local_trial *t, struct err *e)
+{
+	struct trial_box *b = &t->box;
+	b->share_net = t->task.agent_network || b->mode == SANDBOX_NONE;
+	b->skill_source = xstrdup(strcmp(t->o->skill_mode, "with-skill") ? "none"
+				  : t->o->skills_dir ? "custom_runtime" : "task_bundled");
+	local_setup_preflight(t);
+	double t0 = now_mono();
+	if (!t->agent.error && local_setup_sandbox(t, e) < 0) {
+		if (e->code == ERR_INPUT) {
+			struct err ce; /* no trial, nothing left */
+			fs_remove_tree(t->paths.dir, &ce);
+			return 2;
+		}
+		agent_outcome_sandbox_failure(&t->agent, e->msg);
+	}
+	if (!t->agent.error && local_setup_program(t, e) < 0)
+		agent_outcome_sandbox_failure(&t->agent, e->msg);
+	if (!t->agent.error && b->mode == SANDBOX_BWRAP && local_setup_supervisor(t, e) < 0)
+		agent_outcome_sandbox_failure(&t->agent, e->msg);
+	if (!t->agent.error && !b->share_net && local_setup_relay(t, e) < 0)
+		agent_outcome_sandbox_failure(&t->agent, e->msg);
+	if (b->mode == SANDBOX_BWRAP)
+		strlist_push(&b->agent_argv, "--"); /* the supervisor's options end */
+	if (!t->agent.error && local_setup_env(t, e) < 0)
+		return 1;
+	t->clock.env = now_mono() - t0;
+	return 0;
+}
+
+/* The agent, then the verifier unless the agent's part failed before a
+ * time limit. Returns 0, or the exit status when the run must stop. */
+static int execute(struct local_trial *t, struct err *e)
+{
+	/* a model server that is down fails the trial now, not at the agent's time limit */
+	if (!t->agent.error && model_route_probe(&t->route, 5, e) < 0)
+		agent_outcome_error(&t->agent, "model_unreachable", "%s (start the model server, or check ROUTES)", e->msg);
+	if (!t->agent.error)
+		local_agent_run(t);
+	if (t->agent.ran && t->agent.acp.status == ACP_INTERRUPTED) {
+		err_set(e, ERR_WORK, "interrupted by signal %d; the trial in %s is incomplete", t->agent.acp.interrupted,
+			t->paths.dir);
+		return 128 + t->agent.acp.interrupted;
+	}
+	if ((!t->agent.error || agent_outcome_timed_out(&t->agent)) && verifier_run(t, e) < 0)
+		return 1;
+	return 0;
+}
+
+/* The one line on stderr saying how the trial ended. */
+static void say_outcome(const struct local_trial *t)
+{
+	const struct agent_outcome *a = &t->agent;
+	const struct verdict *v = &t->verdict;
+	if (verdict_scored(v)) {
+		double rw = pyjson_number(json_get(v->rewards, "reward"));
+		fprintf(stderr, "%s: %s %s, reward %g%s%s: %s\n", log_prog(), t->task.name, rw == 1.0 ? "passed" : "failed",
+			rw, a->error ? ", " : "", a->error ? a->category : "", t->paths.dir);
+	} else {
+		fprintf(stderr, "%s: %s errored (%s: %s): %s\n", log_prog(), t->task.name, a->error ? a->category : v->category,
+			a->error ? a->error : v->error, t->paths.dir);
+	}
+}
+
+/* result.json (redacted), the summaries, the line; returns the exit status. */
+static int report(const struct local_trial *t, struct err *e)
+{
+	if (benchflow_write_result(t, e) < 0 || local_trial_redact(t, e) < 0 || benchflow_write_summary(t, e) < 0)
+		return 1;
+	if (!t->o->quiet)
+		say_outcome(t);
+	e->msg[0] = '\0';
+	return verdict_scored(&t->verdict) ? 0 : 1;
+}
+
+/* The sandbox's folder goes (unless KEEP_SANDBOX), and its parent when empty. */
+static void clean_up(struct local_trial *t)
+{
+	if (!t->paths.scratch || getenv("KEEP_SANDBOX"))
+		return;
+	struct err ce;
+	if (sandbox_cleanup(&t->box.sb, &ce) < 0)
+		warnf("%s", ce.msg);
+	char *parent = path_join(t->paths.jobs, ".skillc-local");
+	rmdir(parent); /* only when no other trial uses it */
+	free(parent);
+}
+
 /* Returns the exit status. */
 static int run_trial(const struct local_opts *o, struct err *e)
 {
 	struct local_trial t = { .o = o };
-	int status = 2;
 	int lockfd = -1;
-	t.t_start = now_mono();
-	benchflow_time(now_wall(), t.started_at);
-	if (task_load(o->tasks_dir, o->override, &t.task, e) < 0 || launch_load(o->agent, &t.h, e) < 0 ||
-	    model_route_resolve(o->model, &t.route, e) < 0)
-		goto out;
-	if (choose_sandbox(&t, e) < 0) {
-		status = e->code;
-		goto out;
-	}
-	if (o->skills_dir && strcmp(o->skill_mode, "with-skill")) {
-		err_set(e, ERR_INPUT, "--skills-dir is only valid with --skill-mode with-skill");
-		goto out;
-	}
-	status = 1;
-	if (t.mode == SANDBOX_NONE) {
-		/* one unsandboxed trial at a time: they share the host's paths */
-		lockfd = open("/tmp/skillc-local-unsandboxed.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
-			err_set(e, ERR_WORK, "cannot lock /tmp/skillc-local-unsandboxed.lock:");
-			goto out;
-		}
-	}
-	if (benchflow_pick_job(&t, e) < 0)
-		goto out;
-	char *done = benchflow_completed_rollout(&t);
-	if (done) {
-		if (!o->quiet)
-			fprintf(stderr, "%s: %s already has a result in %s (bench resumes, skipping it)\n",
-				log_prog(), t.task.name, t.job_dir);
-		free(done);
-		status = 0;
-		goto out;
-	}
-	if (benchflow_make_rollout(&t, e) < 0)
-		goto out;
-	char *hidden = path_join(t.jobs, ".skillc-local");
-	if (fs_mkdirs(hidden, e) < 0) {
-		free(hidden);
-		goto out;
-	}
-	t.scratch = path_join(hidden, t.rollout);
-	free(hidden);
-	t.share_net = t.task.agent_network || t.mode == SANDBOX_NONE;
-	t.skill_source = xstrdup(strcmp(o->skill_mode, "with-skill") ? "none" : o->skills_dir ? "custom_runtime" : "task_bundled");
-	local_setup_preflight(&t);
-	double t0 = now_mono();
-	if (!t.error && local_setup_sandbox(&t, e) < 0) {
-		if (e->code == ERR_INPUT) {
-			/* the task (or --skills-dir) is at fault: no trial, nothing left */
-			struct err ce;
-			fs_remove_tree(t.dir, &ce);
-			status = 2;
-			goto out_clean;
-		}
-		local_trial_sandbox_failure(&t, e->msg);
-	}
-	if (!t.error && local_setup_program(&t, e) < 0)
-		local_trial_sandbox_failure(&t, e->msg);
-	if (!t.error && t.mode == SANDBOX_BWRAP && local_setup_supervisor(&t, e) < 0)
-		local_trial_sandbox_failure(&t, e->msg);
-	if (!t.error && !t.share_net && local_setup_relay(&t, e) < 0)
-		local_trial_sandbox_failure(&t, e->msg);
-	if (t.mode == SANDBOX_BWRAP)
-		strlist_push(&t.agent_argv, "--"); /* the supervisor's options end */
-	if (!t.error && local_setup_env(&t, e) < 0)
-		goto out_clean;
-	t.t_env = now_mono() - t0;
-	if (benchflow_write_config(&t, e) < 0)
-		goto out_clean;
-	/* a model server that is down fails the trial now, not at the agent's time limit */
-	if (!t.error && model_route_probe(&t.route, 5, e) < 0)
-		local_trial_error(&t, "model_unreachable", "%s (start the model server, or check ROUTES)", e->msg);
-	if (!t.error)
-		local_agent_run(&t);
-	if (t.ran_agent && t.acp.status == ACP_INTERRUPTED) {
-		err_set(e, ERR_WORK, "interrupted by signal %d; the trial in %s is incomplete", t.acp.interrupted, t.dir);
-		status = 128 + t.acp.interrupted;
-		goto out_clean;
-	}
-	bool verify = !t.error || !strcmp(t.error_category, "timeout") || !strcmp(t.error_category, "idle_timeout");
-	if (verify && verifier_run(&t, e) < 0) {
+	bool done = false;
+	int status = open_trial(&t, e);
+	if (status == 0 && t.box.mode == SANDBOX_NONE && lock_unsandboxed(&lockfd, e) < 0)
 		status = 1;
-		goto out_clean;
+	if (status == 0 && claim_rollout(&t, &done, e) < 0)
+		status = 1;
+	if (status == 0 && !done) {
+		status = prepare(&t, e);
+		if (status == 0 && benchflow_write_config(&t, e) < 0)
+			status = 1;
+		if (status == 0)
+			status = execute(&t, e);
+		if (status == 0)
+			status = report(&t, e);
+		clean_up(&t);
 	}
-	if (benchflow_write_result(&t, e) < 0 || local_trial_redact(&t, e) < 0 ||
-	    benchflow_write_summary(&t, e) < 0)
-		goto out_clean;
-	bool scored = t.rewards && !t.verifier_error;
-	status = scored ? 0 : 1;
-	if (!o->quiet) {
-		double rw = scored ? pyjson_number(json_get(t.rewards, "reward")) : 0;
-		if (scored)
-			fprintf(stderr, "%s: %s %s, reward %g%s%s: %s\n", log_prog(), t.task.name,
-				rw == 1.0 ? "passed" : "failed", rw, t.error ? ", " : "", t.error ? t.error_category : "", t.dir);
-		else
-			fprintf(stderr, "%s: %s errored (%s: %s): %s\n", log_prog(), t.task.name,
-				t.error ? t.error_category : t.verifier_category, t.error ? t.error : t.verifier_error, t.dir);
-	}
-	e->msg[0] = '\0';
-out_clean:
-	if (t.scratch && !getenv("KEEP_SANDBOX")) {
-		struct err ce;
-		if (sandbox_cleanup(&t.sb, &ce) < 0)
-			warnf("%s", ce.msg);
-		char *parent = path_join(t.jobs ? t.jobs : o->jobs_dir, ".skillc-local");
-		rmdir(parent); /* only when no other trial uses it */
-		free(parent);
-	}
-out:
 	if (lockfd >= 0)
 		close(lockfd);
 	local_trial_free(&t);

@@ -137,7 +137,7 @@ script hang "[{\"spawn\": \"sleep 300; echo $MARK\"}, {\"message\": \"thinking\"
 start=$(date +%s)
 run hang --config-override agent.timeout_sec=2
 took=$(( $(date +%s) - start ))
-t_eq "exit status (scored: reward forced to 0)" "$RC" 0
+t_eq "exit status (scored)" "$RC" 0
 t_eq "error_category" "$($J "$R/result.json" error_category)" timeout
 t_eq "error" "$($J "$R/result.json" error)" "Agent prompt exceeded wall-clock budget 2s"
 t_eq "reward" "$($J "$R/result.json" rewards.reward)" 0
@@ -149,6 +149,25 @@ t_eq "override recorded" "$($J "$R/config.json" config_override.patch.agent.time
 t_check "verifier ran" test -f "$R/verifier/reward.txt"
 t_check "ended within 12 s (took ${took}s)" test "$took" -le 12
 no_strays
+t_end
+
+t_begin "agent timeout and no reward file: reward 0.0 (BenchFlow's rule, the verifier's word)"
+script hang0 '[{"exec": "touch /root/no-reward"}, {"hang": true}]'
+run hang0 --config-override agent.timeout_sec=2
+t_eq "exit status (scored)" "$RC" 0
+t_eq "error_category" "$($J "$R/result.json" error_category)" timeout
+t_check "no reward file" test ! -e "$R/verifier/reward.txt"
+t_eq "reward" "$($J "$R/result.json" rewards.reward)" 0
+t_eq "verifier_error" "$($J "$R/result.json" verifier_error)" null
+no_strays
+t_end
+
+t_begin "no reward file without a timeout: a verifier_failure"
+script noreward '[{"exec": "touch /root/no-reward"}]'
+run noreward
+t_eq "exit status" "$RC" 1
+t_eq "verifier_error_category" "$($J "$R/result.json" verifier_error_category)" verifier_failure
+t_contains "verifier_error" "$($J "$R/result.json" verifier_error)" "verifier exited with rc=3; no reward file"
 t_end
 
 t_begin "agent crash: pipe_closed, no reward, exit 1"

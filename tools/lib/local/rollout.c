@@ -9,29 +9,41 @@
 
 const char local_sandbox_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-void local_trial_error(struct local_trial *t, const char *category, const char *fmt, ...)
+void agent_outcome_error(struct agent_outcome *a, const char *category, const char *fmt, ...)
 {
-	if (t->error)
+	if (a->error)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
 	struct buf b = BUF_INIT;
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	t->error = buf_detach(&b);
-	t->error_category = xstrdup(category);
+	a->error = buf_detach(&b);
+	a->category = xstrdup(category);
 }
 
-void local_trial_sandbox_failure(struct local_trial *t, const char *msg)
+void agent_outcome_sandbox_failure(struct agent_outcome *a, const char *msg)
 {
-	local_trial_error(t, "sandbox_setup", "Sandbox startup failed: %s", msg);
-	t->sandbox_info = cJSON_CreateObject();
-	cJSON_AddStringToObject(t->sandbox_info, "reason", "sandbox_startup_failed");
-	cJSON_AddNullToObject(t->sandbox_info, "sandbox_id");
-	cJSON_AddNullToObject(t->sandbox_info, "sandbox_state");
-	cJSON_AddNumberToObject(t->sandbox_info, "attempts", 1);
-	cJSON_AddNullToObject(t->sandbox_info, "build_timeout_sec");
-	cJSON_AddStringToObject(t->sandbox_info, "raw_message", msg);
+	if (a->error)
+		return;
+	agent_outcome_error(a, "sandbox_setup", "Sandbox startup failed: %s", msg);
+	cJSON *info = a->sandbox_info = cJSON_CreateObject();
+	cJSON_AddStringToObject(info, "reason", "sandbox_startup_failed");
+	cJSON_AddNullToObject(info, "sandbox_id");
+	cJSON_AddNullToObject(info, "sandbox_state");
+	cJSON_AddNumberToObject(info, "attempts", 1);
+	cJSON_AddNullToObject(info, "build_timeout_sec");
+	cJSON_AddStringToObject(info, "raw_message", msg);
+}
+
+bool agent_outcome_timed_out(const struct agent_outcome *a)
+{
+	return a->category && (!strcmp(a->category, "timeout") || !strcmp(a->category, "idle_timeout"));
+}
+
+bool verdict_scored(const struct verdict *v)
+{
+	return v->rewards && !v->error;
 }
 
 /* Replaces every occurrence of secret in the files under dir (an agent can
@@ -71,7 +83,49 @@ static int redact_tree(const char *dir, const char *secret, struct err *e)
 
 int local_trial_redact(const struct local_trial *t, struct err *e)
 {
-	return t->route.key ? redact_tree(t->dir, t->route.key, e) : 0;
+	return t->route.key ? redact_tree(t->paths.dir, t->route.key, e) : 0;
+}
+
+static void paths_free(struct rollout_paths *p)
+{
+	free(p->jobs);
+	free(p->job_dir);
+	free(p->job_name);
+	free(p->rollout);
+	free(p->dir);
+	free(p->agent_log);
+	free(p->scratch);
+}
+
+static void box_free(struct trial_box *b)
+{
+	free(b->bwrap);
+	sandbox_free(&b->sb);
+	free(b->skill_source);
+	free(b->effective_skills);
+	free(b->program);
+	strlist_free(&b->agent_argv);
+	for (size_t i = 0; i < b->agent_env.n; i++)
+		memset(b->agent_env.v[i], 0, strlen(b->agent_env.v[i])); /* it holds the key */
+	strlist_free(&b->agent_env);
+	relay_free(b->relay);
+}
+
+static void agent_outcome_free(struct agent_outcome *a)
+{
+	acp_result_free(&a->acp);
+	free(a->error);
+	free(a->category);
+	cJSON_Delete(a->sandbox_info);
+	cJSON_Delete(a->transport_info);
+}
+
+static void verdict_free(struct verdict *v)
+{
+	cJSON_Delete(v->rewards);
+	free(v->error);
+	free(v->category);
+	cJSON_Delete(v->timeout_info);
 }
 
 void local_trial_free(struct local_trial *t)
@@ -79,30 +133,8 @@ void local_trial_free(struct local_trial *t)
 	task_free(&t->task);
 	launch_free(&t->h);
 	model_route_free(&t->route);
-	free(t->bwrap);
-	sandbox_free(&t->sb);
-	free(t->jobs);
-	free(t->job_dir);
-	free(t->job_name);
-	free(t->rollout);
-	free(t->dir);
-	free(t->scratch);
-	free(t->agent_log);
-	free(t->skill_source);
-	free(t->effective_skills);
-	free(t->program);
-	strlist_free(&t->agent_argv);
-	for (size_t i = 0; i < t->agent_env.n; i++)
-		memset(t->agent_env.v[i], 0, strlen(t->agent_env.v[i])); /* it holds the key */
-	strlist_free(&t->agent_env);
-	relay_free(t->relay);
-	acp_result_free(&t->acp);
-	free(t->error);
-	free(t->error_category);
-	cJSON_Delete(t->sandbox_info);
-	cJSON_Delete(t->transport_info);
-	cJSON_Delete(t->rewards);
-	free(t->verifier_error);
-	free(t->verifier_category);
-	cJSON_Delete(t->verifier_timeout_info);
+	paths_free(&t->paths);
+	box_free(&t->box);
+	agent_outcome_free(&t->agent);
+	verdict_free(&t->verdict);
 }

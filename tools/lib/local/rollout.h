@@ -1,8 +1,11 @@
-/* rollout.h — one trial of the local runner (skillc-local): its
- * options, the task, harness, route and sandbox, its folders, timings and
- * outcome. The runner's modules fill it in turn: localsetup.h builds the
- * sandbox, localagent.h runs the agent, verifier.h scores it, and
- * benchflow.h writes it in BenchFlow's layout. */
+/* rollout.h — one trial of the local runner (skillc-local), as parts that
+ * each belong to one concern and are filled by one module:
+ *   paths    where its files go            layout.h (benchflow_pick_job, benchflow_make_rollout)
+ *   box      what the agent runs in        setup.h
+ *   agent    how the agent's part ended    agent.h (and setup's failures)
+ *   verdict  what the verifier said        verifier.h
+ *   clock    when things happened          the runner
+ * The writer (layout.h) only reads a trial: the outcome is decided before. */
 #ifndef SKILLC_LOCAL_ROLLOUT_H
 #define SKILLC_LOCAL_ROLLOUT_H
 
@@ -30,41 +33,77 @@ struct local_opts {
 	bool quiet;
 };
 
+/* Where a trial's files go, in BenchFlow's layout. */
+struct rollout_paths {
+	char *jobs;      /* --jobs-dir, absolute */
+	char *job_dir;   /* jobs/<job_name> */
+	char *job_name;  /* YYYY-MM-DD__HH-MM-SS */
+	char *rollout;   /* <task>__<8 hex> */
+	char *dir;       /* job_dir/rollout */
+	char *agent_log; /* dir/agent/<harness>.txt */
+	char *scratch;   /* the sandbox's host side: jobs/.skillc-local/<rollout> */
+};
+
+/* What the agent runs in, and how it is started there. */
+struct trial_box {
+	enum sandbox_mode mode;
+	char *bwrap;               /* bubblewrap's path (bwrap mode) */
+	struct sandbox sb;
+	char *skill_source;        /* BenchFlow's skill_source: none, task_bundled, custom_runtime */
+	char *effective_skills;    /* the skills folder used, absolute */
+	bool share_net;            /* the agent uses the host's network */
+	char *program;             /* the harness program, resolved */
+	struct strlist agent_argv; /* the supervisor's command line before the harness's */
+	struct strlist agent_env;  /* holds the model key */
+	struct relay *relay;
+};
+
+/* How the agent's part ended: BenchFlow's error and error_category. */
+struct agent_outcome {
+	struct acp_result acp;
+	bool ran;                  /* the agent was started */
+	char *error, *category;    /* the first error recorded; NULL: none */
+	cJSON *sandbox_info, *transport_info;
+};
+
+/* What the verifier said. */
+struct verdict {
+	bool ran;
+	double seconds;
+	cJSON *rewards;            /* {"reward": float, ...}; NULL: unscored */
+	char *error, *category;    /* verifier_error(_category) */
+	cJSON *timeout_info;
+};
+
+struct trial_clock {
+	double start;              /* now_mono() at the start */
+	double env;                /* seconds spent setting up the sandbox */
+	char started_at[32];
+};
+
 struct local_trial {
 	const struct local_opts *o;
 	struct task task;
 	struct launch h;
 	struct model_route route;
-	enum sandbox_mode mode;
-	char *bwrap;
-	struct sandbox sb;
-	char *jobs, *job_dir, *job_name, *rollout, *dir; /* dir = job_dir/rollout; jobs: --jobs-dir, absolute */
-	char *scratch;          /* the sandbox's host side: jobs/.skillc-local/rollout */
-	char *agent_log;        /* dir/agent/<harness>.txt */
-	char *skill_source, *effective_skills;
-	bool share_net;         /* the agent uses the host's network */
-	char *program;          /* the harness program, resolved */
-	struct strlist agent_argv; /* the supervisor's command line before the harness's */
-	struct strlist agent_env;  /* holds the model key */
-	struct relay *relay;
-	double t_start, t_env, t_verifier; /* now_mono() at the start; seconds */
-	char started_at[32];
-	/* outcome */
-	struct acp_result acp;
-	bool ran_agent;
-	char *error, *error_category;
-	cJSON *sandbox_info, *transport_info;
-	cJSON *rewards;
-	char *verifier_error, *verifier_category;
-	cJSON *verifier_timeout_info;
+	struct rollout_paths paths;
+	struct trial_box box;
+	struct trial_clock clock;
+	struct agent_outcome agent;
+	struct verdict verdict;
 };
 
 /* Records the trial's error (BenchFlow's error and error_category); the
  * first one recorded stays. */
-void local_trial_error(struct local_trial *t, const char *category, const char *fmt, ...)
+void agent_outcome_error(struct agent_outcome *a, const char *category, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Records a sandbox_setup error with BenchFlow's sandbox_startup_info. */
-void local_trial_sandbox_failure(struct local_trial *t, const char *msg);
+void agent_outcome_sandbox_failure(struct agent_outcome *a, const char *msg);
+/* True when the agent's part ended at a time limit (the verifier still runs). */
+bool agent_outcome_timed_out(const struct agent_outcome *a);
+
+/* True when the verifier gave a reward (the trial is scored). */
+bool verdict_scored(const struct verdict *v);
 
 /* Replaces the model key wherever it occurs in the trial folder's files
  * (an agent can print its environment into its output, log or artifacts). */
