@@ -19,7 +19,6 @@
 #include "local/rollout.h"
 #include "base/log.h"
 #include "base/pyjson.h"
-#include "local/supervisor.h"
 #include "local/task.h"
 #include "base/util.h"
 #include "local/verifier.h"
@@ -308,8 +307,6 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	if (argc >= 2 && !strcmp(argv[1], "sandbox-init"))
-		return supervisor_main(argc, argv);
 	std_options(argc, argv, usage, VERSION);
 	if (argc < 3 || strcmp(argv[1], "eval") || strcmp(argv[2], "run")) {
 		fputs(usage, stderr);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -257,4 +258,25 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 		res->exit_code = 128 + res->signal;
 	}
 	return 0;
+}
+
+int proc_capture(char *const *argv, char *const *envp, double timeout, struct buf *out, struct err *e)
+{
+	int fd = memfd_create("proc-capture", MFD_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, ERR_WORK, "cannot create a capture file:");
+	struct proc_spec sp = { .argv = argv, .envp = envp, .timeout = timeout, .grace = 2, .stdin_fd = -1,
+				.tee = { fd, -1 } };
+	struct proc_result pr;
+	int r = proc_run(&sp, &pr, e);
+	if (r == 0) {
+		lseek(fd, 0, SEEK_SET);
+		char chunk[4096];
+		ssize_t n;
+		while ((n = read(fd, chunk, sizeof chunk)) > 0)
+			buf_add(out, chunk, (size_t)n);
+		r = pr.timed_out ? 124 : pr.exit_code;
+	}
+	close(fd);
+	return r;
 }

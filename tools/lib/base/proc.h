@@ -67,4 +67,10 @@ void proc_signals_end(int sfd, const sigset_t *old);
  * the result), -1 when it could not be started. */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *e);
 
+/* Runs argv (envp NULL: ours) to its end, within timeout seconds (0: none),
+ * its stdout and stderr merged and appended to out. Returns its exit code
+ * (128 + signal when killed, 124 after the time limit), or -1 with e set
+ * when it could not be started. */
+int proc_capture(char *const *argv, char *const *envp, double timeout, struct buf *out, struct err *e);
+
 #endif

@@ -210,27 +210,14 @@ int runner_run(char *const *argv, const struct strlist *extra, const char *log_p
 	return rc;
 }
 
-/* Runs a command quietly, capturing its output into out. */
+/* Runs a command quietly, capturing its output into out (may be NULL). */
 static int run_capture(char *const *argv, double timeout, struct buf *out)
 {
-	char tmpl[] = "/tmp/skillc-eval.XXXXXX";
-	int fd = mkstemp(tmpl);
-	if (fd < 0)
-		return -1;
-	unlink(tmpl);
-	struct proc_spec sp = { argv, NULL, NULL, timeout, 2, -1, { fd, -1 } };
-	struct proc_result pr;
+	struct buf ignore = BUF_INIT;
 	struct err e;
-	int r = proc_run(&sp, &pr, &e);
-	if (r == 0 && out) {
-		lseek(fd, 0, SEEK_SET);
-		char chunk[4096];
-		ssize_t n;
-		while ((n = read(fd, chunk, sizeof chunk)) > 0)
-			buf_add(out, chunk, (size_t)n);
-	}
-	close(fd);
-	return r == 0 && pr.exit_code == 0 ? 0 : -1;
+	int r = proc_capture(argv, NULL, timeout, out ? out : &ignore, &e);
+	buf_free(&ignore);
+	return r == 0 ? 0 : -1;
 }
 
 /* The ids on lines "<id> <mount source>..." with a source inside dir. */

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "base/envlist.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -207,14 +208,24 @@ int local_setup_env(struct local_trial *t, struct err *e)
 	return 0;
 }
 
+char *local_init_program(struct err *e)
+{
+	char *dir = tool_dir();
+	char *init = path_join(dir, "skillc-init");
+	free(dir);
+	if (access(init, X_OK) == 0)
+		return init;
+	err_set(e, ERR_WORK, "%s is missing: it goes beside skillc-local (build it with make, or reinstall skillc)", init);
+	free(init);
+	return NULL;
+}
+
 int local_setup_supervisor(struct local_trial *t, struct err *e)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return err_set(e, ERR_WORK, "cannot find our own executable:");
-	exe[n] = '\0';
-	if (sandbox_bind(&t->box.sb, exe, "/run/skillc/init", false, e) < 0)
+	char *init = local_init_program(e);
+	int r = init ? sandbox_bind(&t->box.sb, init, "/run/skillc/init", false, e) : -1;
+	free(init);
+	if (r < 0)
 		return -1;
 	strlist_push(&t->box.agent_argv, "/run/skillc/init");
 	strlist_push(&t->box.agent_argv, "sandbox-init");
@@ -232,7 +243,7 @@ int local_setup_relay(struct local_trial *t, struct err *e)
 		free(sock);
 		return -1;
 	}
-	t->box.relay = relay_new(lfd, NULL, t->route.host, t->route.port);
+	t->box.relay = relay_new(lfd, NULL, model_route_connect, &t->route);
 	r = sandbox_bind(&t->box.sb, run, "/run/skillc/sock", false, e);
 	/* a remote route's name must lead to the relay too */
 	char *hosts = path_join(t->paths.scratch, "hosts");
