@@ -5,7 +5,7 @@
  *   hold          a container's first process: reaps orphans; SIGUSR1 ends
  *                 every other process in the container (the agent's, before the
  *                 verifier runs), SIGTERM ends the container
- *   which         where PATH finds a program (the harness, inside an image) */
+ *   which         where PATH finds programs (the harness, inside an image) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +22,12 @@
 static const char usage[] =
 	"usage: skillc-init sandbox-init [--listen ADDR:PORT[,ADDR:PORT] --to SOCKET] -- COMMAND...\n"
 	"       skillc-init hold\n"
-	"       skillc-init which PROGRAM\n"
+	"       skillc-init which PROGRAM...\n"
 	"\n"
 	"Run by skillc-local inside a trial's sandbox or container (docs/local.md, docs/containers.md):\n"
 	"sandbox-init supervises the agent and carries the model route over SOCKET; hold is a\n"
 	"container's first process (SIGUSR1 ends every other process, SIGTERM ends it); which\n"
-	"prints where PATH finds PROGRAM (exit 1 when it does not).\n";
+	"prints one line per PROGRAM, where PATH finds it or nothing (exit 1 when one is missing).\n";
 
 /* _exit, not exit: a leak checker cannot run without capabilities in here. */
 static int sandbox_init(int argc, char **argv)
@@ -60,7 +60,7 @@ static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		got_usr1 = 1;
-	else
+	else if (sig != SIGCHLD)
 		got_term = 1;
 }
 
@@ -91,14 +91,17 @@ static int hold(void)
 	}
 }
 
-static int which(const char *prog)
+/* One line per program: where PATH finds it, or an empty line. */
+static int which(int n, char **progs)
 {
-	char *p = fs_find_in_path(prog);
-	if (!p)
-		return 1;
-	printf("%s\n", p);
-	free(p);
-	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	int missing = 0;
+	for (int i = 0; i < n; i++) {
+		char *p = fs_find_in_path(progs[i]);
+		printf("%s\n", p ? p : "");
+		missing += !p;
+		free(p);
+	}
+	return fflush(stdout) == 0 && !ferror(stdout) && !missing ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -109,8 +112,8 @@ int main(int argc, char **argv)
 		return sandbox_init(argc, argv);
 	if (argc == 2 && !strcmp(argv[1], "hold"))
 		return hold();
-	if (argc == 3 && !strcmp(argv[1], "which"))
-		return which(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "which"))
+		return which(argc - 2, argv + 2);
 	fputs(usage, stderr);
 	return 2;
 }

@@ -15,6 +15,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "local/agent.h"
+#include "local/dockersetup.h"
 #include "local/setup.h"
 #include "local/rollout.h"
 #include "base/log.h"
@@ -27,17 +28,20 @@
 
 static const char usage[] =
 	"usage: skillc-local eval run --tasks-dir TASK --agent HARNESS --model PROVIDER/MODEL --jobs-dir DIR\n"
-	"                             [--sandbox local] [--skill-mode no-skill|with-skill] [--skills-dir ROOT]\n"
+	"                             [--sandbox local|docker] [--image IMAGE]\n"
+	"                             [--skill-mode no-skill|with-skill] [--skills-dir ROOT]\n"
 	"                             [--config-override JSON|@FILE|key.path=VALUE]... [--agent-env KEY=VALUE]...\n"
 	"                             [--agent-idle-timeout SEC|none] [--quiet]\n"
 	"\n"
-	"Runs one trial of TASK in a bubblewrap sandbox, drives HARNESS (rules/harness/HARNESS.json,\n"
+	"Runs one trial of TASK in a bubblewrap sandbox (or, with SANDBOX=docker or --sandbox docker,\n"
+	"in a container of the task's own image, --image or built now), drives HARNESS (rules/harness/HARNESS.json,\n"
 	"or HARNESS_PATH) over ACP, runs the task's tests/test.sh, and writes BenchFlow's layout:\n"
 	"DIR/<job>/<task>__<8 hex>/{result,config,timing,prompts}.json, trajectory/acp_trajectory.jsonl,\n"
 	"verifier/reward.txt, DIR/<job>/summary.json and DIR/summary.json.\n"
 	"Exit: 0 the trial was scored (pass or fail), 1 it errored (no reward), 2 bad usage or input.\n"
-	"Environment: ROUTES (provider_routes.json), ENV_FILE (.env), SANDBOX=bwrap|none,\n"
-	"HARNESS_PATH, SKILLC_RULES, KEEP_SANDBOX=1 (keep the sandbox folder for forensics).\n";
+	"Environment: ROUTES (provider_routes.json), ENV_FILE (.env), SANDBOX=bwrap|docker|none,\n"
+	"IMAGE (docker: a local image in place of the task's L1), DOCKER_HOST, HARNESS_PATH, SKILLC_RULES,\n"
+	"KEEP_SANDBOX=1 (keep the sandbox folder for forensics). See docs/local.md, docs/containers.md.\n";
 
 static const char none_warning[] =
 	"SANDBOX=none: running the agent and the verifier UNSANDBOXED on this machine: they can read your "
@@ -47,6 +51,12 @@ static const char none_warning[] =
 static int choose_sandbox(struct local_trial *t, struct err *e)
 {
 	const char *mode = getenv("SANDBOX");
+	if (!strcmp(t->o->sandbox, "docker") || (mode && !strcmp(mode, "docker"))) {
+		t->box.mode = SANDBOX_DOCKER; /* whether the daemon answers is the trial's first step */
+		return 0;
+	}
+	if (t->o->image)
+		return err_set(e, ERR_INPUT, "--image is for the docker sandbox (--sandbox docker or SANDBOX=docker)");
 	if (mode && !strcmp(mode, "none")) {
 		if (geteuid() != 0)
 			return err_set(e, ERR_WORK, "SANDBOX=none needs root: the task's paths (/root, /logs, /tests) "
@@ -56,7 +66,7 @@ static int choose_sandbox(struct local_trial *t, struct err *e)
 		return 0;
 	}
 	if (mode && *mode && strcmp(mode, "bwrap"))
-		return err_set(e, ERR_INPUT, "SANDBOX='%s': use bwrap (the default) or none", mode);
+		return err_set(e, ERR_INPUT, "SANDBOX='%s': use bwrap (the default), docker or none", mode);
 	t->box.mode = SANDBOX_BWRAP;
 	t->box.bwrap = fs_find_in_path("bwrap");
 	if (!t->box.bwrap)
@@ -122,8 +132,13 @@ static int prepare(struct local_trial *t, struct err *e)
 	b->share_net = t->task.agent_network || b->mode == SANDBOX_NONE;
 	b->skill_source = xstrdup(strcmp(t->o->skill_mode, "with-skill") ? "none"
 				  : t->o->skills_dir ? "custom_runtime" : "task_bundled");
-	local_setup_preflight(t);
 	double t0 = now_mono();
+	if (b->mode == SANDBOX_DOCKER) {
+		docker_setup_image(t, t->o->image);
+	} else {
+		task_unreproduced(&t->task, &b->unreproduced);
+		local_setup_preflight(t);
+	}
 	if (!t->agent.error && local_setup_sandbox(t, e) < 0) {
 		if (e->code == ERR_INPUT) {
 			struct err ce; /* no trial, nothing left */
@@ -132,16 +147,18 @@ static int prepare(struct local_trial *t, struct err *e)
 		}
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
 	}
-	if (!t->agent.error && local_setup_program(t, e) < 0)
+	if (!t->agent.error && b->mode != SANDBOX_DOCKER && local_setup_program(t, e) < 0)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
-	if (!t->agent.error && b->mode == SANDBOX_BWRAP && local_setup_supervisor(t, e) < 0)
+	if (!t->agent.error && b->mode != SANDBOX_NONE && local_setup_supervisor(t, e) < 0)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
 	if (!t->agent.error && !b->share_net && local_setup_relay(t, e) < 0)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
-	if (b->mode == SANDBOX_BWRAP)
+	if (b->mode != SANDBOX_NONE)
 		strlist_push(&b->agent_argv, "--"); /* the supervisor's options end */
 	if (!t->agent.error && local_setup_env(t, e) < 0)
 		return 1;
+	if (!t->agent.error && b->mode == SANDBOX_DOCKER)
+		docker_setup_container(t);
 	t->clock.env = now_mono() - t0;
 	return 0;
 }
@@ -162,6 +179,7 @@ static int execute(struct local_trial *t, struct err *e)
 	}
 	if ((!t->agent.error || agent_outcome_timed_out(&t->agent)) && verifier_run(t, e) < 0)
 		return 1;
+	local_trial_judge(t);
 	return 0;
 }
 
@@ -191,14 +209,18 @@ static int report(const struct local_trial *t, struct err *e)
 	return verdict_scored(&t->verdict) ? 0 : 1;
 }
 
-/* The sandbox's folder goes (unless KEEP_SANDBOX), and its parent when empty. */
+/* The container goes, and the sandbox's folder (unless KEEP_SANDBOX) with
+ * its parent when empty. */
 static void clean_up(struct local_trial *t)
 {
-	if (!t->paths.scratch || getenv("KEEP_SANDBOX"))
+	if (!t->paths.scratch)
 		return;
 	struct err ce;
-	if (sandbox_cleanup(&t->box.sb, &ce) < 0)
+	bool keep = getenv("KEEP_SANDBOX") != NULL;
+	if (box_cleanup(&t->box, keep, &ce) < 0)
 		warnf("%s", ce.msg);
+	if (keep)
+		return;
 	char *parent = path_join(t->paths.jobs, ".skillc-local");
 	rmdir(parent); /* only when no other trial uses it */
 	free(parent);
@@ -248,6 +270,7 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 {
 	struct err e = { 0 };
 	o->skill_mode = "no-skill";
+	o->sandbox = "local";
 	o->idle_timeout = 600;
 	char name[64]; /* the flag of a "--flag=value" argument */
 	for (int i = 3; i < argc; i++) {
@@ -280,8 +303,11 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 				die(2, "--skill-mode '%s': use no-skill or with-skill", v);
 			o->skill_mode = v;
 		} else if (!strcmp(a, "--sandbox")) {
-			if (strcmp(v, "local"))
-				die(2, "--sandbox '%s': skillc-local runs only --sandbox local (use bench for %s)", v, v);
+			if (strcmp(v, "local") && strcmp(v, "docker"))
+				die(2, "--sandbox '%s': skillc-local runs --sandbox local or docker (use bench for %s)", v, v);
+			o->sandbox = v;
+		} else if (!strcmp(a, "--image")) {
+			o->image = v;
 		} else if (!strcmp(a, "--config-override")) {
 			if (task_parse_override(v, &o->override, &e) < 0)
 				die_err(&e);
@@ -308,6 +334,8 @@ int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, VERSION);
+	if (argc == 4 && !strcmp(argv[1], "watchdog")) /* container.h: started by a docker trial */
+		return watchdog_main(argv[2], strtod(argv[3], NULL));
 	if (argc < 3 || strcmp(argv[1], "eval") || strcmp(argv[2], "run")) {
 		fputs(usage, stderr);
 		return 2;

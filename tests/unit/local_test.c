@@ -70,6 +70,10 @@ static void t_dockerfile(void)
 	CHECK_STR(t.ignored.v[1], "COPY --from");
 	CHECK_STR(t.ignored.v[2], "ADD <url>");
 	CHECK_STR(t.ignored.v[3], "ENV");
+	struct strlist unrep = STRLIST_INIT;
+	task_unreproduced(&t, &unrep); /* EXPOSE-like keywords would not count; these do */
+	CHECK_INT(unrep.n, 4);
+	strlist_free(&unrep);
 	free(want_src);
 	task_free(&t);
 
@@ -92,6 +96,27 @@ static void t_dockerfile(void)
 	task_free(&t);
 	fs_remove_tree(ctx, &e);
 	free(ctx);
+}
+
+/* The Dockerfile an L1 image is built from: skill sources left out, the rest as written. */
+static void t_dockerfile_without_skills(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "FROM x\nRUN a \\\n  && b\n", "FROM x\nRUN a \\\n  && b\n" },
+		{ "# a comment\nFROM x\nCOPY skills /root/.claude/skills\n",
+		  "FROM x\n# skillc: dropped, the skill is mounted at /skills instead: COPY skills /root/.claude/skills\n" },
+		{ "COPY ./skills/x /a/\nCOPY data /data", "# skillc: dropped, the skill is mounted at /skills instead: COPY ./skills/x /a/\nCOPY data /data\n" },
+		{ "COPY --chown=1:1 data skills /app/\n", "COPY --chown=1:1 [\"data\",\"/app/\"]\n" },
+		{ "ADD [\"skills\", \"notes.txt\", \"/srv/\"]\n", "ADD [\"notes.txt\",\"/srv/\"]\n" },
+		{ "COPY skillset /s\n", "COPY skillset /s\n" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		char *got = task_dockerfile_without_skills(cases[i].in);
+		CHECK_STR(got, cases[i].out);
+		free(got);
+	}
 }
 
 static void t_task_load(void)
@@ -323,6 +348,7 @@ static void t_relay(void)
 int main(void)
 {
 	RUN(t_dockerfile);
+	RUN(t_dockerfile_without_skills);
 	RUN(t_task_load);
 	RUN(t_harness_render);
 	RUN(t_trajectory);

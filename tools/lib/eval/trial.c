@@ -456,6 +456,30 @@ static void set_tokens_from_llm(struct ctx *c)
 	json_set(c->t, "tokens", tk);
 }
 
+/* Whether the trial ran in the task's own environment: the local
+ * runner's config.json says so ("reproduced" / "not_reproduced" and the
+ * sandbox); null for other runners. */
+static void set_environment(struct ctx *c, const char *rollout)
+{
+	char *p = path_join(rollout, "config.json");
+	struct err e;
+	cJSON *cfg = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	const cJSON *local = json_get(cfg, "local");
+	const char *env = json_str(local, "environment"), *sandbox = json_str(local, "sandbox");
+	if (env && sandbox) {
+		cJSON *o = cJSON_CreateObject();
+		json_set_str(o, "sandbox", sandbox);
+		json_set_bool(o, "reproduced", !strcmp(env, "reproduced"));
+		json_set(o, "not_reproduced", cJSON_Duplicate(json_get(local, "dockerfile_not_reproduced"), true));
+		json_set_str(o, "image", json_str(local, "image"));
+		json_set(c->t, "environment", o);
+	} else {
+		json_set(c->t, "environment", cJSON_CreateNull());
+	}
+	cJSON_Delete(cfg);
+	free(p);
+}
+
 static void parse_benchflow(struct ctx *c, const struct cand *best, long retries, const struct strlist *attempts)
 {
 	const cJSON *res = best->res;
@@ -541,6 +565,7 @@ static void parse_benchflow(struct ctx *c, const struct cand *best, long retries
 	free(sp);
 	free(job);
 
+	set_environment(c, rollout);
 	find_harness(c, agent);
 	bool agent_ran = o != TRIAL_INFRA_ERROR;
 	char *acp = xasprintf("%s/trajectory/acp_trajectory.jsonl", rollout);

@@ -29,8 +29,8 @@ static char *startup_failure(const char *log)
 	return found;
 }
 
-/* The harness under its supervisor, as a command line of the sandbox. */
-static void agent_command(const struct local_trial *t, struct strlist *cmd)
+/* The harness under its supervisor, as a command line of the box. */
+static void agent_command(const struct local_trial *t, struct strlist *cmd, struct strlist *env)
 {
 	struct strlist inner = STRLIST_INIT;
 	for (size_t i = 0; i < t->box.agent_argv.n; i++)
@@ -38,8 +38,8 @@ static void agent_command(const struct local_trial *t, struct strlist *cmd)
 	strlist_push(&inner, t->box.program);
 	for (size_t i = 1; i < t->h.argv.n; i++)
 		strlist_push(&inner, t->h.argv.v[i]);
-	struct sandbox_run run = { .share_net = t->box.share_net, .cwd = t->task.workdir };
-	sandbox_command(&t->box.sb, &run, inner.v, cmd);
+	struct box_run run = { .share_net = t->box.share_net, .cwd = t->task.workdir, .interactive = true };
+	box_command(&t->box, &run, inner.v, &t->box.agent_env, cmd, env);
 	strlist_free(&inner);
 }
 
@@ -101,12 +101,13 @@ void local_agent_run(struct local_trial *t)
 {
 	struct err e = { 0 };
 	int logfd = open(t->paths.agent_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	struct strlist cmd = STRLIST_INIT;
-	agent_command(t, &cmd);
+	struct strlist cmd = STRLIST_INIT, env = STRLIST_INIT;
+	agent_command(t, &cmd, &env);
+	/* a container's files are not ours to serve: the agent uses its own tools */
 	struct acp_fs fs = { &t->box.sb, sandbox_fs_open };
 	struct acp_spec spec = {
 		.argv = cmd.v,
-		.envp = t->box.agent_env.v,
+		.envp = env.v,
 		.session_cwd = t->task.workdir,
 		.prompt = t->task.instruction,
 		.timeout = t->task.agent_timeout,
@@ -114,7 +115,7 @@ void local_agent_run(struct local_trial *t)
 		.handshake_timeout = t->task.agent_timeout < 60 ? t->task.agent_timeout : 60,
 		.idle_timeout = t->o->idle_timeout,
 		.stderr_fd = logfd,
-		.fs = &fs,
+		.fs = t->box.mode == SANDBOX_DOCKER ? NULL : &fs,
 		.relay = t->box.relay,
 	};
 	struct agent_outcome *out = &t->agent;
@@ -124,6 +125,9 @@ void local_agent_run(struct local_trial *t)
 	if (logfd >= 0)
 		close(logfd);
 	strlist_free(&cmd);
+	for (size_t i = 0; i < env.n; i++)
+		memset(env.v[i], 0, strlen(env.v[i])); /* it holds the key */
+	strlist_free(&env);
 	record_end(out, t->paths.agent_log);
 	if (out->acp.status == ACP_TIMEOUT)
 		add_timeout_line(&out->acp, t->task.agent_timeout);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/envlist.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/pyjson.h"
@@ -27,21 +28,6 @@ void benchflow_time(double t, char out[32])
 double benchflow_round(double x)
 {
 	return (double)(long long)(x * 10 + 0.5) / 10;
-}
-
-static bool is_secret_name(const char *name)
-{
-	static const char *const marks[] = { "KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIALS", "COOKIE",
-					     "AUTHORIZATION", "AUTH", "BEARER", "SESSION" };
-	char up[256];
-	size_t i = 0;
-	for (; name[i] && i < sizeof up - 1; i++)
-		up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
-	up[i] = '\0';
-	for (size_t k = 0; k < ARRAY_LEN(marks); k++)
-		if (strstr(up, marks[k]))
-			return true;
-	return false;
 }
 
 static int write_py(const char *path, const cJSON *v, int indent, struct err *e)
@@ -204,7 +190,7 @@ static cJSON *agent_env_keys(const struct local_opts *opt)
 	for (size_t i = 0; i < opt->agent_env.n; i++) {
 		const char *kv = opt->agent_env.v[i];
 		char *name = xstrndup(kv, (size_t)(strchr(kv, '=') - kv));
-		if (!is_secret_name(name))
+		if (!envlist_secret_name(name))
 			cJSON_AddStringToObject(env, name, strchr(kv, '=') + 1);
 		free(name);
 	}
@@ -225,9 +211,20 @@ static cJSON *config_override(const cJSON *override)
 static cJSON *local_keys(const struct local_trial *t)
 {
 	cJSON *l = cJSON_CreateObject();
-	cJSON_AddStringToObject(l, "sandbox", t->box.mode == SANDBOX_BWRAP ? "bubblewrap" : "none");
-	cJSON_AddStringToObject(l, "agent_network", t->box.share_net ? "host" : "none+model-relay");
-	cJSON_AddStringToObject(l, "verifier_network", t->task.verifier_network ? "host" : "none");
+	static const char *const names[] = { [SANDBOX_BWRAP] = "bubblewrap", [SANDBOX_NONE] = "none",
+					     [SANDBOX_DOCKER] = "docker" };
+	cJSON_AddStringToObject(l, "sandbox", names[t->box.mode]);
+	/* whether the trial ran in the task's own environment (docker) or one missing its RUN/ENV steps */
+	cJSON_AddStringToObject(l, "environment", t->box.unreproduced.n ? "not_reproduced" : "reproduced");
+	cJSON *unrep = cJSON_AddArrayToObject(l, "dockerfile_not_reproduced");
+	for (size_t i = 0; i < t->box.unreproduced.n; i++)
+		cJSON_AddItemToArray(unrep, cJSON_CreateString(t->box.unreproduced.v[i]));
+	json_set_str(l, "image", t->box.image_tag);
+	json_set_str(l, "image_id", t->box.image);
+	cJSON_AddStringToObject(l, "agent_network", t->box.share_net ? (t->box.mode == SANDBOX_DOCKER ? "default" : "host")
+									: "none+model-relay");
+	cJSON_AddStringToObject(l, "verifier_network", t->box.mode == SANDBOX_DOCKER ? "the agent's container"
+						       : t->task.verifier_network ? "host" : "none");
 	cJSON_AddStringToObject(l, "workdir", t->task.workdir);
 	cJSON_AddStringToObject(l, "harness_file", t->h.file);
 	cJSON *cmd = cJSON_AddArrayToObject(l, "acp_command");
@@ -238,7 +235,7 @@ static cJSON *local_keys(const struct local_trial *t)
 	cJSON_AddNumberToObject(l, "dockerfile_copies", (double)t->task.ncopies);
 	cJSON_AddNumberToObject(l, "dockerfile_skill_copies_dropped", t->task.skill_copies_dropped);
 	cJSON *ign = cJSON_AddArrayToObject(l, "dockerfile_ignored");
-	for (size_t i = 0; i < t->task.ignored.n; i++)
+	for (size_t i = 0; t->box.mode != SANDBOX_DOCKER && i < t->task.ignored.n; i++)
 		cJSON_AddItemToArray(ign, cJSON_CreateString(t->task.ignored.v[i]));
 	return l;
 }

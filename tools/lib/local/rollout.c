@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include "base/fs.h"
+#include "base/json.h"
+#include "base/pyjson.h"
 
 const char local_sandbox_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -44,6 +46,77 @@ bool agent_outcome_timed_out(const struct agent_outcome *a)
 bool verdict_scored(const struct verdict *v)
 {
 	return v->rewards && !v->error;
+}
+
+/* Lines that say a program or module the task needed was not there. */
+static const char *missing_line(const char *text, size_t *len)
+{
+	static const char *const marks[] = { "command not found", ": not found", "No module named" };
+	for (size_t k = 0; k < ARRAY_LEN(marks); k++) {
+		const char *hit = strstr(text, marks[k]);
+		if (!hit)
+			continue;
+		const char *start = hit;
+		while (start > text && start[-1] != '\n')
+			start--;
+		*len = strcspn(start, "\n");
+		return start;
+	}
+	return NULL;
+}
+
+/* What says the environment was missing something: the verifier's output,
+ * else the agent's tool results. Caller frees; NULL: nothing does. */
+static char *missing_evidence(const struct local_trial *t)
+{
+	char *out = path_join(t->paths.dir, "verifier/test-stdout.txt");
+	struct buf b = BUF_INIT;
+	struct err e;
+	size_t len = 0;
+	const char *hit = NULL;
+	if (fs_read(out, 8 << 20, &b, &e) == 0 && b.data)
+		hit = missing_line(b.data, &len);
+	char *found = hit ? xasprintf("the verifier said: %.*s", (int)len, hit) : NULL;
+	buf_free(&b);
+	free(out);
+	for (const cJSON *l = t->agent.acp.traj.lines ? t->agent.acp.traj.lines->child : NULL; l && !found; l = l->next) {
+		if (strcmp(json_str(l, "type") ? json_str(l, "type") : "", "tool_call"))
+			continue;
+		for (const cJSON *c = json_get(l, "content") ? json_get(l, "content")->child : NULL; c && !found; c = c->next) {
+			const char *text = json_str(json_get(c, "content"), "text");
+			if (text && (hit = missing_line(text, &len)))
+				found = xasprintf("a tool call of the agent said: %.*s", (int)len, hit);
+		}
+	}
+	return found;
+}
+
+void local_trial_judge(struct local_trial *t)
+{
+	struct verdict *v = &t->verdict;
+	if (!t->box.unreproduced.n || (t->agent.error && !agent_outcome_timed_out(&t->agent)))
+		return; /* reproduced, or already an infra error */
+	if (verdict_scored(v) && pyjson_number(json_get(v->rewards, "reward")) == 1.0)
+		return; /* it passed all the same */
+	char *why = missing_evidence(t);
+	if (!why)
+		return; /* nothing points at the environment: the verdict stands */
+	struct buf what = BUF_INIT;
+	for (size_t i = 0; i < t->box.unreproduced.n; i++)
+		buf_printf(&what, "%s%s", i ? ", " : "", t->box.unreproduced.v[i]);
+	free(t->agent.error);
+	free(t->agent.category);
+	t->agent.error = t->agent.category = NULL;
+	agent_outcome_error(&t->agent, "environment_not_reproduced",
+			    "environment not reproduced: the sandbox runs this machine's programs without the Dockerfile's %s "
+			    "steps and %s; run the task with SANDBOX=docker", what.data, why);
+	buf_free(&what);
+	free(why);
+	cJSON_Delete(v->rewards);
+	v->rewards = NULL;
+	free(v->error);
+	free(v->category);
+	v->error = v->category = NULL;
 }
 
 /* Replaces every occurrence of secret in the files under dir (an agent can
@@ -95,20 +168,6 @@ static void paths_free(struct rollout_paths *p)
 	free(p->dir);
 	free(p->agent_log);
 	free(p->scratch);
-}
-
-static void box_free(struct trial_box *b)
-{
-	free(b->bwrap);
-	sandbox_free(&b->sb);
-	free(b->skill_source);
-	free(b->effective_skills);
-	free(b->program);
-	strlist_free(&b->agent_argv);
-	for (size_t i = 0; i < b->agent_env.n; i++)
-		memset(b->agent_env.v[i], 0, strlen(b->agent_env.v[i])); /* it holds the key */
-	strlist_free(&b->agent_env);
-	relay_free(b->relay);
 }
 
 static void agent_outcome_free(struct agent_outcome *a)

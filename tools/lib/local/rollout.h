@@ -1,7 +1,7 @@
 /* rollout.h — one trial of the local runner (skillc-local), as parts that
  * each belong to one concern and are filled by one module:
  *   paths    where its files go            layout.h (benchflow_pick_job, benchflow_make_rollout)
- *   box      what the agent runs in        setup.h
+ *   box      what the agent runs in        setup.h, dockersetup.h (box.h)
  *   agent    how the agent's part ended    agent.h (and setup's failures)
  *   verdict  what the verifier said        verifier.h
  *   clock    when things happened          the runner
@@ -13,6 +13,7 @@
 #include <cJSON.h>
 
 #include "local/acp.h"
+#include "local/box.h"
 #include "local/launch.h"
 #include "local/modelroute.h"
 #include "local/relay.h"
@@ -27,6 +28,8 @@ extern const char local_sandbox_path[];
 struct local_opts {
 	const char *tasks_dir, *agent, *model, *jobs_dir, *skills_dir;
 	const char *skill_mode;   /* "no-skill" or "with-skill" */
+	const char *sandbox;      /* --sandbox: "local" (SANDBOX decides) or "docker" */
+	const char *image;        /* --image: the trial image for docker; NULL: build it */
 	cJSON *override;          /* merged --config-override values */
 	struct strlist agent_env; /* --agent-env KEY=VALUE */
 	double idle_timeout;      /* 0: none */
@@ -42,20 +45,6 @@ struct rollout_paths {
 	char *dir;       /* job_dir/rollout */
 	char *agent_log; /* dir/agent/<harness>.txt */
 	char *scratch;   /* the sandbox's host side: jobs/.skillc-local/<rollout> */
-};
-
-/* What the agent runs in, and how it is started there. */
-struct trial_box {
-	enum sandbox_mode mode;
-	char *bwrap;               /* bubblewrap's path (bwrap mode) */
-	struct sandbox sb;
-	char *skill_source;        /* BenchFlow's skill_source: none, task_bundled, custom_runtime */
-	char *effective_skills;    /* the skills folder used, absolute */
-	bool share_net;            /* the agent uses the host's network */
-	char *program;             /* the harness program, resolved */
-	struct strlist agent_argv; /* the supervisor's command line before the harness's */
-	struct strlist agent_env;  /* holds the model key */
-	struct relay *relay;
 };
 
 /* How the agent's part ended: BenchFlow's error and error_category. */
@@ -104,6 +93,17 @@ bool agent_outcome_timed_out(const struct agent_outcome *a);
 
 /* True when the verifier gave a reward (the trial is scored). */
 bool verdict_scored(const struct verdict *v);
+
+/* Decides what the verifier's word counts for. A trial whose box could
+ * not reproduce the task's environment (a sandbox over the host's
+ * programs, the Dockerfile's RUN/ENV/... steps dropped) that did not pass
+ * and where the environment is to blame (the verifier's output or the
+ * agent's tool results say a program or module was not found) is not the
+ * agent's failure: it becomes the infra error
+ * environment_not_reproduced, saying why, excluded from pass rates. A
+ * trial with no such sign keeps its verdict; config.json marks its
+ * environment not reproduced either way. */
+void local_trial_judge(struct local_trial *t);
 
 /* Replaces the model key wherever it occurs in the trial folder's files
  * (an agent can print its environment into its output, log or artifacts). */

@@ -105,8 +105,9 @@ static int setup_skills(struct local_trial *t, struct err *e)
 	for (size_t i = 0; r == 0 && i < t->h.skill_paths.n; i++) {
 		const char *d = t->h.skill_paths.v[i];
 		char *at = d[0] == '~' ? xasprintf("/root%s", d + 1) : xstrdup(d);
-		r = sandbox_provide(&t->box.sb, at, e);
-		if (r == 0)
+		if (t->box.mode == SANDBOX_DOCKER) /* the image's own folders stay: the skill is bound over its path */
+			r = sandbox_bind(&t->box.sb, copy, at, false, e);
+		else if ((r = sandbox_provide(&t->box.sb, at, e)) == 0)
 			r = sandbox_symlink(&t->box.sb, "/skills", at, e);
 		free(at);
 	}
@@ -135,10 +136,33 @@ static const char **template_vars(const struct local_trial *t, const char *out[1
 	return out;
 }
 
+/* A generated file at `at` in the box: written into its top (bwrap, none)
+ * or kept in the scratch folder and bound there (docker). */
+static int place_file(struct local_trial *t, const char *at, int n, const struct buf *text, struct err *e)
+{
+	const char *data = text->data ? text->data : "";
+	if (t->box.mode != SANDBOX_DOCKER) {
+		if (sandbox_provide(&t->box.sb, at, e) < 0)
+			return -1;
+		return sandbox_write(&t->box.sb, at, data, text->len, 0600, e);
+	}
+	char *dir = path_join(t->paths.scratch, "config");
+	char *name = xasprintf("%s/%d-%s", dir, n, path_base(at));
+	int r = fs_mkdirs(dir, e);
+	if (r == 0)
+		r = fs_write_atomic(name, data, text->len, 0600, e);
+	if (r == 0)
+		r = sandbox_bind(&t->box.sb, name, at, true, e);
+	free(name);
+	free(dir);
+	return r;
+}
+
 static int setup_config_files(struct local_trial *t, struct err *e)
 {
 	const char *vars[16];
 	template_vars(t, vars);
+	int n = 0;
 	for (const cJSON *c = t->h.config_files ? t->h.config_files->child : NULL; c; c = c->next) {
 		const char *path = json_str(c, "path");
 		char *at = path[0] == '~' ? xasprintf("/root%s", path + 1) : xstrdup(path);
@@ -164,9 +188,7 @@ static int setup_config_files(struct local_trial *t, struct err *e)
 		if (r < 0)
 			err_set(e, ERR_INPUT, "%s: config file %s: %s", t->h.file, path, e->msg);
 		if (r == 0)
-			r = sandbox_provide(&t->box.sb, at, e);
-		if (r == 0)
-			r = sandbox_write(&t->box.sb, at, text.data ? text.data : "", text.len, 0600, e);
+			r = place_file(t, at, n++, &text, e);
 		buf_free(&text);
 		free(at);
 		if (r < 0)
@@ -175,18 +197,37 @@ static int setup_config_files(struct local_trial *t, struct err *e)
 	return 0;
 }
 
+/* The proxies of the host, with the model route kept off them: the agent
+ * reaches its model directly (share_net) or through the relay on loopback. */
+static void add_proxies(struct strlist *env, const struct model_route *route)
+{
+	envlist_add_proxies(env);
+	static const char *const names[] = { "NO_PROXY", "no_proxy" };
+	if (!envlist_get(env, "HTTP_PROXY") && !envlist_get(env, "HTTPS_PROXY") && !envlist_get(env, "http_proxy") &&
+	    !envlist_get(env, "https_proxy"))
+		return;
+	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+		const char *old = envlist_get(env, names[i]);
+		char *v = xasprintf("%s%slocalhost,127.0.0.1,::1,%s", old ? old : "", old && *old ? "," : "", route->host);
+		envlist_set(env, names[i], v);
+		free(v);
+	}
+}
+
 int local_setup_env(struct local_trial *t, struct err *e)
 {
 	struct strlist *env = &t->box.agent_env;
-	envlist_set(env, "HOME", "/root");
-	envlist_set(env, "USER", "root");
-	envlist_set(env, "LOGNAME", "root");
-	envlist_set(env, "PATH", local_sandbox_path);
-	envlist_set(env, "LANG", "C.UTF-8");
-	envlist_set(env, "TMPDIR", "/tmp");
+	if (t->box.mode != SANDBOX_DOCKER) { /* a container has its image's own */
+		envlist_set(env, "HOME", "/root");
+		envlist_set(env, "USER", "root");
+		envlist_set(env, "LOGNAME", "root");
+		envlist_set(env, "PATH", local_sandbox_path);
+		envlist_set(env, "LANG", "C.UTF-8");
+		envlist_set(env, "TMPDIR", "/tmp");
+	}
 	envlist_set(env, "TERM", "dumb");
-	if (t->box.share_net)
-		envlist_add_proxies(env);
+	if (t->box.share_net || t->box.mode == SANDBOX_DOCKER)
+		add_proxies(env, &t->route);
 	envlist_add_table(env, t->task.env);
 	const char *vars[16];
 	template_vars(t, vars);
@@ -222,6 +263,11 @@ char *local_init_program(struct err *e)
 
 int local_setup_supervisor(struct local_trial *t, struct err *e)
 {
+	if (t->box.mode == SANDBOX_DOCKER) { /* docker create binds it */
+		strlist_push(&t->box.agent_argv, CONTAINER_INIT);
+		strlist_push(&t->box.agent_argv, "sandbox-init");
+		return 0;
+	}
 	char *init = local_init_program(e);
 	int r = init ? sandbox_bind(&t->box.sb, init, "/run/skillc/init", false, e) : -1;
 	free(init);
@@ -230,6 +276,21 @@ int local_setup_supervisor(struct local_trial *t, struct err *e)
 	strlist_push(&t->box.agent_argv, "/run/skillc/init");
 	strlist_push(&t->box.agent_argv, "sandbox-init");
 	return 0;
+}
+
+/* The supervisor's --listen and --to: the route's port on loopback. */
+static void relay_listen_args(struct local_trial *t)
+{
+	struct strlist *a = &t->box.agent_argv;
+	strlist_push(a, "--listen");
+	if (!strcmp(t->route.host, "::1"))
+		strlist_push_owned(a, xasprintf("[::1]:%s", t->route.port));
+	else if (t->route.loopback && strcmp(t->route.host, "localhost"))
+		strlist_push_owned(a, xasprintf("127.0.0.1:%s", t->route.port));
+	else
+		strlist_push_owned(a, xasprintf("127.0.0.1:%s,[::1]:%s", t->route.port, t->route.port));
+	strlist_push(a, "--to");
+	strlist_push(a, "/run/skillc/sock/model.sock");
 }
 
 int local_setup_relay(struct local_trial *t, struct err *e)
@@ -245,27 +306,22 @@ int local_setup_relay(struct local_trial *t, struct err *e)
 	}
 	t->box.relay = relay_new(lfd, NULL, model_route_connect, &t->route);
 	r = sandbox_bind(&t->box.sb, run, "/run/skillc/sock", false, e);
+	free(run);
+	free(sock);
+	relay_listen_args(t);
 	/* a remote route's name must lead to the relay too */
+	if (t->box.mode == SANDBOX_DOCKER && !t->route.loopback) /* docker writes /etc/hosts itself */
+		strlist_push_owned(&t->box.spec.hosts, xasprintf("%s:127.0.0.1", t->route.host));
+	if (t->box.mode == SANDBOX_DOCKER || r < 0)
+		return r;
 	char *hosts = path_join(t->paths.scratch, "hosts");
 	struct buf text = BUF_INIT;
 	buf_adds(&text, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n");
 	if (!t->route.loopback)
 		buf_printf(&text, "127.0.0.1\t%s\n", t->route.host);
-	if (r == 0)
-		r = fs_write_atomic(hosts, text.data, text.len, 0644, e);
+	r = fs_write_atomic(hosts, text.data, text.len, 0644, e);
 	buf_free(&text);
 	t->box.sb.hosts = hosts;
-	strlist_push(&t->box.agent_argv, "--listen");
-	if (!strcmp(t->route.host, "::1"))
-		strlist_push_owned(&t->box.agent_argv, xasprintf("[::1]:%s", t->route.port));
-	else if (t->route.loopback && strcmp(t->route.host, "localhost"))
-		strlist_push_owned(&t->box.agent_argv, xasprintf("127.0.0.1:%s", t->route.port));
-	else
-		strlist_push_owned(&t->box.agent_argv, xasprintf("127.0.0.1:%s,[::1]:%s", t->route.port, t->route.port));
-	strlist_push(&t->box.agent_argv, "--to");
-	strlist_push(&t->box.agent_argv, "/run/skillc/sock/model.sock");
-	free(run);
-	free(sock);
 	return r;
 }
 
@@ -274,10 +330,10 @@ int local_setup_sandbox(struct local_trial *t, struct err *e)
 	struct sandbox *sb = &t->box.sb;
 	if (sandbox_init(sb, t->box.mode, t->box.bwrap, t->paths.scratch, e) < 0)
 		return -1;
-	if (sandbox_provide(sb, "/root", e) < 0 || sandbox_provide(sb, "/tmp", e) < 0 ||
-	    sandbox_provide(sb, t->task.workdir, e) < 0 || sandbox_mkdir(sb, t->task.workdir, e) < 0)
+	if (t->box.mode != SANDBOX_DOCKER && (sandbox_provide(sb, "/root", e) < 0 || sandbox_provide(sb, "/tmp", e) < 0 ||
+	    sandbox_provide(sb, t->task.workdir, e) < 0 || sandbox_mkdir(sb, t->task.workdir, e) < 0))
 		return -1;
-	for (size_t i = 0; i < t->task.ncopies; i++) {
+	for (size_t i = 0; t->box.mode != SANDBOX_DOCKER && i < t->task.ncopies; i++) {
 		const struct task_copy *c = &t->task.copies[i];
 		if (sandbox_provide(sb, c->dest, e) < 0 || sandbox_copy_in(sb, c->src, c->dest, c->as_child, e) < 0)
 			return -1;

@@ -32,8 +32,8 @@ int local_setup_program(struct local_trial *t, struct err *e);
  * first process, linked statically); NULL with e set when missing. */
 char *local_init_program(struct err *e);
 
-/* Binds skillc-init into the sandbox and starts t->box.agent_argv with
- * the supervisor (`sandbox-init`); bubblewrap mode only. */
+/* Binds skillc-init into the sandbox (a container gets it at creation)
+ * and starts t->box.agent_argv with the supervisor (`sandbox-init`). */
 int local_setup_supervisor(struct local_trial *t, struct err *e);
 
 /* No network: a relay on a Unix socket bound into the sandbox (t->relay),

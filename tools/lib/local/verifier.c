@@ -1,5 +1,6 @@
 #include "local/verifier.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,7 +137,20 @@ static void read_reward(struct verdict *v, const char *rollout_dir, int rc, bool
 static int clear_logs(const char *dir, struct err *e)
 {
 	char *vdir = path_join(dir, "verifier");
-	int r = fs_remove_tree(vdir, e) < 0 || fs_mkdirs(vdir, e) < 0 ? -1 : 0;
+	/* its contents, not the folder: a container's bind holds the folder itself */
+	int r = fs_mkdirs(vdir, e);
+	DIR *d = r == 0 ? opendir(vdir) : NULL;
+	if (r == 0 && !d)
+		r = err_set(e, ERR_WORK, "cannot read '%s':", vdir);
+	for (struct dirent *de; d && r == 0 && (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = path_join(vdir, de->d_name);
+		r = fs_remove_tree(p, e);
+		free(p);
+	}
+	if (d)
+		closedir(d);
 	free(vdir);
 	char *agent_dir = path_join(dir, "agent"), *art = path_join(dir, "artifacts");
 	drop_links(agent_dir);
@@ -147,9 +161,12 @@ static int clear_logs(const char *dir, struct err *e)
 }
 
 /* The task's tests/ where the verifier sees them at /tests: a private copy
- * (bwrap; *copy gets its folder) or a link (no sandbox). */
+ * (bwrap; *copy gets its folder), a copy in the container, or a link (no
+ * sandbox). */
 static int provide_tests(struct local_trial *t, char **copy, struct err *e)
 {
+	if (t->box.mode == SANDBOX_DOCKER)
+		return container_copy_in(t->box.container, t->task.tests_dir, "/tests", e);
 	if (t->box.mode != SANDBOX_BWRAP)
 		return sandbox_bind(&t->box.sb, t->task.tests_dir, "/tests", true, e);
 	*copy = path_join(t->paths.scratch, "tests");
@@ -170,18 +187,21 @@ static int provide_tests(struct local_trial *t, char **copy, struct err *e)
 	return r;
 }
 
-/* The verifier's environment, as BenchFlow sets it. */
-static void verifier_env(const struct task *task, struct strlist *env)
+/* The verifier's environment, as BenchFlow sets it (in a container, over
+ * the image's own ENV). */
+static void verifier_env(const struct task *task, bool container, struct strlist *env)
 {
-	envlist_set(env, "HOME", "/root");
-	envlist_set(env, "USER", "root");
-	envlist_set(env, "PATH", local_sandbox_path);
-	envlist_set(env, "LANG", "C.UTF-8");
-	envlist_set(env, "TMPDIR", "/tmp");
+	if (!container) {
+		envlist_set(env, "HOME", "/root");
+		envlist_set(env, "USER", "root");
+		envlist_set(env, "PATH", local_sandbox_path);
+		envlist_set(env, "LANG", "C.UTF-8");
+		envlist_set(env, "TMPDIR", "/tmp");
+	}
 	envlist_set(env, "BENCHFLOW_VERIFIER_DIR", "/logs/verifier");
 	envlist_set(env, "BENCHFLOW_REWARD_TEXT", "/logs/verifier/reward.txt");
 	envlist_set(env, "BENCHFLOW_REWARD_JSON", "/logs/verifier/reward.json");
-	if (task->verifier_network)
+	if (task->verifier_network || container)
 		envlist_add_proxies(env);
 	envlist_add_table(env, task->env);
 	envlist_add_table(env, task->verifier_env);
@@ -199,22 +219,23 @@ static void verdict_timeout(struct verdict *v, const struct task *task, double e
 /* bash /tests/test.sh in the sandbox, its output in verifier/test-stdout.txt. */
 static int run_tests(struct local_trial *t, char *tests_copy, struct proc_result *pr, struct err *e)
 {
-	struct strlist env = STRLIST_INIT, cmd = STRLIST_INIT;
-	verifier_env(&t->task, &env);
+	struct strlist env = STRLIST_INIT, cmd = STRLIST_INIT, cmd_env = STRLIST_INIT;
+	verifier_env(&t->task, t->box.mode == SANDBOX_DOCKER, &env);
 	struct sandbox_bind extra = { tests_copy, (char *)"/tests", true };
-	struct sandbox_run run = { .share_net = t->task.verifier_network, .cwd = t->task.workdir,
-				   .extra = &extra, .nextra = tests_copy != NULL };
+	struct box_run run = { .share_net = t->task.verifier_network, .cwd = t->task.workdir,
+			       .extra = &extra, .nextra = tests_copy != NULL };
 	char *inner[] = { (char *)"bash", (char *)"/tests/test.sh", NULL };
-	sandbox_command(&t->box.sb, &run, inner, &cmd);
+	box_command(&t->box, &run, inner, &env, &cmd, &cmd_env);
 	char *out = path_join(t->paths.dir, "verifier/test-stdout.txt");
 	int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	struct proc_spec ps = { .argv = cmd.v, .envp = env.v, .cwd = t->box.mode == SANDBOX_NONE ? t->task.workdir : NULL,
+	struct proc_spec ps = { .argv = cmd.v, .envp = cmd_env.v, .cwd = t->box.mode == SANDBOX_NONE ? t->task.workdir : NULL,
 				.timeout = t->task.verifier_timeout, .grace = 2, .stdin_fd = -1, .tee = { ofd, -1 } };
 	int r = proc_run(&ps, pr, e);
 	if (ofd >= 0)
 		close(ofd);
 	free(out);
 	strlist_free(&cmd);
+	strlist_free(&cmd_env);
 	strlist_free(&env);
 	return r;
 }
@@ -222,7 +243,7 @@ static int run_tests(struct local_trial *t, char *tests_copy, struct proc_result
 int verifier_run(struct local_trial *t, struct err *e)
 {
 	struct verdict *v = &t->verdict;
-	if (clear_logs(t->paths.dir, e) < 0)
+	if (box_stop_processes(&t->box, e) < 0 || clear_logs(t->paths.dir, e) < 0)
 		return -1;
 	char *test = path_join(t->task.tests_dir, "test.sh");
 	bool have = fs_exists(test);

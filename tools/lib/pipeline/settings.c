@@ -18,6 +18,8 @@ const struct setting_def settings_table[] = {
 	{ "MODEL", SET_MODEL, "", NULL, 0, 0, true, "target model, provider/model-id" },
 	{ "EXTERNAL_MODEL", SET_MODEL, "", NULL, 0, 0, true, "the compiler's planning model" },
 	{ "RUNNER", SET_ENUM, "local", "benchflow harbor local", 0, 0, true, "evaluation runner" },
+	{ "SANDBOX", SET_ENUM, "bwrap", "bwrap docker none", 0, 0, true,
+	  "where local trials run: bwrap, docker (the task's own image) or none" },
 	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation" },
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces needed by the fast stage" },
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds" },

@@ -55,6 +55,8 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	push_flag(argv, "--harness", run_get(r, "HARNESS"));
 	push_flag(argv, "--model", run_get(r, "MODEL"));
 	push_flag(argv, "--runner", run_get(r, "RUNNER"));
+	if (!strcmp(run_get(r, "RUNNER"), "local"))
+		push_flag(argv, "--sandbox", !strcmp(run_get(r, "SANDBOX"), "docker") ? "docker" : "local");
 	char *out = xasprintf("traces/%s/%s/test-%03d", r->task, stage, ref->index);
 	push_path(argv, "--out", r, out);
 	free(out);
@@ -152,7 +154,7 @@ const struct stage_def stage_table[] = {
 		.after = { "ingest" },
 		.inputs = { "inputs/skill.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.command = raw_eval_command,
@@ -199,7 +201,7 @@ const struct stage_def stage_table[] = {
 		.after = { "static" },
 		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.command = static_eval_command,

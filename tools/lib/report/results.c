@@ -105,6 +105,8 @@ static void add_trial(struct results_table *tb, const cJSON *t, const char *stag
 	const char *cat = json_str(t, "error_category");
 	if (cat)
 		count_in(g->categories, cat, 1);
+	const cJSON *env = json_get(t, "environment");
+	g->env_not_reproduced += cJSON_IsObject(env) && !json_bool(env, "reproduced", true);
 	const cJSON *sk = json_get(t, "skill");
 	if (cJSON_GetArraySize(json_get(sk, "injected")) > 0 && !infra) {
 		g->skill_den++;
@@ -224,6 +226,7 @@ static void group_add(struct results_group *g, const struct results_group *src)
 	g->scored += src->scored;
 	g->passed += src->passed;
 	g->infra += src->infra;
+	g->env_not_reproduced += src->env_not_reproduced;
 	g->verr += src->verr;
 	g->timeouts += src->timeouts;
 	g->incomplete += src->incomplete;

@@ -14,6 +14,7 @@ struct results_group {
 	char *task, *harness, *model, *stage;
 	long trials, scored, passed, infra, verr, timeouts, incomplete;
 	long skill_den, invoked, read;  /* skill_den: trials with our skill whose agent ran */
+	long env_not_reproduced;        /* trials whose sandbox lacked the task's Dockerfile steps */
 	double reward_sum, tok_sum, cost_sum, sec_sum, agent_sec_sum;
 	long reward_n, tok_n, cost_n, sec_n, agent_sec_n;
 	cJSON *errors;      /* timeout / infra_error / verifier_error -> count */
