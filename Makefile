@@ -33,7 +33,7 @@ TOOLS := $(TOOL_SRC:tools/%.c=bin/%)
 TEST_SRC := $(sort $(wildcard tests/unit/*.c tests/helpers/*.c))
 TEST_BINS := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 
-all: $(TOOLS)
+all: $(TOOLS) build/settings.stamp
 tools: all
 
 # Rebuild everything when the compiler flags change (git's GIT-CFLAGS idea).
@@ -70,6 +70,23 @@ build/tests/%: tests/%.c tests/unit/t.h build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
 	@$(if $(V),,echo '  CCLD    $@')
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+
+# Written from the one settings table (tools/lib/pipeline/settings.c):
+# mk/defaults.mk (make's defaults and `make help`'s settings) and the table
+# in docs/settings.md. Both are committed; CI fails when they drift.
+build/gen/settings: tools/gen/settings.c build/libskillc.a $(LIB_HDR) build/flags
+	@mkdir -p $(@D)
+	@$(if $(V),,echo '  CCLD    $@')
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+
+build/settings.stamp: build/gen/settings
+	@build/gen/settings mk > build/defaults.mk.tmp
+	@if cmp -s build/defaults.mk.tmp mk/defaults.mk; then rm -f build/defaults.mk.tmp; \
+	else mv -f build/defaults.mk.tmp mk/defaults.mk; echo '  GEN     mk/defaults.mk'; fi
+	@build/gen/settings md docs/settings.md > build/settings.md.tmp
+	@if cmp -s build/settings.md.tmp docs/settings.md; then rm -f build/settings.md.tmp; \
+	else mv -f build/settings.md.tmp docs/settings.md; echo '  GEN     docs/settings.md'; fi
+	@touch $@
 
 # The whole suite: unit tests, then end-to-end tests driving real make.
 # Prints one "N passed, N failed" line; exits non-zero on any failure.

@@ -1,39 +1,116 @@
-# defaults.mk — every setting and its default. Override on the command line
-# (make MODEL=vllm/Qwen/Qwen3.5-27B ...), in the environment, or in a
-# local.mk beside the Makefile (never committed). Command line wins, then
-# local.mk, then the environment, then these.
+# defaults.mk — every setting and its default. Written by make from the
+# settings table in tools/lib/pipeline/settings.c: do not edit, add a row there.
+# Override a setting on the command line (make MODEL=vllm/Qwen/Qwen3.5-27B ...),
+# in a local.mk beside the Makefile (never committed), or in the environment.
+# Command line wins, then local.mk, then the environment, then these.
 
+# the task: a folder under TASKS_DIR
+task ?=
+# several tasks, one run each (instead of task=)
+tasks ?=
+# folder holding the tasks (point it at a SkillsBench checkout's tasks/)
 TASKS_DIR ?= tasks
+# folder holding the runs
 RESULTS ?= results/compile-pipeline
+# this run folder instead of RESULTS/<task>--<harness>--<model> (must be under RESULTS)
 RUN_DIR ?=
+# content-addressed caches (LLM answers, trials) shared by all runs
 CACHE_DIR ?= results/.cache
+# agent harness (rules/harness/<name>.json)
 HARNESS ?= opencode
+# target model, provider/model-id; every stage after ingest needs it
 MODEL ?=
+# the compiler's planning model, provider/model-id (STATIC_MODE=hybrid)
 EXTERNAL_MODEL ?=
+# the task source's name in the summary (empty: the TASKS_DIR folder's name)
+BENCH ?=
+# evaluation runner
 RUNNER ?= local
-# where RUNNER=local trials run: bwrap, docker (the task's own image) or none
+# where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
 SANDBOX ?= bwrap
+# trials per evaluation
 REPEAT ?= 3
+# traces the fast stage needs
 FAST_MIN_TRACES ?= 6
+# deep optimization rounds
 DEEP_ROUNDS ?= 3
+# static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
 STATIC_MODE ?= deterministic
+# 1: a trial that never invoked the skill fails its check
 REQUIRE_SKILL ?= 0
+# the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
 AGENT_TIMEOUT ?= 0
+# AgentRM scoring service
 RM_API_URL ?=
-MAX_FILE_MB ?= 25
-# your own model profiles (*.json), tried before the built-in rules/profiles
+# your model profiles, searched before rules/profiles/
 PROFILES_DIR ?= profiles
+# largest file ingest accepts, in MB
+MAX_FILE_MB ?= 25
+# no stage of the run starts once the run has paid this much, USD (empty: no budget)
+BUDGET_USD ?=
+# time limit of one stage, seconds; the stage's whole process group is stopped after it
 STAGE_TIMEOUT ?= 3600
+# hard time limit of one evaluation trial, seconds
 TRIAL_TIMEOUT ?= 10800
+# provider routes file (the shipped example when absent)
 ROUTES ?= provider_routes.json
+# file holding API keys
 ENV_FILE ?= .env
+# LLM cache mode (only: offline replay, a miss is an error)
 LLM_CACHE ?= use
+# how far make doctor tests a provider (call: one 1-token request)
 DOCTOR_PROBE ?= models
-
-# Every setting above, in the order `make help` lists them.
-SKILLC_SETTINGS := TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL RUNNER SANDBOX \
-	REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL MAX_FILE_MB \
-	PROFILES_DIR STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE
-
-# Not a setting of the run: how long `make watch` waits (0: until done).
+# the stage clean-stage forgets (or one trial, raw-eval.003)
+STAGE ?=
+# the goal status judges: a stage, eval or final
+GOAL ?= final
+# how long make watch waits, seconds (0: until done)
 WATCH_TIMEOUT ?= 0
+# the stage make gate judges against raw (docs/ci.md)
+GATE_STAGE ?= final
+# make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off
+GATE_MIN_DELTA ?= 0
+# make gate: how many runs may have the stage below raw
+GATE_MAX_REGRESSED ?= 0
+# make gate: noskill also judges stage - noskill
+GATE_VS ?= none
+
+# Every setting, in the order `make help` lists them.
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+
+#: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
+#:   task=                            the task: a folder under TASKS_DIR
+#:   tasks=                           several tasks, one run each (instead of task=)
+#:   TASKS_DIR=tasks                  folder holding the tasks (point it at a SkillsBench checkout's tasks/)
+#:   RESULTS=results/compile-pipeline folder holding the runs
+#:   RUN_DIR=                         this run folder instead of RESULTS/<task>--<harness>--<model> (must be under RESULTS)
+#:   CACHE_DIR=results/.cache         content-addressed caches (LLM answers, trials) shared by all runs
+#:   HARNESS=opencode                 agent harness (rules/harness/<name>.json)
+#:   MODEL=                           target model, provider/model-id; every stage after ingest needs it
+#:   EXTERNAL_MODEL=                  the compiler's planning model, provider/model-id (STATIC_MODE=hybrid)
+#:   BENCH=                           the task source's name in the summary (empty: the TASKS_DIR folder's name)
+#:   RUNNER=local|benchflow|harbor    evaluation runner
+#:   SANDBOX=bwrap|docker|none        where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
+#:   REPEAT=3                         trials per evaluation
+#:   FAST_MIN_TRACES=6                traces the fast stage needs
+#:   DEEP_ROUNDS=3                    deep optimization rounds
+#:   STATIC_MODE=deterministic|hybrid static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
+#:   REQUIRE_SKILL=0                  1: a trial that never invoked the skill fails its check
+#:   AGENT_TIMEOUT=0                  the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
+#:   RM_API_URL=                      AgentRM scoring service
+#:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
+#:   MAX_FILE_MB=25                   largest file ingest accepts, in MB
+#:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
+#:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it
+#:   TRIAL_TIMEOUT=10800              hard time limit of one evaluation trial, seconds
+#:   ROUTES=provider_routes.json      provider routes file (the shipped example when absent)
+#:   ENV_FILE=.env                    file holding API keys
+#:   LLM_CACHE=use|refresh|off|only   LLM cache mode (only: offline replay, a miss is an error)
+#:   DOCTOR_PROBE=models|call|none    how far make doctor tests a provider (call: one 1-token request)
+#:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
+#:   GOAL=final                       the goal status judges: a stage, eval or final
+#:   WATCH_TIMEOUT=0                  how long make watch waits, seconds (0: until done)
+#:   GATE_STAGE=final                 the stage make gate judges against raw (docs/ci.md)
+#:   GATE_MIN_DELTA=0                 make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off
+#:   GATE_MAX_REGRESSED=0             make gate: how many runs may have the stage below raw
+#:   GATE_VS=none|noskill             make gate: noskill also judges stage - noskill

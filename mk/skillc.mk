@@ -19,38 +19,27 @@ SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
-SKILLC_FREE_GOALS := summary watch doctor
-# The stages `make eval` brings up to date (each gathers its stage's trials).
-SKILLC_EVAL_STAGES := raw-index static-index
+SKILLC_FREE_GOALS := summary report watch doctor gate junit
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
-# one's text without expanding it, then allow only safe characters.
-override task := $(value task)
-override tasks := $(value tasks)
-override STAGE := $(value STAGE)
-override GOAL := $(value GOAL)
-override WATCH_TIMEOUT := $(value WATCH_TIMEOUT)
+# one's text without expanding it, then check them all once, in C, against
+# the settings table (skillc-rules check); a bad one stops make here.
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
-
-# $(,) puts a comma inside a function's argument
-, := ,
-skillc_name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z \
-	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
-skillc_strip = $(if $2,$(call skillc_strip,$(subst $(firstword $2),,$1),$(wordlist 2,999,$2)),$1)
-# $(call skillc_check,VAR,extra-chars,what is allowed)
-skillc_check = $(if $(or $(call skillc_strip,$(subst $(subst ,, ),,$($1)),$(skillc_name_chars) $2),$(word 2,$($1))),$(error skillc: bad $1 '$($1)': $3))
-$(foreach v,task STAGE GOAL HARNESS RUNNER SANDBOX LLM_CACHE DOCTOR_PROBE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT MAX_FILE_MB STAGE_TIMEOUT TRIAL_TIMEOUT WATCH_TIMEOUT,\
-	$(call skillc_check,$v,,use letters$(,) digits$(,) '.'$(,) '_' and '-'))
-$(foreach v,MODEL EXTERNAL_MODEL,$(call skillc_check,$v,/ : @,write provider/model-id with letters$(,) digits and . _ - / : @))
-$(foreach v,TASKS_DIR RESULTS RUN_DIR CACHE_DIR ROUTES ENV_FILE PROFILES_DIR,$(call skillc_check,$v,/ + ~ @,a path without spaces$(,) quotes or $$))
-$(call skillc_check,RM_API_URL,: / ? & = % + ~ @ [ ],a URL without spaces or quotes)
-$(if $(strip $(call skillc_strip,$(tasks),$(skillc_name_chars))),$(error skillc: bad tasks '$(tasks)': task names are letters$(,) digits$(,) '.'$(,) '_' and '-'))
+skillc_quote = '$(subst ','\'',$1)'
+ifeq ($(SKILLC_INNER),)
+ifneq ($(filter $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS),$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
+$(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
+endif
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))) 2>&1)
+ifneq ($(skillc_bad),)
+$(error $(skillc_bad))
+endif
+endif
+endif
 
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
 ifneq ($(task),)
-ifneq ($(filter -% .%,$(task)),)
-$(error skillc: bad task '$(task)': start it with a letter or digit)
-endif
 SKILLC_TASK_DIR := $(TASKS_DIR)/$(task)
 RUN := $(if $(RUN_DIR),$(RUN_DIR),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model))
 ifneq ($(RUN_DIR),)
@@ -124,7 +113,21 @@ skillc_report := $(firstword $(filter status doctor,$(MAKECMDGOALS)))
 ifneq ($(skillc_report)$(tasks),$(skillc_report))
 skillc_report :=
 endif
+# gate and junit: the run (task=), the runs of tasks="a b", or every run under RESULTS
+skillc_runs_of = $(if $(tasks),$(foreach t,$(tasks),$(RESULTS)/$t--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)),$(if $(task),$(RUN),$(RESULTS)))
+# gate judges finished runs (docs/ci.md): 0 the rule holds, 1 it does not,
+# 2 they cannot be judged. It answers for trials already made, so it runs
+# alone, after the make that made them.
+ifneq ($(filter gate,$(MAKECMDGOALS)),)
+ifneq ($(filter-out gate,$(MAKECMDGOALS)),)
+$(error skillc: run make gate on its own, after the make that runs the trials (its exit status is the verdict))
+endif
+skillc_report := gate
+endif
 ifneq ($(skillc_report),)
+skillc_report_gate = $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
+	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
+skillc_report_fail_gate = cannot judge the runs (see the lines above)
 skillc_report_status = $(SKILLC_BIN)/skillc-stage status $(GOAL)
 skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor
 skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
@@ -138,20 +141,24 @@ MAKEFLAGS += -q
 $(skillc_report): skillc-not-well ; @:
 skillc-not-well: ; @:
 else
-$(error skillc: $(skillc_report) could not run (see the line above))
+$(error skillc: $(skillc_report) $(or $(skillc_report_fail_$(skillc_report)),could not run (see the line above)))
 endif
 endif
 
-# summary / watch read trial.json files only: no lock, no task needed.
+# summary / report / watch read run folders only: no lock, no task needed.
 skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
 summary:
 	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
+report:
+	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(skillc_results_of)
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(skillc_results_of)
 
+junit:
+	@$(SKILLC_BIN)/skillc-junit $(if $(tasks),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
 help:
-	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK)
+	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
 
 .PHONY: $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS) skillc-locked help
 
@@ -168,7 +175,7 @@ $(RUN)/rules.mk: FORCE
 
 # each stage's goal needs the stamps rules.mk lists for it
 $(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
-eval: $(foreach s,$(SKILLC_EVAL_STAGES),$(SKILLC_GOAL_$s))
+eval: $(SKILLC_GOAL_eval)
 final: $(SKILLC_GOAL_final)
 clean-stage:
 	@$(SKILLC_STAGE) clean $(STAGE)
@@ -176,7 +183,9 @@ clean-stage:
 FORCE:
 .PHONY: $(SKILLC_RUN_GOALS) FORCE
 .DELETE_ON_ERROR:
-.SECONDARY:
+# No .SECONDARY: without prerequisites it makes every target intermediate
+# (make 4.3), and under -j an intermediate that does not exist yet is taken
+# as up to date: an index whose new trials are still running was skipped.
 endif
 
 #: skillc — compile an Agent Skill for one model and harness, and measure it.
@@ -191,23 +200,15 @@ endif
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
+#:   make junit                 junit.xml (one test case per run and stage) beside the summary
+#:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
 #:   make doctor                check routes, keys and model servers (MODEL, EXTERNAL_MODEL)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install
 #:
-#: Settings (make VAR=value, local.mk, or the environment):
-#:   TASKS_DIR=tasks  RESULTS=results/compile-pipeline  RUN_DIR=(under RESULTS)
-#:   CACHE_DIR=results/.cache  HARNESS=opencode  MODEL=provider/model-id
-#:   EXTERNAL_MODEL=provider/model-id  RUNNER=local|benchflow|harbor  REPEAT=3
-#:   SANDBOX=bwrap|docker|none (RUNNER=local: docker runs each trial in the task's own image)
-#:   FAST_MIN_TRACES=6  DEEP_ROUNDS=3  STATIC_MODE=deterministic|hybrid
-#:   REQUIRE_SKILL=0|1  AGENT_TIMEOUT=0 (seconds; 0: the task's own)  RM_API_URL=
-#:   MAX_FILE_MB=25  STAGE_TIMEOUT=3600  TRIAL_TIMEOUT=10800 (seconds: one stage, one trial)
-#:   PROFILES_DIR=profiles (your model profiles, tried before rules/profiles)
-#:   ROUTES=provider_routes.json  ENV_FILE=.env  GOAL=final (for status)
-#:   LLM_CACHE=use|refresh|off|only  DOCTOR_PROBE=models|call|none  WATCH_TIMEOUT=0
-#:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
+#:

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "base/dotenv.h"
 #include "base/fs.h"
 #include "llm/client.h"
@@ -97,9 +98,7 @@ static void check_env(struct doctor *d)
 static void check_cache(struct doctor *d)
 {
 	struct err e = { 0 };
-	const char *dir = getenv("CACHE_DIR");
-	if (!dir || !*dir)
-		dir = "results/.cache";
+	const char *dir = cache_dir();
 	enum llm_cache_mode m;
 	const char *mode = getenv("LLM_CACHE");
 	if (mode && *mode && llmcache_mode_parse(mode, &m, &e) < 0) {

@@ -6,8 +6,8 @@
  * checks moves to <incomplete>/<stage>/test-NNN.<time>/ with reason.txt and
  * the tool exits 1 with the reason in one line. A trial whose content key
  * is in the trial store is linked from there without running anything.
- * The work is in evaljob.h (the trial's identity), runner.h (the runners),
- * evaltrial.h (build, reuse, publish) and attempts.h (failures, retries). */
+ * The work is in eval/: job.h (the trial's identity), runner.h (the runners),
+ * publish.h (build, reuse, publish) and attempts.h (failures, retries). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>

@@ -173,7 +173,8 @@ static int ingest(const struct opts *o, struct err *e)
 		goto out;
 
 	int verdict = check_skill(src, &report);
-	if (verdict == CHECK_UNUSABLE) {
+	/* no name and description to read: no agent could find the skill */
+	if (verdict == CHECK_UNUSABLE || !report->frontmatter_parsed) {
 		const char *why = check_first_error(report);
 		err_set(e, ERR_INPUT, "%s", why ? why : "the skill cannot be read");
 		goto out;

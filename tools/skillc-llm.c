@@ -1,6 +1,6 @@
 /* skillc-llm — one LLM call through the routes, the .env file and the
  * shared cache, for one-off calls and debugging; the same client the
- * stages use (tools/lib/llm.h). It never prints a key. */
+ * stages use (tools/lib/llm/client.h). It never prints a key. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

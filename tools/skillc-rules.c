@@ -24,11 +24,15 @@
 
 static const char usage[] =
 	"usage: skillc-rules\n"
+	"       skillc-rules check NAME=VALUE...\n"
 	"\n"
 	"Run by make (mk/skillc.mk) for the run named by SKILLC_RUN, SKILLC_TASK and\n"
 	"SKILLC_TASK_DIR, with the settings in the environment. Refreshes the run's\n"
 	"source hashes and config files (only when they change) and writes rules.mk.\n"
-	"Exit 0 done, 2 bad settings or task.\n";
+	"\n"
+	"check: checks each NAME=VALUE against the settings table; prints\n"
+	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
+	"Exit 0 done (check: all good), 2 bad settings or task.\n";
 
 static int is_file_output(const char *o)
 {
@@ -86,6 +90,7 @@ static void emit_rules(struct buf *mk, const struct run *r)
 	buf_adds(mk, "\n# goals: the stamps each user target needs\n");
 	for (size_t i = 0; i < stage_count; i++)
 		emit_goal(mk, r, stage_table[i].name);
+	emit_goal(mk, r, "eval");
 	emit_goal(mk, r, "final");
 }
 
@@ -149,10 +154,18 @@ int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, V_RULES);
+	struct err e = { 0 };
+	if (argc > 1 && !strcmp(argv[1], "check")) {
+		/* make shows stdout as its own error line */
+		if (settings_check_args(argc - 2, argv + 2, &e) == 0)
+			return 0;
+		if (printf("skillc: %s\n", e.msg) < 0 || fflush(stdout) != 0)
+			die(1, "cannot write to stdout: %m");
+		return 2;
+	}
 	if (argc > 1)
 		die(2, "unexpected argument '%s' (see --help)", argv[1]);
 	struct run r;
-	struct err e = { 0 };
 	if (run_load(&r, &e) < 0)
 		die_err(&e);
 	if (!fs_is_dir(r.task_dir))

@@ -9,7 +9,7 @@
  *   clean STAGE    forgets STAGE and every stage downstream of it
  *   status [GOAL]  says what is done and what is stale, and why; exit 0 when
  *                  everything GOAL needs is up to date, 1 otherwise
- * The run and its settings come from the environment (see run.h). */
+ * The run and its settings come from the environment (see pipeline/settings.h). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -29,6 +29,7 @@
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
 #include "pipeline/state.h"
+#include "report/budget.h"
 #include "base/versions.h"
 
 static const char usage[] =
@@ -168,12 +169,27 @@ static struct outcome judge(const struct run *r, const struct stage_ref *ref, in
 	return o;
 }
 
+/* True when the make running us was given -k: MAKEFLAGS starts with its
+ * one-letter flags ("ks -j2 ..."), unless it starts with an option. */
+static int make_keeps_going(void)
+{
+	const char *mf = getenv("MAKEFLAGS");
+	if (!mf || *mf == '-')
+		return 0;
+	size_t n = strcspn(mf, " ");
+	return memchr(mf, 'k', n) != NULL;
+}
+
 static int cmd_run(const struct run *r, const char *name)
 {
 	struct stage_ref ref;
 	if (stage_ref_find(r, name, &ref) < 0)
 		die(2, "unknown stage '%s'", name);
 	struct err e = { 0 };
+	if (budget_check(r->dir, run_get(r, "BUDGET_USD"), &e) < 0) { /* report/budget.h */
+		fprintf(stderr, "skillc: %s: not started: %s\n", ref.name, e.msg);
+		return e.code == ERR_INPUT ? 2 : 1;
+	}
 	/* From here to the end the record must be whole: a Ctrl-C arriving while
 	 * we write status waits (blocked), then reaches the tool through proc_run. */
 	proc_defer_stops();
@@ -206,7 +222,7 @@ static int cmd_run(const struct run *r, const char *name)
 	off_t from;
 	int logfd = open_log(logpath, when, &ref, &argv, &from);
 
-	/* tools that call models append their usage here (llm.h) */
+	/* tools that call models append their usage here (llm/usage.h) */
 	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref.name);
 	setenv("SKILLC_STAGE", ref.name, 1);
 	setenv("SKILLC_USAGE_FILE", usage_file, 1);
@@ -241,11 +257,13 @@ static int cmd_run(const struct run *r, const char *name)
 	dprintf(logfd, "== %s %s: %s%s\n", when, ref.name, o.rc ? "failed: " : "done", o.rc ? o.error : "");
 	close(logfd);
 
+	/* make without -k stops starting stages at the first failure: say how to run the rest */
+	const char *rest = !res.interrupted && !make_keeps_going() ? "; make -k runs the stages that do not need it" : "";
 	if (o.rc && o.tool_said)
-		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)\n", ref.name, t1 - t0, logpath);
+		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)%s\n", ref.name, t1 - t0, logpath, rest);
 	else if (o.rc)
-		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)\n", ref.name,
-		        res.interrupted ? "stopped" : "failed", t1 - t0, o.error, logpath);
+		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)%s\n", ref.name,
+		        res.interrupted ? "stopped" : "failed", t1 - t0, o.error, logpath, rest);
 	else
 		fprintf(stderr, "skillc: %s: done in %.1f s\n", ref.name, t1 - t0);
 	free(o.error);
@@ -306,6 +324,15 @@ static void forget(const struct run *r, const struct stage_ref *ref)
 	printf("%s: %s\n", ref->name, removed ? "removed" : "nothing to remove");
 }
 
+/* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
+static char *stage_names(void)
+{
+	struct buf names = BUF_INIT;
+	for (size_t i = 0; i < stage_count; i++)
+		buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
+	return buf_detach(&names);
+}
+
 /* STAGE is a stage ("raw-eval": every instance) or one instance
  * ("raw-eval.003"); either way every later stage goes too. */
 static int cmd_clean(const struct run *r, const char *name)
@@ -314,10 +341,8 @@ static int cmd_clean(const struct run *r, const char *name)
 	int single = stage_ref_find(r, name, &one) == 0 && one.index;
 	const struct stage_def *target = single ? one.def : stage_find(name);
 	if (!target) {
-		struct buf names = BUF_INIT;
-		for (size_t i = 0; i < stage_count; i++)
-			buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
-		die(2, "unknown stage '%s' (STAGE=); stages: %s", name, names.data);
+		char *names = stage_names();
+		die(2, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003)", name, names);
 	}
 	struct stage_ref *refs;
 	size_t n = stage_refs(r, &refs);
@@ -335,6 +360,24 @@ static int cmd_clean(const struct run *r, const char *name)
 	return 0;
 }
 
+/* The target whose outputs include the run-relative path rel, or NULL. Caller frees. */
+static char *maker_of(const struct run *r, const char *rel)
+{
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	char *maker = NULL;
+	for (size_t i = 0; i < n && !maker; i++) {
+		struct strlist outs = STRLIST_INIT;
+		stage_ref_outputs(&refs[i], r, &outs);
+		for (size_t k = 0; k < outs.n && !maker; k++)
+			if (!strcmp(outs.v[k], rel))
+				maker = xstrdup(refs[i].name);
+		strlist_free(&outs);
+	}
+	free(refs);
+	return maker;
+}
+
 /* Why a target is not up to date (a malloc'd sentence), or NULL when it is. */
 static char *stale_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
 {
@@ -346,7 +389,7 @@ static char *stale_reason(const struct run *r, const struct stage_ref *ref, cons
 	char *why = NULL;
 	const char *state = st ? json_str(st, "state") : NULL;
 	if (!st || !state) {
-		why = stale_up ? xasprintf("not built yet (waiting for %s)", stale_up) : xstrdup("not built yet");
+		why = stale_up ? xasprintf("not yet run (waiting for %s)", stale_up) : xstrdup("not yet run");
 		goto out;
 	}
 	if (!strcmp(state, "running")) {
@@ -402,7 +445,12 @@ static char *stale_reason(const struct run *r, const struct stage_ref *ref, cons
 		} else {
 			state_input_hash(r->dir, rel, cur);
 		}
-		if (!recorded || strcmp(recorded, cur)) {
+		if (!src && !strcmp(cur, "absent")) {
+			/* an input that does not exist yet: the target making it has not run */
+			char *maker = maker_of(r, rel);
+			why = maker ? xasprintf("waiting for %s (not yet run)", maker) : xasprintf("input missing: %s", rel);
+			free(maker);
+		} else if (!recorded || strcmp(recorded, cur)) {
 			char *path = src ? source_path(r, src) : NULL;
 			why = xasprintf("input changed: %s", path ? path : rel);
 			free(path);
@@ -421,9 +469,15 @@ static int cmd_status(const struct run *r, const char *goal)
 {
 	struct stage_ref *need;
 	int n = goal_refs(r, goal, &need);
-	if (n < 0)
-		die(2, "unknown goal '%s' (GOAL=): a stage name or final", goal);
+	if (n < 0) {
+		char *names = stage_names();
+		die(2, "unknown GOAL=%s: a stage (%s), eval or final", goal, names);
+	}
 	printf("run %s (task %s)\n", r->dir, r->task);
+	int width = 0; /* the longest target name sets the column */
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(need[i].name) > width)
+			width = (int)strlen(need[i].name);
 	int stale = 0;
 	char *stale_of = xcalloc((size_t)n + 1, 1); /* stale_of[i]: need[i] is stale */
 	for (int i = 0; i < n; i++) {
@@ -434,7 +488,7 @@ static int cmd_status(const struct run *r, const char *goal)
 				if (stale_of[j] && !strcmp(need[j].def->name, s->after[k]))
 					up = need[j].name;
 		char *why = stale_reason(r, &need[i], up);
-		printf("  %-14s %s\n", need[i].name, why ? why : "up to date");
+		printf("  %-*s  %s\n", width, need[i].name, why ? why : "up to date");
 		if (why) {
 			stale++;
 			stale_of[i] = 1;

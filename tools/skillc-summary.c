@@ -1,6 +1,6 @@
 /* skillc-summary — the results table of one run or of a whole results
- * folder: per task x harness x model x stage, from every complete trial
- * (traces/<task>/<stage>/test-NNN/trial.json), written as summary.md,
+ * folder: per bench x task x harness x model x runner x stage, from the
+ * current trials (traces/<task>/<stage>/test-NNN/trial.json), written as summary.md,
  * summary.csv and summary.json; --watch prints the table live until every
  * due trial is done. The work is in results.h (the table), summary.h (the
  * files) and watch.h. */
@@ -13,6 +13,7 @@
 #include "report/results.h"
 #include "report/summary.h"
 #include "base/versions.h"
+#include "llm/routes.h"
 #include "report/watch.h"
 
 #define VERSION V_SUMMARY
@@ -23,11 +24,14 @@ static const char usage[] =
 	"\n"
 	"PATH is a run folder (holding traces/) or a results folder holding runs.\n"
 	"Writes summary.md, summary.csv and summary.json into --out (default: the\n"
-	"only PATH), one row per task x harness x model x stage: trials, scored,\n"
-	"passed, pass rate with its 95% Wilson interval, unbiased pass@k, mean\n"
-	"reward, skill invocation rate, errors by category, tokens, cost, time, and\n"
-	"the change against the raw stage in percentage points. Infra and verifier\n"
-	"errors are counted and excluded from pass rates.\n"
+	"only PATH), one row per bench x task x harness x model x runner x stage:\n"
+	"trials, scored, passed, pass rate with its 95% Wilson interval, unbiased\n"
+	"pass@k, mean reward, skill invocation rate, errors by category, tokens,\n"
+	"cost (the runner's, else tokens at the ROUTES prices; unknown stays\n"
+	"unknown), time, and the change against the raw stage with its interval.\n"
+	"A stage counts its current trials only (indexes due now, of the skill it\n"
+	"evaluates now); other trial folders are listed as stale. Infra and\n"
+	"verifier errors are counted and excluded from pass rates.\n"
 	"\n"
 	"--watch prints the table every --interval seconds (default 2) until every\n"
 	"due trial is complete (exit 0) or --timeout seconds pass (exit 2). Due: the\n"
@@ -39,7 +43,7 @@ static double parse_pos(const char *flag, const char *s)
 	char *end;
 	double v = strtod(s, &end);
 	if (*end || end == s || !(v > 0))
-		die(2, "%s wants a positive number, not '%s'", flag, s);
+		die(2, "%s wants a positive number of seconds, not '%s'", flag, s);
 	return v;
 }
 
@@ -56,10 +60,12 @@ int main(int argc, char **argv)
 			out = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--watch"))
 			watching = true;
-		else if (!strcmp(argv[i], "--timeout"))
-			timeout = parse_pos(argv[i], std_option_value(argc, argv, &i));
-		else if (!strcmp(argv[i], "--interval"))
-			interval = parse_pos(argv[i], std_option_value(argc, argv, &i));
+		else if (!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "--interval")) {
+			/* the option's name first: std_option_value moves i to the value */
+			const char *flag = argv[i];
+			double v = parse_pos(flag, std_option_value(argc, argv, &i));
+			*(!strcmp(flag, "--timeout") ? &timeout : &interval) = v;
+		}
 		else if (argv[i][0] == '-')
 			die(2, "unknown option '%s' (see --help)", argv[i]);
 		else
@@ -83,9 +89,16 @@ int main(int argc, char **argv)
 		    paths.n > 1 ? " ..." : "");
 	if (!out && paths.n > 1)
 		die(2, "several folders given: say where the summary goes with --out DIR");
-	struct results_table tb = { 0 };
-	results_build(&tb, &runs);
 	struct err e = { 0, "" };
+	struct routes routes = ROUTES_INIT;
+	char *rpath = routes_locate(NULL);
+	bool priced = fs_exists(rpath) && routes_load(&routes, rpath, &e) == 0;
+	if (!priced && fs_exists(rpath))
+		warnf("%s; trials without a runner cost are shown as unknown", e.msg);
+	free(rpath);
+	struct results_table tb = { 0 };
+	results_build(&tb, &runs, priced ? &routes : NULL);
+	routes_free(&routes);
 	if (summary_write(out ? out : paths.v[0], &tb, &e) < 0)
 		die_err(&e);
 	printf("%s: %zu row%s from %zu run%s -> %s/summary.{md,csv,json}\n", log_prog(), tb.n, tb.n == 1 ? "" : "s",

@@ -24,20 +24,21 @@ t_contains "fix" "$out" "fix: name: bad-name (and a directory of that name)"
 t_eq "stderr" "$(cat "$T_TMP/err")" ""
 t_end
 
-t_begin "check: unquoted colon is unusable (2), one stderr line with the quoted fix"
+t_begin "check: unquoted colon is invalid (1) as in skills-ref, with line:column and the quoted fix"
 out=$(skillc-check $F/colon-description 2>"$T_TMP/err"); rc=$?
-t_eq "exit" "$rc" 2
-t_eq "stderr lines" "$(wc -l <"$T_TMP/err")" 1
-t_eq "stderr" "$(cat "$T_TMP/err")" "skillc-check: $F/colon-description/SKILL.md:3:22: Invalid YAML in frontmatter: the value of 'description' contains \": \" (a colon and a space), which YAML reads as a nested key; quote the value: description: \"Use when: the user wants a colon\""
+t_eq "exit" "$rc" 1
+t_contains "error line" "$out" "$F/colon-description/SKILL.md:3:22: error: Invalid YAML in frontmatter: the value of 'description' contains \": \" (a colon and a space), which YAML reads as a nested key; quote the value: description: \"Use when: the user wants a colon\" [yaml-invalid]"
+t_contains "verdict" "$out" "$F/colon-description/SKILL.md: invalid skill (1 error, 0 warnings)"
+t_eq "stderr" "$(cat "$T_TMP/err")" ""
 t_end
 
-t_begin "check: flow list and missing frontmatter are unusable"
-skillc-check $F/flow-list >/dev/null 2>"$T_TMP/err"; rc=$?
-t_eq "exit flow" "$rc" 2
-t_contains "flow" "$(cat "$T_TMP/err")" "$F/flow-list/SKILL.md:5:9: Invalid YAML in frontmatter: flow sequences"
-skillc-check $F/no-frontmatter >/dev/null 2>"$T_TMP/err"; rc=$?
-t_eq "exit nofm" "$rc" 2
-t_eq "nofm" "$(cat "$T_TMP/err")" "skillc-check: $F/no-frontmatter/SKILL.md:1:1: SKILL.md must start with YAML frontmatter (---)"
+t_begin "check: flow list and missing frontmatter are invalid (1), as skills-ref reports them"
+out=$(skillc-check $F/flow-list 2>/dev/null); rc=$?
+t_eq "exit flow" "$rc" 1
+t_contains "flow" "$out" "$F/flow-list/SKILL.md:5:9: error: Invalid YAML in frontmatter: flow sequences"
+out=$(skillc-check $F/no-frontmatter 2>/dev/null); rc=$?
+t_eq "exit nofm" "$rc" 1
+t_contains "nofm" "$out" "$F/no-frontmatter/SKILL.md:1:1: error: SKILL.md must start with YAML frontmatter (---) [frontmatter-missing]"
 t_end
 
 t_begin "check: missing path, plain file, no SKILL.md, not UTF-8"
@@ -72,7 +73,7 @@ t_contains "no-lint" "$out" "(0 errors, 0 warnings)"
 t_end
 
 t_begin "check: --json reports one canonical object per skill"
-skillc-check --json $F/pdf-tables $F/Bad_Name $F/flow-list >"$T_TMP/out.jsonl" 2>/dev/null; rc=$?
+skillc-check --json $F/pdf-tables $F/Bad_Name "$T_TMP/nope" >"$T_TMP/out.jsonl" 2>/dev/null; rc=$?
 t_eq "exit is the worst verdict" "$rc" 2
 t_eq "lines" "$(wc -l <"$T_TMP/out.jsonl")" 3
 line2=$(sed -n 2p "$T_TMP/out.jsonl")

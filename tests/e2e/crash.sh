@@ -101,6 +101,21 @@ t_eq "up to date" $? 0
 out=$($SK task=csv-column-sum status GOAL=ingest 2>&1)
 t_end
 
+t_begin "the lock taker killed -9 while its children work: the message says so and names them"
+L=$T_TMP/lockrun
+SKILLC_RUN=$L SKILLC_TASK=t SKILLC_TASK_DIR=$T_TMP skillc-stage lock --what 'test' -- sh -c 'sleep 30 & echo $! >"$0/child"; wait' "$T_TMP" &
+taker=$!
+i=0; while [ ! -s "$T_TMP/child" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+child=$(cat "$T_TMP/child")
+kill -9 $taker
+wait $taker 2>/dev/null
+out=$(SKILLC_RUN=$L SKILLC_TASK=t SKILLC_TASK_DIR=$T_TMP skillc-stage lock -- true 2>&1); rc=$?
+t_eq "exit" $rc 2
+t_contains "the taker is gone" "$out" "(test); that process is gone (killed?), but processes it started still hold the lock:"
+t_contains "names the child" "$out" " $child"
+kill $child 2>/dev/null
+t_end
+
 t_begin "Ctrl-C mid-stage: the stage is recorded interrupted, nothing counts as done, make resumes"
 rm -rf results
 # a background job of sh starts with SIGINT ignored; give make the default

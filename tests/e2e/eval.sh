@@ -61,11 +61,14 @@ t_contains "tasks dir" "$args" "eval run --tasks-dir $W/tasks/csv-column-sum --a
 t_contains "fresh jobs dir" "$args" "/.test-"
 t_check "no secret on argv" sh -c "! grep -q secret-on-argv bench.log"
 echo 'OPENAI_API_KEY="sk-test-0123456789"' >.env
-script "pass"
+script "pass leak=OPENAI_API_KEY"
 $SK task=csv-column-sum raw-eval REPEAT=7 RUNNER=benchflow MODEL=$M >/dev/null 2>&1
 t_eq "one more run" "$(starts)" 7
 t_check "key visible to bench" grep -q "^env [0-9]* OPENAI_API_KEY" bench.log
-t_check "key value nowhere on disk" sh -c "! grep -rq sk-test-0123456789 bench.log $R"
+t_check "key value nowhere on disk (trial folder and trial store)" sh -c "! grep -rq sk-test-0123456789 bench.log results"
+t_eq "nor in a file name" "$(find results -name '*sk-test-0123456789*')" ""
+t_check "the leaked file is kept, redacted" test -f $T/test-007/raw/*/*/artifacts/name-***REDACTED***
+t_check "and its contents" grep -q 'key=\*\*\*REDACTED' $T/test-007/raw/*/*/artifacts/leak.txt
 rm .env
 t_end
 
@@ -85,8 +88,8 @@ else
 fi
 out=$($SK summary task=csv-column-sum REPEAT=7 RUNNER=benchflow MODEL=$M 2>&1)
 t_contains "said where" "$out" "summary.{md,csv,json}"
-t_contains "md row" "$(cat $R/summary.md)" "| csv-column-sum | opencode | $M | raw | 7 | 7/7 = 100.0% [64.6%, 100.0%] |"
-t_contains "csv row" "$(cat $R/summary.csv)" "csv-column-sum,opencode,$M,raw,7,7,7,1.0000,0.6457,1.0000,1.0000,1.0000,1.0000,"
+t_contains "md row" "$(cat $R/summary.md)" "| csv-column-sum | opencode | $M | benchflow | raw | 7 | 7/7 = 100.0% [64.6%, 100.0%] |"
+t_contains "csv row" "$(cat $R/summary.csv)" ",csv-column-sum,opencode,$M,benchflow,raw,7,0,7,7,1.0000,0.6457,1.0000,1.0000,1.0000,1.0000,"
 t_end
 
 t_begin "make watch: done when every due trial is, exit 2 after WATCH_TIMEOUT otherwise"

@@ -99,7 +99,7 @@ t_end
 
 t_begin "the model key reaches the agent by environment only, never a file"
 printf '{"providers": {"keyed": {"base_url": "%s", "key_env": "SKILLC_TEST_KEY"}}}\n' "$LLM_URL" >"$T_TMP/routes-key.json"
-script keyed "[{\"exec\": \"echo key=\$SKILLC_MODEL_API_KEY; env | grep -c SKILLC_TEST_KEY; echo \$SKILLC_MODEL_API_KEY >/logs/artifacts/leak; echo \$SKILLC_MODEL_API_KEY >&2\"}, $WRITE_OK]"
+script keyed "[{\"exec\": \"echo key=\$SKILLC_MODEL_API_KEY; env | grep -c SKILLC_TEST_KEY; echo \$SKILLC_MODEL_API_KEY >/logs/artifacts/leak; touch /logs/artifacts/name-\$SKILLC_MODEL_API_KEY; mkdir /logs/artifacts/dir-\$SKILLC_MODEL_API_KEY; echo \$SKILLC_MODEL_API_KEY >&2\"}, $WRITE_OK]"
 OUT=$(ROUTES=$T_TMP/routes-key.json SKILLC_TEST_KEY=sk-test-$$-secret skillc-local eval run --tasks-dir "$TASK" \
 	--agent keyed --model keyed/m1 --skill-mode with-skill --jobs-dir "$T_TMP/jobs-keyed" 2>&1)
 t_eq "exit status" "$?" 0
@@ -107,6 +107,8 @@ R=$(ls -d "$T_TMP"/jobs-keyed/*/answer-file__*)
 t_eq "agent saw the key under the harness's name only; output redacted" "$($J -l 2 "$R/trajectory/acp_trajectory.jsonl" content.0.content.text)" "key=***REDACTED***
 0"
 t_check "no file holds the key" sh -c "! grep -r -q sk-test-$$-secret '$T_TMP/jobs-keyed'"
+t_eq "no file name holds the key" "$(find "$T_TMP/jobs-keyed" -name "*sk-test-$$-secret*")" ""
+t_check "the named file is kept, redacted" test -f "$R/artifacts/name-***REDACTED***"
 t_check "no command line holds it" sh -c "! grep -q sk-test-$$-secret '$R/config.json'"
 out=$(ROUTES=$T_TMP/routes-key.json env -u SKILLC_TEST_KEY ENV_FILE=/nonexistent skillc-local eval run --tasks-dir "$TASK" \
 	--agent keyed --model keyed/m1 --jobs-dir "$T_TMP/jobs-nokey" 2>&1)

@@ -103,7 +103,7 @@ t_eq "other run untouched" "$(skillc-hash $R2 | cut -d' ' -f1)" "$other"
 t_check "tasks untouched" cmp "$SKILL/scripts/sum.awk" "$T_ROOT/tasks/csv-column-sum/environment/skills/csv-sum/scripts/sum.awk"
 out=$($SK task=csv-column-sum clean-stage STAGE=nope 2>&1)
 t_eq "unknown stage exit" $? 2
-t_contains "unknown stage message" "$out" "unknown stage 'nope' (STAGE=); stages: ingest"
+t_contains "unknown stage message" "$out" "unknown STAGE=nope: the stages are ingest, raw-eval"
 out=$($SK task=csv-column-sum clean-stage 2>&1)
 t_eq "no STAGE exit" $? 2
 t_contains "no STAGE message" "$out" "clean-stage needs STAGE=<stage>"

@@ -13,10 +13,16 @@
 # Outcome script: FAKE_BENCH_SCRIPT names a file of lines, one per
 # invocation, taken in order (the last line repeats). Unset: "pass".
 #   <outcome> [skill=invoked|read|none] [acp=empty] [sleep=SECONDS] [reward=R] [exit=N]
+#             [leak=VAR] (the value of VAR written into a file and a file name)
+#             [cost=USD|null] (the agent_result's cost_usd; default 0.0021)
+#             [tokens=N] (N input tokens, N/16 output; default 2500 and 160)
 # outcomes: pass fail timeout infra retry (infra rollout, then a passing one
 # in the same job dir) verifier-error hang (sleeps until killed) crash
 # (exits 1, writes nothing) truncated (result.json cut short).
 # skill= defaults to invoked with --skills-dir, none without.
+#
+# FAKE_BENCH_MESSAGE names a file whose bytes (a JSON string's inside, any
+# bytes) become the agent's last message in the ACP trajectory (default "Done.").
 #
 # Log: FAKE_BENCH_LOG gets "start <epoch> <pid> <argv>" and
 # "end <epoch> <pid> <outcome> <rc>" per run, "env <pid> <NAME>" for each
@@ -81,7 +87,7 @@ if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
 fi
 set -- $line
 outcome=$1; shift
-skill_use= acp_empty= pause=0.2 reward_opt= exit_opt=
+skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var= cost_opt= tokens_opt=
 for w; do
 	case $w in
 	skill=*) skill_use=${w#skill=} ;;
@@ -89,6 +95,9 @@ for w; do
 	sleep=*) pause=${w#sleep=} ;;
 	reward=*) reward_opt=${w#reward=} ;;
 	exit=*) exit_opt=${w#exit=} ;;
+	leak=*) leak_var=${w#leak=} ;;
+	cost=*) cost_opt=${w#cost=} ;;
+	tokens=*) tokens_opt=${w#tokens=} ;;
 	esac
 done
 
@@ -125,6 +134,12 @@ write_rollout() {
 	kind=$1 rw=$2 cat=$3 err=$4
 	dir=$jobs/$job/${task}__$(hex8)
 	mkdir -p "$dir/trajectory" "$dir/agent" "$dir/artifacts" "$dir/trainer"
+	if [ -n "$leak_var" ]; then
+		# what a careless agent does with a key it can see
+		eval "leak_val=\${$leak_var:-}"
+		printf 'key=%s\n' "$leak_val" >"$dir/artifacts/leak.txt"
+		: >"$dir/artifacts/name-$leak_val"
+	fi
 	started=$(stamp)
 	skill_source=none include=false req=null eff=null
 	if [ "$mode" = with-skill ]; then
@@ -179,6 +194,10 @@ EOF
 				printf '{"type": "tool_call", "tool_call_id": "call_write_1", "kind": "edit", "title": "write", "status": "in_progress", "content": []}\n'
 				printf '{"type": "agent_timeout", "reason": "wall_clock_timeout", "timeout_sec": %s, "pending_tool_call_ids": ["call_write_1"], "terminal_trajectory_complete": false}' "$timeout"
 				tools=$((tools + 1))
+			elif [ -n "${FAKE_BENCH_MESSAGE:-}" ]; then
+				printf '{"type": "agent_message", "text": "'
+				cat "$FAKE_BENCH_MESSAGE"
+				printf '"}'
 			else
 				printf '{"type": "agent_message", "text": "Done."}'
 			fi
@@ -195,6 +214,8 @@ EOF
 		printf '{"request": {"timestamp": "2026-08-20T14:05:00", "method": "POST", "path": "/v1/chat/completions", "headers": {}, "body": {"model": "benchflow-m", "messages": [{"role": "system", "content": "You are opencode.\\n<available_skills>%s</available_skills>"}, {"role": "user", "content": "Solve the task."}], "stream": true}}, "response": {"timestamp": "2026-08-20T14:05:03", "status_code": 200, "headers": {}, "body": {"id": "chatcmpl-0", "object": "chat.completion", "model": "m", "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": "", "tool_calls": [%s]}}], "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}}}, "duration_ms": 3000.0, "metadata": {"call_purpose": "agent"}}\n' "$catalog" "$call" >"$dir/trajectory/llm_trajectory.jsonl"
 		printf '{"request": {"timestamp": "2026-08-20T14:05:04", "method": "POST", "path": "/v1/chat/completions", "headers": {}, "body": {"model": "benchflow-m", "messages": [{"role": "user", "content": "..."}], "stream": true}}, "response": {"timestamp": "2026-08-20T14:05:06", "status_code": 200, "headers": {}, "body": {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}], "usage": {"prompt_tokens": 1500, "completion_tokens": 60, "total_tokens": 1560}}}, "duration_ms": 2000.0, "metadata": {"call_purpose": "agent"}}' >>"$dir/trajectory/llm_trajectory.jsonl"
 		tin=2500 tout=160 ttot=2660 cost=0.0021 usrc=provider_response
+		[ -z "$tokens_opt" ] || { tin=$tokens_opt; tout=$((tokens_opt / 16)); ttot=$((tin + tout)); }
+		[ -z "$cost_opt" ] || cost=$cost_opt
 	else
 		tin=0 tout=0 ttot=0 cost=null usrc=unavailable
 	fi

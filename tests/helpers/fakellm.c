@@ -3,7 +3,7 @@
  * 127.0.0.1, answers from a script file, logs every request as one JSON
  * line (never an Authorization value: only whether one came and its hash)
  * and records the peak number of requests in flight. See usage below and
- * docs/llm.md ("The fake server"). */
+ * docs/llm.md#the-fake-server-tests. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>

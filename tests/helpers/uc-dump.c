@@ -1,4 +1,4 @@
-/* uc-dump — prints what tools/lib/unicode.c computes, for comparison with
+/* uc-dump — prints what tools/lib/base/unicode.c computes, for comparison with
  * Python in tests/e2e/unicode.sh.
  *   uc-dump all    one line per code point: "<hex> <nfkc hex...> <a><l><s>"
  *   uc-dump nfkc   NFKC of each stdin line */

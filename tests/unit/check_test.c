@@ -286,7 +286,8 @@ static void p02_missing_frontmatter(void)
 {
 	char *d = put("p02/my-skill", "SKILL.md", "# No frontmatter\n");
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
 	CHECK_INT(r->nerrors, 1);
 	CHECK_STR(r->errors[0].message, "SKILL.md must start with YAML frontmatter (---)");
 	check_report_free(r);
@@ -297,7 +298,8 @@ static void p03_unclosed_frontmatter(void)
 {
 	char *d = put("p03/my-skill", "SKILL.md", "---\nname: my-skill\ndescription: x\n");
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
 	CHECK_INT(r->nerrors, 1);
 	CHECK_STR(r->errors[0].message, "SKILL.md frontmatter not properly closed with ---");
 	check_report_free(r);
@@ -308,7 +310,8 @@ static void p04_invalid_yaml(void)
 {
 	char *d = skill("p04/my-skill", "name: [invalid\ndescription: x\n", NULL);
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
 	CHECK_INT(r->nerrors, 1);
 	CHECK(!strncmp(r->errors[0].message, "Invalid YAML in frontmatter: ", 29));
 	CHECK_INT(r->errors[0].line, 2);
@@ -321,7 +324,8 @@ static void p05_not_a_mapping(void)
 {
 	char *d = skill("p05/my-skill", "- item1\n- item2\n", NULL);
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
 	CHECK_INT(r->nerrors, 1);
 	CHECK_STR(r->errors[0].message, "SKILL.md frontmatter must be a YAML mapping");
 	check_report_free(r);
@@ -480,7 +484,8 @@ static void x06_flow_sequence_anywhere(void)
 {
 	char *d = skill("x06/my-skill", OK_FM("my-skill") "metadata:\n  tags: [a, b]\n", NULL);
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
 	CHECK_INT(r->nerrors, 1);
 	CHECK(!strncmp(r->errors[0].message, "Invalid YAML in frontmatter: flow sequences", 43));
 	CHECK_INT(r->errors[0].line, 5);
@@ -493,7 +498,8 @@ static void x07_unquoted_colon(void)
 {
 	char *d = skill("x07/my-skill", "name: my-skill\ndescription: Use when: x\n", NULL);
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
 	CHECK_INT(r->nerrors, 1);
 	CHECK_STR(r->errors[0].message, "Invalid YAML in frontmatter: the value of 'description' contains "
 		  "\": \" (a colon and a space), which YAML reads as a nested key; quote the value: "
@@ -531,7 +537,8 @@ static void yaml_error_at(const char *dir, const char *fm, const char *msg_part,
 {
 	char *d = skill(dir, fm, NULL);
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
 	CHECK_INT(r->nerrors, 1);
 	CHECK(strstr(r->errors[0].message, "Invalid YAML in frontmatter: ") == r->errors[0].message);
 	CHECK(strstr(r->errors[0].message, msg_part) != NULL);
@@ -656,9 +663,11 @@ static void y12_bom(void)
 {
 	char *d = put("y12/my-skill", "SKILL.md", "\xEF\xBB\xBF---\nname: my-skill\ndescription: x\n---\n");
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
-	CHECK_STR(r->errors[0].message, "SKILL.md must start with YAML frontmatter (---)");
-	CHECK_STR(r->errors[0].fix, "the file starts with a UTF-8 byte order mark: remove it");
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
+	CHECK_STR(r->errors[0].message, "SKILL.md must start with YAML frontmatter (---): it starts with "
+		  "a UTF-8 byte order mark (BOM) before the ---");
+	CHECK_STR(r->errors[0].fix, "save the file as UTF-8 without a BOM");
 	check_report_free(r);
 	free(d);
 }
@@ -679,7 +688,8 @@ static void y14_empty_frontmatter(void)
 {
 	char *d = put("y14/my-skill", "SKILL.md", "---\n# only a comment\n---\nBody\n");
 	struct check_report *r;
-	CHECK_INT(check_skill(d, &r), CHECK_UNUSABLE);
+	CHECK_INT(check_skill(d, &r), CHECK_INVALID);
+	CHECK(!r->frontmatter_parsed);
 	CHECK_STR(r->errors[0].message, "SKILL.md frontmatter must be a YAML mapping");
 	check_report_free(r);
 	free(d);

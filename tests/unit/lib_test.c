@@ -310,23 +310,84 @@ static void test_proc_timeout_kills_group(void)
 	free(pidfile);
 }
 
+/* One row per case: setting, value, accepted. */
+static const struct {
+	const char *name, *value;
+	int ok;
+} setting_cases[] = {
+	{ "MODEL", "siliconflow/Qwen/Qwen3.5-27B", 1 },
+	{ "MODEL", "ollama/qwen2.5:7b", 1 },
+	{ "MODEL", "", 1 },
+	{ "MODEL", "gpt-4o", 0 },
+	{ "MODEL", "a/$(x)", 0 },
+	{ "MODEL", "/abs/model", 0 },
+	{ "MODEL", "a/../b", 0 },
+	{ "REPEAT", "0", 0 },
+	{ "REPEAT", "1000", 1 },
+	{ "REPEAT", "1001", 0 },
+	{ "REPEAT", "", 0 },
+	{ "REPEAT", " 3", 0 },
+	{ "REPEAT", "+3", 0 },
+	{ "REPEAT", "3x", 0 },
+	{ "RUNNER", "docker", 0 },
+	{ "RUNNER", "harbor", 1 },
+	{ "RUNNER", "harbo", 0 },
+	{ "RUNNER", "", 0 },
+	{ "RM_API_URL", "http://127.0.0.1:9000/score", 1 },
+	{ "RM_API_URL", "https://rm.example/a?b=1&c=[2]#x", 1 },
+	{ "RM_API_URL", "ftp://x", 0 },
+	{ "RM_API_URL", "http://x/ y", 0 },
+	{ "RM_API_URL", "http://x/'y", 0 },
+	{ "RM_API_URL", "", 1 },
+	{ "TASKS_DIR", "my tasks", 0 },
+	{ "TASKS_DIR", "", 0 },
+	{ "TASKS_DIR", "../skillsbench/tasks", 1 },
+	{ "TASKS_DIR", "a$b", 0 },
+	{ "RUN_DIR", "", 1 },
+	{ "HARNESS", "-x", 0 },
+	{ "HARNESS", "", 0 },
+	{ "BENCH", "", 1 },
+	{ "task", "a b", 0 },
+	{ "task", ".hidden", 0 },
+	{ "tasks", "a b c", 1 },
+	{ "tasks", "a -b", 0 },
+	{ "tasks", "a\tb", 0 },
+	{ "tasks", "", 1 },
+	{ "STAGE", "", 1 },
+	{ "STAGE", "raw-eval.003", 1 },
+};
+
 static void test_settings_check(void)
 {
 	struct err e;
-	CHECK(setting_check(setting_find("MODEL"), "siliconflow/Qwen/Qwen3.5-27B", &e) == 0);
-	CHECK(setting_check(setting_find("MODEL"), "ollama/qwen2.5:7b", &e) == 0);
+	for (size_t i = 0; i < ARRAY_LEN(setting_cases); i++) {
+		const struct setting_def *s = setting_find(setting_cases[i].name);
+		CHECK(s != NULL);
+		if (!s)
+			continue;
+		int ok = setting_check(s, setting_cases[i].value, &e) == 0;
+		if (ok != setting_cases[i].ok)
+			fprintf(stderr, "setting %s='%s': got %s\n", s->name, setting_cases[i].value, ok ? "ok" : e.msg);
+		CHECK(ok == setting_cases[i].ok);
+	}
+	/* every default passes its own row's check: a new row cannot ship a bad default */
+	for (size_t i = 0; i < settings_count; i++) {
+		int ok = setting_check(&settings_table[i], settings_table[i].def, &e) == 0;
+		if (!ok)
+			fprintf(stderr, "default of %s: %s\n", settings_table[i].name, e.msg);
+		CHECK(ok);
+	}
 	CHECK(setting_check(setting_find("MODEL"), "gpt-4o", &e) == -1);
-	CHECK_STR(e.msg, "bad MODEL 'gpt-4o': write provider/model-id, e.g. vllm/Qwen/Qwen3.5-27B");
-	CHECK(setting_check(setting_find("MODEL"), "a/$(x)", &e) == -1);
+	CHECK_STR(e.msg, "bad MODEL 'gpt-4o': write provider/model-id, e.g. vllm/Qwen/Qwen3.5-27B (letters, digits and . _ - / : @)");
 	CHECK(setting_check(setting_find("REPEAT"), "0", &e) == -1);
 	CHECK_STR(e.msg, "bad REPEAT '0': a whole number from 1 to 1000");
 	CHECK(setting_check(setting_find("RUNNER"), "docker", &e) == -1);
 	CHECK_STR(e.msg, "bad RUNNER 'docker': one of benchflow harbor local");
-	CHECK(setting_check(setting_find("RUNNER"), "harbor", &e) == 0);
-	CHECK(setting_check(setting_find("RM_API_URL"), "http://127.0.0.1:9000/score", &e) == 0);
-	CHECK(setting_check(setting_find("RM_API_URL"), "ftp://x", &e) == -1);
-	CHECK(setting_check(setting_find("TASKS_DIR"), "my tasks", &e) == -1);
-	CHECK(setting_check(setting_find("HARNESS"), "-x", &e) == -1);
+	CHECK(setting_check(setting_find("task"), "a\nb", &e) == -1);
+	CHECK_STR(e.msg, "bad task 'a?b': a name of letters, digits, '.', '_' and '-', starting with a letter or digit");
+	char *args[] = { "REPEAT=4", "NOPE=1" };
+	CHECK(settings_check_args(2, args, &e) == -1);
+	CHECK_STR(e.msg, "'NOPE=1' is not NAME=VALUE of a setting (docs/settings.md)");
 }
 
 int main(void)

@@ -86,6 +86,19 @@ static void test_dotenv_errors_never_show_values(void)
 	CHECK(strstr(e.msg, "line 1: bad variable name") != NULL);
 	dotenv_free(&d);
 	free(p);
+
+	/* over 1 MiB: says so (it once said "No such file or directory") */
+	char *big = xmalloc(DOTENV_MAX + 2);
+	memset(big, 'a', DOTENV_MAX + 1);
+	big[DOTENV_MAX + 1] = '\0';
+	p = put("big.env", big);
+	d = (struct dotenv)DOTENV_INIT;
+	CHECK(dotenv_load(&d, p, &e) < 0);
+	CHECK_INT(e.code, ERR_INPUT);
+	CHECK(strstr(e.msg, "big.env' is over 1 MiB: an env file holds a few NAME=VALUE lines") != NULL);
+	dotenv_free(&d);
+	free(p);
+	free(big);
 }
 
 static void test_dotenv_environment_wins_and_missing_file(void)

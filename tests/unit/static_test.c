@@ -169,7 +169,7 @@ static void test_profile_errors(void)
 	t = profile_text(PROFILE("x", "\"match\": \"x\", ", 200000, 10, "", ""), ", " PROV("match"));
 	expect_bad_profile(t, "x", "body_budget.tokens must be below context_window");
 	free(t);
-	expect_bad_profile("{\"profile\": \"x\", \"colour\": 1}", "x", "unknown field \"colour\" (see docs/static.md, \"Model profiles\")");
+	expect_bad_profile("{\"profile\": \"x\", \"colour\": 1}", "x", "unknown field \"colour\" (see docs/static.md#model-profiles)");
 }
 
 static void test_builtin_profiles(void)
@@ -504,6 +504,28 @@ static void test_budget_pass(void)
 	free(md);
 }
 
+/* Found by a sanitizer run: a skill whose frontmatter holds no words
+ * scored its sections with bsearch over an empty (NULL) word list. */
+static void test_budget_no_description_words(void)
+{
+	char *full = long_skill();
+	const char *body = strstr(full, "\n---\n") + 5;
+	char *md = xasprintf("---\nname: x\n---\n%s", body);
+	struct skill_src s;
+	load(&s, md, "scripts/count.sh", "echo\n", NULL);
+	char *prof = plain_profile(5000, 40, "", "");
+	struct skill_out o;
+	cJSON *notes;
+	CHECK_INT(run_pass(pass_budget, &s, prof, &o, &notes), 0);
+	CHECK(cJSON_GetArraySize(json_get(notes, "moved")) > 0);
+	cJSON_Delete(notes);
+	skill_out_free(&o);
+	free(prof);
+	skill_src_free(&s);
+	free(md);
+	free(full);
+}
+
 static void test_budget_name_collision(void)
 {
 	char *md = long_skill();
@@ -719,6 +741,7 @@ int main(void)
 	RUN(test_refs_pass);
 	RUN(test_budget_pass);
 	RUN(test_budget_name_collision);
+	RUN(test_budget_no_description_words);
 	RUN(test_hoist_pass);
 	RUN(test_pass_selection);
 	RUN(test_classify);

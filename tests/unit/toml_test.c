@@ -104,6 +104,8 @@ static void t_refusals(void)
 	expect_error("n = 1__0\n", "task.toml:1: misplaced '_' in a number");
 	expect_error("n = .5\n", "task.toml:1: expected a value (string, number, true/false, array or table)");
 	expect_error("n = 01\n", "task.toml:1: expected a value (string, number, true/false, array or table)");
+	/* found by a sanitizer run: the key parts read before the bad one leaked */
+	expect_error("a = { c..d = 1 }\n", "task.toml:1: expected a key");
 }
 
 static void t_pyjson(void)

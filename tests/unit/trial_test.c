@@ -294,6 +294,30 @@ static void test_refuses_non_trials(void)
 	t_put(dir, "nothing/readme.txt", "x");
 	CHECK(parse("nothing", NULL, false, &e) == NULL);
 	CHECK(strstr(e.msg, "holds no trial") != NULL);
+
+	/* what Python writes for a reward that is not finite */
+	t_put(dir, "inf/2026-08-23__10-00-00/demo__9999aaaa/result.json", "{\"task_name\": \"demo\", \"rewards\": {\"reward\": Infinity}}");
+	CHECK(parse("inf", NULL, false, &e) == NULL);
+	CHECK(strstr(e.msg, "result.json' line 1: Infinity is not a JSON number (Python's json writes it") != NULL);
+	t_put(dir, "arr/2026-08-23__10-00-00/demo__9999aaaa/result.json", "[{\"task_name\": \"demo\"}]");
+	CHECK(parse("arr", NULL, false, &e) == NULL);
+	CHECK(strstr(e.msg, "result.json' holds a JSON array, not the object a runner writes") != NULL);
+}
+
+/* Keys of the wrong type make the trial incomplete with a message naming
+ * the file and the key, never a guessed outcome. */
+static void test_wrong_types(void)
+{
+	struct err e = { 0 };
+	char *res = result_json("demo__1111aaaa", "{\"reward\": \"1.0\"}", "null", "7", 3, 1000);
+	rollout("types", "demo__1111aaaa", res, "", NULL);
+	free(res);
+	cJSON *t = parse("types", NULL, false, &e);
+	CHECK(t != NULL);
+	CHECK(!json_bool(t, "complete", true));
+	const char *p = trial_first_problem(t);
+	CHECK(p && strstr(p, "demo__1111aaaa/result.json: 'rewards.reward' is a string, not a number") != NULL);
+	cJSON_Delete(t);
 }
 
 static void test_harbor_trial(void)
@@ -423,6 +447,10 @@ static void test_jsonl_and_times(void)
 	CHECK(fabs(trial_seconds_between("2026-08-23 10:39:42.436130", "2026-08-23T10:53:59.051112Z") -
 		   856.614982) < 1e-6);
 	CHECK(isnan(trial_seconds_between("yesterday", "2026-08-23 10:00:00")));
+	/* found by a sanitizer run: float-to-int overflow on a huge seconds field */
+	CHECK(isnan(trial_seconds_between("2026-08-23 07:10:53.6e34", "2026-08-23 10:00:00")));
+	CHECK(isnan(trial_seconds_between("2026-13-23 07:10:53", "2026-08-23 10:00:00")));
+	CHECK(isnan(trial_seconds_between("2026-08-23 07:10:nan", "2026-08-23 10:00:00")));
 }
 
 int main(void)
@@ -434,6 +462,7 @@ int main(void)
 	RUN(test_outcomes);
 	RUN(test_old_schema_tokens_from_llm);
 	RUN(test_refuses_non_trials);
+	RUN(test_wrong_types);
 	RUN(test_harbor_trial);
 	RUN(test_harness_rules);
 	RUN(test_stats);

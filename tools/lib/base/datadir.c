@@ -69,3 +69,9 @@ char *rules_find(const char *user_env, const char *kind, const char *file, struc
 	free(rules);
 	return found;
 }
+
+const char *cache_dir(void)
+{
+	const char *c = getenv("CACHE_DIR");
+	return c && *c ? c : CACHE_DIR_DEFAULT;
+}

@@ -6,6 +6,12 @@
 
 #include "base/util.h"
 
+/* The root of the caches every run shares (LLM answers, trials) when
+ * CACHE_DIR is unset; the settings table gives make the same default. */
+#define CACHE_DIR_DEFAULT "results/.cache"
+/* $CACHE_DIR, else CACHE_DIR_DEFAULT (borrowed). */
+const char *cache_dir(void);
+
 /* The folder of the running tool (where its sibling tools are); caller frees. */
 char *tool_dir(void);
 

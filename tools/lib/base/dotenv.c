@@ -1,6 +1,7 @@
 #include "base/dotenv.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,12 +116,16 @@ static int parse_line(struct dotenv *d, const char *p, const char *end, int line
 int dotenv_load(struct dotenv *d, const char *path, struct err *e)
 {
 	struct buf text = BUF_INIT;
-	struct err ignored;
+	struct err why;
 	if (!fs_exists(path))
 		return 0;
-	if (fs_read(path, 1 << 20, &text, &ignored) < 0) {
+	if (fs_read(path, DOTENV_MAX, &text, &why) < 0) {
+		explicit_bzero(text.data, text.len); /* what was read may hold keys */
 		buf_free(&text);
-		return err_set(e, ERR_INPUT, "cannot read ENV_FILE '%s':", path);
+		if (errno == EFBIG)
+			return err_set(e, ERR_INPUT, "ENV_FILE '%s' is over 1 MiB: an env file holds a few "
+				       "NAME=VALUE lines; point ENV_FILE at the right file", path);
+		return err_set(e, ERR_INPUT, "ENV_FILE: %s", why.msg);
 	}
 	d->path = xstrdup(path);
 	int rc = 0, lineno = 0;

@@ -15,12 +15,16 @@ struct dotenv {
 };
 #define DOTENV_INIT { NULL, STRLIST_INIT, STRLIST_INIT }
 
+/* A larger file is refused (it is not an env file of keys). */
+#define DOTENV_MAX (1u << 20)
+
 /* Reads path. A missing file is not an error (keys may all come from the
  * environment); a malformed line is (ERR_INPUT, "'.env' line N: ..."). The
  * syntax: blank lines, '#' comments, `[export] NAME=VALUE` where VALUE is
  * bare (trailing blanks and a ' #' comment dropped), 'single-quoted'
  * (literal) or "double-quoted" (\n \t \" \\ \$ escapes). The last of
- * duplicate names wins. d is freed with dotenv_free even on error. */
+ * duplicate names wins. Over DOTENV_MAX bytes is an error that says so.
+ * d is freed with dotenv_free even on error. */
 int dotenv_load(struct dotenv *d, const char *path, struct err *e);
 
 /* Where a variable's value comes from. */

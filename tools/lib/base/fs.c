@@ -31,6 +31,7 @@ int fs_read(const char *path, size_t max, struct buf *out, struct err *e)
 		total += (size_t)n;
 		if (max && total > max) {
 			close(fd);
+			errno = EFBIG; /* callers tell "too big" from "cannot read" by it */
 			return err_set(e, ERR_INPUT, "'%s' is larger than %zu bytes", path, max);
 		}
 		buf_add(out, chunk, (size_t)n);

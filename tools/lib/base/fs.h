@@ -8,7 +8,8 @@
 
 #include "base/util.h"
 
-/* Reads a whole file into out (appending). max > 0 refuses larger files. */
+/* Reads a whole file into out (appending). max > 0 refuses larger files
+ * (errno EFBIG). */
 int fs_read(const char *path, size_t max, struct buf *out, struct err *e);
 
 /* Writes a temp file beside path, fsyncs it, renames it over path and

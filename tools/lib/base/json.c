@@ -150,6 +150,62 @@ void json_hash(const cJSON *v, char out[33])
 	buf_free(&b);
 }
 
+/* True when text stops inside a string or an open array or object. */
+static bool cut_short(const char *text, size_t len)
+{
+	long depth = 0;
+	bool in_str = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (in_str)
+			in_str = c == '\\' ? (i++, true) : c != '"';
+		else if (c == '"')
+			in_str = true;
+		else if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']')
+			depth--;
+	}
+	return in_str || depth > 0;
+}
+
+/* Says what is wrong with text where cJSON stopped at `at`. */
+static void parse_error(const char *text, size_t len, size_t at, const char *name, struct err *e)
+{
+	size_t used = len;
+	while (used && strchr(" \t\r\n", text[used - 1]))
+		used--;
+	int line = 1, col = 1;
+	for (size_t i = 0; i < at && i < len; i++, col++)
+		if (text[i] == '\n')
+			line++, col = 0;
+	const char *p = text + (at < len ? at : len);
+	size_t left = len - (size_t)(p - text);
+	while (left && *p != '-' && *p != 'N' && *p != 'I' && strchr(" \t\r\n:,[", *p))
+		p++, left--;
+	if (!used)
+		err_set(e, ERR_INPUT, "'%s' is empty", name);
+	else if (at >= used || cut_short(text, len))
+		err_set(e, ERR_INPUT, "'%s' is not valid JSON (truncated, or still being written): it "
+			"ends at line %d before the value is complete", name, line);
+	else if ((left >= 3 && !memcmp(p, "NaN", 3)) || (left >= 8 && !memcmp(p, "Infinity", 8)) ||
+		 (left >= 9 && !memcmp(p, "-Infinity", 9)))
+		err_set(e, ERR_INPUT, "'%s' line %d: %.*s is not a JSON number (Python's json writes it for a "
+			"float that is not finite): the writer produced a value that is not a number",
+			name, line, *p == 'N' ? 3 : *p == 'I' ? 8 : 9, p);
+	else
+		err_set(e, ERR_INPUT, "'%s' is not valid JSON (near line %d, column %d)", name, line, col);
+}
+
+cJSON *json_parse_text(const char *text, size_t len, const char *name, struct err *e)
+{
+	const char *end = NULL;
+	cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!v)
+		parse_error(text, len, end ? (size_t)(end - text) : 0, name, e);
+	return v;
+}
+
 cJSON *json_read_file(const char *path, struct err *e)
 {
 	struct buf b = BUF_INIT;
@@ -157,12 +213,7 @@ cJSON *json_read_file(const char *path, struct err *e)
 		buf_free(&b);
 		return NULL;
 	}
-	const char *end = NULL;
-	cJSON *v = cJSON_ParseWithLengthOpts(b.data, b.len, &end, 0);
-	if (!v) {
-		size_t off = end ? (size_t)(end - b.data) : 0;
-		err_set(e, ERR_INPUT, "'%s' is not valid JSON (near byte %zu)", path, off);
-	}
+	cJSON *v = json_parse_text(b.data, b.len, path, e);
 	buf_free(&b);
 	return v;
 }

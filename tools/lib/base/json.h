@@ -25,7 +25,11 @@ void json_quote(const char *s, bool ascii, struct buf *out);
 /* Hash of the compact canonical text. */
 void json_hash(const cJSON *v, char out[33]);
 
-/* Parses a file; NULL with e set when missing or not JSON. */
+/* Parses text (len bytes) named name in messages; NULL with e set
+ * (ERR_INPUT) saying what is wrong: empty, truncated, NaN/Infinity (which
+ * Python's json writes), or where it stops being JSON. */
+cJSON *json_parse_text(const char *text, size_t len, const char *name, struct err *e);
+/* Parses a file; NULL with e set when missing or not JSON (as above). */
 cJSON *json_read_file(const char *path, struct err *e);
 /* Writes pretty canonical JSON + newline atomically. */
 int json_write_file(const char *path, const cJSON *v, struct err *e);

@@ -347,8 +347,10 @@ static cJSON *inline_table(struct toml *t)
 	}
 	for (;;) {
 		struct strlist key = STRLIST_INIT;
-		if (dotted_key(t, &key) < 0)
+		if (dotted_key(t, &key) < 0) {
+			strlist_free(&key); /* the parts read before the bad one */
 			goto bad;
+		}
 		skip_ws(t);
 		if (t->p >= t->end || *t->p != '=') {
 			fail(t, "expected '=' after a key");

@@ -13,8 +13,12 @@
 #define V_STATIC "1"
 #define V_EVAL "1"
 #define V_TRACES "1"
-#define V_SUMMARY "1"
+#define V_SUMMARY "2"
+#define V_REPORT "1"
 #define V_LLM "1"
 #define V_DOCTOR "1"
+#define V_STATS "1"
+#define V_GATE "1"
+#define V_JUNIT "1"
 
 #endif

@@ -289,7 +289,7 @@ static int relevance(const struct skilldoc *d, int s, const struct strlist *desc
 		word_tokens(d->src + bl->off, bl->len, &w);
 	}
 	size_t hit = 0;
-	for (size_t i = 0; i < w.n; i++)
+	for (size_t i = 0; desc->n && i < w.n; i++) /* bsearch on an empty (NULL) list is UB */
 		hit += bsearch(&w.v[i], desc->v, desc->n, sizeof *desc->v, cmp_str) != NULL;
 	int r = w.n ? (int)(100 * hit / w.n) : 0;
 	strlist_free(&w);

@@ -131,7 +131,7 @@ int profile_check(const cJSON *p, const char *what, struct err *e)
 		return err_set(e, ERR_INPUT, "%s: a profile must be a JSON object", what);
 	for (const cJSON *c = p->child; c; c = c->next)
 		if (!known_field(c->string))
-			return err_set(e, ERR_INPUT, "%s: unknown field \"%s\" (see docs/static.md, \"Model profiles\")", what, c->string);
+			return err_set(e, ERR_INPUT, "%s: unknown field \"%s\" (see docs/static.md#model-profiles)", what, c->string);
 	const char *name = json_str(p, "profile");
 	if (!name || !name_is_safe(name))
 		return err_set(e, ERR_INPUT, "%s: \"profile\" must be a name of letters, digits, '.', '_' and '-'", what);

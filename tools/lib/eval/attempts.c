@@ -132,6 +132,7 @@ bool attempts_retry_infra(const struct eval_job *j, long prior, const cJSON *t, 
 	if (!outcome || strcmp(outcome, "infra_error") || prior + 1 >= j->o->attempts || settled(cat))
 		return false;
 	snprintf(reason, size, "infra error (%s): %.600s; attempt %ld of %ld, the next make tries again",
-		 cat ? cat : "unknown", err ? err : "no error text", prior + 1, j->o->attempts);
+		 cat ? cat : "unknown", err ? err : "the runner gave no error text (see runner.log)", prior + 1,
+		 j->o->attempts);
 	return true;
 }

@@ -29,7 +29,7 @@ struct eval_job {
 	struct strlist skill_names;  /* skill_names.v[i] names o->skills.v[i] */
 	struct harness h;
 	char task_hash[33], skill_hash[33], key[33];
-	cJSON *identity;   /* what key hashes (trialstore.h) */
+	cJSON *identity;   /* what key hashes (store.h) */
 	double start;      /* now_mono() at setup */
 	char prefix[256];  /* "[i/N] task stage test-NNN" */
 };

@@ -11,6 +11,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/redact.h"
 #include "eval/runner.h"
 #include "eval/trial.h"
 #include "eval/store.h"
@@ -245,6 +246,19 @@ static int publish_or_keep(const struct eval_job *j, const char *tmp, const char
 	return 0;
 }
 
+/* Keys out of what the runner wrote (contents and names), before anything
+ * reads it into trial.json, publishes it or files it in the store. */
+static int redact_run(const char *tmp, const struct strlist *env_extra, struct err *e)
+{
+	struct strlist secrets = STRLIST_INIT;
+	redact_secrets_of_env(env_extra, &secrets);
+	int r = redact_tree(tmp, &secrets, e);
+	for (size_t i = 0; i < secrets.n; i++)
+		explicit_bzero(secrets.v[i], strlen(secrets.v[i]));
+	strlist_free(&secrets);
+	return r;
+}
+
 /* The runner run in tmp, what it left read, the folder published or kept aside. */
 static int run_and_publish(const struct eval_job *j, const struct strlist *env_extra, char *const *argv,
 			   const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
@@ -253,6 +267,13 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 	struct proc_result pr;
 	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
 	free(log_path);
+	if (rc == 0 && redact_run(tmp, env_extra, e) < 0) {
+		/* never publish, file or keep aside what may hold a key */
+		warnf("%s: cannot take the keys out of the runner's output (%s); it is removed", j->prefix, e->msg);
+		struct err ignore;
+		fs_remove_tree(tmp, &ignore);
+		return 1;
+	}
 	char reason[1200] = "";
 	struct buf acp = BUF_INIT;
 	cJSON *t = read_run(j, rc, &pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);

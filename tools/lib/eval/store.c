@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "base/fs.h"
 #include "base/json.h"
 
@@ -17,8 +18,7 @@ void trialstore_key(const cJSON *identity, char out[33])
 
 const char *trialstore_default_dir(void)
 {
-	const char *c = getenv("CACHE_DIR");
-	return c && *c ? c : "results/.cache";
+	return cache_dir();
 }
 
 char *trialstore_path(const char *cache, const char *key)

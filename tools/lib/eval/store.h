@@ -1,8 +1,9 @@
 /* store.h — complete trials filed by content key, shared by every run
- * (DESIGN §5): $CACHE_DIR/trials/<2 hex>/<key>/ holds a whole trial folder
- * (trial.json, raw/, trajectory/). Entries are written beside their final
- * name and renamed in whole, so a reader sees a complete entry or none, and
- * concurrent writers of one key are harmless (the first rename wins). */
+ * (docs/eval.md#the-trial-store): $CACHE_DIR/trials/<2 hex>/<key>/ holds
+ * a whole trial folder (trial.json, raw/, trajectory/). Entries are
+ * written beside their final name and renamed in whole, so a reader sees a
+ * complete entry or none, and concurrent writers of one key are harmless
+ * (the first rename wins). */
 #ifndef SKILLC_EVAL_STORE_H
 #define SKILLC_EVAL_STORE_H
 
@@ -16,7 +17,7 @@
  *   settings {...that change results}, index }. */
 void trialstore_key(const cJSON *identity, char out[33]);
 
-/* $CACHE_DIR, else "results/.cache" (borrowed or static). */
+/* $CACHE_DIR, else CACHE_DIR_DEFAULT (base/datadir.h; borrowed). */
 const char *trialstore_default_dir(void);
 
 /* "<cache>/trials/<2 hex>/<key>"; caller frees. */

@@ -80,6 +80,10 @@ static double parse_time(const char *s)
 	char sep;
 	if (sscanf(s, "%d-%d-%d%c%d:%d:%lf", &y, &mo, &d, &sep, &h, &mi, &sec) != 7 || (sep != ' ' && sep != 'T'))
 		return NAN;
+	/* out of range is no time (and 6e34 seconds would overflow the int) */
+	if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 24 || mi < 0 || mi > 59 ||
+	    !(sec >= 0 && sec < 61))
+		return NAN;
 	tm.tm_year = y - 1900;
 	tm.tm_mon = mo - 1;
 	tm.tm_mday = d;
@@ -185,9 +189,12 @@ static int add_cand(struct cands *c, const char *dir, struct err *e)
 	}
 	struct err pe;
 	cJSON *res = json_read_file(p, &pe);
-	if (!res) {
-		err_set(e, ERR_INPUT, "'%s' is not valid JSON (truncated, or still being written): "
-			"the trial is incomplete; run it again", p);
+	if (!res || !cJSON_IsObject(res)) {
+		if (res)
+			err_set(&pe, ERR_INPUT, "'%s' holds a JSON %s, not the object a runner writes", p,
+				cJSON_IsArray(res) ? "array" : "value");
+		err_set(e, ERR_INPUT, "%s: the trial is incomplete; see the runner's log and run it again", pe.msg);
+		cJSON_Delete(res);
 		free(p);
 		return -1;
 	}
@@ -480,10 +487,60 @@ static void set_environment(struct ctx *c, const char *rollout)
 	free(p);
 }
 
+/* A key of result.json and the JSON type it must have when present
+ * (null is always allowed: "not known"). */
+struct typed_key {
+	const char *path; /* "rewards.reward": one level of nesting */
+	int type;         /* cJSON_String, cJSON_Number, cJSON_Object */
+};
+
+static const char *type_name(int t)
+{
+	return t == cJSON_String ? "a string" : t == cJSON_Number ? "a number" : t == cJSON_Object ? "an object"
+	       : t == cJSON_Array ? "an array" : t == cJSON_True || t == cJSON_False ? "a boolean" : "a value";
+}
+
+/* A key of the wrong type is a problem that names the file and the key:
+ * guessing from it would misreport the trial. */
+static void check_types(struct ctx *c, const char *dir, const cJSON *res, const struct typed_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *dot = strchr(keys[i].path, '.');
+		char *outer = dot ? xstrndup(keys[i].path, (size_t)(dot - keys[i].path)) : NULL;
+		const cJSON *v = dot ? json_get(json_get(res, outer), dot + 1) : json_get(res, keys[i].path);
+		free(outer);
+		int t = v ? (v->type & 0xFF) : cJSON_NULL;
+		if (t == cJSON_NULL || t == keys[i].type)
+			continue;
+		char *p = path_join(dir, "result.json"), *rel = rel_to(c->base, p);
+		problem(c, "%s: '%s' is %s, not %s: the runner wrote a result this reader does not know; see its log",
+			rel, keys[i].path, type_name(t), type_name(keys[i].type));
+		free(rel);
+		free(p);
+	}
+}
+
+static const struct typed_key benchflow_keys[] = {
+	{ "task_name", cJSON_String }, { "rollout_name", cJSON_String }, { "agent", cJSON_String },
+	{ "model", cJSON_String }, { "rewards", cJSON_Object }, { "rewards.reward", cJSON_Number },
+	{ "error", cJSON_String }, { "error_category", cJSON_String }, { "verifier_error", cJSON_String },
+	{ "agent_result", cJSON_Object }, { "timing", cJSON_Object }, { "started_at", cJSON_String },
+	{ "finished_at", cJSON_String }, { "n_tool_calls", cJSON_Number },
+};
+
+static const struct typed_key harbor_keys[] = {
+	{ "task_name", cJSON_String }, { "trial_name", cJSON_String }, { "agent_info", cJSON_Object },
+	{ "verifier_result", cJSON_Object }, { "verifier_result.rewards", cJSON_Object },
+	{ "exception_info", cJSON_Object }, { "exception_info.exception_type", cJSON_String },
+	{ "exception_info.exception_message", cJSON_String }, { "agent_result", cJSON_Object },
+	{ "started_at", cJSON_String }, { "finished_at", cJSON_String },
+};
+
 static void parse_benchflow(struct ctx *c, const struct cand *best, long retries, const struct strlist *attempts)
 {
 	const cJSON *res = best->res;
 	const char *rollout = best->dir;
+	check_types(c, rollout, res, benchflow_keys, ARRAY_LEN(benchflow_keys));
 	bool production = json_get(res, "agent_result") != NULL;
 	json_set_str(c->t, "schema", production ? "benchflow" : "benchflow-legacy");
 	set_str_or_null(c->t, "task", json_str(res, "task_name"));
@@ -706,6 +763,7 @@ static double phase_seconds(const cJSON *res, const char *phase)
 static void parse_harbor(struct ctx *c, const struct cand *best)
 {
 	const cJSON *res = best->res;
+	check_types(c, best->dir, res, harbor_keys, ARRAY_LEN(harbor_keys));
 	json_set_str(c->t, "schema", "harbor");
 	set_str_or_null(c->t, "task", json_str(res, "task_name"));
 	set_str_or_null(c->t, "rollout", json_str(res, "trial_name") ? json_str(res, "trial_name") : path_base(best->dir));

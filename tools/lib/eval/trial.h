@@ -56,7 +56,7 @@ struct trial_opts {
  * valid JSON (truncated, or still being written). */
 cJSON *trial_parse(const char *dir, const char *base, const struct trial_opts *o, struct err *e);
 
-/* (Re)applies the completeness and skill checks (DESIGN §8) to a
+/* (Re)applies the completeness and skill checks (docs/eval.md#a-trial-folder) to a
  * normalized trial: keeps the data problems found while parsing (kept in
  * "data_problems"), adds the REQUIRE_SKILL check, and sets "complete"
  * and "problems". Used again when a stored trial is reused. */

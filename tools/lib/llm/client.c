@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 
+#include "base/datadir.h"
 #include "base/dotenv.h"
 #include "base/fs.h"
 #include "base/hash.h"
@@ -49,7 +50,7 @@ struct llm_client *llm_open(const struct llm_options *o, struct err *e)
 	struct llm_client *c = xcalloc(1, sizeof *c);
 	c->env = (struct dotenv)DOTENV_INIT;
 	c->env_file = xstrdup(pick(o->env_file, "ENV_FILE", ".env"));
-	c->cache_dir = xstrdup(pick(o->cache_dir, "CACHE_DIR", "results/.cache"));
+	c->cache_dir = xstrdup(pick(o->cache_dir, "CACHE_DIR", CACHE_DIR_DEFAULT));
 	const char *u = pick(o->usage_file, "SKILLC_USAGE_FILE", NULL);
 	c->usage_file = u ? xstrdup(u) : NULL;
 	c->seed = (unsigned)getpid() ^ (unsigned)(now_wall() * 1e6);

@@ -8,6 +8,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/pyjson.h"
+#include "base/redact.h"
 
 const char local_sandbox_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -119,44 +120,16 @@ void local_trial_judge(struct local_trial *t)
 	v->error = v->category = NULL;
 }
 
-/* Replaces every occurrence of secret in the files under dir (an agent can
- * print its environment into its output, its log or its artifacts). */
-static int redact_tree(const char *dir, const char *secret, struct err *e)
-{
-	size_t n = strlen(secret);
-	if (n < 4)
-		return 0; /* too short to tell from ordinary text */
-	struct fs_tree t = { 0 };
-	if (fs_list_tree(dir, &t, e) < 0)
-		return -1;
-	int r = 0;
-	for (size_t i = 0; i < t.n && r == 0; i++) {
-		if (!S_ISREG(t.v[i].mode) || t.v[i].size > (256 << 20))
-			continue;
-		char *p = path_join(dir, t.v[i].path);
-		struct buf b = BUF_INIT, out = BUF_INIT;
-		if (fs_read(p, 0, &b, e) == 0 && b.data && memmem(b.data, b.len, secret, n)) {
-			const char *s = b.data, *end = b.data + b.len;
-			for (const char *hit; (hit = memmem(s, (size_t)(end - s), secret, n)); s = hit + n) {
-				buf_add(&out, s, (size_t)(hit - s));
-				buf_adds(&out, "***REDACTED***");
-			}
-			buf_add(&out, s, (size_t)(end - s));
-			r = fs_write_atomic(p, out.data, out.len, t.v[i].mode & 0777, e);
-		}
-		if (b.data)
-			memset(b.data, 0, b.len);
-		buf_free(&b);
-		buf_free(&out);
-		free(p);
-	}
-	fs_tree_free(&t);
-	return r;
-}
-
 int local_trial_redact(const struct local_trial *t, struct err *e)
 {
-	return t->route.key ? redact_tree(t->paths.dir, t->route.key, e) : 0;
+	if (!t->route.key)
+		return 0;
+	struct strlist keys = STRLIST_INIT;
+	strlist_push(&keys, t->route.key);
+	int r = redact_tree(t->paths.dir, &keys, e);
+	explicit_bzero(keys.v[0], strlen(keys.v[0]));
+	strlist_free(&keys);
+	return r;
 }
 
 static void paths_free(struct rollout_paths *p)

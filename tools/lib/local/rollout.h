@@ -105,8 +105,9 @@ bool verdict_scored(const struct verdict *v);
  * environment not reproduced either way. */
 void local_trial_judge(struct local_trial *t);
 
-/* Replaces the model key wherever it occurs in the trial folder's files
- * (an agent can print its environment into its output, log or artifacts). */
+/* Replaces the model key wherever it occurs in the trial folder's files and
+ * names (an agent can print its environment into its output, log,
+ * artifacts or a file name): base/redact.h. */
 int local_trial_redact(const struct local_trial *t, struct err *e);
 
 void local_trial_free(struct local_trial *t);

@@ -8,33 +8,47 @@
 #include "base/fs.h"
 #include "base/json.h"
 
-/* The one list of settings. Defaults for people live in mk/defaults.mk;
- * `fallback` only covers a tool run by hand without make. */
+/* The one list of settings: its defaults, what each accepts, whether it
+ * changes results, and its text. `make` writes mk/defaults.mk, the settings
+ * part of `make help` and the table in docs/settings.md from it
+ * (tools/gen/settings.c); adding a setting is adding a row here. Rows:
+ * name, kind, default, choices, min, max, changes results, help, scope. */
 const struct setting_def settings_table[] = {
-	{ "TASKS_DIR", SET_PATH, "tasks", NULL, 0, 0, false, "folder holding the tasks" },
-	{ "RESULTS", SET_PATH, "results/compile-pipeline", NULL, 0, 0, false, "folder holding the runs" },
-	{ "CACHE_DIR", SET_PATH, "results/.cache", NULL, 0, 0, false, "shared content-addressed caches" },
-	{ "HARNESS", SET_NAME, "opencode", NULL, 0, 0, true, "agent harness" },
-	{ "MODEL", SET_MODEL, "", NULL, 0, 0, true, "target model, provider/model-id" },
-	{ "EXTERNAL_MODEL", SET_MODEL, "", NULL, 0, 0, true, "the compiler's planning model" },
-	{ "RUNNER", SET_ENUM, "local", "benchflow harbor local", 0, 0, true, "evaluation runner" },
-	{ "SANDBOX", SET_ENUM, "bwrap", "bwrap docker none", 0, 0, true,
-	  "where local trials run: bwrap, docker (the task's own image) or none" },
-	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation" },
-	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces needed by the fast stage" },
-	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds" },
-	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true, "static compile mode" },
-	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true, "a trial must invoke the skill to count" },
-	{ "AGENT_TIMEOUT", SET_INT, "0", NULL, 0, 604800, true, "agent wall-clock limit per trial, seconds (0: the task's own)" },
-	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service" },
-	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles" },
-	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB" },
-	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds" },
-	{ "TRIAL_TIMEOUT", SET_INT, "10800", NULL, 60, 604800, false, "hard time limit of one evaluation trial, seconds" },
-	{ "ROUTES", SET_PATH, "provider_routes.json", NULL, 0, 0, false, "provider routes file" },
-	{ "ENV_FILE", SET_PATH, ".env", NULL, 0, 0, false, "file holding API keys" },
-	{ "LLM_CACHE", SET_ENUM, "use", "use refresh off only", 0, 0, false, "LLM cache mode" },
-	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider" },
+	{ "task", SET_NAME, "", NULL, 0, 0, false, "the task: a folder under TASKS_DIR", SCOPE_IDENTITY },
+	{ "tasks", SET_NAMES, "", NULL, 0, 0, false, "several tasks, one run each (instead of task=)", SCOPE_CALL },
+	{ "TASKS_DIR", SET_PATH, "tasks", NULL, 0, 0, false, "folder holding the tasks (point it at a SkillsBench checkout's tasks/)", SCOPE_RUN },
+	{ "RESULTS", SET_PATH, "results/compile-pipeline", NULL, 0, 0, false, "folder holding the runs", SCOPE_IDENTITY },
+	{ "RUN_DIR", SET_PATH, "", NULL, 0, 0, false, "this run folder instead of RESULTS/<task>--<harness>--<model> (must be under RESULTS)", SCOPE_IDENTITY },
+	{ "CACHE_DIR", SET_PATH, CACHE_DIR_DEFAULT, NULL, 0, 0, false, "content-addressed caches (LLM answers, trials) shared by all runs", SCOPE_CALL },
+	{ "HARNESS", SET_NAME, "opencode", NULL, 0, 0, true, "agent harness (rules/harness/<name>.json)", SCOPE_IDENTITY },
+	{ "MODEL", SET_MODEL, "", NULL, 0, 0, true, "target model, provider/model-id; every stage after ingest needs it", SCOPE_IDENTITY },
+	{ "EXTERNAL_MODEL", SET_MODEL, "", NULL, 0, 0, true, "the compiler's planning model, provider/model-id (STATIC_MODE=hybrid)", SCOPE_RUN },
+	{ "BENCH", SET_NAME, "", NULL, 0, 0, true, "the task source's name in the summary (empty: the TASKS_DIR folder's name)", SCOPE_RUN },
+	{ "RUNNER", SET_ENUM, "local", "benchflow harbor local", 0, 0, true, "evaluation runner", SCOPE_RUN },
+	{ "SANDBOX", SET_ENUM, "bwrap", "bwrap docker none", 0, 0, true, "where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)", SCOPE_RUN },
+	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation", SCOPE_RUN },
+	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces the fast stage needs", SCOPE_RUN },
+	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds", SCOPE_RUN },
+	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true, "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)", SCOPE_RUN },
+	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true, "1: a trial that never invoked the skill fails its check", SCOPE_RUN },
+	{ "AGENT_TIMEOUT", SET_INT, "0", NULL, 0, 604800, true, "the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)", SCOPE_RUN },
+	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service", SCOPE_RUN },
+	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles/", SCOPE_RUN },
+	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB", SCOPE_RUN },
+	{ "BUDGET_USD", SET_USD, "", NULL, 0, 0, false, "no stage of the run starts once the run has paid this much, USD (empty: no budget)", SCOPE_RUN },
+	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds; the stage's whole process group is stopped after it", SCOPE_RUN },
+	{ "TRIAL_TIMEOUT", SET_INT, "10800", NULL, 60, 604800, false, "hard time limit of one evaluation trial, seconds", SCOPE_RUN },
+	{ "ROUTES", SET_PATH, "provider_routes.json", NULL, 0, 0, false, "provider routes file (the shipped example when absent)", SCOPE_CALL },
+	{ "ENV_FILE", SET_PATH, ".env", NULL, 0, 0, false, "file holding API keys", SCOPE_CALL },
+	{ "LLM_CACHE", SET_ENUM, "use", "use refresh off only", 0, 0, false, "LLM cache mode (only: offline replay, a miss is an error)", SCOPE_CALL },
+	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider (call: one 1-token request)", SCOPE_CALL },
+	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
+	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal status judges: a stage, eval or final", SCOPE_CALL },
+	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
+	{ "GATE_STAGE", SET_NAME, "final", NULL, 0, 0, false, "the stage make gate judges against raw (docs/ci.md)", SCOPE_CALL },
+	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off", SCOPE_CALL },
+	{ "GATE_MAX_REGRESSED", SET_INT, "0", NULL, 0, 100000, false, "make gate: how many runs may have the stage below raw", SCOPE_CALL },
+	{ "GATE_VS", SET_ENUM, "none", "none noskill", 0, 0, false, "make gate: noskill also judges stage - noskill", SCOPE_CALL },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);
 
@@ -57,57 +71,136 @@ static bool chars_ok(const char *v, const char *extra)
 	return true;
 }
 
-int setting_check(const struct setting_def *s, const char *v, struct err *e)
+static bool model_ok(const char *v)
+{
+	return (name_is_safe(v) || (chars_ok(v, "/:@") && v[0] != '/' && v[0] != '.' && !strstr(v, ".."))) &&
+	       strchr(v, '/');
+}
+
+static bool enum_ok(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+	for (const char *p = choices; n && *p;) {
+		size_t w = strcspn(p, " ");
+		if (w == n && !strncmp(p, v, n))
+			return true;
+		p += w;
+		p += *p == ' ';
+	}
+	return false;
+}
+
+/* Every space-separated word of v passes ok (and there are no other blanks). */
+static bool list_ok(const char *v, bool (*ok)(const char *))
+{
+	bool good = true;
+	char *copy = xstrdup(v);
+	for (char *save = NULL, *w = strtok_r(copy, " ", &save); good && w; w = strtok_r(NULL, " ", &save))
+		good = ok(w);
+	free(copy);
+	return good;
+}
+
+static bool name_ok(const char *v)
+{
+	return name_is_safe(v);
+}
+
+const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 {
 	switch (s->kind) {
 	case SET_NAME:
-		if (!name_is_safe(v))
-			return err_set(e, ERR_INPUT, "bad %s '%s': use letters, digits, '.', '_' and '-', starting with a letter or digit", s->name, v);
-		return 0;
+		return "a name of letters, digits, '.', '_' and '-', starting with a letter or digit";
+	case SET_NAMES:
+		return "names of letters, digits, '.', '_' and '-', each starting with a letter or digit, separated by spaces";
 	case SET_MODEL:
-		if (!*v)
-			return 0;
-		if (!name_is_safe(v) && !(chars_ok(v, "/:@") && v[0] != '/' && v[0] != '.' && !strstr(v, "..")))
-			return err_set(e, ERR_INPUT, "bad %s '%s': write provider/model-id with letters, digits and . _ - / : @", s->name, v);
-		if (!strchr(v, '/'))
-			return err_set(e, ERR_INPUT, "bad %s '%s': write provider/model-id, e.g. vllm/Qwen/Qwen3.5-27B", s->name, v);
-		return 0;
+		return "write provider/model-id, e.g. vllm/Qwen/Qwen3.5-27B (letters, digits and . _ - / : @)";
+	case SET_MODELS:
+		return "provider/model-ids (letters, digits and . _ - / : @) separated by spaces";
 	case SET_PATH:
-		if (!*v || !chars_ok(v, "/+~@"))
-			return err_set(e, ERR_INPUT, "bad %s '%s': a path of letters, digits and . _ - / + ~ @ (no spaces, quotes or $)", s->name, v);
-		return 0;
+		return "a path of letters, digits and . _ - / + ~ @ (no spaces, quotes or $)";
 	case SET_URL:
-		if (!*v)
-			return 0;
-		if ((strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) || !chars_ok(v, "/:?&=%+~,@#[]"))
-			return err_set(e, ERR_INPUT, "bad %s '%s': an http:// or https:// URL without spaces or quotes", s->name, v);
-		return 0;
+		return "an http:// or https:// URL without spaces or quotes";
+	case SET_INT:
+		snprintf(buf, n, "a whole number from %ld to %ld", s->min, s->max);
+		return buf;
+	case SET_ENUM:
+		snprintf(buf, n, "one of %s", s->choices);
+		return buf;
+	case SET_USD:
+		return "an amount of US dollars, e.g. 2.50 (empty: no budget)";
+	}
+	return "";
+}
+
+static bool value_ok(const struct setting_def *s, const char *v)
+{
+	if (!*v && !*s->def && s->kind != SET_INT && s->kind != SET_ENUM)
+		return true; /* left empty, as its default is */
+	switch (s->kind) {
+	case SET_NAME:
+		return name_is_safe(v);
+	case SET_NAMES:
+		return list_ok(v, name_ok);
+	case SET_MODEL:
+		return model_ok(v);
+	case SET_MODELS:
+		return list_ok(v, model_ok);
+	case SET_PATH:
+		return *v && chars_ok(v, "/+~@");
+	case SET_URL:
+		return (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) && chars_ok(v, "/:?&=%+~,@#[]");
 	case SET_INT: {
 		char *end;
 		long n = strtol(v, &end, 10);
-		if (!*v || *end || n < s->min || n > s->max)
-			return err_set(e, ERR_INPUT, "bad %s '%s': a whole number from %ld to %ld", s->name, v, s->min, s->max);
+		const char *d = *v == '-' && s->min < 0 ? v + 1 : v; /* a sign only where negatives are allowed */
+		return *d >= '0' && *d <= '9' && !*end && n >= s->min && n <= s->max;
+	}
+	case SET_USD: {
+		char *end;
+		double d = strtod(v, &end);
+		return *v >= '0' && *v <= '9' && !*end && chars_ok(v, "") && d <= 1e12;
+	}
+	case SET_ENUM:
+		return enum_ok(s->choices, v);
+	}
+	return false;
+}
+
+int setting_check(const struct setting_def *s, const char *v, struct err *e)
+{
+	if (value_ok(s, v))
 		return 0;
-	}
-	case SET_ENUM: {
-		size_t n = strlen(v);
-		for (const char *p = s->choices; n && *p;) {
-			size_t w = strcspn(p, " ");
-			if (w == n && !strncmp(p, v, n))
-				return 0;
-			p += w;
-			p += *p == ' ';
-		}
-		return err_set(e, ERR_INPUT, "bad %s '%s': one of %s", s->name, v, s->choices);
-	}
+	char buf[256], shown[128];
+	size_t k = 0;
+	for (const char *p = v; *p && k < sizeof shown - 4; p++) /* never a control byte on the terminal */
+		shown[k++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+	strcpy(shown + k, strlen(v) > k ? "..." : "");
+	return err_set(e, ERR_INPUT, "bad %s '%s': %s", s->name, shown, setting_allowed(s, buf, sizeof buf));
+}
+
+int settings_check_args(int argc, char **argv, struct err *e)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		char *name = eq ? xstrndup(argv[i], (size_t)(eq - argv[i])) : xstrdup(argv[i]);
+		const struct setting_def *s = setting_find(name);
+		int rc = 0;
+		if (!s || !eq)
+			rc = err_set(e, ERR_INPUT, "'%s' is not NAME=VALUE of a setting (docs/settings.md)", argv[i]);
+		else
+			rc = setting_check(s, eq + 1, e);
+		free(name);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
 
-static const char *env_or(const char *name, const char *fallback)
+static const char *env_or(const char *name, const char *def)
 {
 	const char *v = getenv(name);
-	return v ? v : fallback;
+	return v ? v : def;
 }
 
 int run_load(struct run *r, struct err *e)
@@ -116,7 +209,7 @@ int run_load(struct run *r, struct err *e)
 	r->values = cJSON_CreateObject();
 	for (size_t i = 0; i < settings_count; i++) {
 		const struct setting_def *s = &settings_table[i];
-		const char *v = env_or(s->name, s->fallback);
+		const char *v = env_or(s->name, s->def);
 		if (setting_check(s, v, e) < 0)
 			return -1;
 		cJSON_AddStringToObject(r->values, s->name, v);
@@ -161,12 +254,44 @@ char *run_path(const struct run *r, const char *rel)
 	return path_join(r->dir, rel);
 }
 
+/* BENCH when left empty: the name of the folder holding the tasks, or of
+ * the one above it when that is called "tasks" (a SkillsBench checkout's
+ * skillsbench/tasks gives "skillsbench"). */
+static char *bench_default(const struct run *r)
+{
+	char *tasks = path_dir(r->task_dir), *abs = fs_real_path(tasks);
+	const char *dir = abs ? abs : tasks;
+	char *name = xstrdup(path_base(dir));
+	if (!strcmp(name, "tasks")) {
+		char *up = path_dir(dir);
+		free(name);
+		name = xstrdup(path_base(up));
+		free(up);
+	}
+	free(abs);
+	free(tasks);
+	if (!name_is_safe(name)) {
+		free(name);
+		name = xstrdup("tasks");
+	}
+	return name;
+}
+
 cJSON *run_config(const struct run *r)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "task", r->task);
-	for (size_t i = 0; i < settings_count; i++)
-		if (settings_table[i].result)
-			cJSON_AddStringToObject(c, settings_table[i].name, run_get(r, settings_table[i].name));
+	for (size_t i = 0; i < settings_count; i++) {
+		const char *name = settings_table[i].name, *v = run_get(r, name);
+		if (!settings_table[i].result)
+			continue;
+		if (!strcmp(name, "BENCH") && !*v) {
+			char *bench = bench_default(r);
+			cJSON_AddStringToObject(c, name, bench);
+			free(bench);
+		} else {
+			cJSON_AddStringToObject(c, name, v);
+		}
+	}
 	return c;
 }

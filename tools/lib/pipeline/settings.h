@@ -12,22 +12,36 @@
 #include "base/util.h"
 
 enum setting_kind {
-	SET_NAME,   /* [A-Za-z0-9][A-Za-z0-9._-]* */
+	SET_NAME,   /* [A-Za-z0-9][A-Za-z0-9._-]* (empty when the default is) */
 	SET_MODEL,  /* provider/model-id: name chars plus '/', ':' and '@' */
 	SET_PATH,   /* a path: no spaces, quotes, '$' or other shell/make metacharacters */
 	SET_URL,    /* empty or http(s)://... without spaces or quotes */
 	SET_INT,    /* a decimal integer in [min, max] */
 	SET_ENUM,   /* one of `choices` (space-separated) */
+	SET_NAMES,  /* a list of names, separated by spaces */
+	SET_MODELS, /* a list of provider/model-ids, separated by spaces */
+	SET_USD,    /* an amount of US dollars >= 0 (2, 0.50; empty when the default is) */
 };
 
+/* What a setting belongs to. */
+enum setting_scope {
+	SCOPE_RUN,      /* the run remembers it (settings.json); a command may change it */
+	SCOPE_CALL,     /* this command only: caches, keys, how to report */
+	SCOPE_IDENTITY, /* picks the run: its folder (task, harness, model, RESULTS, RUN_DIR) */
+};
+
+/* A row of the one settings table. Everything else is generated from it:
+ * mk/defaults.mk (the make defaults and `make help`'s settings text) and
+ * the table in docs/settings.md (build/gen/settings, run by `make`). */
 struct setting_def {
 	const char *name;
 	enum setting_kind kind;
-	const char *fallback;  /* used when the environment lacks it */
+	const char *def;       /* the default */
 	const char *choices;   /* SET_ENUM */
 	long min, max;         /* SET_INT */
 	bool result;           /* changes results: part of inputs/config.json */
-	const char *help;
+	const char *help;      /* one line for `make help` and docs/settings.md */
+	enum setting_scope scope;
 };
 
 extern const struct setting_def settings_table[];
@@ -35,6 +49,11 @@ extern const size_t settings_count;
 const struct setting_def *setting_find(const char *name);
 /* Validates one value; on error names the setting and what is allowed. */
 int setting_check(const struct setting_def *s, const char *value, struct err *e);
+/* What a setting accepts, in words ("a whole number from 1 to 1000"). */
+const char *setting_allowed(const struct setting_def *s, char *buf, size_t n);
+/* Checks NAME=VALUE arguments against the table (every NAME must be a
+ * setting). Stops at the first bad one. */
+int settings_check_args(int argc, char **argv, struct err *e);
 
 struct run {
 	char *dir;       /* the run directory */

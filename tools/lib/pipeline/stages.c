@@ -351,17 +351,33 @@ char *stage_config_path(const struct stage_def *s)
 	return xasprintf("inputs/config/%s.json", s->name);
 }
 
+/* An evaluation stage: its trials (repeat) or their gathering (gather). */
+static int is_eval_stage(const struct stage_def *s)
+{
+	return s->repeat || s->gather;
+}
+
+/* True when goal `eval` needs stage s: some evaluation stage is s or comes after it. */
+static int eval_needs(const struct stage_def *s)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		if (is_eval_stage(&stage_table[i]) && stage_depends_on(&stage_table[i], s))
+			return 1;
+	return 0;
+}
+
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
 	const struct stage_def *last = stage_find(goal);
 	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
+	int eval = !strcmp(goal, "eval");
 	*out = NULL;
-	if (!last && !everything)
+	if (!last && !everything && !eval)
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (everything || stage_depends_on(last, all[i].def))
+		if (everything || (eval ? eval_needs(all[i].def) : stage_depends_on(last, all[i].def)))
 			all[k++] = all[i];
 	*out = all;
 	return (int)k;

@@ -80,7 +80,8 @@ cJSON *stage_config(const struct stage_def *s, const struct run *r);
 /* "inputs/config/<name>.json"; caller frees. */
 char *stage_config_path(const struct stage_def *s);
 /* The targets a user goal needs: a stage's name (it and everything upstream
- * of it), or "final" (also "all") for every target of the run.
+ * of it), "eval" (every evaluation stage, repeated or gathering, and what
+ * they need), or "final" (also "all") for every target of the run.
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
 

@@ -1,6 +1,8 @@
 #include "pipeline/state.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +143,76 @@ int manifest_rebuild(const struct run *r, struct err *e)
 	return rc;
 }
 
+/* The pids whose open files include the file fd is open on, from /proc,
+ * as " 123 456" (empty when /proc says nothing). */
+static void holders_of(int fd, struct buf *out)
+{
+	struct stat want;
+	DIR *d = fstat(fd, &want) == 0 ? opendir("/proc") : NULL;
+	for (struct dirent *p; d && (p = readdir(d));) {
+		char *end;
+		long pid = strtol(p->d_name, &end, 10);
+		if (*end || pid <= 0 || pid == (long)getpid())
+			continue;
+		char *fds = xasprintf("/proc/%ld/fd", pid);
+		DIR *fdd = opendir(fds);
+		bool holds = false;
+		for (struct dirent *f; fdd && !holds && (f = readdir(fdd));) {
+			char *link = xasprintf("%s/%s", fds, f->d_name);
+			struct stat st;
+			holds = f->d_name[0] != '.' && stat(link, &st) == 0 && st.st_ino == want.st_ino &&
+				st.st_dev == want.st_dev;
+			free(link);
+		}
+		if (fdd)
+			closedir(fdd);
+		if (holds)
+			buf_printf(out, " %ld", pid);
+		free(fds);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* True when pid is not running (no such process, or a zombie). */
+static bool pid_gone(long pid)
+{
+	if (kill((pid_t)pid, 0) < 0)
+		return errno == ESRCH;
+	char *p = xasprintf("/proc/%ld/stat", pid);
+	struct buf b = BUF_INIT;
+	struct err e;
+	bool zombie = false;
+	if (fs_read(p, 4096, &b, &e) == 0) {
+		const char *close = strrchr(b.data, ')'); /* the name may hold spaces */
+		zombie = close && close[1] == ' ' && close[2] == 'Z';
+	}
+	buf_free(&b);
+	free(p);
+	return zombie;
+}
+
+/* Who holds .lock, in words: the line its taker wrote, and when that
+ * process is gone (killed), the processes it started that still hold it. */
+static char *lock_holder(int fd)
+{
+	char line[512] = "";
+	ssize_t n = pread(fd, line, sizeof line - 1, 0);
+	line[n > 0 ? n : 0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	long pid = 0;
+	if (!*line || sscanf(line, "locked by pid %ld", &pid) != 1 || pid <= 0 || !pid_gone(pid))
+		return xstrdup(*line ? line : "another process holds .lock");
+	struct buf b = BUF_INIT;
+	holders_of(fd, &b);
+	char *s = b.len ? xasprintf("%s; that process is gone (killed?), but processes it started still hold "
+				    "the lock:%s; wait for them or stop them (kill%s)", line, b.data, b.data)
+			: xasprintf("%s; that process is gone (killed?), but processes it started still hold "
+				    "the lock; wait for them or stop them", line);
+	buf_free(&b);
+	return s;
+}
+
 int run_lock(const char *run, const char *what, struct err *e)
 {
 	if (fs_mkdirs(run, e) < 0)
@@ -153,12 +225,10 @@ int run_lock(const char *run, const char *what, struct err *e)
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		char holder[512] = "";
-		ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
-		holder[n > 0 ? n : 0] = '\0';
-		holder[strcspn(holder, "\n")] = '\0';
-		err_set(e, ERR_INPUT, "run '%s' is busy: %s; wait for that make to finish or stop it",
-		        run, *holder ? holder : "another process holds .lock");
+		char *holder = lock_holder(fd);
+		err_set(e, ERR_INPUT, "run '%s' is busy: %s%s", run, holder,
+			strstr(holder, "is gone") ? "" : "; wait for that make to finish or stop it");
+		free(holder);
 		close(fd);
 		free(p);
 		return -1;

@@ -6,61 +6,104 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "report/cost.h"
+#include "report/runinfo.h"
+#include "report/stats.h"
 
-static const char *const stage_order[] = { "raw", "static", "fast", "deep", "final" };
-
-static int stage_rank(const char *s)
+/* Pipeline order: noskill, raw, static, fast, deep-K by K, final, others. */
+static int stage_rank(const char *s, long *k)
 {
-	for (size_t i = 0; i < ARRAY_LEN(stage_order); i++)
-		if (!strncmp(s, stage_order[i], strlen(stage_order[i])))
+	static const char *const order[] = { "noskill", "raw", "static", "fast" };
+	*k = 0;
+	for (size_t i = 0; i < ARRAY_LEN(order); i++)
+		if (!strcmp(s, order[i]))
 			return (int)i;
-	return (int)ARRAY_LEN(stage_order);
+	char *end;
+	if (!strncmp(s, "deep-", 5) && s[5] >= '0' && s[5] <= '9') {
+		*k = strtol(s + 5, &end, 10);
+		if (!*end)
+			return 4;
+	}
+	if (!strcmp(s, "final"))
+		return 5;
+	return 6;
+}
+
+int results_stage_cmp(const char *a, const char *b)
+{
+	long ka, kb;
+	int ra = stage_rank(a, &ka), rb = stage_rank(b, &kb);
+	if (ra != rb)
+		return ra - rb;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return strcmp(a, b);
 }
 
 static int cmp_group(const void *a, const void *b)
 {
 	const struct results_group *x = a, *y = b;
 	int c;
-	if ((c = strcmp(x->task, y->task)) || (c = strcmp(x->harness, y->harness)) || (c = strcmp(x->model, y->model)))
+	if ((c = strcmp(x->bench, y->bench)) || (c = strcmp(x->task, y->task)) || (c = strcmp(x->harness, y->harness)) ||
+	    (c = strcmp(x->model, y->model)) || (c = strcmp(x->runner, y->runner)))
 		return c;
-	if ((c = stage_rank(x->stage) - stage_rank(y->stage)))
-		return c;
-	return strcmp(x->stage, y->stage);
+	return results_stage_cmp(x->stage, y->stage);
 }
 
-static struct results_group *group_for(struct results_table *tb, const char *task, const char *harness,
-				       const char *model, const char *stage)
+static bool same_cell(const struct results_group *g, const struct results_group *h)
 {
-	for (size_t i = 0; i < tb->n; i++) {
-		struct results_group *g = &tb->v[i];
-		if (!strcmp(g->task, task) && !strcmp(g->harness, harness) && !strcmp(g->model, model) &&
-		    !strcmp(g->stage, stage))
-			return g;
-	}
+	return !strcmp(g->bench, h->bench) && !strcmp(g->task, h->task) && !strcmp(g->harness, h->harness) &&
+	       !strcmp(g->model, h->model) && !strcmp(g->runner, h->runner);
+}
+
+static struct results_group *group_for(struct results_table *tb, const struct results_group *key)
+{
+	for (size_t i = 0; i < tb->n; i++)
+		if (same_cell(&tb->v[i], key) && !strcmp(tb->v[i].stage, key->stage))
+			return &tb->v[i];
 	if (tb->n == tb->cap) {
 		tb->cap = tb->cap ? tb->cap * 2 : 16;
 		tb->v = xrealloc(tb->v, tb->cap * sizeof *tb->v);
 	}
 	struct results_group *g = &tb->v[tb->n++];
 	memset(g, 0, sizeof *g);
-	g->task = xstrdup(task);
-	g->harness = xstrdup(harness);
-	g->model = xstrdup(model);
-	g->stage = xstrdup(stage);
+	g->bench = xstrdup(key->bench);
+	g->task = xstrdup(key->task);
+	g->harness = xstrdup(key->harness);
+	g->model = xstrdup(key->model);
+	g->runner = xstrdup(key->runner);
+	g->stage = xstrdup(key->stage);
 	g->categories = cJSON_CreateObject();
 	g->errors = cJSON_CreateObject();
 	return g;
 }
 
+static void trial_free(struct results_trial *t)
+{
+	free(t->dir);
+	free(t->rel);
+	free(t->test);
+	free(t->error);
+	free(t->rollout);
+	free(t->stale);
+	free(t->outcome);
+}
+
 void results_free(struct results_table *tb)
 {
 	for (size_t i = 0; i < tb->n; i++) {
-		free(tb->v[i].task);
-		free(tb->v[i].harness);
-		free(tb->v[i].model);
-		free(tb->v[i].stage);
-		cJSON_Delete(tb->v[i].categories);
-		cJSON_Delete(tb->v[i].errors);
+		struct results_group *g = &tb->v[i];
+		free(g->bench);
+		free(g->task);
+		free(g->harness);
+		free(g->model);
+		free(g->runner);
+		free(g->stage);
+		cJSON_Delete(g->categories);
+		cJSON_Delete(g->errors);
+		for (size_t k = 0; k < g->nt; k++)
+			trial_free(&g->t[k]);
+		free(g->t);
 	}
 	free(tb->v);
 	memset(tb, 0, sizeof *tb);
@@ -75,84 +118,175 @@ static void count_in(cJSON *obj, const char *name, double by)
 		json_set_num(obj, name, by);
 }
 
-static void add_trial(struct results_table *tb, const cJSON *t, const char *stage)
+static double num_or_nan(const cJSON *v)
 {
-	const char *task = json_str(t, "task"), *harness = json_str(t, "harness"), *model = json_str(t, "model");
-	struct results_group *g = group_for(tb, task ? task : "?", harness ? harness : "?", model ? model : "?",
-					    json_str(t, "stage") ? json_str(t, "stage") : stage);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void add_to(double v, double *sum, long *n)
+{
+	if (!isnan(v)) {
+		*sum += v;
+		(*n)++;
+	}
+}
+
+/* The trial's money: the runner's figure, else its tokens at the route's
+ * prices for its model, else unknown. */
+static void price_trial(struct results_trial *t, const cJSON *j, const struct routes *routes)
+{
+	t->cost = num_or_nan(json_get(j, "cost_usd"));
+	t->price = isnan(t->cost) ? PRICE_UNKNOWN : PRICE_RUNNER;
+	if (t->price != PRICE_UNKNOWN)
+		return;
+	t->cost = cost_price(routes, json_str(j, "model"), t->tokens_in, t->tokens_out);
+	if (!isnan(t->cost))
+		t->price = PRICE_ROUTES;
+}
+
+/* The money a trial folder cost this run (reused ones cost nothing here). */
+static void count_spent(struct results_group *g, const struct results_trial *t)
+{
+	if (t->reused)
+		return;
+	g->ran++;
+	if (isnan(t->cost))
+		g->spent_unknown++;
+	else
+		g->spent += t->cost;
+}
+
+/* The facts of one trial.json the table needs. */
+static void read_trial(struct results_trial *t, const cJSON *j, const struct routes *routes)
+{
+	const char *outcome = json_str(j, "outcome");
+	t->outcome = xstrdup(outcome ? outcome : "?");
+	t->passed = json_bool(j, "passed", false);
+	const char *err = json_str(j, "error"), *rollout = json_str(json_get(j, "files"), "rollout");
+	t->error = err ? xstrdup(err) : NULL;
+	t->rollout = rollout ? xstrdup(rollout) : NULL;
+	t->reused = json_bool(j, "reused", false);
+	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
+	t->reward = num_or_nan(json_get(j, "reward"));
+	const cJSON *tok = json_get(j, "tokens");
+	t->tokens = num_or_nan(json_get(tok, "total"));
+	t->tokens_in = num_or_nan(json_get(tok, "input"));
+	t->tokens_out = num_or_nan(json_get(tok, "output"));
+	t->tool_calls = num_or_nan(json_get(j, "tool_calls"));
+	if (isnan(t->tool_calls))
+		t->tool_calls = num_or_nan(json_get(json_get(j, "trajectory"), "tool_calls"));
+	const cJSON *du = json_get(j, "durations");
+	t->seconds = num_or_nan(json_get(du, "total"));
+	t->agent_seconds = num_or_nan(json_get(du, "agent_execution"));
+	price_trial(t, j, routes);
+}
+
+/* Adds a counted trial's numbers to its group. */
+static void count_trial(struct results_group *g, const struct results_trial *t, const cJSON *j)
+{
 	g->trials++;
-	const char *outcome = json_str(t, "outcome");
-	bool infra = outcome && !strcmp(outcome, "infra_error");
-	bool verr = outcome && !strcmp(outcome, "verifier_error");
+	bool infra = !strcmp(t->outcome, "infra_error"), verr = !strcmp(t->outcome, "verifier_error");
 	if (infra || verr) {
 		/* no score: reported, never counted as a failure */
 		g->infra += infra;
 		g->verr += verr;
-		count_in(g->errors, outcome, 1);
+		count_in(g->errors, t->outcome, 1);
 	} else {
 		g->scored++;
-		g->passed += json_bool(t, "passed", false);
-		const cJSON *r = json_get(t, "reward");
-		if (cJSON_IsNumber(r)) {
-			g->reward_sum += r->valuedouble;
-			g->reward_n++;
-		}
-		if (outcome && !strcmp(outcome, "timeout")) {
+		g->passed += t->passed;
+		add_to(t->reward, &g->reward_sum, &g->reward_n);
+		if (!strcmp(t->outcome, "timeout")) {
 			g->timeouts++;
 			count_in(g->errors, "timeout", 1);
 		}
 	}
-	const char *cat = json_str(t, "error_category");
+	const char *cat = json_str(j, "error_category");
 	if (cat)
 		count_in(g->categories, cat, 1);
-	const cJSON *env = json_get(t, "environment");
+	const cJSON *env = json_get(j, "environment");
 	g->env_not_reproduced += cJSON_IsObject(env) && !json_bool(env, "reproduced", true);
-	const cJSON *sk = json_get(t, "skill");
+	const cJSON *sk = json_get(j, "skill");
 	if (cJSON_GetArraySize(json_get(sk, "injected")) > 0 && !infra) {
 		g->skill_den++;
-		g->invoked += json_bool(sk, "invoked", false);
+		g->invoked += t->invoked;
 		g->read += json_bool(sk, "read", false);
 	}
-	const cJSON *tok = json_get(json_get(t, "tokens"), "total");
-	if (cJSON_IsNumber(tok)) {
-		g->tok_sum += tok->valuedouble;
-		g->tok_n++;
+	add_to(t->tokens, &g->tok_sum, &g->tok_n);
+	add_to(t->tool_calls, &g->calls_sum, &g->calls_n);
+	add_to(t->seconds, &g->sec_sum, &g->sec_n);
+	add_to(t->agent_seconds, &g->agent_sec_sum, &g->agent_sec_n);
+	add_to(t->cost, &g->cost_sum, &g->cost_n);
+	g->cost_unknown += isnan(t->cost);
+	g->reused += t->reused;
+}
+
+/* Why a complete trial is not one of the stage's current ones; NULL if it is. */
+static char *stale_reason(const struct runinfo_stage *s, long index, const cJSON *j)
+{
+	if (!runinfo_due(s, index)) {
+		long due = runinfo_due_count(s);
+		return xasprintf("index %ld is %s the %ld trial%s due", index,
+				 index > due ? "beyond" : "not among", due, due == 1 ? "" : "s");
 	}
-	const cJSON *cost = json_get(t, "cost_usd");
-	if (cJSON_IsNumber(cost)) {
-		g->cost_sum += cost->valuedouble;
-		g->cost_n++;
+	const char *h = json_str(j, "skill_hash");
+	if (s->skill[0] && (!h || strcmp(h, s->skill)))
+		return xasprintf("trial of an earlier skill (skill_hash %s; the stage's skill is %s)", h ? h : "none",
+				 s->skill);
+	return NULL;
+}
+
+static void push_trial(struct results_group *g, struct results_trial *t)
+{
+	if (g->nt == g->tcap) {
+		g->tcap = g->tcap ? g->tcap * 2 : 8;
+		g->t = xrealloc(g->t, g->tcap * sizeof *g->t);
 	}
-	const cJSON *du = json_get(t, "durations");
-	const cJSON *tot = json_get(du, "total"), *ag = json_get(du, "agent_execution");
-	if (cJSON_IsNumber(tot)) {
-		g->sec_sum += tot->valuedouble;
-		g->sec_n++;
-	}
-	if (cJSON_IsNumber(ag)) {
-		g->agent_sec_sum += ag->valuedouble;
-		g->agent_sec_n++;
-	}
+	g->t[g->nt++] = *t;
 }
 
 /* Feeds every complete trial of one stage folder to tb. */
-static void scan_stage(const char *dir, const char *stage, struct results_table *tb)
+static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, struct results_table *tb,
+		       const struct routes *routes)
 {
+	char *dir = xasprintf("%s/traces/%s/%s", ri->dir, s->task, s->name);
 	struct strlist tests = STRLIST_INIT;
-	if (fs_is_dir(dir))
-		fs_list_names(dir, &tests, NULL);
+	struct err e;
+	fs_list_names(dir, &tests, &e);
 	for (size_t k = 0; k < tests.n; k++) {
-		if (strncmp(tests.v[k], "test-", 5))
+		char *end;
+		long index = strtol(tests.v[k] + 5, &end, 10);
+		if (strncmp(tests.v[k], "test-", 5) || *end || index < 1)
 			continue;
-		char *tp = xasprintf("%s/%s/trial.json", dir, tests.v[k]);
-		struct err e;
-		cJSON *t = fs_exists(tp) ? json_read_file(tp, &e) : NULL;
-		if (t && json_bool(t, "complete", false))
-			add_trial(tb, t, stage);
-		cJSON_Delete(t);
+		char *tdir = path_join(dir, tests.v[k]);
+		char *tp = path_join(tdir, "trial.json");
+		cJSON *j = fs_exists(tp) ? json_read_file(tp, &e) : NULL;
 		free(tp);
+		if (!j || !json_bool(j, "complete", false)) {
+			cJSON_Delete(j);
+			free(tdir);
+			continue;
+		}
+		const char *harness = json_str(j, "harness"), *model = json_str(j, "model"), *runner = json_str(j, "runner");
+		const char *bench = *ri->bench ? ri->bench : json_str(j, "bench");
+		struct results_group key = { .bench = (char *)(bench ? bench : ""), .task = s->task,
+					     .harness = (char *)(harness ? harness : "?"),
+					     .model = (char *)(model ? model : "?"),
+					     .runner = (char *)(runner ? runner : "?"), .stage = s->name };
+		struct results_group *g = group_for(tb, &key);
+		struct results_trial t = { .dir = tdir, .test = xstrdup(tests.v[k]), .index = index,
+					   .rel = xasprintf("traces/%s/%s/%s", s->task, s->name, tests.v[k]) };
+		read_trial(&t, j, routes);
+		t.stale = stale_reason(s, index, j);
+		if (t.stale)
+			g->stale++;
+		else
+			count_trial(g, &t, j);
+		count_spent(g, &t);
+		push_trial(g, &t);
+		cJSON_Delete(j);
 	}
 	strlist_free(&tests);
+	free(dir);
 }
 
 /* Adds the attempts kept in <run>/.incomplete/<stage>/ to the rows of that stage. */
@@ -160,11 +294,12 @@ static void count_incomplete(const char *run, struct results_table *tb)
 {
 	char *inc = path_join(run, ".incomplete");
 	struct strlist stages = STRLIST_INIT;
-	fs_list_names(inc, &stages, NULL);
+	struct err e;
+	fs_list_names(inc, &stages, &e);
 	for (size_t s = 0; s < stages.n; s++) {
 		char *sd = path_join(inc, stages.v[s]);
 		struct strlist items = STRLIST_INIT;
-		fs_list_names(sd, &items, NULL);
+		fs_list_names(sd, &items, &e);
 		for (size_t i = 0; i < tb->n; i++)
 			if (!strcmp(tb->v[i].stage, stages.v[s]))
 				tb->v[i].incomplete += (long)items.n;
@@ -173,29 +308,6 @@ static void count_incomplete(const char *run, struct results_table *tb)
 	}
 	strlist_free(&stages);
 	free(inc);
-}
-
-/* Feeds every complete trial of one run to tb. */
-static void scan_run(const char *run, struct results_table *tb)
-{
-	char *traces = path_join(run, "traces");
-	struct strlist tasks = STRLIST_INIT;
-	fs_list_names(traces, &tasks, NULL);
-	for (size_t i = 0; i < tasks.n; i++) {
-		char *td = path_join(traces, tasks.v[i]);
-		struct strlist stages = STRLIST_INIT;
-		fs_list_names(td, &stages, NULL);
-		for (size_t s = 0; s < stages.n; s++) {
-			char *sd = path_join(td, stages.v[s]);
-			scan_stage(sd, stages.v[s], tb);
-			free(sd);
-		}
-		strlist_free(&stages);
-		free(td);
-	}
-	strlist_free(&tasks);
-	free(traces);
-	count_incomplete(run, tb);
 }
 
 void results_find_runs(const char *path, int depth, struct strlist *runs)
@@ -210,7 +322,8 @@ void results_find_runs(const char *path, int depth, struct strlist *runs)
 	if (depth == 0)
 		return;
 	struct strlist kids = STRLIST_INIT;
-	fs_list_names(path, &kids, NULL);
+	struct err e;
+	fs_list_names(path, &kids, &e);
 	for (size_t i = 0; i < kids.n; i++) {
 		char *k = path_join(path, kids.v[i]);
 		if (fs_is_dir(k))
@@ -220,7 +333,16 @@ void results_find_runs(const char *path, int depth, struct strlist *runs)
 	strlist_free(&kids);
 }
 
-static void group_add(struct results_group *g, const struct results_group *src)
+static int cmp_trial(const void *a, const void *b)
+{
+	const struct results_trial *x = a, *y = b;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return strcmp(x->dir, y->dir);
+}
+
+/* Moves src's numbers and trials into g (src is left without trials). */
+static void group_add(struct results_group *g, struct results_group *src)
 {
 	g->trials += src->trials;
 	g->scored += src->scored;
@@ -230,6 +352,8 @@ static void group_add(struct results_group *g, const struct results_group *src)
 	g->verr += src->verr;
 	g->timeouts += src->timeouts;
 	g->incomplete += src->incomplete;
+	g->stale += src->stale;
+	g->reused += src->reused;
 	g->skill_den += src->skill_den;
 	g->invoked += src->invoked;
 	g->read += src->read;
@@ -237,8 +361,17 @@ static void group_add(struct results_group *g, const struct results_group *src)
 	g->reward_n += src->reward_n;
 	g->tok_sum += src->tok_sum;
 	g->tok_n += src->tok_n;
+	g->calls_sum += src->calls_sum;
+	g->calls_n += src->calls_n;
 	g->cost_sum += src->cost_sum;
 	g->cost_n += src->cost_n;
+	g->cost_unknown += src->cost_unknown;
+	g->spent += src->spent;
+	g->spent_unknown += src->spent_unknown;
+	g->ran += src->ran;
+	g->llm_calls += src->llm_calls;
+	g->llm_unknown += src->llm_unknown;
+	g->llm_usd += src->llm_usd;
 	g->sec_sum += src->sec_sum;
 	g->sec_n += src->sec_n;
 	g->agent_sec_sum += src->agent_sec_sum;
@@ -247,31 +380,64 @@ static void group_add(struct results_group *g, const struct results_group *src)
 		count_in(g->categories, c->string, c->valuedouble);
 	for (const cJSON *c = src->errors->child; c; c = c->next)
 		count_in(g->errors, c->string, c->valuedouble);
+	for (size_t i = 0; i < src->nt; i++)
+		push_trial(g, &src->t[i]);
+	src->nt = 0;
 }
 
-void results_build(struct results_table *tb, const struct strlist *runs)
+/* Gives each row of one run the LLM calls of its stage families, and
+ * adds every call and every trial that ran to the table's totals. */
+static void attribute_calls(struct results_table *tb, struct results_table *one, const char *run,
+			    const struct routes *routes)
+{
+	struct cost_calls c;
+	cost_calls_load(&c, run, routes);
+	for (size_t f = 0; f < c.n; f++) {
+		char row[96];
+		cost_row_of(c.v[f].name, row, sizeof row);
+		for (size_t k = 0; k < one->n; k++)
+			if (!strcmp(one->v[k].stage, row)) {
+				one->v[k].llm_calls += c.v[f].calls;
+				one->v[k].llm_unknown += c.v[f].unknown;
+				one->v[k].llm_usd += c.v[f].usd;
+				break; /* a run holds one task: one row per stage */
+			}
+	}
+	tb->llm_calls += c.calls;
+	tb->llm_unknown += c.unknown;
+	tb->llm_usd += c.usd;
+	for (size_t k = 0; k < one->n; k++) {
+		tb->trial_usd += one->v[k].spent;
+		tb->trial_unknown += one->v[k].spent_unknown;
+	}
+	cost_calls_free(&c);
+}
+
+void results_build(struct results_table *tb, const struct strlist *runs, const struct routes *routes)
 {
 	for (size_t i = 0; i < runs->n; i++) {
 		/* groups of earlier runs must not collect this run's .incomplete */
 		struct results_table one = { 0 };
-		scan_run(runs->v[i], &one);
-		for (size_t k = 0; k < one.n; k++) {
-			struct results_group *src = &one.v[k];
-			group_add(group_for(tb, src->task, src->harness, src->model, src->stage), src);
-		}
+		struct runinfo ri;
+		runinfo_load(&ri, runs->v[i]);
+		for (size_t s = 0; s < ri.n; s++)
+			scan_stage(&ri, &ri.st[s], &one, routes);
+		runinfo_free(&ri);
+		count_incomplete(runs->v[i], &one);
+		attribute_calls(tb, &one, runs->v[i], routes);
+		for (size_t k = 0; k < one.n; k++)
+			group_add(group_for(tb, &one.v[k]), &one.v[k]);
 		results_free(&one);
 	}
 	tb->runs = (long)runs->n;
 	qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
 	for (size_t i = 0; i < tb->n; i++) {
 		struct results_group *g = &tb->v[i];
+		qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
 		g->raw = NULL;
-		for (size_t k = 0; k < tb->n; k++) {
-			struct results_group *r = &tb->v[k];
-			if (r != g && !strcmp(r->stage, "raw") && !strcmp(r->task, g->task) &&
-			    !strcmp(r->harness, g->harness) && !strcmp(r->model, g->model))
-				g->raw = r;
-		}
+		for (size_t k = 0; k < tb->n; k++)
+			if (k != i && !strcmp(tb->v[k].stage, "raw") && same_cell(g, &tb->v[k]))
+				g->raw = &tb->v[k];
 	}
 }
 
@@ -285,6 +451,35 @@ double results_delta_pp(const struct results_group *g)
 	if (!g->raw)
 		return NAN;
 	return (results_pass_rate(g) - results_pass_rate(g->raw)) * 100;
+}
+
+bool results_delta_ci(const struct results_group *g, double *lo, double *hi)
+{
+	if (!g->raw || !g->scored || !g->raw->scored)
+		return false;
+	stats_newcombe(g->passed, g->scored, g->raw->passed, g->raw->scored, STATS_Z95, lo, hi);
+	*lo *= 100;
+	*hi *= 100;
+	return true;
+}
+
+double results_stage_usd(const struct results_group *g)
+{
+	long items = g->llm_calls + g->ran, unknown = g->llm_unknown + g->spent_unknown;
+	return items && unknown == items ? NAN : g->spent + g->llm_usd; /* nothing paid: $0, known */
+}
+
+double results_spent(const struct results_table *tb, long *unknown)
+{
+	if (unknown)
+		*unknown = tb->llm_unknown + tb->trial_unknown;
+	return tb->llm_usd + tb->trial_usd;
+}
+
+bool results_regressed(const struct results_group *g)
+{
+	double d = results_delta_pp(g);
+	return strcmp(g->stage, "raw") && !isnan(d) && d < 0;
 }
 
 double results_mean(double sum, long n)

@@ -1,45 +1,109 @@
-/* results.h — the results table of skillc-summary: the complete trials of
- * some run folders (traces/<task>/<stage>/test-NNN/trial.json) grouped by
- * task x harness x model x stage and summed, with the attempts each run kept
- * in .incomplete/<stage>/. Rows are sorted by task, harness and model, then
- * by stage in pipeline order (raw, static, fast, deep, final, others). */
+/* results.h — the results table of skillc-summary and skillc-report: the
+ * trials of some run folders (traces/<task>/<stage>/test-NNN/trial.json)
+ * grouped by bench x task x harness x model x runner x stage and summed,
+ * with the attempts each run kept in .incomplete/<stage>/.
+ *
+ * A stage's numbers are its current trials only: the complete trials with
+ * an index the run's manifest lists as due (<stage>-eval.NNN) whose
+ * skill_hash is the one of the skill the stage evaluates now (runinfo.h).
+ * Every other trial folder is kept in the group as stale, with the reason,
+ * and never counted. Rows are sorted by bench, task, harness, model and
+ * runner, then by stage in pipeline order (noskill, raw, static, fast,
+ * deep-1, deep-2, ..., final, others by name). */
 #ifndef SKILLC_REPORT_RESULTS_H
 #define SKILLC_REPORT_RESULTS_H
 
+#include <stdbool.h>
 #include <cJSON.h>
 
 #include "base/util.h"
 
+struct routes;
+
+/* Where a trial's money figure comes from. */
+enum results_price {
+	PRICE_UNKNOWN,  /* no figure from the runner and no price on the route */
+	PRICE_RUNNER,   /* trial.json's cost_usd, as the runner reported it */
+	PRICE_ROUTES,   /* its input and output tokens at the route's prices */
+};
+
+/* One trial folder of a stage. Numbers are NAN when unknown. */
+struct results_trial {
+	char *dir;      /* the trial folder */
+	char *rel;      /* the same, relative to its run folder */
+	char *test;     /* "test-NNN" */
+	char *error;    /* the runner's error text, NULL when none */
+	char *rollout;  /* trial-relative folder of the rollout (files.rollout), NULL when none */
+	long index;
+	char *stale;    /* NULL: counted; else why it is not */
+	char *outcome;  /* passed failed timeout infra_error verifier_error */
+	bool passed, reused, invoked;
+	double reward, tokens, tokens_in, tokens_out, tool_calls, seconds, agent_seconds;
+	double cost;    /* USD; NAN when price is PRICE_UNKNOWN */
+	enum results_price price;
+};
+
 struct results_group {
-	char *task, *harness, *model, *stage;
-	long trials, scored, passed, infra, verr, timeouts, incomplete;
+	char *bench, *task, *harness, *model, *runner, *stage;
+	long trials, scored, passed, infra, verr, timeouts, incomplete, stale, reused;
 	long skill_den, invoked, read;  /* skill_den: trials with our skill whose agent ran */
 	long env_not_reproduced;        /* trials whose sandbox lacked the task's Dockerfile steps */
-	double reward_sum, tok_sum, cost_sum, sec_sum, agent_sec_sum;
-	long reward_n, tok_n, cost_n, sec_n, agent_sec_n;
+	double reward_sum, tok_sum, cost_sum, sec_sum, agent_sec_sum, calls_sum;
+	long reward_n, tok_n, cost_n, sec_n, agent_sec_n, calls_n;
+	long cost_unknown;   /* counted trials without a money figure */
+	/* Money paid in the run for this stage: its trial folders (counted and
+	 * stale) that ran here, not reused from the trial store, and the LLM
+	 * calls of the stage families that belong to the row (cost.h). */
+	double spent;
+	long ran;            /* such trials */
+	long spent_unknown;  /* of them, without a money figure */
+	long llm_calls, llm_unknown;
+	double llm_usd;
 	cJSON *errors;      /* timeout / infra_error / verifier_error -> count */
 	cJSON *categories;  /* the runner's error_category -> count */
-	struct results_group *raw;  /* the raw stage of the same task/harness/model */
+	struct results_trial *t;  /* every trial folder, counted and stale, by index */
+	size_t nt, tcap;
+	struct results_group *raw;  /* the raw stage of the same bench, task, harness, model and runner */
 };
 
 struct results_table {
 	struct results_group *v;
 	size_t n, cap;
 	long runs;
+	/* Every LLM call and every trial that ran in the runs, rows or not:
+	 * known money, and how many items had none. */
+	long llm_calls;
+	double llm_usd, trial_usd;
+	long llm_unknown, trial_unknown;
 };
 
 /* Appends the run folders under path: path itself when it holds traces/,
  * else its descendants down to depth levels that do. */
 void results_find_runs(const char *path, int depth, struct strlist *runs);
 
-/* Fills tb (zeroed) from the runs; free with results_free. */
-void results_build(struct results_table *tb, const struct strlist *runs);
+/* Fills tb (zeroed) from the runs; prices from routes (may be NULL) for
+ * trials whose runner reported no cost. Free with results_free. */
+void results_build(struct results_table *tb, const struct strlist *runs, const struct routes *routes);
 void results_free(struct results_table *tb);
+
+/* The rank of a stage name in pipeline order (for sorting). */
+int results_stage_cmp(const char *a, const char *b);
 
 /* The numbers of a row; NAN when undefined (nothing scored, no raw row...). */
 double results_pass_rate(const struct results_group *g);  /* passed / scored */
 double results_delta_pp(const struct results_group *g);   /* pass-rate change vs raw, points */
 double results_mean(double sum, long n);
 double results_skill_rate(const struct results_group *g, long count); /* count / skill_den */
+/* The 95% interval of the pass-rate change vs raw, in points (Newcombe);
+ * false when there is no raw row or either has nothing scored. */
+bool results_delta_ci(const struct results_group *g, double *lo, double *hi);
+/* What the row's stage cost in its run: LLM calls plus trials that ran
+ * there; NAN when nothing of it has a known price. */
+double results_stage_usd(const struct results_group *g);
+/* Everything the table's runs paid (known money); *unknown items without a price. */
+double results_spent(const struct results_table *tb, long *unknown);
+
+/* A stage that is not raw and whose pass rate is below raw's. */
+bool results_regressed(const struct results_group *g);
 
 #endif

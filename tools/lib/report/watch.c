@@ -44,7 +44,7 @@ int watch_table(const struct strlist *paths, double timeout, double interval)
 		for (size_t i = 0; i < paths->n; i++)
 			results_find_runs(paths->v[i], 2, &runs);
 		struct results_table tb = { 0 };
-		results_build(&tb, &runs);
+		results_build(&tb, &runs, NULL);
 		long due, done;
 		watch_counts(&runs, &due, &done);
 		struct buf b = BUF_INIT;

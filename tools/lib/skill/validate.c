@@ -181,8 +181,8 @@ static int locate(struct skill *s)
 	return -1;
 }
 
-/* Reading, UTF-8, newlines, steps 3-4 (frontmatter delimiters). */
-static int read_skill(struct skill *s)
+/* Reading, UTF-8, newlines. */
+static int read_text(struct skill *s)
 {
 	struct check_report *r = s->r;
 	struct err e = { 0, "" };
@@ -214,14 +214,25 @@ static int read_skill(struct skill *s)
 	if (!s->text.data)
 		buf_add(&s->text, "", 0);
 	s->doc = sd_parse(s->raw.data ? s->raw.data : "", s->raw.len);
+	return 0;
+}
+
+/* Steps 3-4 of skills-ref: the frontmatter delimiters. */
+static int split_frontmatter(struct skill *s)
+{
+	struct check_report *r = s->r;
+	if (s->text.len >= 6 && !memcmp(s->text.data, "\xEF\xBB\xBF---", 6)) {
+		struct check_finding *f = error(r, "frontmatter-missing", 1, 1,
+						"SKILL.md must start with YAML frontmatter (---): it starts with "
+						"a UTF-8 byte order mark (BOM) before the ---");
+		set_fix(f, "save the file as UTF-8 without a BOM");
+		return -1;
+	}
 	if (s->text.len < 3 || memcmp(s->text.data, "---", 3)) {
 		struct check_finding *f = error(r, "frontmatter-missing", 1, 1,
 						"SKILL.md must start with YAML frontmatter (---)");
-		if (s->text.len >= 3 && !memcmp(s->text.data, "\xEF\xBB\xBF", 3))
-			set_fix(f, "the file starts with a UTF-8 byte order mark: remove it");
-		else
-			set_fix(f, "start the file with:\n---\nname: %s\ndescription: <what it does and "
-				"when to use it>\n---", s->dirname);
+		set_fix(f, "start the file with:\n---\nname: %s\ndescription: <what it does and "
+			"when to use it>\n---", s->dirname);
 		return -1;
 	}
 	const char *close = memmem(s->text.data + 3, s->text.len - 3, "---", 3);
@@ -829,9 +840,12 @@ int check_skill_opts(const char *path, const struct check_options *o, struct che
 	r->path = xstrdup(path);
 	r->body_lines = r->body_tokens = r->description_chars = -1;
 	*out = r;
-	if (locate(&s) < 0 || read_skill(&s) < 0 || parse_yaml(&s) < 0) {
+	if (locate(&s) < 0 || read_text(&s) < 0) {
 		r->verdict = CHECK_UNUSABLE;
+	} else if (split_frontmatter(&s) < 0 || parse_yaml(&s) < 0) {
+		r->verdict = CHECK_INVALID; /* a skill, but its frontmatter does not parse */
 	} else {
+		r->frontmatter_parsed = true;
 		rule_fields(&s);
 		rule_name(&s);
 		rule_description(&s);

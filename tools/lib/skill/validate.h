@@ -1,9 +1,10 @@
 /* validate.h — the Agent Skills validator (skillc-check) as a library.
  *
  * The verdict follows the reference validator skills-ref (v0.1.0) rule for
- * rule, message for message (see docs/check.md): UNUSABLE for what its
- * parser refuses, INVALID for what its validator refuses. Lint findings
- * (warnings) come on top and never change the verdict. */
+ * rule, message for message (see docs/check.md): INVALID for every skill it
+ * reports invalid (its parser's and its validator's refusals), UNUSABLE only
+ * for what is not a skill at all. Lint findings (warnings) come on top and
+ * never change the verdict. */
 #ifndef SKILLC_SKILL_VALIDATE_H
 #define SKILLC_SKILL_VALIDATE_H
 
@@ -45,6 +46,7 @@ struct check_report {
 	size_t nwarnings, warnings_cap;
 	/* measured when the file could be read: */
 	long body_lines, body_tokens, description_chars; /* -1 when unknown */
+	bool frontmatter_parsed; /* the frontmatter is a YAML mapping (else verdict != valid) */
 	char *first_error; /* check_first_error's line */
 	cJSON *properties; /* skills-ref read-properties: string fields + metadata, or NULL */
 };
@@ -54,10 +56,12 @@ struct check_options {
 };
 
 /* path: a skill directory or its SKILL.md. Returns the verdict. UNUSABLE =
- * cannot be read as a skill at all: path missing / not a directory / no
- * SKILL.md / not UTF-8 / no frontmatter / unclosed frontmatter / YAML that
- * does not parse or is not a mapping. INVALID = parsed but breaks a spec
- * rule. *out is always set; free it with check_report_free. */
+ * not a skill at all: path missing / not a directory / no SKILL.md /
+ * unreadable / not UTF-8. INVALID = a skill that breaks the spec, as
+ * skills-ref reports it: no frontmatter, unclosed frontmatter, YAML that
+ * does not parse or is not a mapping (the one error, with its line and
+ * column; frontmatter_parsed is false), or a spec rule broken.
+ * *out is always set; free it with check_report_free. */
 int check_skill(const char *path, struct check_report **out);
 int check_skill_opts(const char *path, const struct check_options *o, struct check_report **out);
 

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Every project path and documentation section the project names exists
+# (tools/gen/check-docs): in messages, --help texts, comments, data files,
+# docs and man pages.
+. "$(dirname "$0")/../lib.sh"
+
+t_begin "every doc path, anchor, link, header and man page named in the project exists"
+out=$("$T_ROOT/tools/gen/check-docs" "$T_ROOT" 2>&1)
+t_eq "check-docs exit (output: $out)" $? 0
+t_end
+
+# a small tree with one reference of every kind, good and broken
+R=$T_TMP/tree
+mkdir -p "$R/docs" "$R/tools/lib/base" "$R/rules" "$R/man"
+d=docs s=skillc
+printf '# Guide\n\n## Keys and `.env`\n\n```sh\n# not a heading\n```\n\n## Keys and `.env`\n' >"$R/$d/guide.md"
+printf '.TH SKILLC 7\n' >"$R/man/skillc.7"
+printf '/* util.h — see %s/guide.md#keys-and-env and %s/guide.md#keys-and-env-1 */\n' $d $d >"$R/tools/lib/base/util.h"
+cat >"$R/tools/lib/base/fs.c" <<C
+/* see $d/gone.md, $d/guide.md#not-a-heading and run.h; util.h is fine */
+static const char *m = "see $d/guide.md, \"Keys\"";
+/* $s(7) is there, $s-gone(1) is not; tools/lib/base/util.h is */
+C
+printf '{"_comment": "see %s/guide.md#keys-and-env and rules/NAME.json and rules/x/<h>.json"}\n' $d >"$R/rules/r.json"
+printf '# Read me\n\n[ok](%s/guide.md) [gone](%s/nope.md) [anchor](#read-me) [bad](#nope) `[x](y.md)`\n' $d $d >"$R/README.md"
+t_begin "check-docs names each broken reference by file and line, and only those"
+out=$("$T_ROOT/tools/gen/check-docs" "$R" 2>&1)
+t_eq "exit" $? 1
+t_contains "a missing page" "$out" "tools/lib/base/fs.c:1: names $d/gone.md: no such file"
+t_contains "an anchor no heading has (a # line in a fence is no heading)" "$out" \
+	"tools/lib/base/fs.c:1: names $d/guide.md#not-a-heading: $d/guide.md has no heading with anchor #not-a-heading"
+t_contains "a stale header name" "$out" "tools/lib/base/fs.c:1: names header run.h"
+t_contains "a section by title" "$out" "tools/lib/base/fs.c:2: names a section by its title"
+t_contains "a missing man page" "$out" "tools/lib/base/fs.c:3: names man page $s-gone(1): no man/$s-gone.1"
+t_contains "a broken Markdown link" "$out" "README.md:3: links to $d/nope.md: no such file"
+t_contains "a broken same-page anchor" "$out" "README.md:3: links to #nope: README.md has no heading with anchor #nope"
+t_eq "nothing else reported (output: $out)" "$(printf '%s\n' "$out" | wc -l)" 7
+t_end

@@ -1,0 +1,181 @@
+#include "report/gate.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/stats.h"
+
+static bool same_run(const struct results_group *a, const struct results_group *b)
+{
+	return !strcmp(a->bench, b->bench) && !strcmp(a->task, b->task) && !strcmp(a->harness, b->harness) &&
+	       !strcmp(a->model, b->model) && !strcmp(a->runner, b->runner);
+}
+
+static double r2(double v)
+{
+	return round(v * 100) / 100;
+}
+
+void gate_rate_text(const struct results_group *g, struct buf *b)
+{
+	if (!g->scored) {
+		buf_printf(b, "no scored trials (%ld infra error%s, %ld verifier error%s)", g->infra,
+			   g->infra == 1 ? "" : "s", g->verr, g->verr == 1 ? "" : "s");
+		return;
+	}
+	double lo, hi;
+	stats_wilson(g->passed, g->scored, STATS_Z95, &lo, &hi);
+	buf_printf(b, "%ld/%ld = %.1f%% [%.1f%%, %.1f%%]", g->passed, g->scored, 100.0 * (double)g->passed / (double)g->scored,
+		   lo * 100, hi * 100);
+}
+
+bool gate_delta(const struct results_group *g, const struct results_group *base, double *d, double *lo,
+		double *hi)
+{
+	if (!g->scored || !base->scored)
+		return false;
+	stats_newcombe(g->passed, g->scored, base->passed, base->scored, STATS_Z95, lo, hi);
+	*d = r2(((double)g->passed / (double)g->scored - (double)base->passed / (double)base->scored) * 100);
+	*lo = r2(*lo * 100);
+	*hi = r2(*hi * 100);
+	return true;
+}
+
+void gate_run_name(const struct results_group *g, struct buf *b)
+{
+	buf_printf(b, "%s (%s, %s, %s", g->task, g->harness, g->model, g->runner);
+	if (*g->bench)
+		buf_printf(b, ", bench %s", g->bench);
+	buf_addc(b, ')');
+}
+
+/* The rows of one run: [*first, end). */
+struct run_rows {
+	const struct results_group *stage, *raw, *noskill;
+};
+
+static void find_rows(const struct results_group *v, size_t n, const char *stage, struct run_rows *rr)
+{
+	memset(rr, 0, sizeof *rr);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(v[i].stage, stage))
+			rr->stage = &v[i];
+		if (!strcmp(v[i].stage, "raw"))
+			rr->raw = &v[i];
+		if (!strcmp(v[i].stage, "noskill"))
+			rr->noskill = &v[i];
+	}
+}
+
+/* Why a run cannot be judged, into why; false when it can. */
+static bool unjudged(const struct run_rows *rr, const struct gate_rule *r, struct buf *why)
+{
+	const struct { const struct results_group *g; const char *name; bool needed; } need[] = {
+		{ rr->stage, r->stage, true },
+		{ rr->raw, "raw", true },
+		{ rr->noskill, "noskill", r->vs_noskill },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(need); i++) {
+		if (!need[i].needed)
+			continue;
+		if (!need[i].g) {
+			buf_printf(why, "no %s trials", need[i].name);
+			return true;
+		}
+		if (!need[i].g->scored) {
+			buf_printf(why, "%s has ", need[i].name);
+			gate_rate_text(need[i].g, why);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "final 4/5 = ... vs raw 1/5 = ...: +60.0 pp [+5.1, +84.2]"; false when
+ * the lower bound is below the margin. */
+static bool judge_vs(const struct results_group *g, const struct results_group *base, const char *base_name,
+		     const struct gate_rule *r, struct buf *line, struct buf *why)
+{
+	double d, lo, hi;
+	gate_delta(g, base, &d, &lo, &hi);
+	buf_printf(line, "; %s - %s %+.1f pp [%+.1f, %+.1f]", g->stage, base_name, d, lo, hi);
+	if (lo >= r->min_delta)
+		return true;
+	buf_printf(why, "%s%s - %s: lower bound %+.1f pp < GATE_MIN_DELTA %g", why->len ? "; " : "", g->stage,
+		   base_name, lo, r->min_delta);
+	return false;
+}
+
+/* One run: its line, and its state. */
+static enum gate_state judge_run(const struct run_rows *rr, const struct gate_rule *r, bool too_many_regressed,
+				 struct buf *line)
+{
+	struct buf why = BUF_INIT;
+	enum gate_state st = GATE_PASS;
+	if (unjudged(rr, r, &why)) {
+		st = GATE_UNJUDGED;
+	} else {
+		buf_printf(line, ": %s ", r->stage);
+		gate_rate_text(rr->stage, line);
+		buf_adds(line, " vs raw ");
+		gate_rate_text(rr->raw, line);
+		bool ok = judge_vs(rr->stage, rr->raw, "raw", r, line, &why);
+		if (r->vs_noskill)
+			ok &= judge_vs(rr->stage, rr->noskill, "noskill", r, line, &why);
+		if (results_regressed(rr->stage) && too_many_regressed) {
+			buf_printf(&why, "%sregressed below raw (more than GATE_MAX_REGRESSED %ld)", why.len ? "; " : "",
+				   r->max_regressed);
+			ok = false;
+		}
+		st = ok ? GATE_PASS : GATE_FAIL;
+	}
+	if (why.len)
+		buf_printf(line, "%s%s", st == GATE_UNJUDGED ? ": cannot be judged: " : ": ", why.data);
+	buf_free(&why);
+	return st;
+}
+
+int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct buf *out,
+	       struct gate_counts *counts)
+{
+	struct gate_counts c = { 0 };
+	/* the regressed runs first: whether there are too many decides their lines */
+	for (size_t i = 0; i < tb->n;) {
+		size_t end = i + 1;
+		while (end < tb->n && same_run(&tb->v[i], &tb->v[end]))
+			end++;
+		struct run_rows rr;
+		find_rows(&tb->v[i], end - i, r->stage, &rr);
+		c.regressed += rr.stage && results_regressed(rr.stage);
+		i = end;
+	}
+	bool too_many = c.regressed > r->max_regressed;
+	for (size_t i = 0; i < tb->n;) {
+		size_t end = i + 1;
+		while (end < tb->n && same_run(&tb->v[i], &tb->v[end]))
+			end++;
+		struct run_rows rr;
+		find_rows(&tb->v[i], end - i, r->stage, &rr);
+		struct buf line = BUF_INIT;
+		gate_run_name(&tb->v[i], &line);
+		enum gate_state st = judge_run(&rr, r, too_many, &line);
+		buf_printf(out, "%s %s\n", st == GATE_PASS ? "ok" : st == GATE_FAIL ? "FAIL" : "ERROR", line.data);
+		buf_free(&line);
+		c.runs++;
+		c.passed += st == GATE_PASS;
+		c.failed += st == GATE_FAIL;
+		c.unjudged += st == GATE_UNJUDGED;
+		i = end;
+	}
+	if (!c.runs)
+		buf_adds(out, "ERROR no complete trial in the runs given: nothing to judge\n");
+	int rc = !c.runs || c.unjudged ? 2 : c.failed || too_many ? 1 : 0;
+	buf_printf(out, "gate: %s: %ld run%s, %ld pass, %ld fail, %ld cannot be judged; %ld regressed (at most %ld)",
+		   rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "CANNOT JUDGE", c.runs, c.runs == 1 ? "" : "s", c.passed,
+		   c.failed, c.unjudged, c.regressed, r->max_regressed);
+	buf_printf(out, "; rule: %s - raw%s, lower 95%% bound >= %g pp\n", r->stage,
+		   r->vs_noskill ? " and - noskill" : "", r->min_delta);
+	if (counts)
+		*counts = c;
+	return rc;
+}

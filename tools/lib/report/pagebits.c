@@ -1,0 +1,447 @@
+#include "report/pagebits.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/json.h"
+#include "report/html.h"
+#include "report/stats.h"
+
+/* ---------------------------------------------------------------- charts */
+
+static struct page_chart *new_chart(struct page_charts *cs, const char *id)
+{
+	cs->v = xrealloc(cs->v, (cs->n + 1) * sizeof *cs->v);
+	struct page_chart *c = &cs->v[cs->n++];
+	memset(c, 0, sizeof *c);
+	snprintf(c->id, sizeof c->id, "%s", id);
+	return c;
+}
+
+void page_chart(struct page_charts *cs, struct buf *out, const struct svg_chart *c)
+{
+	struct page_chart *pc = new_chart(cs, c->id);
+	svg_bar_chart(&pc->svg, c, false);
+	svg_bar_chart(&pc->file, c, true);
+	if (out)
+		buf_add(out, pc->svg.data, pc->svg.len);
+}
+
+void page_forest(struct page_charts *cs, struct buf *out, const struct svg_forest *f)
+{
+	struct page_chart *pc = new_chart(cs, f->id);
+	svg_forest_plot(&pc->svg, f, false);
+	svg_forest_plot(&pc->file, f, true);
+	if (out)
+		buf_add(out, pc->svg.data, pc->svg.len);
+}
+
+void page_charts_free(struct page_charts *cs)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		buf_free(&cs->v[i].svg);
+		buf_free(&cs->v[i].file);
+	}
+	free(cs->v);
+	memset(cs, 0, sizeof *cs);
+}
+
+static int write_counted(const char *path, const struct buf *b, int *changed, struct err *e)
+{
+	int r = fs_write_if_changed(path, b->data ? b->data : "", b->len, e);
+	if (r > 0 && changed)
+		(*changed)++;
+	return r < 0 ? -1 : 0;
+}
+
+int page_write_files(const char *dir, const char *name, const struct buf *page, const struct page_charts *cs,
+		     int *changed, struct err *e)
+{
+	int rc = 0;
+	if (cs->n) {
+		char *cd = path_join(dir, "charts");
+		rc = fs_mkdirs(cd, e);
+		for (size_t i = 0; i < cs->n && rc == 0; i++) {
+			char *file = xasprintf("%s/%s.svg", cd, cs->v[i].id);
+			rc = write_counted(file, &cs->v[i].file, changed, e);
+			free(file);
+		}
+		free(cd);
+	}
+	if (rc == 0) {
+		char *p = path_join(dir, name);
+		rc = write_counted(p, page, changed, e);
+		free(p);
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------- cells */
+
+const char *page_stage_color(const char *stage)
+{
+	static const struct {
+		const char *name, *color;
+	} colors[] = {
+		{ "noskill", "#b8bec8" }, { "raw", "#8d99ae" }, { "static", "#4c78a8" },
+		{ "fast", "#2a9d8f" },    { "final", "#e76f51" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(colors); i++)
+		if (!strcmp(stage, colors[i].name))
+			return colors[i].color;
+	if (!strncmp(stage, "deep-", 5)) {
+		static const char *const deep[] = { "#7b61ff", "#9c7cf4", "#b197fc", "#6741d9" };
+		long k = strtol(stage + 5, NULL, 10);
+		return deep[(k > 0 ? k - 1 : 0) % 4];
+	}
+	return "#c9a227";
+}
+
+void page_stage_name(struct buf *b, const char *stage)
+{
+	buf_printf(b, "<span class=\"stage\" style=\"background:%s\"></span>", page_stage_color(stage));
+	html_str(b, stage);
+}
+
+void page_num(struct buf *b, double v, const char *fmt)
+{
+	if (isnan(v))
+		buf_adds(b, "–");
+	else
+		buf_printf(b, fmt, v);
+}
+
+void page_pct(struct buf *b, double v)
+{
+	if (isnan(v))
+		buf_adds(b, "–");
+	else
+		buf_printf(b, "%.1f%%", v * 100);
+}
+
+void page_rate_ci(struct buf *b, const struct results_group *g)
+{
+	if (!g->scored) {
+		buf_adds(b, "–");
+		return;
+	}
+	double lo, hi;
+	stats_wilson(g->passed, g->scored, STATS_Z95, &lo, &hi);
+	buf_printf(b, "<b>%.1f%%</b><br><span class=\"muted small\">%ld/%ld [%.1f, %.1f]</span>",
+		   results_pass_rate(g) * 100, g->passed, g->scored, lo * 100, hi * 100);
+}
+
+/* A signed number of points, never "-0.0". */
+static double tidy1(double v)
+{
+	v = round(v * 10) / 10;
+	return v == 0 ? 0 : v;
+}
+
+void page_delta(struct buf *b, const struct results_group *g)
+{
+	double d = results_delta_pp(g), lo, hi;
+	if (isnan(d) || !strcmp(g->stage, "raw")) {
+		buf_adds(b, "–");
+		return;
+	}
+	buf_printf(b, "<span class=\"%s\">%+.1f pp</span>", d > 0 ? "pos" : d < 0 ? "neg" : "muted", tidy1(d));
+	if (results_delta_ci(g, &lo, &hi))
+		buf_printf(b, "<br><span class=\"muted small\">[%+.1f, %+.1f]</span>", tidy1(lo), tidy1(hi));
+}
+
+void page_fmt_seconds(char *out, size_t size, double s)
+{
+	if (isnan(s))
+		snprintf(out, size, "–");
+	else if (s >= 3600)
+		snprintf(out, size, "%ldh %02ldm", (long)(s / 3600), ((long)s % 3600) / 60);
+	else if (s >= 120)
+		snprintf(out, size, "%ldm %02lds", (long)(s / 60), (long)s % 60);
+	else
+		snprintf(out, size, "%.1f s", s);
+}
+
+void page_fmt_usd(char *out, size_t size, double usd)
+{
+	if (isnan(usd))
+		snprintf(out, size, "unknown");
+	else if (usd >= 100)
+		snprintf(out, size, "$%.0f", usd);
+	else if (usd >= 1)
+		snprintf(out, size, "$%.2f", usd);
+	else
+		snprintf(out, size, "$%.4f", usd);
+}
+
+void page_usd_cell(struct buf *b, double usd, long unknown)
+{
+	char s[48];
+	if (usd == 0 && unknown)
+		usd = NAN; /* nothing known to add the unknown to: never "$0" */
+	page_fmt_usd(s, sizeof s, usd);
+	if (isnan(usd))
+		buf_adds(b, "<span class=\"muted\">unknown</span>");
+	else
+		html_str(b, s);
+	if (unknown && !isnan(usd))
+		buf_printf(b, " <span class=\"muted small\">+ %ld unknown</span>", unknown);
+}
+
+/* ----------------------------------------------------------------- kpis */
+
+void page_kpi(struct buf *b, const char *key, const char *value, const char *sub, const char *cls)
+{
+	buf_adds(b, "<div class=\"kpi");
+	if (cls) {
+		buf_addc(b, ' ');
+		html_str(b, cls);
+	}
+	buf_adds(b, "\"><div class=\"k\">");
+	html_str(b, key);
+	buf_adds(b, "</div><div class=\"v\">");
+	html_str(b, value);
+	buf_adds(b, "</div><div class=\"s\">");
+	html_str(b, sub);
+	buf_adds(b, "</div></div>\n");
+}
+
+void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g, const char *cls)
+{
+	char v[32] = "–", s[96] = "no scored trials";
+	if (g && g->scored) {
+		double lo, hi;
+		stats_wilson(g->passed, g->scored, STATS_Z95, &lo, &hi);
+		snprintf(v, sizeof v, "%.0f%%", results_pass_rate(g) * 100);
+		snprintf(s, sizeof s, "%ld/%ld passed · 95%% CI %.0f–%.0f%%", g->passed, g->scored, lo * 100, hi * 100);
+	}
+	page_kpi(b, key, v, s, cls);
+}
+
+void page_kpi_delta(struct buf *b, const struct results_group *g)
+{
+	double d = results_delta_pp(g), lo, hi;
+	char v[32] = "–", s[96] = "no raw trials to compare";
+	if (!isnan(d)) {
+		snprintf(v, sizeof v, "%+.0f pp", tidy1(d));
+		if (results_delta_ci(g, &lo, &hi))
+			snprintf(s, sizeof s, "%s vs raw · 95%% CI %+.0f to %+.0f", g->stage, tidy1(lo), tidy1(hi));
+	}
+	page_kpi(b, "Change vs raw", v, s, isnan(d) || d == 0 ? NULL : d > 0 ? "good" : "bad");
+}
+
+/* ------------------------------------------------------------- pipeline */
+
+struct prow {
+	char *name;
+	long n, done, failed, running, pending, other;
+	double seconds;
+	char *error;
+};
+
+static struct prow *prow_for(struct prow **v, size_t *n, const char *target)
+{
+	const char *dot = strrchr(target, '.');
+	size_t len = dot && dot[1] >= '0' && dot[1] <= '9' ? (size_t)(dot - target) : strlen(target);
+	for (size_t i = 0; i < *n; i++)
+		if (strlen((*v)[i].name) == len && !strncmp((*v)[i].name, target, len))
+			return &(*v)[i];
+	*v = xrealloc(*v, (*n + 1) * sizeof **v);
+	struct prow *r = &(*v)[(*n)++];
+	memset(r, 0, sizeof *r);
+	r->name = xstrndup(target, len);
+	return r;
+}
+
+static void prow_state(struct prow *r, const char *state)
+{
+	r->n++;
+	if (!state || !strcmp(state, "pending"))
+		r->pending++;
+	else if (!strcmp(state, "done"))
+		r->done++;
+	else if (!strcmp(state, "failed"))
+		r->failed++;
+	else if (!strcmp(state, "running"))
+		r->running++;
+	else
+		r->other++;
+}
+
+static void prow_cell_state(struct buf *b, const struct prow *r)
+{
+	const struct {
+		long n;
+		const char *cls;
+	} parts[] = { { r->done, "done" }, { r->failed, "failed" }, { r->running, "running" },
+		      { r->pending, "pending" }, { r->other, "interrupted" } };
+	for (size_t i = 0; i < ARRAY_LEN(parts); i++) {
+		if (!parts[i].n)
+			continue;
+		buf_printf(b, "<span class=\"pill %s\">", parts[i].cls);
+		if (r->n > 1)
+			buf_printf(b, "%ld ", parts[i].n);
+		buf_printf(b, "%s</span> ", parts[i].cls);
+	}
+}
+
+void page_pipeline_table(struct buf *b, const cJSON *manifest, const char *run, const struct page_cost_col *cost)
+{
+	const cJSON *targets = json_get(manifest, "targets"), *stages = json_get(manifest, "stages");
+	struct prow *rows = NULL;
+	size_t n = 0;
+	for (const cJSON *t = targets ? targets->child : NULL; t; t = t->next)
+		prow_state(prow_for(&rows, &n, t->string), cJSON_IsString(t) ? t->valuestring : NULL);
+	for (const cJSON *s = stages ? stages->child : NULL; s; s = s->next) {
+		struct prow *r = prow_for(&rows, &n, s->string);
+		if (!json_get(targets, s->string))
+			prow_state(r, json_str(s, "state"));
+		double sec = json_num(s, "seconds", NAN);
+		if (!isnan(sec))
+			r->seconds += sec;
+		const char *err = json_str(s, "error");
+		if (err && !r->error)
+			r->error = xstrdup(err);
+	}
+	if (!n) {
+		buf_adds(b, "<p class=\"note\">No manifest.json in this run folder.</p>\n");
+		return;
+	}
+	buf_printf(b, "<div class=\"scroll\"><table>\n<tr><th>Stage</th><th class=\"n\">Targets</th><th>State</th>"
+		      "<th class=\"n\">Time</th>%s<th>Error</th><th>Log</th></tr>\n",
+		   cost ? "<th class=\"n\">Cost</th>" : "");
+	for (size_t i = 0; i < n; i++) {
+		struct prow *r = &rows[i];
+		char t[32], c[48];
+		page_fmt_seconds(t, sizeof t, r->seconds);
+		buf_adds(b, "<tr><td><b>");
+		html_str(b, r->name);
+		buf_printf(b, "</b></td><td class=\"n\">%ld</td><td>", r->n);
+		prow_cell_state(b, r);
+		buf_printf(b, "</td><td class=\"n\">%s</td>", r->done + r->failed ? t : "–");
+		if (cost) {
+			buf_adds(b, "<td class=\"n\">");
+			html_str(b, cost->cell(cost->ctx, r->name, c, sizeof c));
+			buf_adds(b, "</td>");
+		}
+		buf_adds(b, "<td class=\"msg\">");
+		html_str_cut(b, r->error, 300);
+		buf_adds(b, "</td><td class=\"links\">");
+		char *log = xasprintf("logs/%s%s.log", r->name, r->n > 1 ? ".001" : "");
+		char *abs = path_join(run, log);
+		if (fs_exists(abs)) {
+			buf_adds(b, "<a href=\"");
+			html_href(b, log);
+			buf_adds(b, "\">log</a>");
+		}
+		free(abs);
+		free(log);
+		buf_adds(b, "</td></tr>\n");
+		free(r->name);
+		free(r->error);
+	}
+	free(rows);
+	buf_adds(b, "</table></div>\n");
+}
+
+/* --------------------------------------------------------------- trials */
+
+/* The text of the last agent_message in a trial's ACP trajectory. */
+static char *last_message(const char *trial_dir)
+{
+	char *p = path_join(trial_dir, "trajectory/acp_trajectory.jsonl");
+	struct buf b = BUF_INIT;
+	struct err e;
+	char *msg = NULL;
+	if (fs_read(p, 16u << 20, &b, &e) == 0 && b.data) {
+		for (char *line = b.data; line && *line;) {
+			char *nl = strchr(line, '\n');
+			size_t len = nl ? (size_t)(nl - line) : strlen(line);
+			cJSON *ev = cJSON_ParseWithLength(line, len);
+			const char *text = json_str(ev, "text");
+			if (text && json_str(ev, "type") && !strcmp(json_str(ev, "type"), "agent_message")) {
+				free(msg);
+				msg = xstrdup(text);
+			}
+			cJSON_Delete(ev);
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	buf_free(&b);
+	free(p);
+	return msg;
+}
+
+static void link(struct buf *b, const char *prefix, const char *rel, const char *file, const char *label,
+		 const char *trial_dir)
+{
+	char *abs = file ? xasprintf("%s/%s", trial_dir, file) : xstrdup(trial_dir);
+	if (fs_exists(abs)) {
+		buf_adds(b, "<a href=\"");
+		char *href = file ? xasprintf("%s%s/%s", prefix, rel, file) : xasprintf("%s%s/", prefix, rel);
+		html_href(b, href);
+		free(href);
+		buf_adds(b, "\">");
+		html_str(b, label);
+		buf_adds(b, "</a>");
+	}
+	free(abs);
+}
+
+static void trial_row(struct buf *b, const struct results_trial *t, const char *prefix)
+{
+	char secs[32];
+	page_fmt_seconds(secs, sizeof secs, t->seconds);
+	buf_printf(b, "<tr%s><td>", t->stale ? " class=\"stale\"" : "");
+	html_str(b, t->test);
+	buf_adds(b, "</td><td>");
+	if (t->stale)
+		buf_adds(b, "<span class=\"pill\">stale</span>");
+	else {
+		buf_adds(b, "<span class=\"pill ");
+		html_str(b, t->outcome);
+		buf_adds(b, "\">");
+		html_str(b, t->outcome);
+		buf_adds(b, "</span>");
+	}
+	if (t->reused)
+		buf_adds(b, " <span class=\"muted small\">reused</span>");
+	buf_adds(b, "</td><td class=\"n\">");
+	page_num(b, t->reward, "%.2f");
+	buf_adds(b, "</td><td class=\"n\">");
+	page_num(b, t->tokens, "%.0f");
+	buf_adds(b, "</td><td class=\"n\">");
+	page_num(b, t->tool_calls, "%.0f");
+	buf_printf(b, "</td><td class=\"n\">%s</td><td>%s</td><td class=\"msg\">", secs, t->invoked ? "invoked" : "–");
+	if (t->stale) {
+		html_str(b, t->stale);
+	} else {
+		char *msg = last_message(t->dir);
+		html_str_cut(b, msg ? msg : t->error, 240);
+		free(msg);
+	}
+	buf_adds(b, "</td><td class=\"links\">");
+	link(b, prefix, t->rel, NULL, "folder", t->dir);
+	link(b, prefix, t->rel, "trial.json", "trial.json", t->dir);
+	link(b, prefix, t->rel, "trajectory/acp_trajectory.jsonl", "trajectory", t->dir);
+	if (t->rollout) {
+		char *v = xasprintf("%s/verifier", t->rollout);
+		link(b, prefix, t->rel, v, "verifier", t->dir);
+		free(v);
+	}
+	link(b, prefix, t->rel, "runner.log", "runner.log", t->dir);
+	buf_adds(b, "</td></tr>\n");
+}
+
+void page_trial_table(struct buf *b, const struct results_group *g, const char *prefix)
+{
+	buf_adds(b, "<div class=\"scroll\"><table>\n<tr><th>Trial</th><th>Outcome</th><th class=\"n\">Reward</th>"
+		    "<th class=\"n\">Tokens</th><th class=\"n\">Tool calls</th><th class=\"n\">Time</th><th>Skill</th>"
+		    "<th>Message</th><th>Files</th></tr>\n");
+	for (size_t i = 0; i < g->nt; i++)
+		trial_row(b, &g->t[i], prefix);
+	buf_adds(b, "</table></div>\n");
+}

@@ -1,0 +1,99 @@
+/* skillc-gate — the regression gate a CI acts on: exit 0 when every run's
+ * gated stage (final) beats raw (and, asked, the no-skill baseline) by the
+ * rule, 1 when not, 2 when the runs cannot be judged (bad input, an
+ * infra-only run, a stage that did not run). One line per run says why.
+ * The rule is report/gate.h; docs/ci.md explains it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/log.h"
+#include "base/versions.h"
+#include "report/gate.h"
+#include "report/results.h"
+
+static const char usage[] =
+	"usage: skillc-gate [--stage S] [--min-delta PP] [--max-regressed N] [--vs noskill|none] PATH...\n"
+	"\n"
+	"PATH is a run folder (holding traces/) or a results folder holding runs.\n"
+	"Each run passes when the lower end of the 95% interval of its stage's\n"
+	"pass-rate change against raw (the interval the summary prints) is at least\n"
+	"--min-delta points (default 0; negative allows a loss inside that margin,\n"
+	"-100 turns the check off), and with --vs noskill the same against the\n"
+	"no-skill stage. At most --max-regressed runs (default 0) may have the\n"
+	"stage below raw. --stage: the stage judged (default final).\n"
+	"Prints one line per run (ok / FAIL why / ERROR why) and a verdict line.\n"
+	"Exit 0 the rule holds, 1 it does not, 2 bad input or a run that cannot be\n"
+	"judged (no scored trials in raw or the stage, e.g. only infra errors).\n";
+
+static double parse_delta(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !isfinite(v) || v < -100 || v > 100)
+		die(2, "--min-delta (GATE_MIN_DELTA) wants points between -100 and 100, not '%s'", s);
+	return v;
+}
+
+static long parse_count(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || v < 0)
+		die(2, "--max-regressed (GATE_MAX_REGRESSED) wants a whole number >= 0, not '%s'", s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_GATE);
+	struct gate_rule rule = { "final", 0, 0, false };
+	struct strlist paths = STRLIST_INIT;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--stage")) {
+			rule.stage = std_option_value(argc, argv, &i);
+			if (!name_is_safe(rule.stage))
+				die(2, "--stage (GATE_STAGE) wants a stage name such as final or static, not '%s'",
+				    rule.stage);
+		} else if (!strcmp(argv[i], "--min-delta")) {
+			rule.min_delta = parse_delta(std_option_value(argc, argv, &i));
+		} else if (!strcmp(argv[i], "--max-regressed")) {
+			rule.max_regressed = parse_count(std_option_value(argc, argv, &i));
+		} else if (!strcmp(argv[i], "--vs")) {
+			const char *v = std_option_value(argc, argv, &i);
+			if (strcmp(v, "noskill") && strcmp(v, "none") && *v)
+				die(2, "--vs (GATE_VS) is noskill or none, not '%s'", v);
+			rule.vs_noskill = !strcmp(v, "noskill");
+		} else if (argv[i][0] == '-') {
+			die(2, "unknown option '%s' (see --help)", argv[i]);
+		} else {
+			strlist_push(&paths, argv[i]);
+		}
+	}
+	if (!paths.n)
+		die(2, "give a run folder or a results folder (see --help)");
+	struct strlist runs = STRLIST_INIT;
+	for (size_t i = 0; i < paths.n; i++) {
+		if (!fs_is_dir(paths.v[i]))
+			die(2, "'%s' is not a folder: give a run folder or a results folder", paths.v[i]);
+		results_find_runs(paths.v[i], 2, &runs);
+	}
+	if (!runs.n)
+		die(2, "no runs under %s%s: no traces/ folder found (run make eval first)", paths.v[0],
+		    paths.n > 1 ? " ..." : "");
+	struct results_table tb = { 0 };
+	results_build(&tb, &runs, NULL);
+	struct buf out = BUF_INIT;
+	int rc = gate_judge(&tb, &rule, &out, NULL);
+	fputs(out.data, stdout);
+	buf_free(&out);
+	results_free(&tb);
+	strlist_free(&runs);
+	strlist_free(&paths);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die(2, "cannot write to stdout");
+	return rc;
+}
