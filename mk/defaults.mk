@@ -28,6 +28,8 @@ BENCH ?=
 RUNNER ?= local
 # where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
 SANDBOX ?= bwrap
+# SANDBOX=docker: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)
+IMAGE ?=
 # trials per evaluation
 REPEAT ?= 3
 # traces the fast stage needs
@@ -76,7 +78,7 @@ GATE_MAX_REGRESSED ?= 0
 GATE_VS ?= none
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
@@ -91,6 +93,7 @@ SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL 
 #:   BENCH=                           the task source's name in the summary (empty: the TASKS_DIR folder's name)
 #:   RUNNER=local|benchflow|harbor    evaluation runner
 #:   SANDBOX=bwrap|docker|none        where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
+#:   IMAGE=                           SANDBOX=docker: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)
 #:   REPEAT=3                         trials per evaluation
 #:   FAST_MIN_TRACES=6                traces the fast stage needs
 #:   DEEP_ROUNDS=3                    deep optimization rounds

@@ -14,8 +14,8 @@ SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
 include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on one run (they take its lock), and goals that only read.
-SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index
-SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
+SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index l1-image l2-image
+SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final images clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
@@ -74,7 +74,7 @@ $(error skillc: task '$(task)' not found: no folder $(SKILLC_TASK_DIR) (TASKS_DI
 endif
 endif
 # every stage after ingest is for the target model: say so before any work
-ifneq ($(filter-out ingest clean-stage status,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))),)
+ifneq ($(filter-out ingest clean-stage status images l1-image l2-image,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))),)
 ifeq ($(MODEL),)
 $(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; providers are in ROUTES))
 endif
@@ -177,6 +177,9 @@ $(RUN)/rules.mk: FORCE
 $(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
 eval: $(SKILLC_GOAL_eval)
 final: $(SKILLC_GOAL_final)
+# the baked images of SANDBOX=docker (none under bwrap: the stages are not in the run)
+images: $(SKILLC_GOAL_l2-image)
+	@$(if $(SKILLC_GOAL_l2-image),:,echo "skillc: no images in this run: they are for RUNNER=local SANDBOX=docker")
 clean-stage:
 	@$(SKILLC_STAGE) clean $(STAGE)
 
@@ -199,6 +202,7 @@ endif
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
+#:   make task=T images         SANDBOX=docker: the task's L1 and L2 images that are due (-jN with tasks=)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)

@@ -21,6 +21,7 @@
 #include "pipeline/stages.h"
 #include "pipeline/state.h"
 #include "base/versions.h"
+#include "local/image.h"
 
 static const char usage[] =
 	"usage: skillc-rules\n"
@@ -37,7 +38,7 @@ static const char usage[] =
 static int is_file_output(const char *o)
 {
 	size_t n = strlen(o);
-	return n > 5 && (!strcmp(o + n - 5, ".hash") || !strcmp(o + n - 5, ".json"));
+	return n > 5 && (!strcmp(o + n - 5, ".hash") || !strcmp(o + n - 5, ".json") || !strcmp(o + n - 3, ".id"));
 }
 
 static void emit_target(struct buf *mk, const struct run *r, const struct stage_ref *ref)
@@ -136,9 +137,16 @@ static void guard_outputs(const struct run *r)
 			for (size_t k = 0; k < out.n; k++) {
 				char *p = run_path(r, out.v[k]);
 				int missing = !fs_exists(p);
+				/* an image stamp stands for an image in the daemon: deleted there, built again */
+				struct err ie;
+				int gone = !missing && !strcmp(refs[i].def->tool, "skillc-image") && image_stamp_check(p, &ie) == 0;
 				free(p);
-				if (missing) {
-					warnf("%s: output %s is missing; the stage will run again", refs[i].name, out.v[k]);
+				if (missing || gone) {
+					if (missing)
+						warnf("%s: output %s is missing; the stage will run again", refs[i].name, out.v[k]);
+					else
+						warnf("%s: the image of %s is gone from the Docker daemon; the stage will run again",
+						      refs[i].name, out.v[k]);
 					unlink(ok);
 					break;
 				}

@@ -324,12 +324,13 @@ static void forget(const struct run *r, const struct stage_ref *ref)
 	printf("%s: %s\n", ref->name, removed ? "removed" : "nothing to remove");
 }
 
-/* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
-static char *stage_names(void)
+/* "ingest, raw-eval, ...": the name of every stage of the run, for messages; caller frees. */
+static char *stage_names(const struct run *r)
 {
 	struct buf names = BUF_INIT;
 	for (size_t i = 0; i < stage_count; i++)
-		buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
+		if (stage_in_run(&stage_table[i], r))
+			buf_printf(&names, "%s%s", names.len ? ", " : "", stage_table[i].name);
 	return buf_detach(&names);
 }
 
@@ -341,7 +342,7 @@ static int cmd_clean(const struct run *r, const char *name)
 	int single = stage_ref_find(r, name, &one) == 0 && one.index;
 	const struct stage_def *target = single ? one.def : stage_find(name);
 	if (!target) {
-		char *names = stage_names();
+		char *names = stage_names(r);
 		die(2, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003)", name, names);
 	}
 	struct stage_ref *refs;
@@ -470,7 +471,7 @@ static int cmd_status(const struct run *r, const char *goal)
 	struct stage_ref *need;
 	int n = goal_refs(r, goal, &need);
 	if (n < 0) {
-		char *names = stage_names();
+		char *names = stage_names(r);
 		die(2, "unknown GOAL=%s: a stage (%s), eval or final", goal, names);
 	}
 	printf("run %s (task %s)\n", r->dir, r->task);

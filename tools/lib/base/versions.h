@@ -20,5 +20,6 @@
 #define V_STATS "1"
 #define V_GATE "1"
 #define V_JUNIT "1"
+#define V_IMAGE "1"
 
 #endif

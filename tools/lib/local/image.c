@@ -313,6 +313,27 @@ static int recipe_file(const struct launch *h, const cJSON *f, const char *ctx, 
 	return r;
 }
 
+/* Where SKILLC_BUILD_CA (a CA bundle for builds behind a TLS-intercepting
+ * proxy) goes in the L2, for the recipe's RUN lines only. */
+#define BUILD_CA "/etc/skillc/build-ca.crt"
+
+/* The build CA into ctx/files; the prefix of every RUN line ("" without one). */
+static int build_ca(const char *ctx, const char **prefix, struct err *e)
+{
+	const char *ca = getenv("SKILLC_BUILD_CA");
+	*prefix = "";
+	if (!ca || !*ca)
+		return 0;
+	char *dst = xasprintf("%s/files" BUILD_CA, ctx), *dir = path_dir(dst);
+	int r = fs_mkdirs(dir, e);
+	if (r == 0 && fs_copy_file(ca, dst, 0644, e) < 0)
+		r = err_set(e, ERR_INPUT, "SKILLC_BUILD_CA '%s' cannot be read (%s)", ca, e->msg);
+	free(dir);
+	free(dst);
+	*prefix = "export NODE_EXTRA_CA_CERTS=" BUILD_CA " PIP_CERT=" BUILD_CA "; ";
+	return r;
+}
+
 /* ctx/Dockerfile: FROM the L1, the recipe's files, its run lines. */
 static int l2_context(const struct launch *h, const cJSON *recipe, const struct image_ref *l1, const char *ctx,
 		      struct err *e)
@@ -322,16 +343,17 @@ static int l2_context(const struct launch *h, const cJSON *recipe, const struct 
 		return err_set(e, ERR_INPUT, "%s: \"image\" holds \"files\" (a list) and \"run\" (a list of commands)", h->file);
 	struct buf df = BUF_INIT;
 	buf_printf(&df, "FROM %s\n", l1->tag);
-	int r = 0;
+	const char *prefix;
+	int r = build_ca(ctx, &prefix, e);
 	for (const cJSON *f = files ? files->child : NULL; r == 0 && f; f = f->next)
 		r = recipe_file(h, f, ctx, e);
-	if (files && files->child)
+	if ((files && files->child) || *prefix)
 		buf_adds(&df, "COPY files/ /\n");
 	for (const cJSON *c = run ? run->child : NULL; r == 0 && c; c = c->next) {
 		if (!cJSON_IsString(c) || !*c->valuestring || strchr(c->valuestring, '\n'))
 			r = err_set(e, ERR_INPUT, "%s: image.run entries are one-line shell commands", h->file);
 		else
-			buf_printf(&df, "RUN %s\n", c->valuestring);
+			buf_printf(&df, "RUN %s%s\n", prefix, c->valuestring);
 	}
 	if (r == 0)
 		r = write_text(ctx, "Dockerfile", df.data, e);

@@ -1,5 +1,6 @@
 #include "pipeline/settings.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ const struct setting_def settings_table[] = {
 	{ "BENCH", SET_NAME, "", NULL, 0, 0, true, "the task source's name in the summary (empty: the TASKS_DIR folder's name)", SCOPE_RUN },
 	{ "RUNNER", SET_ENUM, "local", "benchflow harbor local", 0, 0, true, "evaluation runner", SCOPE_RUN },
 	{ "SANDBOX", SET_ENUM, "bwrap", "bwrap docker none", 0, 0, true, "where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)", SCOPE_RUN },
+	{ "IMAGE", SET_IMAGE, "", NULL, 0, 0, true, "SANDBOX=docker: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)", SCOPE_RUN },
 	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation", SCOPE_RUN },
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces the fast stage needs", SCOPE_RUN },
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds", SCOPE_RUN },
@@ -129,6 +131,8 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 		return buf;
 	case SET_USD:
 		return "an amount of US dollars, e.g. 2.50 (empty: no budget)";
+	case SET_IMAGE:
+		return "a local image, e.g. myorg/task-env:1 (letters, digits and . _ - / : @, starting with a letter or digit)";
 	}
 	return "";
 }
@@ -148,6 +152,8 @@ static bool value_ok(const struct setting_def *s, const char *v)
 		return list_ok(v, model_ok);
 	case SET_PATH:
 		return *v && chars_ok(v, "/+~@");
+	case SET_IMAGE:
+		return isalnum((unsigned char)v[0]) && chars_ok(v, "/:@") && !strstr(v, "..");
 	case SET_URL:
 		return (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) && chars_ok(v, "/:?&=%+~,@#[]");
 	case SET_INT: {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/datadir.h"
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
@@ -14,6 +15,9 @@ const struct source_def source_table[] = {
 	{ "inputs/task.src.hash", SRC_TASK, "" }, /* a trial depends on the whole task: tests, data, Dockerfile */
 	{ "inputs/profiles.src.hash", SRC_RULES, "profiles" },
 	{ "inputs/user-profiles.src.hash", SRC_SETTING, "PROFILES_DIR" },
+	/* the images of SANDBOX=docker: the task's environment, the harness's recipe */
+	{ "inputs/environment.src.hash", SRC_TASK, "environment" },
+	{ "inputs/harness.src.hash", SRC_HARNESS, "HARNESS" },
 };
 const size_t source_count = ARRAY_LEN(source_table);
 
@@ -40,6 +44,63 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 	push_flag(argv, "--max-file-mb", run_get(r, "MAX_FILE_MB"));
 }
 
+/* The docker images of a trial: only for RUNNER=local SANDBOX=docker. */
+#define DOCKER_TRIALS { "RUNNER=local", "SANDBOX=docker" }
+#define L1_STAMP "images/%T.l1.id"
+#define L2_STAMP "images/%T--%H.l2.id"
+
+static char *expand(const char *tmpl, const struct run *r, int index);
+
+/* The tag in the run's L2 stamp ("<id> <tag>"), or NULL without one. */
+static char *l2_tag(const struct run *r)
+{
+	if (strcmp(run_get(r, "RUNNER"), "local") || strcmp(run_get(r, "SANDBOX"), "docker"))
+		return NULL;
+	char *rel = expand(L2_STAMP, r, 0), *path = run_path(r, rel);
+	struct buf b = BUF_INIT;
+	struct err e;
+	char *tag = NULL;
+	if (fs_read(path, 4096, &b, &e) == 0 && b.data && strchr(b.data, ' ')) {
+		const char *t = strchr(b.data, ' ') + 1;
+		tag = xstrndup(t, strcspn(t, " \n"));
+	}
+	buf_free(&b);
+	free(path);
+	free(rel);
+	return tag;
+}
+
+/* skillc-image l1|l2: a run's image stamps. */
+static void image_argv(const struct run *r, const char *bindir, const char *kind, struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-image"));
+	strlist_push(argv, kind);
+	push_flag(argv, "--task", r->task_dir);
+	if (!strcmp(kind, "l2")) {
+		push_flag(argv, "--harness", run_get(r, "HARNESS"));
+		char *l1 = expand(L1_STAMP, r, 0);
+		push_path(argv, "--l1", r, l1);
+		free(l1);
+	}
+	char *out = expand(!strcmp(kind, "l1") ? L1_STAMP : L2_STAMP, r, 0);
+	push_path(argv, "--out", r, out);
+	free(out);
+}
+
+static void l1_image_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                             struct strlist *argv)
+{
+	image_argv(r, bindir, "l1", argv);
+	if (*run_get(r, "IMAGE"))
+		push_flag(argv, "--image", run_get(r, "IMAGE"));
+}
+
+static void l2_image_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                             struct strlist *argv)
+{
+	image_argv(r, bindir, "l2", argv);
+}
+
 /* One trial of an evaluation stage: skillc-eval into traces/<task>/<stage>/test-NNN/.
  * The agent's own limit is AGENT_TIMEOUT; the hard deadline stays under
  * TRIAL_TIMEOUT so skillc-eval, not skillc-stage, does the cleanup. */
@@ -57,6 +118,10 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	push_flag(argv, "--runner", run_get(r, "RUNNER"));
 	if (!strcmp(run_get(r, "RUNNER"), "local"))
 		push_flag(argv, "--sandbox", !strcmp(run_get(r, "SANDBOX"), "docker") ? "docker" : "local");
+	char *image = l2_tag(r);
+	if (image)
+		push_flag(argv, "--image", image);
+	free(image);
 	char *out = xasprintf("traces/%s/%s/test-%03d", r->task, stage, ref->index);
 	push_path(argv, "--out", r, out);
 	free(out);
@@ -137,6 +202,29 @@ static void static_command(const struct stage_ref *ref, const struct run *r, con
 
 const struct stage_def stage_table[] = {
 	{
+		.name = "l1-image",
+		.help = "SANDBOX=docker: the task's environment/ built from its own Dockerfile (or IMAGE) as its L1 image",
+		.tool = "skillc-image",
+		.version = V_IMAGE,
+		.inputs = { "inputs/environment.src.hash" },
+		.outputs = { L1_STAMP },
+		.settings = { "IMAGE" },
+		.when = DOCKER_TRIALS,
+		.command = l1_image_command,
+	},
+	{
+		.name = "l2-image",
+		.help = "SANDBOX=docker: the L1 image with the harness installed by its recipe (rules/harness/<harness>.json \"image\")",
+		.tool = "skillc-image",
+		.version = V_IMAGE,
+		.after = { "l1-image" },
+		.inputs = { L1_STAMP, "inputs/harness.src.hash" },
+		.outputs = { L2_STAMP },
+		.settings = { "HARNESS" },
+		.when = DOCKER_TRIALS,
+		.command = l2_image_command,
+	},
+	{
 		.name = "ingest",
 		.help = "copy the task's skill into inputs/skill/, validated",
 		.tool = "skillc-ingest",
@@ -151,8 +239,8 @@ const struct stage_def stage_table[] = {
 		.help = "REPEAT trials of the raw skill, one target each",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
-		.after = { "ingest" },
-		.inputs = { "inputs/skill.hash", "inputs/task.src.hash" },
+		.after = { "ingest", "l2-image" },
+		.inputs = { "inputs/skill.hash", "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
@@ -198,8 +286,8 @@ const struct stage_def stage_table[] = {
 		.help = "REPEAT trials of the statically compiled skill (reused from the store when its bytes equal the raw skill's)",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
-		.after = { "static" },
-		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
+		.after = { "static", "l2-image" },
+		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
@@ -244,6 +332,19 @@ static void ref_init(struct stage_ref *ref, const struct stage_def *s, int index
 		snprintf(ref->name, sizeof ref->name, "%s", s->name);
 }
 
+bool stage_in_run(const struct stage_def *s, const struct run *r)
+{
+	for (size_t i = 0; i < ARRAY_LEN(s->when) && s->when[i]; i++) {
+		const char *eq = strchr(s->when[i], '=');
+		char *name = xstrndup(s->when[i], (size_t)(eq - s->when[i]));
+		bool holds = !strcmp(run_get(r, name), eq + 1);
+		free(name);
+		if (!holds)
+			return false;
+	}
+	return true;
+}
+
 size_t stage_refs(const struct run *r, struct stage_ref **out)
 {
 	size_t n = 0;
@@ -254,6 +355,8 @@ size_t stage_refs(const struct run *r, struct stage_ref **out)
 	struct stage_ref *v = xcalloc(n, sizeof *v);
 	n = 0;
 	for (size_t i = 0; i < stage_count; i++) {
+		if (!stage_in_run(&stage_table[i], r))
+			continue;
 		int k = instances(&stage_table[i], r);
 		if (!k)
 			ref_init(&v[n++], &stage_table[i], 0, 0);
@@ -278,13 +381,17 @@ int stage_ref_find(const struct run *r, const char *name, struct stage_ref *out)
 	return found;
 }
 
-/* Replaces %T with the task's name and %N with the 3-digit instance. */
+/* Replaces %T with the task's name, %H with the harness's and %N with the
+ * 3-digit instance. */
 static char *expand(const char *tmpl, const struct run *r, int index)
 {
 	struct buf b = BUF_INIT;
 	for (const char *p = tmpl; *p; p++) {
 		if (p[0] == '%' && p[1] == 'T') {
 			buf_adds(&b, r->task);
+			p++;
+		} else if (p[0] == '%' && p[1] == 'H') {
+			buf_adds(&b, run_get(r, "HARNESS"));
 			p++;
 		} else if (p[0] == '%' && p[1] == 'N') {
 			buf_printf(&b, "%03d", index);
@@ -296,10 +403,24 @@ static char *expand(const char *tmpl, const struct run *r, int index)
 	return buf_detach(&b);
 }
 
+/* True when a stage the run lacks makes the file of template tmpl. */
+static bool made_by_absent_stage(const char *tmpl, const struct run *r)
+{
+	for (size_t i = 0; i < stage_count; i++) {
+		const struct stage_def *s = &stage_table[i];
+		for (size_t k = 0; k < ARRAY_LEN(s->outputs) && s->outputs[k]; k++)
+			if (!strcmp(s->outputs[k], tmpl))
+				return !stage_in_run(s, r);
+	}
+	return false;
+}
+
 void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	const struct stage_def *s = ref->def;
 	for (size_t i = 0; i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++) {
+		if (made_by_absent_stage(s->inputs[i], r))
+			continue;
 		if (strstr(s->inputs[i], "%N") && !ref->index && s->gather) {
 			long k = run_get_int(r, s->gather);
 			for (int j = 1; j <= k; j++)
@@ -383,11 +504,27 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	return (int)k;
 }
 
+/* The folder holding <harness>.json (HARNESS_PATH first, then rules/harness). */
+static char *harness_folder(const struct run *r, const char *name)
+{
+	char *file = xasprintf("%s.json", name);
+	char *rules = path_join(r->rules_dir, "harness");
+	char *found = rules_find_in("HARNESS_PATH", rules, file, NULL);
+	char *dir = found ? path_dir(found) : rules;
+	if (found)
+		free(rules);
+	free(found);
+	free(file);
+	return dir;
+}
+
 char *source_path(const struct run *r, const struct source_def *src)
 {
 	switch (src->root) {
 	case SRC_SETTING:
 		return xstrdup(run_get(r, src->what));
+	case SRC_HARNESS:
+		return harness_folder(r, run_get(r, src->what));
 	case SRC_RULES:
 		return *src->what ? path_join(r->rules_dir, src->what) : xstrdup(r->rules_dir);
 	case SRC_TASK:

@@ -15,6 +15,7 @@ enum source_root {
 	SRC_TASK,     /* the task folder (SKILLC_TASK_DIR) */
 	SRC_RULES,    /* the rules data folder (SKILLC_RULES, exported by make) */
 	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
+	SRC_HARNESS,  /* the folder holding the harness file of setting `what` (HARNESS_PATH first) */
 };
 struct source_def {
 	const char *stamp;  /* run-relative, e.g. "inputs/skill.src.hash" */
@@ -24,7 +25,7 @@ struct source_def {
 };
 
 /* A row of the graph. Paths are run-relative templates: %T is the task's
- * name, %N the instance number (001, 002, ...). */
+ * name, %H the harness's, %N the instance number (001, 002, ...). */
 struct stage_ref;
 struct stage_def {
 	const char *name;
@@ -44,6 +45,10 @@ struct stage_def {
 	const char *gather;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
+	/* "SETTING=value" conditions: the stage is in a run only where all hold
+	 * (e.g. the images of SANDBOX=docker); an input made by a stage the run
+	 * lacks is dropped. */
+	const char *when[2];
 	/* Appends the command (tool path first) to argv. */
 	void (*command)(const struct stage_ref *ref, const struct run *r, const char *bindir,
 	                struct strlist *argv);
@@ -63,6 +68,8 @@ extern const struct stage_def stage_table[];
 extern const size_t stage_count;
 
 const struct stage_def *stage_find(const char *name);
+/* True when the stage's `when` conditions hold for r. */
+bool stage_in_run(const struct stage_def *s, const struct run *r);
 /* Every target of the run in graph order; returns how many, *out is the
  * caller's to free. */
 size_t stage_refs(const struct run *r, struct stage_ref **out);
