@@ -4,21 +4,24 @@
 #   t_begin "name"; ...; t_check "what" test -f x; ...; t_end
 # t_check runs a command; when it fails the case fails with "what".
 set -u
-T_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T_ROOT=${T_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 T_BIN=$T_ROOT/bin
 PATH=$T_BIN:$PATH
 export PATH
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/skillc-e2e.XXXXXX")
 T_PIDS=
 T_DOCKERD=
-t_cleanup() {
-	[ -z "$T_DOCKERD" ] || t_dockerd_stop
+# functions run at exit before T_PIDS are stopped (e.g. t_slurm_stop)
+T_AT_EXIT=
+t_at_exit() {
+	for _f in $T_AT_EXIT; do $_f; done
 	[ -z "$T_PIDS" ] || kill $T_PIDS 2>/dev/null
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$T_TMP"
 }
-trap t_cleanup EXIT
+trap t_at_exit EXIT
 t_name=
 t_why=
+T_FAILED=0
 
 t_begin() { t_name=$1; t_why=; }
 t_fail() { [ -n "$t_why" ] || t_why=$*; }
@@ -29,7 +32,16 @@ t_check() {
 # t_skip "name" "reason": a case that cannot run here; counted as skipped
 t_skip() { echo "ok $1 # skip $2"; }
 t_end() {
-	if [ -n "$t_why" ]; then echo "FAIL $t_name: $t_why"; else echo "ok $t_name"; fi
+	if [ -n "$t_why" ]; then echo "FAIL $t_name: $t_why"; T_FAILED=$((T_FAILED + 1)); else echo "ok $t_name"; fi
+}
+# t_poll SECONDS CMD...: runs CMD every 0.1 s until it succeeds (0) or
+# SECONDS pass (1). For waiting on daemons and jobs: never sleep-and-hope.
+t_poll() {
+	_end=$(( $(date +%s) + $1 )); shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$_end" ] || return 1
+		sleep 0.1
+	done
 }
 # t_eq "what" actual expected
 t_eq() {
@@ -76,6 +88,7 @@ t_dockerd() {
 		--pidfile "$T_DOCKER/docker.pid" --storage-driver vfs --iptables=false --bridge=none \
 		>"$T_DOCKER/dockerd.log" 2>&1 &
 	T_DOCKERD=$!
+	T_AT_EXIT="$T_AT_EXIT t_dockerd_stop"
 	DOCKER_HOST=unix://$T_DOCKER/docker.sock
 	export DOCKER_HOST
 	_i=0
@@ -90,6 +103,7 @@ t_dockerd() {
 	done
 }
 t_dockerd_stop() {
+	[ -n "$T_DOCKERD" ] || return 0
 	docker ps -aq 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1
 	kill "$T_DOCKERD" 2>/dev/null
 	_i=0
@@ -112,4 +126,147 @@ t_docker_base() {
 		{ T_WHY="no $1 base image: $(tail -n 1 "$T_TMP/base-$1.err")"; return 1; }
 	docker import "$_tar" "$2" >/dev/null 2>"$T_TMP/import.err" ||
 		{ T_WHY="docker import failed: $(tail -n 1 "$T_TMP/import.err")"; return 1; }
+}
+
+# t_slurm DIR: starts a private single-node Slurm cluster with every file
+# in DIR: munged on its own socket and key, slurmctld and slurmd with their
+# own state, spool, log and pid files on two free ports, so it never meets
+# another cluster (or another test's). Exports SLURM_CONF, which every Slurm
+# command reads. Returns 1 with T_SLURM_WHY set (and the daemons' logs on
+# stderr) when it cannot start; the caller skips. At exit its jobs are
+# cancelled and its daemons stopped by pid (t_slurm_stop).
+t_slurm() {
+	T_SLURM=$1 T_SLURM_PIDS= T_SLURM_WHY=
+	for _p in munged slurmctld slurmd srun sinfo squeue scancel sacct scontrol; do
+		command -v $_p >/dev/null 2>&1 || { T_SLURM_WHY="no $_p (apt-get install -y slurm-wlm munge)"; return 1; }
+	done
+	[ "$(id -u)" = 0 ] || { T_SLURM_WHY="slurmd needs root"; return 1; }
+	# a test run inside a Slurm job must not talk to that job's cluster
+	for _v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$_v"; done
+	T_AT_EXIT="$T_AT_EXIT t_slurm_stop"
+	mkdir -p "$T_SLURM/munge" "$T_SLURM/state" "$T_SLURM/spool" "$T_SLURM/log" "$T_SLURM/run" || return 1
+	chmod 700 "$T_SLURM/munge"
+	head -c 1024 /dev/urandom >"$T_SLURM/munge/munge.key" && chmod 400 "$T_SLURM/munge/munge.key"
+	# in the foreground, as our children: we know their pids and reap them
+	munged --foreground --force --socket="$T_SLURM/munge/socket" --key-file="$T_SLURM/munge/munge.key" \
+		--log-file="$T_SLURM/log/munged.log" --pid-file="$T_SLURM/run/munged.pid" \
+		--seed-file="$T_SLURM/munge/seed" 2>>"$T_SLURM/log/daemons.err" &
+	T_SLURM_MUNGED=$!
+	if ! t_poll 20 test -S "$T_SLURM/munge/socket"; then
+		T_SLURM_WHY="munged did not start"; t_slurm_logs; return 1
+	fi
+	: >"$T_SLURM/plugstack.conf"
+	_try=1
+	while :; do
+		t_slurm_conf && t_slurm_start && [ "$(sinfo --noheader --format=%t 2>/dev/null)" = idle ] && return 0
+		t_slurm_stop_daemons
+		[ $_try -lt 3 ] || break
+		_try=$((_try + 1))
+	done
+	T_SLURM_WHY="slurmctld/slurmd did not come up (their logs are on stderr)"
+	t_slurm_logs
+	return 1
+}
+
+# a TCP port nothing listens on (another test may take it first: t_slurm retries)
+t_free_port() {
+	while :; do
+		_port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40000 ))
+		_hex=$(printf '%04X' $_port)
+		awk '{ print $2 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -q ":$_hex\$" || break
+	done
+	echo $_port
+}
+
+t_slurm_conf() {
+	T_SLURM_NODE=$(hostname -s)
+	export SLURM_CONF="$T_SLURM/slurm.conf"
+	cat >"$SLURM_CONF" <<EOF
+ClusterName=skillc-test
+SlurmctldHost=$T_SLURM_NODE(127.0.0.1)
+SlurmctldPort=$(t_free_port)
+SlurmdPort=$(t_free_port)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$T_SLURM/munge/socket
+PlugStackConfig=$T_SLURM/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+ReturnToService=2
+KillWait=10
+StateSaveLocation=$T_SLURM/state
+SlurmdSpoolDir=$T_SLURM/spool
+SlurmctldPidFile=$T_SLURM/run/slurmctld.pid
+SlurmdPidFile=$T_SLURM/run/slurmd.pid
+SlurmctldLogFile=$T_SLURM/log/slurmctld.log
+SlurmdLogFile=$T_SLURM/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$T_SLURM/log/jobcomp.txt
+NodeName=$T_SLURM_NODE NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=100 State=UNKNOWN
+PartitionName=main Nodes=$T_SLURM_NODE Default=YES State=UP OverSubscribe=FORCE:4 MaxTime=INFINITE
+EOF
+}
+
+t_slurm_start() {
+	slurmctld -D -f "$SLURM_CONF" 2>>"$T_SLURM/log/daemons.err" &
+	T_SLURM_PIDS=$!
+	slurmd -D -f "$SLURM_CONF" -N "$T_SLURM_NODE" 2>>"$T_SLURM/log/daemons.err" &
+	T_SLURM_PIDS="$! $T_SLURM_PIDS"
+	t_poll 60 t_slurm_idle
+}
+
+# the node is idle, or a daemon has died (then the poll ends at once, failing)
+t_slurm_idle() {
+	for _pid in $T_SLURM_PIDS; do t_gone "$_pid" && return 0; done
+	[ "$(sinfo --noheader --format=%t 2>/dev/null)" = idle ]
+}
+
+# the last lines of every daemon log, on stderr (tests/run shows them on failure)
+t_slurm_logs() {
+	for _l in "$T_SLURM"/log/*; do
+		[ -f "$_l" ] || continue
+		echo "--- $_l" >&2
+		tail -n 15 "$_l" >&2
+	done
+}
+
+# t_gone PID: the process has ended (a zombie nobody reaps counts as ended)
+t_gone() { [ ! -e "/proc/$1" ] || grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
+# t_stop_pids PID...: SIGTERM to each in turn, waiting for it to go (SIGKILL after 20 s)
+t_stop_pids() {
+	for _pid; do
+		kill "$_pid" 2>/dev/null || continue
+		t_poll 20 t_gone "$_pid" || kill -9 "$_pid" 2>/dev/null
+	done
+}
+
+t_slurm_stop_daemons() {
+	t_stop_pids $T_SLURM_PIDS
+	wait $T_SLURM_PIDS 2>/dev/null
+	T_SLURM_PIDS=
+}
+
+t_slurm_no_jobs() { [ -z "$(squeue --noheader --format=%i 2>/dev/null)" ]; }
+
+t_slurm_stop() {
+	[ -n "${T_SLURM:-}" ] || return 0
+	if [ -n "$T_SLURM_PIDS" ]; then
+		scancel --user="$(id -u)" 2>/dev/null
+		t_poll 60 t_slurm_no_jobs
+		[ "$T_FAILED" = 0 ] || t_slurm_logs
+	fi
+	t_slurm_stop_daemons
+	t_stop_pids ${T_SLURM_MUNGED:-}
+	wait ${T_SLURM_MUNGED:-} 2>/dev/null
+	T_SLURM_MUNGED=
 }

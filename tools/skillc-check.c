@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 	log_init(argv[0]);
 	std_options(argc, argv, usage, CHECK_FORMAT_VERSION);
 	bool json = false;
-	struct check_options o = { true };
+	struct check_options o = { true, NULL, 0 };
 	int first = 1;
 	for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
 		const char *a = argv[first];

@@ -15,6 +15,7 @@
 #include "llm/client.h"
 #include "base/log.h"
 #include "llm/routes.h"
+#include "pipeline/launcher.h"
 #include "base/versions.h"
 
 static const char usage[] =
@@ -22,8 +23,8 @@ static const char usage[] =
 	"\n"
 	"Checks the settings a pipeline run needs; prints one line per check,\n"
 	"\"ok      <check>: ...\" or \"problem <check>: <what is wrong and what to do>\".\n"
-	"Reads MODEL, EXTERNAL_MODEL, ROUTES, ENV_FILE, CACHE_DIR and LLM_CACHE from\n"
-	"the environment (make doctor passes them).\n"
+	"Reads MODEL, EXTERNAL_MODEL, ROUTES, ENV_FILE, CACHE_DIR, LLM_CACHE, LAUNCHER\n"
+	"and SRUN_ARGS from the environment (make doctor passes them).\n"
 	"\n"
 	"  --probe MODE   how far to test each model's provider (default: $DOCTOR_PROBE,\n"
 	"                 else models):\n"
@@ -216,6 +217,18 @@ static void open_client(struct doctor *d)
 	d->llm = llm_open(&o, &e);
 }
 
+/* LAUNCHER=srun: srun on PATH, the cluster answering, the partition up. */
+static void check_launcher(struct doctor *d)
+{
+	struct buf what = BUF_INIT;
+	struct err e = { 0 };
+	if (launcher_check(getenv("LAUNCHER"), getenv("SRUN_ARGS"), &what, &e) < 0)
+		report(d, false, "LAUNCHER", "%s", e.msg);
+	else
+		report(d, true, "LAUNCHER", "%s", what.data);
+	buf_free(&what);
+}
+
 struct check {
 	const char *name;
 	void (*run)(struct doctor *d);
@@ -228,6 +241,7 @@ static const struct check checks[] = {
 	{ "client", open_client },
 	{ "model", check_target_model },
 	{ "external-model", check_external_model },
+	{ "launcher", check_launcher },
 };
 
 int main(int argc, char **argv)

@@ -26,6 +26,7 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "pipeline/launcher.h"
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
 #include "pipeline/state.h"
@@ -77,7 +78,9 @@ static void sweep_leftovers(const struct run *r, const struct stage_ref *ref)
 	strlist_free(&outs);
 }
 
-/* The last non-empty line the tool printed since `from`: its error. */
+/* The last non-empty line the tool printed since `from`: its error (a
+ * launcher's own lines, e.g. srun's "task 0: Exited with exit code 1",
+ * only when the tool said nothing). */
 static char *last_line(const char *log, off_t from)
 {
 	int fd = open(log, O_RDONLY | O_CLOEXEC);
@@ -91,10 +94,18 @@ static char *last_line(const char *log, off_t from)
 	if (n <= 0)
 		return NULL;
 	tail[n] = '\0';
-	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
-		tail[--n] = '\0';
-	char *nl = strrchr(tail, '\n');
-	return n ? xstrdup(nl ? nl + 1 : tail) : NULL;
+	const char *last = NULL, *own = NULL;
+	for (char *save = NULL, *line = strtok_r(tail, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+		size_t k = strlen(line);
+		while (k && line[k - 1] == ' ')
+			line[--k] = '\0';
+		if (!k)
+			continue;
+		last = line;
+		if (!launcher_said(line))
+			own = line;
+	}
+	return own ? xstrdup(own) : last ? xstrdup(last) : NULL;
 }
 
 /* status/<name>.json as the stage starts: what it runs with and on. */
@@ -218,6 +229,8 @@ static int cmd_run(const struct run *r, const char *name)
 	struct strlist argv = STRLIST_INIT;
 	ref.def->command(&ref, r, bindir, &argv);
 	free(bindir);
+	struct launch launch; /* a Slurm job with LAUNCHER=srun: argv gets the srun prefix */
+	bool wrapped = launcher_wrap(r, &ref, &argv, &launch, &e) == 0;
 	char *logpath = xasprintf("%s/%s.log", logdir, ref.name);
 	off_t from;
 	int logfd = open_log(logpath, when, &ref, &argv, &from);
@@ -234,9 +247,12 @@ static int cmd_run(const struct run *r, const char *name)
 		.timeout = (double)stage_timeout(ref.def, r),
 		.stdin_fd = -1,
 		.tee = { logfd, 2 },
+		.stop = launch.marker ? launcher_stop : NULL, /* a Slurm job is stopped through Slurm */
+		.stop_arg = &launch,
 	};
 	struct proc_result res = { 0 };
-	int started = proc_run(&spec, &res, &e) == 0;
+	int started = wrapped && proc_run(&spec, &res, &e) == 0;
+	launcher_done(&launch, started, &res);
 	struct outcome o = judge(r, &ref, started, &res, &e, logpath, from);
 
 	double t1 = now_wall();
@@ -279,7 +295,7 @@ static int cmd_lock(const struct run *r, const char *what, char **cmd)
 {
 	struct err e = { 0 };
 	int fd = run_lock(r->dir, what, &e);
-	if (fd < 0)
+	if (fd < 0 || launcher_sweep(r->dir, &e) < 0) /* we hold the lock: jobs still marked are orphans */
 		die_err(&e);
 	struct proc_spec spec = { .argv = cmd, .stdin_fd = 0, .tee = { -1, -1 } };
 	struct proc_result res;

@@ -92,11 +92,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		die(2, "--dry-run prints a hybrid plan: use it with --mode hybrid");
 }
 
-static cJSON *size_json(const struct skill_out *o)
+static cJSON *size_json(struct skill_out *o)
 {
-	struct skilldoc *d = sd_parse(o->md.data, o->md.len);
-	struct body_size s = body_measure(d);
-	sd_free(d);
+	struct body_size s = body_measure(skill_out_model(o));
 	cJSON *j = cJSON_CreateObject();
 	json_set_num(j, "lines", (double)s.lines);
 	json_set_num(j, "tokens", (double)s.tokens);
@@ -202,11 +200,13 @@ static void run_passes(struct compile *c)
 }
 
 /* Lint of a skill folder: every error and warning of the validator, with
- * paths relative to the skill folder so reports do not name temp dirs. */
-static cJSON *lint(const char *dir)
+ * paths relative to the skill folder so reports do not name temp dirs.
+ * docs: the models of its Markdown files we hold (never parsed twice). */
+static cJSON *lint(const char *dir, const struct check_doc *docs, size_t ndocs)
 {
 	struct check_report *r;
-	check_skill(dir, &r);
+	struct check_options o = { true, docs, ndocs };
+	check_skill_opts(dir, &o, &r);
 	cJSON *j = cJSON_CreateObject();
 	json_set_str(j, "verdict", check_verdict_name(r->verdict));
 	cJSON *list = cJSON_AddArrayToObject(j, "findings");
@@ -291,7 +291,12 @@ static void write_outputs(struct compile *c, cJSON *rep, const cJSON *plan)
 		die_err(&e);
 	}
 	char *skill_dir = path_join(tmp, c->src.name);
-	json_set(rep, "lint_after", lint(skill_dir));
+	struct check_doc *docs = xcalloc(c->out.n + 1, sizeof *docs);
+	docs[0] = (struct check_doc){ c->src.md_name, skill_out_model(&c->out) };
+	for (size_t i = 0; i < c->out.n; i++)
+		docs[i + 1] = (struct check_doc){ c->out.files[i].path, pkg_file_model(&c->out.files[i]) };
+	json_set(rep, "lint_after", lint(skill_dir, docs, c->out.n + 1));
+	free(docs);
 	free(skill_dir);
 	if (fs_publish_dir(tmp, o->out, &e) < 0)
 		die_err(&e);
@@ -448,15 +453,11 @@ int main(int argc, char **argv)
 		json_set_str(plan, "note", "no plan: STATIC_MODE=deterministic runs only the passes the profile selects");
 		json_set(plan, "operations", cJSON_CreateArray());
 	}
-	json_set(rep, "lint_before", lint(c.src.dir));
+	struct check_doc src_doc = { c.src.md_name, c.src.doc };
+	json_set(rep, "lint_before", lint(c.src.dir, &src_doc, 1));
 	run_passes(&c);
 
-	struct skilldoc *d = sd_parse(c.src.md.data, c.src.md.len);
-	struct body_size before = body_measure(d);
-	sd_free(d);
-	d = sd_parse(c.out.md.data, c.out.md.len);
-	struct body_size after = body_measure(d);
-	sd_free(d);
+	struct body_size before = body_measure(c.src.doc), after = body_measure(skill_out_model(&c.out));
 	json_set(rep, "after", size_json(&c.out));
 	bool within = after.tokens <= profile_budget_tokens(c.profile) && after.lines <= profile_budget_lines(c.profile);
 	json_set_bool(rep, "within_budget", within);

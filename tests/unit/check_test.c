@@ -841,7 +841,7 @@ static void l05_keys_and_types(void)
 static void l06_no_lint_option(void)
 {
 	char *d = skill("l06/my-skill", "name: my-skill\ndescription: short\n", "see scripts/x.py\n");
-	struct check_options o = { false };
+	struct check_options o = { false, NULL, 0 };
 	struct check_report *r;
 	CHECK_INT(check_skill_opts(d, &o, &r), CHECK_VALID);
 	CHECK_INT(r->nwarnings, 0);

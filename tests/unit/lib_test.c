@@ -355,6 +355,14 @@ static const struct {
 	{ "tasks", "", 1 },
 	{ "STAGE", "", 1 },
 	{ "STAGE", "raw-eval.003", 1 },
+	{ "LAUNCHER", "srun", 1 },
+	{ "LAUNCHER", "sbatch", 0 },
+	{ "SRUN_ARGS", "--partition=gpu --gres=gpu:1 -x node[01-03],n7 --mem=8G", 1 },
+	{ "SRUN_ARGS", "", 1 },
+	{ "SRUN_ARGS", "--comment='x'", 0 },
+	{ "SRUN_ARGS", "-p a;touch x", 0 },
+	{ "SRUN_ARGS", "-p $HOME", 0 },
+	{ "SRUN_ARGS", "-p a\tb", 0 },
 };
 
 static void test_settings_check(void)

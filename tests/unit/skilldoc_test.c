@@ -526,6 +526,66 @@ static void random_documents_round_trip(void)
 	CHECK_INT(bad, 0);
 }
 
+/* What made the parser super-linear, as documents: the answers must stay
+ * right (the time is bench/parse.sh's business). */
+static char *repeat(const char *unit, size_t times, const char *tail)
+{
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "---\nname: x\ndescription: y\n---\n");
+	for (size_t i = 0; i < times; i++)
+		buf_adds(&b, unit);
+	buf_adds(&b, tail);
+	return buf_detach(&b);
+}
+
+static void hostile_patterns_parse_right(void)
+{
+	char *s = repeat("# h\n", 5000, "");
+	struct skilldoc *d = parse(s);
+	CHECK_INT(d->nsections, 5001);
+	CHECK_STR(d->sections[5000].id, "h#5000");
+	CHECK_INT(sd_section_find(d, "h#4321"), 4321);
+	CHECK_INT(d->sections[2].trim_end, d->sections[2].end);
+	sd_free(d);
+	free(s);
+	s = repeat("[", 20000, "");
+	d = parse(s);
+	CHECK_INT(d->ninlines, 0);
+	sd_free(d);
+	free(s);
+	s = repeat("[a](", 5000, "b)");
+	d = parse(s); /* only the innermost bracket pair has a tail that closes */
+	CHECK_INT(d->ninlines, 1);
+	CHECK(d->ninlines && d->inlines[0].kind == SD_LINK);
+	sd_free(d);
+	free(s);
+	s = repeat("see ../a.md ", 5000, "\n");
+	d = parse(s);
+	CHECK_INT(d->nrefs, 5000);
+	CHECK_INT(d->refs[4999].line, 5);
+	CHECK_INT(d->refs[4999].col, 4999 * 12 + 5);
+	sd_free(d);
+	free(s);
+	s = repeat("`` ` ", 3000, "");
+	d = parse(s);
+	CHECK_INT(d->ninlines, 2000); /* as the scan-ahead parser found them, in linear time */
+	sd_free(d);
+	free(s);
+}
+
+/* A model is shared, never copied or parsed again (sd_share). */
+static void shared_model(void)
+{
+	struct skilldoc *d = parse("# a\n");
+	struct skilldoc *e = sd_share(d);
+	CHECK(e == d);
+	CHECK_INT(d->users, 2);
+	sd_free(e);
+	CHECK_INT(d->users, 1);
+	CHECK_STR(d->sections[1].id, "a#1"); /* still alive */
+	sd_free(d);
+}
+
 int main(void)
 {
 	RUN(frontmatter_and_render);
@@ -543,5 +603,7 @@ int main(void)
 	RUN(section_at_eof_without_newline);
 	RUN(body_measures);
 	RUN(random_documents_round_trip);
+	RUN(hostile_patterns_parse_right);
+	RUN(shared_model);
 	T_EXIT();
 }

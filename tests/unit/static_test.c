@@ -211,8 +211,9 @@ static int check_with(const struct skill_src *s, const char *md, struct guard_fa
 	guard_init(&g, s);
 	struct skill_out o;
 	skill_out_init(&o, s);
-	buf_reset(&o.md);
-	buf_adds(&o.md, md);
+	struct buf b = BUF_INIT;
+	buf_adds(&b, md);
+	skill_out_set_md(&o, &b);
 	int rc = guard_check(&g, s, &o, f);
 	skill_out_free(&o);
 	guard_free(&g);
@@ -283,8 +284,9 @@ static void test_guard_counts_and_outside(void)
 	guard_init(&g, &s);
 	struct skill_out o;
 	skill_out_init(&o, &s);
-	buf_reset(&o.md);
-	buf_adds(&o.md, "---\nname: demo\ndescription: d\n---\n\nUse `x` again.\n");
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "---\nname: demo\ndescription: d\n---\n\nUse `x` again.\n");
+	skill_out_set_md(&o, &b);
 	skill_out_add(&o, "references/moved.md", "# Moved\n\nand `x`\n", 18);
 	CHECK_INT(guard_check(&g, &s, &o, &f), 0);
 	/* files may only be added inside the skill, never over a source file */

@@ -79,6 +79,9 @@ static void accepts(struct buf *b, const struct setting_def *s)
 	case SET_URL:
 		buf_adds(b, "a URL");
 		break;
+	case SET_ARGS:
+		buf_adds(b, "options");
+		break;
 	case SET_INT:
 		buf_printf(b, "%ld to %ld", s->min, s->max);
 		break;
@@ -155,8 +158,8 @@ static void print_list(struct buf *b)
 {
 	static const char *const kinds[] = { [SET_NAME] = "name", [SET_MODEL] = "model", [SET_PATH] = "path",
 	                                     [SET_URL] = "url", [SET_INT] = "int", [SET_ENUM] = "enum",
-	                                     [SET_NAMES] = "names", [SET_MODELS] = "models", [SET_USD] = "usd",
-	                                     [SET_IMAGE] = "image" };
+	                                     [SET_NAMES] = "names", [SET_MODELS] = "models",
+	                                     [SET_ARGS] = "args", [SET_USD] = "usd", [SET_IMAGE] = "image" };
 	for (size_t i = 0; i < settings_count; i++)
 		buf_printf(b, "%s %s %s\n", settings_table[i].name, kinds[settings_table[i].kind], settings_table[i].def);
 }

@@ -59,7 +59,15 @@ static void put_number(double d, struct buf *out)
 	} else if (d == 0) {
 		buf_addc(out, '0'); /* also for -0 */
 	} else if (d == floor(d) && fabs(d) < 9007199254740992.0) {
-		buf_printf(out, "%.0f", d);
+		/* an integer: digits by hand (printf of a double is slow, and reports hold many) */
+		char tmp[24], *p = tmp + sizeof tmp;
+		unsigned long long u = (unsigned long long)fabs(d);
+		do
+			*--p = (char)('0' + u % 10);
+		while (u /= 10);
+		if (d < 0)
+			*--p = '-';
+		buf_add(out, p, (size_t)(tmp + sizeof tmp - p));
 	} else {
 		/* tools never call setlocale, so the decimal point is '.'; the
 		 * shortest of %.15g/%.16g/%.17g that reads back as the same double */

@@ -142,6 +142,19 @@ void proc_defer_stops(void)
 	sigprocmask(SIG_BLOCK, &stop, NULL);
 }
 
+/* Stops the child (through spec->stop when set); true when it turns out to
+ * have ended meanwhile: a stop() that runs a query of its own may take the
+ * SIGCHLD that would have told us. */
+static bool stop_child(const struct proc_spec *spec, pid_t pid, int sig, int *status)
+{
+	if (!spec->stop) {
+		kill(-pid, sig);
+		return false;
+	}
+	spec->stop(sig, spec->stop_arg);
+	return waitpid(pid, status, WNOHANG) == pid;
+}
+
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *e)
 {
 	memset(res, 0, sizeof *res);
@@ -201,7 +214,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 		double now = now_mono();
 		if (!exited && deadline && now >= deadline && !res->timed_out) {
 			res->timed_out = true;
-			kill(-pid, SIGTERM);
+			if ((exited = stop_child(spec, pid, SIGTERM, &status)))
+				kill(-pid, SIGKILL); /* nothing of the group outlives it */
 			kill_at = now + grace;
 		}
 		if (!exited && kill_at && now >= kill_at) {
@@ -232,13 +246,14 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 		}
 		if (pf[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo != SIGCHLD) {
+			bool gone = false;
+			if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo != SIGCHLD && !spec->deaf) {
 				res->interrupted = (int)si.ssi_signo;
-				kill(-pid, (int)si.ssi_signo);
+				gone = !exited && stop_child(spec, pid, (int)si.ssi_signo, &status);
 				if (!kill_at)
 					kill_at = now_mono() + grace;
 			}
-			if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			if (!exited && (gone || waitpid(pid, &status, WNOHANG) == pid)) {
 				exited = true;
 				kill(-pid, SIGKILL); /* nothing of the group outlives it */
 			}
@@ -260,22 +275,27 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 	return 0;
 }
 
-int proc_capture(char *const *argv, char *const *envp, double timeout, struct buf *out, struct err *e)
+int proc_capture(char *const *argv, double timeout, struct buf *out, struct proc_result *res, struct err *e)
 {
-	int fd = memfd_create("proc-capture", MFD_CLOEXEC);
-	if (fd < 0)
-		return err_set(e, ERR_WORK, "cannot create a capture file:");
-	struct proc_spec sp = { .argv = argv, .envp = envp, .timeout = timeout, .grace = 2, .stdin_fd = -1,
-				.tee = { fd, -1 } };
-	struct proc_result pr;
-	int r = proc_run(&sp, &pr, e);
+	const char *dir = getenv("TMPDIR");
+	char *tmpl = xasprintf("%s/skillc-capture.XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		err_set(e, ERR_WORK, "cannot create a temporary file '%s':", tmpl);
+		free(tmpl);
+		return -1;
+	}
+	unlink(tmpl);
+	free(tmpl);
+	struct proc_spec sp = { .argv = argv, .timeout = timeout, .grace = 2, .stdin_fd = -1, .tee = { fd, -1 },
+				.deaf = true };
+	int r = proc_run(&sp, res, e);
 	if (r == 0) {
 		lseek(fd, 0, SEEK_SET);
 		char chunk[4096];
 		ssize_t n;
 		while ((n = read(fd, chunk, sizeof chunk)) > 0)
 			buf_add(out, chunk, (size_t)n);
-		r = pr.timed_out ? 124 : pr.exit_code;
 	}
 	close(fd);
 	return r;

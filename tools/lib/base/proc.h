@@ -21,6 +21,16 @@ struct proc_spec {
 	/* Where the child's stdout and stderr go, both merged: copied to each
 	 * fd >= 0 in tee[] (e.g. a log file and our stderr). All -1: inherit. */
 	int tee[2];
+	/* When set, a stop (a signal we receive, or SIGTERM at the time limit)
+	 * goes to stop() instead of the child's group: for a child standing
+	 * for work elsewhere (srun), which must be stopped there. SIGKILL to
+	 * the group still follows after the grace period. */
+	void (*stop)(int sig, void *arg);
+	void *stop_arg;
+	/* Stop signals we receive meanwhile are dropped, not passed on: for a
+	 * short query run while something else is being stopped or cleaned up
+	 * (a stop() callback, bookkeeping after an interruption). */
+	bool deaf;
 };
 
 struct proc_result {
@@ -67,10 +77,9 @@ void proc_signals_end(int sfd, const sigset_t *old);
  * the result), -1 when it could not be started. */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *e);
 
-/* Runs argv (envp NULL: ours) to its end, within timeout seconds (0: none),
- * its stdout and stderr merged and appended to out. Returns its exit code
- * (128 + signal when killed, 124 after the time limit), or -1 with e set
- * when it could not be started. */
-int proc_capture(char *const *argv, char *const *envp, double timeout, struct buf *out, struct err *e);
+/* Runs a short command (a query: squeue, docker ps) under a time limit,
+ * deaf (see above), its stdout and stderr merged into out. Returns 0 when
+ * it ran (look at res), -1 when it could not be started. */
+int proc_capture(char *const *argv, double timeout, struct buf *out, struct proc_result *res, struct err *e);
 
 #endif

@@ -12,6 +12,17 @@ static void oom(void)
 	exit(1);
 }
 
+void bug_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "skillc: BUG at %s:%d: ", file, line);
+	vfprintf(stderr, fmt, ap);
+	fputs(" (this is a bug in skillc, not in your input: please report it)\n", stderr);
+	va_end(ap);
+	abort();
+}
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

@@ -8,6 +8,12 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A programmer error, never bad input (that is a struct err): prints
+ * "skillc: BUG at file:line: ..." and aborts. The one stop in library code
+ * besides running out of memory. */
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void bug_at(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* The x* allocators print "out of memory" and exit 1 on failure. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);

@@ -116,14 +116,13 @@ static void collect(const struct skilldoc *d, struct strlist *codes, struct strl
 void guard_init(struct guard_base *g, const struct skill_src *s)
 {
 	memset(g, 0, sizeof *g);
-	struct skilldoc *d = sd_parse(s->md.data, s->md.len);
+	const struct skilldoc *d = s->doc;
 	g->fm = xstrndup(d->src + d->fm.off, d->fm.len);
 	g->fm_len = d->fm.len;
 	collect(d, &g->codes, &g->headings, &g->literals);
 	strlist_sort(&g->codes);
 	strlist_sort(&g->headings);
 	strlist_sort(&g->literals);
-	sd_free(d);
 }
 
 void guard_free(struct guard_base *g)
@@ -191,42 +190,38 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int check_outside(const struct skill_src *s, const struct skill_out *o, struct guard_fail *f)
 {
-	for (size_t i = 0; i < o->n; i++) {
+	struct strmap seen = STRMAP_INIT;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < o->n; i++) {
 		const char *p = o->files[i].path;
 		char *norm = *p == '/' ? NULL : path_normalize_rel(p);
 		bool ok = norm && !strcmp(norm, p) && *p != '.' && strcmp(p, s->md_name);
 		free(norm);
-		if (!ok)
-			return fail(f, "outside", p, 0, 0);
-		if (skill_path_taken(s, NULL, p))
-			return fail(f, "outside", p, 0, 0); /* would overwrite a source file */
-		for (size_t k = 0; k < i; k++)
-			if (!strcmp(o->files[k].path, p))
-				return fail(f, "outside", p, 0, 0);
+		bool fresh;
+		strmap_put(&seen, p, &fresh);
+		/* outside the folder, over a source file, or added twice */
+		if (!ok || skill_path_taken(s, NULL, p) || !fresh)
+			rc = fail(f, "outside", p, 0, 0);
 	}
-	return 0;
+	strmap_free(&seen);
+	return rc;
 }
 
-int guard_check(const struct guard_base *g, const struct skill_src *s, const struct skill_out *o,
+int guard_check(const struct guard_base *g, const struct skill_src *s, struct skill_out *o,
 		struct guard_fail *f)
 {
 	memset(f, 0, sizeof *f);
 	if (check_outside(s, o, f))
 		return 1;
 	struct strlist codes = STRLIST_INIT, heads = STRLIST_INIT, lits = STRLIST_INIT;
-	struct skilldoc *d = sd_parse(o->md.data, o->md.len);
+	const struct skilldoc *d = skill_out_model(o);
 	int rc = 0;
 	if (d->fm.len != g->fm_len || memcmp(d->src + d->fm.off, g->fm, g->fm_len))
 		rc = fail(f, "frontmatter", "the frontmatter bytes changed", 1, 0);
 	collect(d, &codes, &heads, &lits);
-	sd_free(d);
-	for (size_t i = 0; i < o->n; i++) {
-		if (!ends_with(o->files[i].path, ".md"))
-			continue;
-		d = sd_parse(o->files[i].data.data, o->files[i].data.len);
-		collect(d, &codes, &heads, &lits);
-		sd_free(d);
-	}
+	for (size_t i = 0; i < o->n; i++)
+		if (ends_with(o->files[i].path, ".md"))
+			collect(pkg_file_model(&o->files[i]), &codes, &heads, &lits);
 	strlist_sort(&codes);
 	strlist_sort(&heads);
 	strlist_sort(&lits);

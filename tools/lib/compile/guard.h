@@ -40,7 +40,7 @@ void guard_init(struct guard_base *g, const struct skill_src *s);
 void guard_free(struct guard_base *g);
 
 /* 0 when o keeps everything, 1 with f filled (free with guard_fail_free) when not. */
-int guard_check(const struct guard_base *g, const struct skill_src *s, const struct skill_out *o,
+int guard_check(const struct guard_base *g, const struct skill_src *s, struct skill_out *o,
 		struct guard_fail *f);
 void guard_fail_free(struct guard_fail *f);
 

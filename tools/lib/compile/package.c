@@ -41,6 +41,11 @@ int skill_src_load(const char *root, struct skill_src *s, struct err *e)
 	free(md);
 	if (rc == 0 && !s->md.data)
 		buf_adds(&s->md, "");
+	if (rc == 0)
+		s->doc = sd_parse(s->md.data, s->md.len);
+	/* the tree lists folders too: a folder "holding entries" is an entry */
+	for (size_t i = 0; i < s->tree.n; i++)
+		strmap_put(&s->entries, s->tree.v[i].path, NULL);
 	return rc;
 }
 
@@ -51,6 +56,8 @@ void skill_src_free(struct skill_src *s)
 	free(s->md_name);
 	fs_tree_free(&s->tree);
 	buf_free(&s->md);
+	sd_free(s->doc);
+	strmap_free(&s->entries);
 	memset(s, 0, sizeof *s);
 }
 
@@ -59,6 +66,57 @@ void skill_out_init(struct skill_out *o, const struct skill_src *s)
 	memset(o, 0, sizeof *o);
 	buf_add(&o->md, s->md.data, s->md.len);
 	buf_adds(&o->md, "");
+	o->doc = sd_share(s->doc);
+}
+
+const struct skilldoc *skill_out_model(struct skill_out *o)
+{
+	if (!o->doc)
+		o->doc = sd_parse(o->md.data, o->md.len);
+	return o->doc;
+}
+
+const struct skilldoc *pkg_file_model(struct pkg_file *f)
+{
+	if (!f->doc)
+		f->doc = sd_parse(f->data.data, f->data.len);
+	return f->doc;
+}
+
+static void take_text(struct buf *dst, struct skilldoc **doc, struct buf *b)
+{
+	buf_free(dst);
+	*dst = *b;
+	*b = (struct buf)BUF_INIT;
+	if (!dst->data)
+		buf_adds(dst, "");
+	sd_free(*doc);
+	*doc = NULL;
+}
+
+void skill_out_set_md(struct skill_out *o, struct buf *b)
+{
+	take_text(&o->md, &o->doc, b);
+}
+
+void pkg_file_set(struct pkg_file *f, struct buf *b)
+{
+	take_text(&f->data, &f->doc, b);
+}
+
+/* Records path and every folder above it as taken. */
+static void take_path(struct skill_out *o, const char *path, size_t index)
+{
+	*strmap_put(&o->paths, path, NULL) = index + 1;
+	char *p = xstrdup(path);
+	for (char *slash; (slash = strrchr(p, '/'));) {
+		*slash = '\0';
+		bool added;
+		strmap_put(&o->paths, p, &added);
+		if (!added)
+			break; /* its folders are in already */
+	}
+	free(p);
 }
 
 void skill_out_add(struct skill_out *o, const char *path, const char *data, size_t n)
@@ -69,9 +127,11 @@ void skill_out_add(struct skill_out *o, const char *path, const char *data, size
 	}
 	struct pkg_file *f = &o->files[o->n++];
 	f->path = xstrdup(path);
+	f->doc = NULL;
 	memset(&f->data, 0, sizeof f->data);
 	buf_add(&f->data, data, n);
 	buf_adds(&f->data, "");
+	take_path(o, path, o->n - 1);
 }
 
 void skill_out_copy(struct skill_out *dst, const struct skill_out *src)
@@ -79,33 +139,35 @@ void skill_out_copy(struct skill_out *dst, const struct skill_out *src)
 	memset(dst, 0, sizeof *dst);
 	buf_add(&dst->md, src->md.data, src->md.len);
 	buf_adds(&dst->md, "");
-	for (size_t i = 0; i < src->n; i++)
+	dst->doc = sd_share(src->doc);
+	for (size_t i = 0; i < src->n; i++) {
 		skill_out_add(dst, src->files[i].path, src->files[i].data.data, src->files[i].data.len);
+		dst->files[i].doc = sd_share(src->files[i].doc);
+	}
+	for (size_t i = 0; i < src->suffixes.cap; i++)
+		if (src->suffixes.v[i].key)
+			*strmap_put(&dst->suffixes, src->suffixes.v[i].key, NULL) = src->suffixes.v[i].value;
 }
 
 void skill_out_free(struct skill_out *o)
 {
 	buf_free(&o->md);
+	sd_free(o->doc);
 	for (size_t i = 0; i < o->n; i++) {
 		free(o->files[i].path);
 		buf_free(&o->files[i].data);
+		sd_free(o->files[i].doc);
 	}
 	free(o->files);
+	strmap_free(&o->paths);
+	strmap_free(&o->suffixes);
 	memset(o, 0, sizeof *o);
 }
 
 struct pkg_file *skill_out_find(const struct skill_out *o, const char *path)
 {
-	for (size_t i = 0; i < o->n; i++)
-		if (!strcmp(o->files[i].path, path))
-			return &o->files[i];
-	return NULL;
-}
-
-/* "a/b" is path itself or a folder above it. */
-static bool names(const char *entry, const char *path, size_t n)
-{
-	return !strncmp(entry, path, n) && (entry[n] == '\0' || entry[n] == '/');
+	const size_t *k = strmap_get(&o->paths, path);
+	return k && *k ? &o->files[*k - 1] : NULL;
 }
 
 bool skill_path_taken(const struct skill_src *s, const struct skill_out *o, const char *path)
@@ -115,23 +177,24 @@ bool skill_path_taken(const struct skill_src *s, const struct skill_out *o, cons
 		n--;
 	if (!n)
 		return false;
-	for (size_t i = 0; i < s->tree.n; i++)
-		if (names(s->tree.v[i].path, path, n))
-			return true;
-	for (size_t i = 0; o && i < o->n; i++)
-		if (names(o->files[i].path, path, n))
-			return true;
-	return false;
+	char *p = xstrndup(path, n);
+	bool taken = strmap_get(&s->entries, p) || (o && strmap_get(&o->paths, p));
+	free(p);
+	return taken;
 }
 
-char *skill_free_name(const struct skill_src *s, const struct skill_out *o, const char *dir,
+char *skill_free_name(const struct skill_src *s, struct skill_out *o, const char *dir,
 		      const char *slug, const char *ext)
 {
-	char *p = xasprintf("%s/%s%s", dir, slug, ext);
-	for (int k = 2; skill_path_taken(s, o, p); k++) {
+	char *first = xasprintf("%s/%s%s", dir, slug, ext);
+	size_t *next = strmap_put(&o->suffixes, first, NULL); /* where the last search stopped */
+	char *p = *next ? xasprintf("%s/%s-%zu%s", dir, slug, *next, ext) : xstrdup(first);
+	for (size_t k = *next ? *next + 1 : 2; skill_path_taken(s, o, p); k++) {
 		free(p);
-		p = xasprintf("%s/%s-%d%s", dir, slug, k, ext);
+		p = xasprintf("%s/%s-%zu%s", dir, slug, k, ext);
+		*next = k;
 	}
+	free(first);
 	return p;
 }
 

@@ -130,12 +130,18 @@ static char *lower_words(const char *s, size_t n)
 static bool has_keyword(const char *words, const char *const *kw)
 {
 	for (size_t i = 0; kw[i]; i++) {
+		/* " kw " for a word or phrase, " kw" for a prefix ("install*") */
+		char needle[64];
 		size_t n = strlen(kw[i]);
 		bool prefix = kw[i][n - 1] == '*';
-		char *needle = xasprintf(" %.*s%s", (int)(n - prefix), kw[i], prefix ? "" : " ");
-		bool hit = strstr(words, needle) != NULL;
-		free(needle);
-		if (hit)
+		n -= prefix;
+		if (n + 3 > sizeof needle)
+			BUG("keyword '%s' is too long", kw[i]);
+		needle[0] = ' ';
+		memcpy(needle + 1, kw[i], n);
+		needle[1 + n] = prefix ? '\0' : ' ';
+		needle[2 + n] = '\0';
+		if (strstr(words, needle))
 			return true;
 	}
 	return false;
@@ -243,10 +249,11 @@ static int count_marketing(const char *s, size_t n)
 	char *w = lower_words(s, n);
 	int k = 0;
 	for (size_t i = 0; i < ARRAY_LEN(marketing_lexicon); i++) {
-		char *needle = xasprintf(" %s", marketing_lexicon[i]);
-		for (const char *p = w; (p = strstr(p, needle)); p += strlen(needle))
+		char needle[32] = " ";
+		size_t len = strlen(marketing_lexicon[i]) + 1;
+		memcpy(needle + 1, marketing_lexicon[i], len);
+		for (const char *p = w; (p = strstr(p, needle)); p += len)
 			k++;
-		free(needle);
 	}
 	free(w);
 	return k;
@@ -282,11 +289,10 @@ static int relevance(const struct skilldoc *d, int s, const struct strlist *desc
 {
 	const struct sd_section *sec = &d->sections[s];
 	struct strlist w = STRLIST_INIT;
-	for (size_t b = 0; b < d->nblocks; b++) {
+	for (size_t b = sec->block; b < sec->block_end; b++) {
 		const struct sd_block *bl = &d->blocks[b];
-		if (bl->off < sec->off || bl->off >= sec->end || bl->kind == SD_FENCE || bl->kind == SD_INDENTED_CODE)
-			continue;
-		word_tokens(d->src + bl->off, bl->len, &w);
+		if (bl->kind != SD_FENCE && bl->kind != SD_INDENTED_CODE)
+			word_tokens(d->src + bl->off, bl->len, &w);
 	}
 	size_t hit = 0;
 	for (size_t i = 0; desc->n && i < w.n; i++) /* bsearch on an empty (NULL) list is UB */
@@ -307,21 +313,20 @@ static const char *heading_of(const struct skilldoc *d, int s, size_t *n)
 	return d->src + d->blocks[sec->heading].text.off;
 }
 
-void section_score(const struct skilldoc *d, int s, const struct strlist *desc_words,
-		   const cJSON *profile, struct section_score *out)
+/* section_score for a section whose class is known already. */
+static void score_as(const struct skilldoc *d, int s, enum section_class cls, const struct strlist *desc_words,
+		     const cJSON *profile, struct section_score *out)
 {
 	const struct sd_section *sec = &d->sections[s];
 	memset(out, 0, sizeof *out);
-	size_t hn;
-	const char *h = heading_of(d, s, &hn);
-	out->cls = section_classify(h, hn);
+	out->cls = cls;
 	out->protected_ = out->cls == SC_GOTCHA || out->cls == SC_CORE;
 	const char *text = d->src + sec->off;
 	size_t len = sec->end - sec->off;
 	size_t table_lines = 0, lines = 0;
-	for (size_t b = 0; b < d->nblocks; b++) {
+	for (size_t b = sec->block; b < sec->block_end; b++) {
 		const struct sd_block *bl = &d->blocks[b];
-		if (bl->off < sec->off || bl->off >= sec->end || bl->kind == SD_BLANK)
+		if (bl->kind == SD_BLANK)
 			continue;
 		size_t k = count_lines(d->src + bl->off, bl->len);
 		lines += k;
@@ -350,6 +355,14 @@ void section_score(const struct skilldoc *d, int s, const struct strlist *desc_w
 	out->unrelated = out->relevance < 10 && (out->cls == SC_OTHER || out->cls == SC_EXAMPLE);
 }
 
+void section_score(const struct skilldoc *d, int s, const struct strlist *desc_words,
+		   const cJSON *profile, struct section_score *out)
+{
+	size_t hn;
+	const char *h = heading_of(d, s, &hn);
+	score_as(d, s, section_classify(h, hn), desc_words, profile, out);
+}
+
 /* ---- edits shared by passes and plans ----------------------------------- */
 
 int out_apply(struct skill_out *o, const struct skilldoc *d, const struct sd_edits *ed, struct err *e)
@@ -359,9 +372,7 @@ int out_apply(struct skill_out *o, const struct skilldoc *d, const struct sd_edi
 		buf_free(&b);
 		return -1;
 	}
-	buf_adds(&b, "");
-	buf_free(&o->md);
-	o->md = b;
+	skill_out_set_md(o, &b);
 	return 0;
 }
 
@@ -398,11 +409,9 @@ int move_section_before(const struct skilldoc *d, int s, size_t dest, struct sd_
 	sd_edits_insert(ed, dest, t.data, t.len);
 	/* the last section leaves no blank lines behind at the end */
 	size_t from = sec->off;
-	if (sec->end == d->len)
-		for (size_t b = 0; b < d->nblocks; b++)
-			if (d->blocks[b].off + d->blocks[b].len == sec->off && d->blocks[b].kind == SD_BLANK &&
-			    d->blocks[b].off > dest)
-				from = d->blocks[b].off;
+	const struct sd_block *before = sec->block ? &d->blocks[sec->block - 1] : NULL; /* the block ending at off */
+	if (sec->end == d->len && before && before->kind == SD_BLANK && before->off > dest)
+		from = before->off;
 	sd_edits_delete(ed, from, sec->end - from);
 	buf_free(&t);
 	return 0;
@@ -431,11 +440,11 @@ static size_t ref_start(const struct skilldoc *d, const struct sd_ref *r)
 	return r->off;
 }
 
-/* Checks and rewrites the references of one Markdown text. */
+/* Checks the references of one Markdown text (model d); the rewritten
+ * text goes to out when there is any. */
 static int refs_in(const struct pass_ctx *c, const struct skill_out *o, const char *file,
-		   struct buf *text, bool rewrite, cJSON *notes, struct err *e)
+		   const struct skilldoc *d, struct buf *out, bool rewrite, cJSON *notes, struct err *e)
 {
-	struct skilldoc *d = sd_parse(text->data, text->len);
 	struct sd_edits ed = SD_EDITS_INIT;
 	cJSON *dangling = json_get(notes, "dangling"), *escaping = json_get(notes, "escaping");
 	cJSON *rewritten = json_get(notes, "rewritten");
@@ -471,20 +480,8 @@ static int refs_in(const struct pass_ctx *c, const struct skill_out *o, const ch
 			cJSON_AddItemToArray(rewritten, o1);
 		}
 	}
-	int rc = 0;
-	if (ed.n) {
-		struct buf b = BUF_INIT;
-		rc = sd_apply(d, &ed, &b, e);
-		if (rc == 0) {
-			buf_adds(&b, "");
-			buf_free(text);
-			*text = b;
-		} else {
-			buf_free(&b);
-		}
-	}
+	int rc = ed.n ? sd_apply(d, &ed, out, e) : 0;
 	sd_edits_free(&ed);
-	sd_free(d);
 	return rc;
 }
 
@@ -495,15 +492,20 @@ int pass_refs(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, struc
 	cJSON_AddItemToObject(notes, "dangling", cJSON_CreateArray());
 	cJSON_AddItemToObject(notes, "escaping", cJSON_CreateArray());
 	json_set_bool(notes, "rewrite", rewrite);
-	if (refs_in(c, o, c->src->md_name, &o->md, rewrite, notes, e) < 0)
-		return -1;
-	for (size_t i = 0; i < o->n; i++) {
+	struct buf b = BUF_INIT;
+	int rc = refs_in(c, o, c->src->md_name, skill_out_model(o), &b, rewrite, notes, e);
+	if (rc == 0 && b.data)
+		skill_out_set_md(o, &b);
+	for (size_t i = 0; rc == 0 && i < o->n; i++) {
 		size_t n = strlen(o->files[i].path);
-		if (n > 3 && !strcmp(o->files[i].path + n - 3, ".md") &&
-		    refs_in(c, o, o->files[i].path, &o->files[i].data, rewrite, notes, e) < 0)
-			return -1;
+		if (n <= 3 || strcmp(o->files[i].path + n - 3, ".md"))
+			continue;
+		rc = refs_in(c, o, o->files[i].path, pkg_file_model(&o->files[i]), &b, rewrite, notes, e);
+		if (rc == 0 && b.data)
+			pkg_file_set(&o->files[i], &b);
 	}
-	return 0;
+	buf_free(&b);
+	return rc;
 }
 
 /* ---- budget ----------------------------------------------------------------- */
@@ -519,6 +521,56 @@ static bool inside(const struct skilldoc *d, int s, int anc)
 		if (p == anc)
 			return true;
 	return false;
+}
+
+/* What the budget and hoist passes ask of every section, computed once
+ * per model so that no question costs a walk over all sections. */
+struct outline {
+	enum section_class *cls;
+	bool *gotcha_in;      /* the section or one inside it is a gotcha */
+	int *kids, *kid_off;  /* children of s, in order: kids[kid_off[s] .. kid_off[s + 1]) */
+	int container;        /* the one H1 holding the whole body, else the root (0) */
+};
+
+static const char *heading_of(const struct skilldoc *d, int s, size_t *n);
+
+static void outline_init(struct outline *ol, const struct skilldoc *d)
+{
+	size_t n = d->nsections;
+	ol->cls = xcalloc(n, sizeof *ol->cls);
+	ol->gotcha_in = xcalloc(n, sizeof *ol->gotcha_in);
+	ol->kid_off = xcalloc(n + 1, sizeof *ol->kid_off);
+	ol->kids = xcalloc(n, sizeof *ol->kids);
+	for (size_t k = 0; k < n; k++) {
+		size_t hn;
+		const char *h = heading_of(d, (int)k, &hn);
+		ol->cls[k] = k ? section_classify(h, hn) : SC_OTHER;
+		if (k)
+			ol->kid_off[d->sections[k].parent + 1]++;
+	}
+	for (size_t k = 0; k < n; k++)
+		ol->kid_off[k + 1] += ol->kid_off[k];
+	int *fill = xcalloc(n, sizeof *fill);
+	for (size_t k = 1; k < n; k++) {
+		int p = d->sections[k].parent;
+		ol->kids[ol->kid_off[p] + fill[p]++] = (int)k;
+	}
+	free(fill);
+	for (size_t k = n; k-- > 1;) { /* children come after their parent */
+		ol->gotcha_in[k] |= ol->cls[k] == SC_GOTCHA;
+		ol->gotcha_in[d->sections[k].parent] |= ol->gotcha_in[k];
+	}
+	int top = ol->kid_off[1] - ol->kid_off[0];
+	int h1 = top == 1 ? ol->kids[0] : 0;
+	ol->container = h1 && d->sections[h1].level == 1 ? h1 : 0;
+}
+
+static void outline_free(struct outline *ol)
+{
+	free(ol->cls);
+	free(ol->gotcha_in);
+	free(ol->kids);
+	free(ol->kid_off);
 }
 
 struct cand {
@@ -552,19 +604,6 @@ static const char *when_text(const struct section_score *sc, long lines, char *b
 	return buf;
 }
 
-/* The one H1 that holds the whole body is a title: its children are the
- * top-level sections. */
-static int container_of(const struct skilldoc *d)
-{
-	int kids = 0, h1 = -1;
-	for (size_t i = 1; i < d->nsections; i++)
-		if (d->sections[i].parent == 0) {
-			kids++;
-			h1 = d->sections[i].level == 1 ? (int)i : -1;
-		}
-	return kids == 1 && h1 > 0 ? h1 : 0;
-}
-
 static cJSON *score_json(const struct skilldoc *d, const struct cand *c, bool moved)
 {
 	size_t hn;
@@ -587,19 +626,6 @@ static cJSON *score_json(const struct skilldoc *d, const struct cand *c, bool mo
 	return o;
 }
 
-/* A section that holds a gotcha (or is one) never moves: those notes stay
- * in the body for every profile. */
-static bool holds_gotcha(const struct skilldoc *d, int s)
-{
-	for (size_t k = (size_t)s; k < d->nsections && inside(d, (int)k, s); k++) {
-		size_t hn;
-		const char *h = heading_of(d, (int)k, &hn);
-		if (section_classify(h, hn) == SC_GOTCHA)
-			return true;
-	}
-	return false;
-}
-
 static bool moved_near(const struct skilldoc *d, int s, const char *moved)
 {
 	for (int p = s; p > 0; p = d->sections[p].parent)
@@ -611,12 +637,12 @@ static bool moved_near(const struct skilldoc *d, int s, const char *moved)
 	return false;
 }
 
-static void cand_init(const struct skilldoc *d, int s, const struct strlist *desc, const cJSON *profile,
-		      struct cand *cd)
+static void cand_init(const struct skilldoc *d, const struct outline *ol, int s, const struct strlist *desc,
+		      const cJSON *profile, struct cand *cd)
 {
 	const struct sd_section *sec = &d->sections[s];
 	cd->s = s;
-	section_score(d, s, desc, profile, &cd->sc);
+	score_as(d, s, ol->cls[s], desc, profile, &cd->sc);
 	/* what the move saves: the content, less the pointer paragraph */
 	cd->lines = (long)count_lines(d->src + sec->content_off, sec->end - sec->content_off) - 3;
 	cd->tokens = (long)sd_estimate_tokens(d->src + sec->content_off, sec->end - sec->content_off) - 40;
@@ -630,26 +656,28 @@ static bool worth_moving(const struct cand *cd)
 /* Chooses the sections to move (moved[s] = 1) until size fits, and lists
  * every candidate it scored in scores. Tier by tier: the container's
  * children first, then the children of what stayed, so a few big moves come
- * before many small ones; gotcha and core sections stay. When that is not
- * enough, a last round may move core sections too (largest saving first
- * among the lowest scores), never gotchas, never an introduction. */
-static void select_moves(const struct skilldoc *d, const struct strlist *desc, const cJSON *profile,
-			 long max_t, long max_l, struct body_size *size, char *moved, cJSON *scores)
+ * before many small ones; gotcha and core sections stay (and so does a
+ * section holding a gotcha: those notes stay in the body for every profile).
+ * When that is not enough, a last round may move core sections too
+ * (largest saving first among the lowest scores), never gotchas, never an
+ * introduction. */
+static void select_moves(const struct skilldoc *d, const struct outline *ol, const struct strlist *desc,
+			 const cJSON *profile, long max_t, long max_l, struct body_size *size, char *moved,
+			 cJSON *scores)
 {
 	struct cand *v = xcalloc(d->nsections, sizeof *v);
 	int *parents = xcalloc(d->nsections + 1, sizeof *parents), np = 0;
-	parents[np++] = container_of(d);
+	parents[np++] = ol->container;
 	for (int tier = 0; tier < 3 && np && !fits(*size, max_t, max_l); tier++) {
 		size_t nv = 0;
-		for (size_t s = 1; s < d->nsections; s++)
-			for (int k = 0; k < np; k++)
-				if (d->sections[s].parent == parents[k])
-					cand_init(d, (int)s, desc, profile, &v[nv++]);
+		for (int k = 0; k < np; k++)
+			for (int i = ol->kid_off[parents[k]]; i < ol->kid_off[parents[k] + 1]; i++)
+				cand_init(d, ol, ol->kids[i], desc, profile, &v[nv++]);
 		qsort(v, nv, sizeof *v, cand_cmp);
 		np = 0;
 		for (size_t i = 0; i < nv; i++) {
 			struct cand *cd = &v[i];
-			bool go = !cd->sc.protected_ && !holds_gotcha(d, cd->s) && worth_moving(cd) &&
+			bool go = !cd->sc.protected_ && !ol->gotcha_in[cd->s] && worth_moving(cd) &&
 				  !fits(*size, max_t, max_l);
 			if (go) {
 				moved[cd->s] = 1;
@@ -666,9 +694,9 @@ static void select_moves(const struct skilldoc *d, const struct strlist *desc, c
 		for (size_t s = 1; s < d->nsections; s++) {
 			size_t hn;
 			const char *h = heading_of(d, (int)s, &hn);
-			bool first = s == 1 || (int)s == container_of(d);
-			if (!first && !is_intro(h, hn) && !holds_gotcha(d, (int)s) && !moved_near(d, (int)s, moved))
-				cand_init(d, (int)s, desc, profile, &v[nv++]);
+			bool first = s == 1 || (int)s == ol->container;
+			if (!first && !is_intro(h, hn) && !ol->gotcha_in[s] && !moved_near(d, (int)s, moved))
+				cand_init(d, ol, (int)s, desc, profile, &v[nv++]);
 		}
 		qsort(v, nv, sizeof *v, cand_cmp);
 		for (size_t i = 0; i < nv && !fits(*size, max_t, max_l); i++) {
@@ -690,7 +718,7 @@ static void select_moves(const struct skilldoc *d, const struct strlist *desc, c
 int pass_budget(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, struct err *e)
 {
 	long max_t = profile_budget_tokens(c->profile), max_l = profile_budget_lines(c->profile);
-	struct skilldoc *d = sd_parse(o->md.data, o->md.len);
+	struct skilldoc *d = sd_share(skill_out_model(o));
 	struct body_size size = body_measure(d);
 	json_set_num(notes, "budget_tokens", max_t);
 	json_set_num(notes, "budget_lines", max_l);
@@ -704,13 +732,15 @@ int pass_budget(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, str
 	struct strlist desc = STRLIST_INIT;
 	text_words(d->src + d->fm_yaml.off, d->fm_yaml.len, &desc);
 	char *moved = xcalloc(d->nsections, 1);
-	select_moves(d, &desc, c->profile, max_t, max_l, &size, moved, scores);
+	struct outline ol;
+	outline_init(&ol, d);
+	select_moves(d, &ol, &desc, c->profile, max_t, max_l, &size, moved, scores);
 	struct sd_edits ed = SD_EDITS_INIT;
 	for (size_t s = 1; s < d->nsections; s++) {
 		if (!moved[s])
 			continue;
 		struct section_score sc;
-		section_score(d, (int)s, &desc, c->profile, &sc);
+		score_as(d, (int)s, ol.cls[s], &desc, c->profile, &sc);
 		const struct sd_section *sec = &d->sections[s];
 		long lines = (long)count_lines(d->src + sec->off, sec->trim_end - sec->off);
 		char when[160];
@@ -728,13 +758,12 @@ int pass_budget(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, str
 	}
 	int rc = ed.n ? out_apply(o, d, &ed, e) : 0;
 	if (rc == 0) {
-		struct skilldoc *after = sd_parse(o->md.data, o->md.len);
-		struct body_size now = body_measure(after);
-		sd_free(after);
+		struct body_size now = body_measure(skill_out_model(o));
 		json_set_str(notes, "result", fits(now, max_t, max_l) ? "within budget after moving"
 			     : "still over budget: what is left is protected (gotchas, core steps) or too small to move");
 	}
 	sd_edits_free(&ed);
+	outline_free(&ol);
 	free(moved);
 	strlist_free(&desc);
 	sd_free(d);
@@ -743,40 +772,49 @@ int pass_budget(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, str
 
 /* ---- hoist ----------------------------------------------------------------- */
 
+/* The first working child of each section: not the title, an
+ * introduction, a gotcha, marketing or reference material (-1: none). */
+static int *first_working(const struct skilldoc *d, const struct outline *ol)
+{
+	int *first = xmalloc(d->nsections * sizeof *first);
+	for (size_t k = 0; k < d->nsections; k++)
+		first[k] = -1;
+	for (size_t k = 1; k < d->nsections; k++) {
+		int parent = d->sections[k].parent;
+		if (first[parent] >= 0)
+			continue;
+		size_t kn;
+		const char *kh = heading_of(d, (int)k, &kn);
+		bool title = k == 1 && d->sections[k].level == 1;
+		enum section_class kc = ol->cls[k];
+		if (!title && !is_intro(kh, kn) && kc != SC_GOTCHA && kc != SC_MARKETING && kc != SC_REFERENCE)
+			first[parent] = (int)k;
+	}
+	return first;
+}
+
 int pass_hoist(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, struct err *e)
 {
 	(void)c;
-	struct skilldoc *d = sd_parse(o->md.data, o->md.len);
+	struct skilldoc *d = sd_share(skill_out_model(o));
 	cJSON *list = cJSON_AddArrayToObject(notes, "hoisted");
 	cJSON *kept = cJSON_AddArrayToObject(notes, "already_early");
 	struct sd_edits ed = SD_EDITS_INIT;
+	struct outline ol;
+	outline_init(&ol, d);
+	int *first = first_working(d, &ol);
 	int rc = 0;
 	for (size_t s = 1; s < d->nsections && rc == 0; s++) {
-		size_t hn;
-		const char *h = heading_of(d, (int)s, &hn);
-		if (section_classify(h, hn) != SC_GOTCHA)
+		if (ol.cls[s] != SC_GOTCHA)
 			continue;
 		bool nested = false;
-		for (int p = d->sections[s].parent; p > 0 && !nested; p = d->sections[p].parent) {
-			size_t pn;
-			const char *ph = heading_of(d, p, &pn);
-			nested = section_classify(ph, pn) == SC_GOTCHA;
-		}
+		for (int p = d->sections[s].parent; p > 0 && !nested; p = d->sections[p].parent)
+			nested = ol.cls[p] == SC_GOTCHA;
 		if (nested)
 			continue;
-		/* the first working sibling: not the title, an introduction, a
-		 * gotcha, marketing or reference material */
-		int parent = d->sections[s].parent, dest = -1;
-		for (size_t k = 1; k < d->nsections && dest < 0; k++) {
-			if (d->sections[k].parent != parent)
-				continue;
-			size_t kn;
-			const char *kh = heading_of(d, (int)k, &kn);
-			bool title = k == 1 && d->sections[k].level == 1;
-			enum section_class kc = section_classify(kh, kn);
-			if (!title && !is_intro(kh, kn) && kc != SC_GOTCHA && kc != SC_MARKETING && kc != SC_REFERENCE)
-				dest = (int)k;
-		}
+		size_t hn;
+		const char *h = heading_of(d, (int)s, &hn);
+		int dest = first[d->sections[s].parent];
 		char *ht = xstrndup(h, hn);
 		if (dest < 0 || d->sections[dest].off > d->sections[s].off) {
 			cJSON_AddItemToArray(kept, cJSON_CreateString(ht));
@@ -795,6 +833,8 @@ int pass_hoist(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, stru
 	}
 	if (rc == 0 && ed.n)
 		rc = out_apply(o, d, &ed, e);
+	free(first);
+	outline_free(&ol);
 	sd_edits_free(&ed);
 	sd_free(d);
 	return rc;
@@ -846,7 +886,7 @@ int pass_structure(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, 
 {
 	(void)c;
 	(void)e;
-	struct skilldoc *d = sd_parse(o->md.data, o->md.len);
+	struct skilldoc *d = sd_share(skill_out_model(o));
 	int *level = xcalloc(d->nblocks + 1, sizeof *level);
 	fix_levels(d, level);
 	cJSON *relevel = cJSON_AddArrayToObject(notes, "headings");
@@ -897,11 +937,9 @@ int pass_structure(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, 
 	 * bytes are kept exactly) */
 	if (prev && !is_code_block(prev) && out.len && out.data[out.len - 1] != '\n')
 		buf_addc(&out, '\n');
-	buf_adds(&out, "");
 	json_set_num(notes, "blank_runs_normalised", (double)collapsed);
 	json_set_num(notes, "blank_lines_added", (double)inserted);
-	buf_free(&o->md);
-	o->md = out;
+	skill_out_set_md(o, &out);
 	free(level);
 	sd_free(d);
 	return 0;

@@ -112,7 +112,7 @@ static void terms(const cJSON *profile, const char *key, struct buf *out)
 
 void plan_prompt(const cJSON *profile, const struct skill_src *src, char **system, char **user)
 {
-	struct skilldoc *d = sd_parse(src->md.data, src->md.len);
+	const struct skilldoc *d = src->doc;
 	struct body_size size = body_measure(d);
 	struct buf u = BUF_INIT;
 	buf_printf(&u, "Target model profile: %s. Body budget: %ld tokens and %ld lines (the body now has %ld lines, ~%ld tokens). Prefers: ",
@@ -126,7 +126,6 @@ void plan_prompt(const cJSON *profile, const struct skill_src *src, char **syste
 	buf_printf(&u, "\nThe skill (%s):\n<<<SKILL\n", src->md_name);
 	buf_add(&u, src->md.data, src->md.len);
 	buf_adds(&u, "\nSKILL>>>\n");
-	sd_free(d);
 	*system = xstrdup(system_text);
 	*user = buf_detach(&u);
 }
@@ -422,7 +421,7 @@ int plan_step(const cJSON *profile, const struct skill_src *src, struct skill_ou
 	(void)profile;
 	const cJSON *op = arg;
 	const char *name = json_str(op, "op");
-	struct skilldoc *d = sd_parse(o->md.data, o->md.len);
+	struct skilldoc *d = sd_share(skill_out_model(o));
 	struct sd_edits ed = SD_EDITS_INIT;
 	int rc;
 	if (!name)

@@ -202,7 +202,8 @@ int runner_run(char *const *argv, const struct strlist *extra, const char *log_p
 		dprintf(logfd, "\n");
 	}
 	char **envp = child_env(extra);
-	struct proc_spec sp = { argv, NULL, envp, deadline, 10, -1, { logfd, -1 } };
+	struct proc_spec sp = { .argv = argv, .envp = envp, .timeout = deadline, .grace = 10, .stdin_fd = -1,
+				.tee = { logfd, -1 } };
 	/* A second Ctrl-C (make and skillc-stage forward theirs to our process
 	 * group too) must not cut short the move to .incomplete/ after the run:
 	 * stops stay blocked from here (proc_run still forwards them). */
@@ -214,14 +215,17 @@ int runner_run(char *const *argv, const struct strlist *extra, const char *log_p
 	return rc;
 }
 
-/* Runs a command quietly, capturing its output into out (may be NULL). */
+/* Runs a command quietly, capturing its output into out; 0 when it exited 0. */
 static int run_capture(char *const *argv, double timeout, struct buf *out)
 {
-	struct buf ignore = BUF_INIT;
+	struct buf got = BUF_INIT;
+	struct proc_result pr;
 	struct err e;
-	int r = proc_capture(argv, NULL, timeout, out ? out : &ignore, &e);
-	buf_free(&ignore);
-	return r == 0 ? 0 : -1;
+	int r = proc_capture(argv, timeout, &got, &pr, &e) == 0 && pr.exit_code == 0 ? 0 : -1;
+	if (out && got.len)
+		buf_add(out, got.data, got.len);
+	buf_free(&got);
+	return r;
 }
 
 /* The ids on lines "<id> <mount source>..." with a source inside dir. */

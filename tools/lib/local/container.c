@@ -30,12 +30,20 @@ static const char *last_line(struct buf *b)
 	return nl ? nl + 1 : b->data;
 }
 
+int docker_call(char *const *argv, struct buf *out, struct err *e)
+{
+	struct proc_result pr;
+	if (proc_capture(argv, DOCKER_CALL_TIMEOUT, out, &pr, e) < 0)
+		return -1;
+	return pr.timed_out ? 124 : pr.exit_code;
+}
+
 /* Runs docker with args; its output in out (may be NULL). Returns the
  * exit code, -1 with e set when docker cannot be started. */
 static int docker(struct strlist *args, struct buf *out, struct err *e)
 {
 	struct buf ignore = BUF_INIT;
-	int r = proc_capture(args->v, NULL, DOCKER_CALL_TIMEOUT, out ? out : &ignore, e);
+	int r = docker_call(args->v, out ? out : &ignore, e);
 	if (r == 127)
 		r = err_set(e, ERR_WORK, "cannot run docker: %s (install it: apt-get install -y docker.io)",
 			    last_line(out ? out : &ignore));

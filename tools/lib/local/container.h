@@ -22,6 +22,11 @@
 #define LABEL_RUN "skillc.run"      /* the run folder (SKILLC_RUN), when make runs it */
 #define LABEL_KIND "skillc.kind"    /* trial, l1, l2, runtime */
 
+/* Runs a docker CLI command line (argv[0] "docker"), its output merged
+ * and appended to out. Returns its exit code (124 after the time limit),
+ * -1 with e set when it cannot be started. */
+int docker_call(char *const *argv, struct buf *out, struct err *e);
+
 /* 0 when the daemon answers (*version gets its version, caller frees; may be
  * NULL); else e says what to do (ERR_WORK). */
 int docker_ping(char **version, struct err *e);

@@ -145,7 +145,7 @@ static int find_in_image(const char *id, const struct strlist *progs, struct str
 	for (size_t i = 0; i < progs->n; i++)
 		strlist_push(&a, progs->v[i]);
 	struct buf out = BUF_INIT;
-	int r = proc_capture(a.v, NULL, 120, &out, e);
+	int r = docker_call(a.v, &out, e);
 	strlist_free(&a);
 	if (r > 1 || r < 0) {
 		err_set(e, ERR_WORK, "cannot look for programs in the container: %.300s", out.data ? out.data : "no output");

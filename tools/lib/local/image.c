@@ -250,7 +250,7 @@ static int l1_given(const struct task *t, const char *base, struct image_ref *ou
 	free(repo);
 	char *argv[] = { (char *)"docker", (char *)"tag", out->id, out->tag, NULL };
 	struct buf log = BUF_INIT;
-	int r = proc_capture(argv, NULL, 120, &log, e);
+	int r = docker_call(argv, &log, e);
 	if (r > 0)
 		err_set(e, ERR_WORK, "docker tag %s %s: %.300s", base, out->tag, log.data ? log.data : "");
 	buf_free(&log);

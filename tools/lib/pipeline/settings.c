@@ -44,6 +44,8 @@ const struct setting_def settings_table[] = {
 	{ "ENV_FILE", SET_PATH, ".env", NULL, 0, 0, false, "file holding API keys", SCOPE_CALL },
 	{ "LLM_CACHE", SET_ENUM, "use", "use refresh off only", 0, 0, false, "LLM cache mode (only: offline replay, a miss is an error)", SCOPE_CALL },
 	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider (call: one 1-token request)", SCOPE_CALL },
+	{ "LAUNCHER", SET_ENUM, "local", "local srun", 0, 0, false, "where trials run: here, or each as a Slurm job through srun (docs/cluster.md)", SCOPE_CALL },
+	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false, "more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G", SCOPE_CALL },
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
 	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal status judges: a stage, eval or final", SCOPE_CALL },
 	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
@@ -123,6 +125,8 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 		return "a path of letters, digits and . _ - / + ~ @ (no spaces, quotes or $)";
 	case SET_URL:
 		return "an http:// or https:// URL without spaces or quotes";
+	case SET_ARGS:
+		return "options of letters, digits, spaces and . _ - = , : / + @ % ~ [ ] (no quotes or $)";
 	case SET_INT:
 		snprintf(buf, n, "a whole number from %ld to %ld", s->min, s->max);
 		return buf;
@@ -156,6 +160,8 @@ static bool value_ok(const struct setting_def *s, const char *v)
 		return isalnum((unsigned char)v[0]) && chars_ok(v, "/:@") && !strstr(v, "..");
 	case SET_URL:
 		return (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) && chars_ok(v, "/:?&=%+~,@#[]");
+	case SET_ARGS:
+		return chars_ok(v, " =,:/+@%~[]");
 	case SET_INT: {
 		char *end;
 		long n = strtol(v, &end, 10);

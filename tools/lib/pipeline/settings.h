@@ -21,6 +21,7 @@ enum setting_kind {
 	SET_NAMES,  /* a list of names, separated by spaces */
 	SET_MODELS, /* a list of provider/model-ids, separated by spaces */
 	SET_USD,    /* an amount of US dollars >= 0 (2, 0.50; empty when the default is) */
+	SET_ARGS,   /* command-line options: name chars plus = , : / + @ % ~ [ ] and spaces */
 	SET_IMAGE,  /* a docker image reference: name chars plus '/', ':' and '@' (empty when the default is) */
 };
 

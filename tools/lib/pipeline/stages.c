@@ -245,6 +245,7 @@ const struct stage_def stage_table[] = {
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
 		.command = raw_eval_command,
 	},
 	{
@@ -292,6 +293,7 @@ const struct stage_def stage_table[] = {
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
 		.command = static_eval_command,
 	},
 	{

@@ -49,6 +49,9 @@ struct stage_def {
 	 * (e.g. the images of SANDBOX=docker); an input made by a stage the run
 	 * lacks is dropped. */
 	const char *when[2];
+	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
+	 * writes only the run folder and the shared caches (a trial, an LLM call). */
+	bool remote;
 	/* Appends the command (tool path first) to argv. */
 	void (*command)(const struct stage_ref *ref, const struct run *r, const char *bindir,
 	                struct strlist *argv);

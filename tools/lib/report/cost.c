@@ -54,7 +54,12 @@ static void add_record(struct cost_calls *c, struct cost_family *f, const cJSON 
 	const char *cache = json_str(rec, "cache");
 	bool hit = cache && !strcmp(cache, "hit");
 	const cJSON *cu = json_get(rec, "cost_usd");
-	double usd = hit ? 0 : cJSON_IsNumber(cu) ? cu->valuedouble : cost_price(routes, json_str(rec, "model"), in, out);
+	const char *model = json_str(rec, "model"), *provider = json_str(rec, "provider");
+	/* a service that names no provider/model (AgentRM: "agentrm") is priced
+	 * by a route of its provider's name when the routes have one */
+	char *id = model && !strchr(model, '/') && provider ? xasprintf("%s/%s", provider, model) : NULL;
+	double usd = hit ? 0 : cJSON_IsNumber(cu) ? cu->valuedouble : cost_price(routes, id ? id : model, in, out);
+	free(id);
 	f->calls++;
 	c->calls++;
 	f->hits += hit;

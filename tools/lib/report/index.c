@@ -227,7 +227,8 @@ int page_write_index(const char *dir, const struct strlist *runs, const struct r
 			p.cells[before].usd = results_spent(&p.tables[i], &p.cells[before].unknown);
 		free(rel);
 	}
-	qsort(p.cells, p.n, sizeof *p.cells, cmp_cell);
+	if (p.n)
+		qsort(p.cells, p.n, sizeof *p.cells, cmp_cell);
 	html_page_open(&p.html, "skillc · results");
 	buf_adds(&p.html, "<header class=\"top\"><div class=\"wrap\">\n<div class=\"eyebrow\">skillc report</div>\n"
 			  "<h1>Results</h1>\n<p class=\"who\"><b>");

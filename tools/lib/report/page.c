@@ -13,6 +13,7 @@
 #include "report/diff.h"
 #include "report/html.h"
 #include "report/pagebits.h"
+#include "report/pageopt.h"
 #include "report/paired.h"
 #include "report/results.h"
 #include "report/runinfo.h"
@@ -311,6 +312,9 @@ static void stage_table(struct run_page *p)
 		buf_printf(b, "</td><td class=\"n\">%ld", g->trials);
 		if (g->stale)
 			buf_printf(b, " <span class=\"muted small\">+%ld stale</span>", g->stale);
+		if (g->selection_reuse)
+			buf_printf(b, "<br><span class=\"neg small\" title=\"the accepted round's own trials: optimistic\">"
+				      "%ld selection reused</span>", g->selection_reuse);
 		buf_adds(b, "</td><td class=\"nw\">");
 		page_rate_ci(b, g);
 		buf_adds(b, "</td><td class=\"n\">");
@@ -577,6 +581,8 @@ int page_write_run(const char *run, const struct routes *routes, int *changed, s
 	pass_section(&p);
 	stage_table(&p);
 	pipeline(&p);
+	pageopt_fast(&p.html, run);
+	pageopt_deep(&p.html, run, p.ri.manifest);
 	skill_changes(&p);
 	trials(&p);
 	settings(&p);

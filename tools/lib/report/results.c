@@ -166,6 +166,7 @@ static void read_trial(struct results_trial *t, const cJSON *j, const struct rou
 	t->error = err ? xstrdup(err) : NULL;
 	t->rollout = rollout ? xstrdup(rollout) : NULL;
 	t->reused = json_bool(j, "reused", false);
+	t->selection_reuse = json_bool(j, "selection_reuse", false);
 	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
 	t->reward = num_or_nan(json_get(j, "reward"));
 	const cJSON *tok = json_get(j, "tokens");
@@ -218,6 +219,7 @@ static void count_trial(struct results_group *g, const struct results_trial *t, 
 	add_to(t->cost, &g->cost_sum, &g->cost_n);
 	g->cost_unknown += isnan(t->cost);
 	g->reused += t->reused;
+	g->selection_reuse += t->selection_reuse;
 }
 
 /* Why a complete trial is not one of the stage's current ones; NULL if it is. */
@@ -354,6 +356,7 @@ static void group_add(struct results_group *g, struct results_group *src)
 	g->incomplete += src->incomplete;
 	g->stale += src->stale;
 	g->reused += src->reused;
+	g->selection_reuse += src->selection_reuse;
 	g->skill_den += src->skill_den;
 	g->invoked += src->invoked;
 	g->read += src->read;
@@ -430,10 +433,12 @@ void results_build(struct results_table *tb, const struct strlist *runs, const s
 		results_free(&one);
 	}
 	tb->runs = (long)runs->n;
-	qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
+	if (tb->n)
+		qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
 	for (size_t i = 0; i < tb->n; i++) {
 		struct results_group *g = &tb->v[i];
-		qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
+		if (g->nt)
+			qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
 		g->raw = NULL;
 		for (size_t k = 0; k < tb->n; k++)
 			if (k != i && !strcmp(tb->v[k].stage, "raw") && same_cell(g, &tb->v[k]))

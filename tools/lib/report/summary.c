@@ -121,6 +121,7 @@ static cJSON *group_json(const struct results_group *g)
 	json_set_num(o, "incomplete_attempts", (double)g->incomplete);
 	json_set_num(o, "environment_not_reproduced", (double)g->env_not_reproduced);
 	json_set_num(o, "reused_trials", (double)g->reused);
+	json_set_num(o, "selection_reuse_trials", (double)g->selection_reuse);
 	set_maybe(o, "pass_rate", r4(results_pass_rate(g)));
 	json_set(o, "pass_rate_ci95", pair_or_null(g->scored > 0, r4(c.lo), r4(c.hi)));
 	cJSON *pk = cJSON_CreateObject();
@@ -291,7 +292,7 @@ static void fmt_num(struct buf *b, double v, const char *fmt)
 static const char csv_header[] =
 	"bench,task,harness,model,runner,stage,trials,stale,scored,passed,pass_rate,ci95_low,ci95_high,"
 	"pass@1,pass@3,pass@5,pass@10,mean_reward,skill_invocation_rate,skill_read_rate,timeouts,infra_errors,"
-	"verifier_errors,incomplete_attempts,reused,mean_tokens,total_tokens,mean_tool_calls,mean_seconds,"
+	"verifier_errors,incomplete_attempts,reused,selection_reused,mean_tokens,total_tokens,mean_tool_calls,mean_seconds,"
 	"mean_agent_seconds,mean_cost_usd,total_cost_usd,cost_unknown,llm_calls,llm_cost_usd,llm_cost_unknown,"
 	"stage_cost_usd,stage_cost_unknown,delta_pp_vs_raw,delta_ci95_low,"
 	"delta_ci95_high,delta_reward_vs_raw,tokens_ratio_vs_raw,seconds_ratio_vs_raw,regressed\r\n";
@@ -320,7 +321,8 @@ static void csv_row(const struct results_group *g, struct buf *b)
 	fmt_num(b, results_skill_rate(g, g->invoked), "%.4f");
 	buf_addc(b, ',');
 	fmt_num(b, results_skill_rate(g, g->read), "%.4f");
-	buf_printf(b, ",%ld,%ld,%ld,%ld,%ld,", g->timeouts, g->infra, g->verr, g->incomplete, g->reused);
+	buf_printf(b, ",%ld,%ld,%ld,%ld,%ld,%ld,", g->timeouts, g->infra, g->verr, g->incomplete, g->reused,
+		   g->selection_reuse);
 	const struct {
 		double v;
 		const char *fmt;
@@ -455,6 +457,8 @@ static void md_row(struct buf *b, const struct results_group *g)
 	buf_printf(b, " %ld", g->trials);
 	if (g->stale)
 		buf_printf(b, " (+%ld stale)", g->stale);
+	if (g->selection_reuse)
+		buf_printf(b, " (%ld selection trials reused)", g->selection_reuse);
 	buf_adds(b, " | ");
 	md_pass_rate(b, g);
 	buf_adds(b, " | ");
@@ -552,6 +556,8 @@ static const char md_notes[] =
 	"Δ vs raw: pass-rate change against the raw stage of the same bench, task, harness, model and\n"
 	"runner, in percentage points, with Newcombe's 95% interval for a difference of proportions.\n"
 	"A stage regressed when its pass rate is below raw's. Mean pass@1 weighs every task the same.\n"
+	"\"selection trials reused\": final trials that are the accepted deep round's own (its SKILL.md\n"
+	"equals S_final's): optimistic, as the round was chosen on them; FINAL_FRESH=1 runs fresh ones.\n"
 	"Cost/trial: the runner's cost_usd, else the trial's tokens at its route's prices (ROUTES).\n"
 	"Stage cost: what the stage paid in its run: its LLM calls (status/<stage>*.usage.jsonl; a\n"
 	"cache hit is $0) and its trials that ran there (stale ones too; trials reused from the trial\n"

@@ -17,7 +17,7 @@ struct frame {
 
 static struct frame frame_of(const struct svg_chart *c)
 {
-	struct frame f = { c->w ? c->w : W, c->h ? c->h : H, LEFT, RIGHT, TOP, c->note ? 88 : 70 };
+	struct frame f = { c->w ? c->w : W, c->h ? c->h : H, LEFT, isnan(c->ref) ? RIGHT : 76, TOP, c->note ? 88 : 70 };
 	if (f.width < 560)
 		f.left = 56;
 	return f;
@@ -173,8 +173,8 @@ void svg_bar_chart(struct buf *b, const struct svg_chart *c, bool standalone)
 		buf_printf(b,
 			   "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#6b7280\" stroke-width=\"1.2\" "
 			   "stroke-dasharray=\"5 4\"/>\n<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"#6b7280\" "
-			   "text-anchor=\"end\">",
-			   f.left, f.width - f.right, y, y, f.width - f.right, y - 5);
+			   "text-anchor=\"start\">",
+			   f.left, f.width - f.right, y, y, f.width - f.right + 6, y + 4);
 		html_str(b, c->ref_label);
 		buf_adds(b, "</text>\n");
 	}

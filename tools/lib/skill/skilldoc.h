@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/strmap.h"
 #include "base/util.h"
 
 struct sd_span {
@@ -156,6 +157,7 @@ struct sd_section {
 	size_t own_end;      /* where the first subsection starts, else end */
 	size_t end;          /* start of the next heading of the same or higher rank, or EOF */
 	size_t trim_end;     /* end without trailing blank lines */
+	size_t block, block_end; /* its blocks [block, block_end) (from the heading on) */
 };
 
 struct skilldoc {
@@ -182,11 +184,19 @@ struct skilldoc {
 
 	size_t *line_starts;     /* offsets of every line start */
 	size_t nlines;
+
+	struct strmap section_ids; /* id -> section index (sd_section_find) */
+	unsigned users;            /* holders of the model: sd_share adds one, sd_free drops one */
 };
 
-/* Parses bytes (any bytes; not required to be UTF-8 but columns assume it).
- * Never fails. The caller frees the result with sd_free. */
+/* Parses bytes (any bytes; not required to be UTF-8 but columns assume it)
+ * in time linear in len (n log n where it sorts). Never fails. The caller
+ * frees the result with sd_free. */
 struct skilldoc *sd_parse(const char *bytes, size_t len);
+/* One more holder of d (a model never changes once parsed, so a tool
+ * parses a document once and passes the model around); returns d. */
+struct skilldoc *sd_share(const struct skilldoc *d);
+/* Drops one holder; the last one frees the model. */
 void sd_free(struct skilldoc *d);
 
 /* Appends the document, assembled from its frontmatter and blocks. */

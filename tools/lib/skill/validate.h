@@ -13,6 +13,7 @@
 #include <cJSON.h>
 
 #include "base/util.h"
+#include "skill/skilldoc.h"
 
 enum { CHECK_VALID = 0, CHECK_INVALID = 1, CHECK_UNUSABLE = 2 };
 
@@ -51,8 +52,18 @@ struct check_report {
 	cJSON *properties; /* skills-ref read-properties: string fields + metadata, or NULL */
 };
 
+/* A file of the skill the caller has parsed already (path relative to the
+ * skill folder, e.g. "SKILL.md"): the check uses its bytes and model
+ * instead of reading and parsing the file again. */
+struct check_doc {
+	const char *rel;
+	const struct skilldoc *doc;
+};
+
 struct check_options {
-	bool lint;         /* add warnings (default true) */
+	bool lint;                   /* add warnings (default true) */
+	const struct check_doc *docs; /* may be NULL */
+	size_t ndocs;
 };
 
 /* path: a skill directory or its SKILL.md. Returns the verdict. UNUSABLE =

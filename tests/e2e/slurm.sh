@@ -1,0 +1,161 @@
+#!/bin/sh
+# End-to-end: LAUNCHER=srun against a real single-node Slurm cluster that
+# the test starts (t_slurm: private munged, slurmctld and slurmd, stopped at
+# exit). Every trial runs as a Slurm job of its own, named <run>:<target>,
+# which Slurm's job completion log (sacct -c) lists. The trials go through
+# the stand-in `bench` (tests/helpers/fake-bench.sh), on PATH in the jobs too.
+. "$(dirname "$0")/../lib.sh"
+
+if ! t_slurm "$T_TMP/slurm"; then
+	t_skip "trials as Slurm jobs" "$T_SLURM_WHY"
+	exit 0
+fi
+W=$T_TMP/work
+mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
+ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
+ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
+PATH=$W/fake:$PATH
+export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+M=vllm/qwen-27b
+RUN=csv-column-sum--opencode--vllm_qwen-27b
+SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=benchflow MODEL=$M LAUNCHER=srun TRIAL_TIMEOUT=300"
+
+script() { rm -f script.n; printf '%s\n' "$@" >script; }
+starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }
+# jobname|state of every job Slurm finished, from its job completion log
+finished() { sacct --completion --noheader --parsable2 --format=jobname,state 2>/dev/null; }
+# jobs queued or running now: id|name|state
+queued() { squeue --noheader --format='%i|%j|%T' 2>/dev/null; }
+
+t_begin "LAUNCHER=srun: each trial is a Slurm job named <run>:<target>, which sacct lists"
+script "pass sleep=0.5"
+out=$($SK -j3 raw-eval REPEAT=3 2>&1)
+t_eq "exit" $? 0
+t_eq "bench runs" "$(starts)" 3
+R=results/compile-pipeline/$RUN
+for n in 001 002 003; do
+	t_contains "trial $n passed" "$(cat $R/traces/csv-column-sum/raw/test-$n/trial.json 2>/dev/null)" '"outcome": "passed"'
+	t_contains "job of trial $n" "$(finished)" "$RUN:raw-eval.$n|COMPLETED"
+	t_contains "trial $n launched by srun" "$(head -1 $R/logs/raw-eval.$n.log)" "srun -N1 -n1 --job-name=$RUN:raw-eval.$n"
+done
+t_eq "three jobs" "$(finished | grep -c "^$RUN:raw-eval")" 3
+t_eq "the ingest ran here, not as a job" "$(finished | grep -c ':ingest')" 0
+# the job's limit is the trial's (300 s = 5 min) plus a minute
+t_contains "time limit" "$(squeue --noheader --states=all --format='%j %l' | grep "raw-eval.001")" " 6:00"
+t_check "no job left marked" test -z "$(ls $R/.slurm 2>/dev/null)"
+t_end
+
+t_begin "a second make submits no job"
+out=$($SK -j3 raw-eval REPEAT=3 2>&1)
+t_eq "exit" $? 0
+t_eq "no bench run" "$(starts)" 3
+t_eq "still three jobs" "$(finished | grep -c "^$RUN:raw-eval")" 3
+t_end
+
+t_begin "a failing trial's error is the tool's own line, not srun's"
+script "crash"
+out=$($SK raw-eval REPEAT=4 2>&1)
+t_eq "exit" $? 2
+err=$("$T_ROOT/build/tests/helpers/jget" $R/status/raw-eval.004.json error)
+case $err in srun:*|"") t_fail "error is '$err'" ;; esac
+t_contains "the job failed" "$(finished)" "$RUN:raw-eval.004|FAILED"
+t_end
+
+# jobs of the run that Slurm runs now
+running() { queued | grep -c "|$RUN:raw-eval\.[0-9]*|RUNNING\$"; }
+# jobs of the run at work: pending or running (COMPLETING is Slurm's
+# bookkeeping after the tool ended, which srun waited for)
+at_work() { queued | grep "|$RUN:" | grep -v '|COMPLETING$'; }
+# two trials' agents are at work: two Slurm jobs running, and in each the
+# stand-in bench has written its rollout's config.json (since the case
+# began: touch case.start) and hangs
+two_agents() {
+	[ "$(running)" -eq 2 ] &&
+		[ "$(find $R/traces/csv-column-sum/raw -path '*/.test-*' -name config.json -newer case.start | wc -l)" -eq 2 ]
+}
+
+t_begin "Ctrl-C: make cancels its jobs, which end as they would here (trials kept aside, why)"
+script hang
+rm -rf $R/.incomplete
+# setsid: make leads its own process group, as at a terminal; Ctrl-C
+# there is SIGINT to that group (env undoes the SIG_IGN that sh gives a
+# background job)
+touch case.start
+setsid env --default-signal=INT $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
+sid=$!
+t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+kill -INT -$sid
+wait $sid
+t_check "make stopped" test $? -ne 0
+t_eq "no job at work" "$(at_work)" ""
+t_check "nothing of make left running" t_poll 30 sh -c "! pgrep -s $sid"
+t_contains "cancelled" "$(finished)" "$RUN:raw-eval.004|CANCELLED"
+t_contains "cancelled" "$(finished)" "$RUN:raw-eval.005|CANCELLED"
+t_contains "the trial was told, and kept aside" "$(cat $R/.incomplete/raw/test-00*/reason.txt 2>/dev/null)" "interrupted by signal 15"
+t_end
+
+t_begin "kill (SIGTERM to make's group): the same"
+touch case.start
+setsid $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
+sid=$!
+t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+kill -TERM -$sid
+wait $sid
+t_eq "no job at work" "$(at_work)" ""
+t_contains "cancelled" "$(finished | tail -2)" "|CANCELLED"
+t_check "nothing of make left running" t_poll 30 sh -c "! pgrep -s $sid"
+t_end
+
+t_begin "kill -9 of make and everything it started leaves orphaned jobs; the next make cancels them"
+touch case.start
+setsid $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
+sid=$!
+t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+orphans=$(queued | grep "|$RUN:raw-eval" | cut -d'|' -f1 | sort | tr '\n' ' ')
+targets=$(queued | grep "|$RUN:raw-eval" | sed 's/^[^|]*|[^:]*:\([^|]*\)|.*/\1.json/' | sort | tr '\n' ' ')
+# every process at once (stopped first, so none can react): make, skillc-stage
+# and both srun processes, as when a login node dies
+pids=$(pgrep -s $sid)
+kill -STOP $pids
+kill -KILL $pids
+wait $sid 2>/dev/null
+t_check "all gone" t_poll 20 sh -c "! pgrep -s $sid"
+t_eq "the jobs still run: nothing of make is left to stop them" "$(running)" 2
+t_eq "marked" "$(ls $R/.slurm | sort | tr '\n' ' ')" "$targets"
+script pass
+out=$($SK -j2 raw-eval REPEAT=6 2>&1)
+t_eq "exit" $? 0
+for id in $orphans; do
+	t_contains "watchdog" "$out" "cancelled orphaned Slurm job $id of"
+	t_contains "cancelled in Slurm" "$(sacct --completion --noheader --parsable2 --format=jobid,state)" "$id|CANCELLED"
+	t_eq "orphan $id gone before the trials ran again" "$(queued | grep "^$id|")" ""
+done
+t_eq "no job at work" "$(at_work)" ""
+t_contains "the trials ran again" "$(cat $R/traces/csv-column-sum/raw/test-006/trial.json 2>/dev/null)" '"outcome": "passed"'
+t_check "no job left marked" test -z "$(ls $R/.slurm 2>/dev/null)"
+out=$($SK -j2 raw-eval REPEAT=6 2>&1)
+case $out in *orphan*) t_fail "a second make found orphans: $out" ;; esac
+t_end
+
+t_begin "make doctor checks the cluster: reachable, partition up"
+printf '{"providers": {"vllm": {"base_url": "http://127.0.0.1:9/v1", "key_required": false}}}\n' >routes.json
+D="$SK doctor DOCTOR_PROBE=none ROUTES=routes.json EXTERNAL_MODEL=$M"
+out=$($D 2>&1)
+t_eq "exit" $? 0
+t_contains "ok" "$out" "ok      LAUNCHER: srun: partition main (the default) is up, 1 of 1 node usable (idle 1)"
+out=$($D SRUN_ARGS=--partition=gpu 2>&1)
+t_eq "unknown partition: exit" $? 1
+t_contains "unknown partition" "$out" "problem LAUNCHER: srun: SRUN_ARGS names partition 'gpu', which the cluster does not have (partitions: main)"
+scontrol update PartitionName=main State=DOWN
+out=$($D SRUN_ARGS="-p main" 2>&1)
+t_eq "partition down: exit" $? 1
+t_contains "partition down" "$out" "problem LAUNCHER: srun: partition main is down"
+scontrol update PartitionName=main State=UP
+# a controller that is down: the same cluster's config with a port nobody listens on
+sed "s/^SlurmctldPort=.*/SlurmctldPort=$(t_free_port)/" "$SLURM_CONF" >"$T_TMP/down.conf"
+out=$(SLURM_CONF=$T_TMP/down.conf $D 2>&1)
+t_eq "no cluster: exit" $? 1
+t_contains "no cluster" "$out" "problem LAUNCHER: srun: the cluster does not answer"
+out=$($D LAUNCHER=local 2>&1)
+t_contains "local" "$out" "ok      LAUNCHER: local: stages run on this machine"
+t_end
