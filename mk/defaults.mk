@@ -4,6 +4,16 @@
 # in a local.mk beside the Makefile (never committed), or in the environment.
 # Command line wins, then local.mk, then the environment, then these.
 
+# Every setting, in the order `make help` lists them.
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+
+# The settings this command gives (command line, local.mk, environment),
+# found before the defaults below: a run keeps its recorded value of the rest.
+# A make started by skillc gets the list from the one that started it.
+ifeq ($(origin SKILLC_GIVEN),undefined)
+SKILLC_GIVEN := $(foreach v,$(SKILLC_SETTINGS),$(if $(filter undefined,$(origin $v)),,$v))
+endif
+
 # the task: a folder under TASKS_DIR
 task ?=
 # several tasks, one run each (instead of task=)
@@ -66,6 +76,8 @@ DOCTOR_PROBE ?= models
 LAUNCHER ?= local
 # more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
 SRUN_ARGS ?=
+# a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table
+HARBOR_JOBS ?=
 # the stage clean-stage forgets (or one trial, raw-eval.003)
 STAGE ?=
 # the goal status judges: a stage, eval or final
@@ -80,9 +92,6 @@ GATE_MIN_DELTA ?= 0
 GATE_MAX_REGRESSED ?= 0
 # make gate: noskill also judges stage - noskill
 GATE_VS ?= none
-
-# Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
@@ -116,6 +125,7 @@ SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL 
 #:   DOCTOR_PROBE=models|call|none    how far make doctor tests a provider (call: one 1-token request)
 #:   LAUNCHER=local|srun              where trials run: here, or each as a Slurm job through srun (docs/cluster.md)
 #:   SRUN_ARGS=                       more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
+#:   HARBOR_JOBS=                     a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table
 #:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
 #:   GOAL=final                       the goal status judges: a stage, eval or final
 #:   WATCH_TIMEOUT=0                  how long make watch waits, seconds (0: until done)

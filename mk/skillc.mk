@@ -52,31 +52,38 @@ endif
 endif
 endif
 
-export $(SKILLC_SETTINGS)
-export SKILLC_RUN := $(RUN)
-export SKILLC_TASK := $(task)
-export SKILLC_TASK_DIR := $(SKILLC_TASK_DIR)
+# The tools read the settings from the environment: export them, but only
+# for skillc's own goals (`make check` in the source tree runs tests that
+# start their own makes, which must not inherit these).
+SKILLC_RUN := $(RUN)
+SKILLC_TASK := $(task)
 # the rules data the tools read (model profiles, harnesses, routes): rules/
 # in the source tree, $(DATADIR)/rules when installed
-export SKILLC_RULES := $(SKILLC_DATA)/rules
+SKILLC_RULES := $(SKILLC_DATA)/rules
+ifneq ($(filter $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS),$(MAKECMDGOALS)),)
+export $(SKILLC_SETTINGS) SKILLC_GIVEN SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES
+endif
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 # (every value was checked above and holds no quote).
-skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES,$v='$($v)')
+skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_GIVEN SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES,$v='$($v)')
 
 skillc_goals := $(filter $(SKILLC_RUN_TARGETS),$(MAKECMDGOALS))
 ifneq ($(skillc_goals),)
 ifeq ($(task)$(tasks),)
 $(error skillc: set task=<name> (a folder under TASKS_DIR=$(TASKS_DIR)) or tasks="a b")
 endif
+# a run that remembers its TASKS_DIR finds its task there (skillc-rules checks it)
 ifneq ($(task),)
-ifeq ($(wildcard $(SKILLC_TASK_DIR)/.),)
+ifeq ($(wildcard $(SKILLC_TASK_DIR)/. $(RUN)/settings.json),)
 $(error skillc: task '$(task)' not found: no folder $(SKILLC_TASK_DIR) (TASKS_DIR=$(TASKS_DIR)))
 endif
 endif
-# every stage after ingest is for the target model: say so before any work
+# every stage after ingest is for the target model: say so before any work,
+# and name the runs of the task there are
 ifneq ($(filter-out ingest clean-stage status images l1-image l2-image,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))),)
-ifeq ($(MODEL),)
-$(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; providers are in ROUTES))
+ifeq ($(MODEL)$(RUN_DIR),)
+skillc_runs_of_task := $(patsubst $(RESULTS)/%/settings.json,%,$(wildcard $(RESULTS)/$(task)--*/settings.json))
+$(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; providers are in ROUTES)$(if $(skillc_runs_of_task),; runs of task $(task): $(skillc_runs_of_task)))
 endif
 endif
 ifneq ($(filter clean-stage,$(MAKECMDGOALS)),)
@@ -147,8 +154,11 @@ endif
 
 # summary / report / watch read run folders only: no lock, no task needed.
 skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
+# HARBOR_JOBS: Harbor job folders join the table; the summary stays beside
+# the runs (or, with no runs yet, goes into HARBOR_JOBS)
+skillc_summary_in = $(or $(wildcard $(skillc_results_of)) $(HARBOR_JOBS),$(skillc_results_of))
 summary:
-	@$(SKILLC_BIN)/skillc-summary $(skillc_results_of)
+	@$(SKILLC_BIN)/skillc-summary $(if $(HARBOR_JOBS),--out $(firstword $(skillc_summary_in))) $(skillc_summary_in)
 report:
 	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(skillc_results_of)
 watch:
@@ -170,8 +180,11 @@ SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 include $(RUN)/rules.mk
 # Runs at every make: refreshes source hashes and config files (rewriting
 # only what changed) and rules.mk itself, which make then re-reads.
+# make runs a makefile's recipe even under -n and -q, without saying so in
+# MAKEFLAGS: tell skillc-rules, which then records no settings.
+skillc_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
 $(RUN)/rules.mk: FORCE
-	@$(SKILLC_BIN)/skillc-rules
+	@$(if $(findstring n,$(skillc_flags))$(findstring q,$(skillc_flags)),SKILLC_DRY_RUN=1 )$(SKILLC_BIN)/skillc-rules
 
 # each stage's goal needs the stamps rules.mk lists for it
 $(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
@@ -203,7 +216,7 @@ endif
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make task=T images         SANDBOX=docker: the task's L1 and L2 images that are due (-jN with tasks=)
-#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS
+#:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make junit                 junit.xml (one test case per run and stage) beside the summary

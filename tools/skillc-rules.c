@@ -158,6 +158,53 @@ static void guard_outputs(const struct run *r)
 	free(refs);
 }
 
+/* make -n or -q: mk/skillc.mk sets SKILLC_DRY_RUN (make hides -n from a
+ * makefile's recipe), or its one-letter flags (MAKEFLAGS) hold n or q. */
+static int make_dry_run(void)
+{
+	if (getenv("SKILLC_DRY_RUN"))
+		return 1;
+	const char *mf = getenv("MAKEFLAGS");
+	if (!mf || *mf == '-')
+		return 0;
+	size_t n = strcspn(mf, " ");
+	return memchr(mf, 'n', n) || memchr(mf, 'q', n);
+}
+
+/* Records the run's settings; an explicit value that changes a recorded one
+ * is said in one line, with the stages it makes due again. */
+static void record_settings(struct run *r)
+{
+	struct strlist changes = STRLIST_INIT;
+	struct err e = { 0 };
+	if (run_record(r, &changes, &e) < 0)
+		die_err(&e);
+	if (changes.n) {
+		struct buf line = BUF_INIT;
+		struct strlist hit = STRLIST_INIT; /* may repeat a stage; printed once, in table order */
+		buf_printf(&line, "skillc: %s: ", path_base(r->dir));
+		for (size_t i = 0; i < changes.n; i++) {
+			buf_printf(&line, "%s%s", i ? ", " : "", changes.v[i]);
+			char *name = xstrndup(changes.v[i], strcspn(changes.v[i], " "));
+			stages_affected_by(name, &hit);
+			free(name);
+		}
+		size_t shown = 0;
+		for (size_t i = 0; i < stage_count; i++)
+			for (size_t k = 0; k < hit.n; k++)
+				if (!strcmp(hit.v[k], stage_table[i].name)) {
+					buf_printf(&line, "%s%s", shown++ ? ", " : "; due again: ", stage_table[i].name);
+					break;
+				}
+		if (!shown)
+			buf_adds(&line, "; no stage runs again for it");
+		strlist_free(&hit);
+		fprintf(stderr, "%s (the run remembers it)\n", line.data);
+		buf_free(&line);
+	}
+	strlist_free(&changes);
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -176,6 +223,8 @@ int main(int argc, char **argv)
 	struct run r;
 	if (run_load(&r, &e) < 0)
 		die_err(&e);
+	if (!make_dry_run())
+		record_settings(&r);
 	if (!fs_is_dir(r.task_dir))
 		die(2, "task '%s' not found: '%s' is not a folder (check task= and TASKS_DIR)", r.task, r.task_dir);
 

@@ -512,10 +512,12 @@ static int cmd_status(const struct run *r, const char *goal)
 		}
 		free(why);
 	}
+	char *cmd = run_command(r, goal);
 	if (stale)
-		printf("%d of %d stages need work; run: make task=%s %s\n", stale, n, r->task, goal);
+		printf("%d of %d stages need work; run: %s\n", stale, n, cmd);
 	else
 		printf("up to date\n");
+	free(cmd);
 	free(stale_of);
 	free(need);
 	return stale ? 1 : 0;

@@ -2,14 +2,16 @@
  * folder: per bench x task x harness x model x runner x stage, from the
  * current trials (traces/<task>/<stage>/test-NNN/trial.json), written as summary.md,
  * summary.csv and summary.json; --watch prints the table live until every
- * due trial is done. The work is in results.h (the table), summary.h (the
- * files) and watch.h. */
+ * due trial is done. Harbor job folders join the same table (harborjob.h).
+ * The work is in results.h (the table), summary.h (the files) and watch.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/fs.h"
+#include "base/json.h"
 #include "base/log.h"
+#include "eval/harborjob.h"
 #include "report/results.h"
 #include "report/summary.h"
 #include "base/versions.h"
@@ -22,7 +24,8 @@ static const char usage[] =
 	"usage: skillc-summary [--out DIR] PATH...\n"
 	"       skillc-summary --watch [--timeout S] [--interval S] PATH...\n"
 	"\n"
-	"PATH is a run folder (holding traces/) or a results folder holding runs.\n"
+	"PATH is a run folder (holding traces/), a results folder holding runs, a\n"
+	"Harbor job folder (jobs/<job>, with result.json) or a folder of them.\n"
 	"Writes summary.md, summary.csv and summary.json into --out (default: the\n"
 	"only PATH), one row per bench x task x harness x model x runner x stage:\n"
 	"trials, scored, passed, pass rate with its 95% Wilson interval, unbiased\n"
@@ -31,12 +34,40 @@ static const char usage[] =
 	"unknown), time, and the change against the raw stage with its interval.\n"
 	"A stage counts its current trials only (indexes due now, of the skill it\n"
 	"evaluates now); other trial folders are listed as stale. Infra and\n"
-	"verifier errors are counted and excluded from pass rates.\n"
+	"verifier errors are counted and excluded from pass rates. A Harbor job's\n"
+	"trials are rows of stage \"job\", runner \"harbor\", bench = the trial's\n"
+	"dataset (\"adhoc\" without one), harness = the agent, model = the agent's\n"
+	"model; a job still running counts the trials that have finished.\n"
 	"\n"
 	"--watch prints the table every --interval seconds (default 2) until every\n"
 	"due trial is complete (exit 0) or --timeout seconds pass (exit 2). Due: the\n"
 	"trial targets (<stage>-eval.NNN) the run's manifest.json lists, which the\n"
 	"make working on the run keeps current; a run without one is never done.\n";
+
+/* Adds the trials of the Harbor jobs to tb; says which jobs are not done. */
+static void import_harbor(struct results_table *tb, const struct strlist *jobs, const struct routes *routes)
+{
+	for (size_t i = 0; i < jobs->n; i++) {
+		struct harbor_job j;
+		struct err e = { 0, "" };
+		if (harbor_job_read(jobs->v[i], &j, &e) < 0)
+			warnf("%s", e.msg);
+		for (const cJSON *t = j.trials ? j.trials->child : NULL; t; t = t->next)
+			results_add(tb, t, json_str(t, "dir"), routes);
+		for (size_t k = 0; k < j.bad.n; k++)
+			warnf("Harbor trial not counted: %s", j.bad.v[k]);
+		long done = cJSON_GetArraySize(j.trials);
+		if (j.dir && !j.finished) {
+			char of[32] = "";
+			if (j.planned)
+				snprintf(of, sizeof of, " of %ld", j.planned);
+			warnf("Harbor job %s has not finished (no finished_at): %ld trial%s done%s, %ld running; counted "
+			      "what is done", j.dir, done, done == 1 ? "" : "s", of, j.running);
+		}
+		harbor_job_free(&j);
+	}
+	results_finish(tb);
+}
 
 static double parse_pos(const char *flag, const char *s)
 {
@@ -81,12 +112,14 @@ int main(int argc, char **argv)
 		strlist_free(&paths);
 		return rc;
 	}
-	struct strlist runs = STRLIST_INIT;
-	for (size_t i = 0; i < paths.n; i++)
+	struct strlist runs = STRLIST_INIT, jobs = STRLIST_INIT;
+	for (size_t i = 0; i < paths.n; i++) {
 		results_find_runs(paths.v[i], 2, &runs);
-	if (!runs.n)
-		die(2, "no runs under %s%s: no traces/ folder found (run make eval first)", paths.v[0],
-		    paths.n > 1 ? " ..." : "");
+		harbor_jobs_find(paths.v[i], &jobs);
+	}
+	if (!runs.n && !jobs.n)
+		die(2, "no runs under %s%s: no traces/ folder found (run make eval first), and no Harbor job folder",
+		    paths.v[0], paths.n > 1 ? " ..." : "");
 	if (!out && paths.n > 1)
 		die(2, "several folders given: say where the summary goes with --out DIR");
 	struct err e = { 0, "" };
@@ -98,13 +131,17 @@ int main(int argc, char **argv)
 	free(rpath);
 	struct results_table tb = { 0 };
 	results_build(&tb, &runs, priced ? &routes : NULL);
+	import_harbor(&tb, &jobs, priced ? &routes : NULL);
 	routes_free(&routes);
 	if (summary_write(out ? out : paths.v[0], &tb, &e) < 0)
 		die_err(&e);
-	printf("%s: %zu row%s from %zu run%s -> %s/summary.{md,csv,json}\n", log_prog(), tb.n, tb.n == 1 ? "" : "s",
-	       runs.n, runs.n == 1 ? "" : "s", out ? out : paths.v[0]);
+	printf("%s: %zu row%s from %zu run%s", log_prog(), tb.n, tb.n == 1 ? "" : "s", runs.n, runs.n == 1 ? "" : "s");
+	if (jobs.n)
+		printf(" and %zu Harbor job%s", jobs.n, jobs.n == 1 ? "" : "s");
+	printf(" -> %s/summary.{md,csv,json}\n", out ? out : paths.v[0]);
 	results_free(&tb);
 	strlist_free(&runs);
+	strlist_free(&jobs);
 	strlist_free(&paths);
 	return 0;
 }

@@ -41,14 +41,20 @@ static void print_mk(struct buf *b)
 	            "# Override a setting on the command line (make MODEL=vllm/Qwen/Qwen3.5-27B ...),\n"
 	            "# in a local.mk beside the Makefile (never committed), or in the environment.\n"
 	            "# Command line wins, then local.mk, then the environment, then these.\n\n");
+	buf_adds(b, "# Every setting, in the order `make help` lists them.\nSKILLC_SETTINGS :=");
+	for (size_t i = 0; i < settings_count; i++)
+		buf_printf(b, " %s", settings_table[i].name);
+	buf_adds(b, "\n\n# The settings this command gives (command line, local.mk, environment),\n"
+	            "# found before the defaults below: a run keeps its recorded value of the rest.\n"
+	            "# A make started by skillc gets the list from the one that started it.\n"
+	            "ifeq ($(origin SKILLC_GIVEN),undefined)\n"
+	            "SKILLC_GIVEN := $(foreach v,$(SKILLC_SETTINGS),$(if $(filter undefined,$(origin $v)),,$v))\n"
+	            "endif\n\n");
 	for (size_t i = 0; i < settings_count; i++) {
 		const struct setting_def *s = &settings_table[i];
 		buf_printf(b, "# %s\n%s ?=%s%s\n", s->help, s->name, *s->def ? " " : "", s->def);
 	}
-	buf_adds(b, "\n# Every setting, in the order `make help` lists them.\nSKILLC_SETTINGS :=");
-	for (size_t i = 0; i < settings_count; i++)
-		buf_printf(b, " %s", settings_table[i].name);
-	buf_adds(b, "\n\n#: Settings (make VAR=value, local.mk or the environment; docs/settings.md):\n");
+	buf_adds(b, "\n#: Settings (make VAR=value, local.mk or the environment; docs/settings.md):\n");
 	for (size_t i = 0; i < settings_count; i++) {
 		const struct setting_def *s = &settings_table[i];
 		char *nv = name_value(s);
@@ -117,7 +123,7 @@ static void cell(struct buf *b, const char *text)
 static void print_table(struct buf *b)
 {
 	buf_adds(b, begin_mark);
-	buf_adds(b, "| variable | default | accepts | meaning |\n|---|---|---|---|\n");
+	buf_adds(b, "| variable | default | accepts | meaning | the run |\n|---|---|---|---|---|\n");
 	for (size_t i = 0; i < settings_count; i++) {
 		const struct setting_def *s = &settings_table[i];
 		buf_printf(b, "| `%s` | ", s->name);
@@ -126,7 +132,7 @@ static void print_table(struct buf *b)
 		accepts(b, s);
 		buf_adds(b, " | ");
 		cell(b, s->help);
-		buf_adds(b, " |\n");
+		buf_printf(b, " | %s |\n", s->scope == SCOPE_RUN ? "remembers it" : s->scope == SCOPE_IDENTITY ? "is named by it" : "—");
 	}
 	buf_adds(b, end_mark);
 }

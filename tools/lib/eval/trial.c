@@ -848,7 +848,7 @@ static void parse_harbor(struct ctx *c, const struct cand *best)
 	find_harness(c, agent);
 	char *ap = xasprintf("%s/agent/trajectory.json", best->dir);
 	cJSON *atif = fs_exists(ap) ? json_read_file(ap, &e) : NULL;
-	if (!atif) {
+	if (!atif && o != TRIAL_INFRA_ERROR) { /* an agent that never ran leaves no trajectory */
 		char *r2 = rel_to(c->base, ap);
 		problem(c, "no agent trajectory: %s is missing or not JSON (this agent writes no ATIF; "
 			"use RUNNER=benchflow or RUNNER=local)", r2);

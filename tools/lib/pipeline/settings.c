@@ -46,6 +46,7 @@ const struct setting_def settings_table[] = {
 	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider (call: one 1-token request)", SCOPE_CALL },
 	{ "LAUNCHER", SET_ENUM, "local", "local srun", 0, 0, false, "where trials run: here, or each as a Slurm job through srun (docs/cluster.md)", SCOPE_CALL },
 	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false, "more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G", SCOPE_CALL },
+	{ "HARBOR_JOBS", SET_PATH, "", NULL, 0, 0, false, "a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table", SCOPE_CALL },
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
 	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal status judges: a stage, eval or final", SCOPE_CALL },
 	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
@@ -215,9 +216,72 @@ static const char *env_or(const char *name, const char *def)
 	return v ? v : def;
 }
 
+/* SKILLC_GIVEN, or (a tool run by hand) every setting in the environment. */
+static void load_given(struct run *r)
+{
+	const char *given = getenv("SKILLC_GIVEN");
+	if (!given) {
+		for (size_t i = 0; i < settings_count; i++)
+			if (getenv(settings_table[i].name))
+				strlist_push(&r->given, settings_table[i].name);
+		return;
+	}
+	char *copy = xstrdup(given);
+	for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		strlist_push(&r->given, w);
+	free(copy);
+}
+
+bool run_given(const struct run *r, const char *name)
+{
+	for (size_t i = 0; i < r->given.n; i++)
+		if (!strcmp(r->given.v[i], name))
+			return true;
+	return false;
+}
+
+const char *run_recorded(const struct run *r, const char *name)
+{
+	return r->recorded ? json_str(r->recorded, name) : NULL;
+}
+
+/* settings.json of the run, when it has one: what it remembers. */
+static int load_recorded(struct run *r, struct err *e)
+{
+	char *p = run_path(r, "settings.json");
+	int rc = 0;
+	if (fs_exists(p)) {
+		cJSON *doc = json_read_file(p, e);
+		cJSON *set = doc ? json_get(doc, "settings") : NULL;
+		if (!cJSON_IsObject(set))
+			rc = err_set(e, ERR_INPUT, "'%s' is not a run's settings file (remove it to start the run's settings afresh)", p);
+		else
+			r->recorded = cJSON_DetachItemViaPointer(doc, set);
+		cJSON_Delete(doc);
+	}
+	free(p);
+	return rc;
+}
+
+/* A setting left out takes the recorded value (checked like any other). */
+static int apply_recorded(struct run *r, struct err *e)
+{
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		const char *v = run_recorded(r, s->name);
+		if (s->scope == SCOPE_CALL || !v || run_given(r, s->name))
+			continue;
+		if (setting_check(s, v, e) < 0)
+			return err_set(e, ERR_INPUT, "%s/settings.json: %s (give %s= to replace it)", r->dir, e->msg, s->name);
+		json_set_str(r->values, s->name, v);
+	}
+	return 0;
+}
+
 int run_load(struct run *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
+	r->given = (struct strlist)STRLIST_INIT;
 	r->values = cJSON_CreateObject();
 	for (size_t i = 0; i < settings_count; i++) {
 		const struct setting_def *s = &settings_table[i];
@@ -233,11 +297,50 @@ int run_load(struct run *r, struct err *e)
 		return err_set(e, ERR_INPUT, "bad task name '%s': use letters, digits, '.', '_' and '-', starting with a letter or digit", task);
 	r->dir = xstrdup(dir);
 	r->task = xstrdup(task);
-	r->task_dir = xstrdup(tdir);
+	load_given(r);
+	if (load_recorded(r, e) < 0 || apply_recorded(r, e) < 0)
+		return -1;
+	/* the task folder follows a remembered TASKS_DIR */
+	if (!run_given(r, "TASKS_DIR") && run_recorded(r, "TASKS_DIR"))
+		r->task_dir = path_join(run_get(r, "TASKS_DIR"), task);
+	else
+		r->task_dir = xstrdup(tdir);
 	r->rules_dir = rules_dir();
 	if (!r->rules_dir)
 		r->rules_dir = xstrdup("rules"); /* absent: the stages that need it say so */
 	return 0;
+}
+
+int run_record(struct run *r, struct strlist *changes, struct err *e)
+{
+	cJSON *now = cJSON_CreateObject();
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		if (s->scope == SCOPE_CALL)
+			continue;
+		const char *v = run_get(r, s->name), *was = run_recorded(r, s->name);
+		cJSON_AddStringToObject(now, s->name, v);
+		if (r->recorded && was && strcmp(was, v))
+			strlist_push_owned(changes, xasprintf("%s %s -> %s", s->name, *was ? was : "''", *v ? v : "''"));
+	}
+	int changed = !r->recorded || !cJSON_Compare(now, r->recorded, true);
+	int rc = 0;
+	if (changed) {
+		cJSON *doc = cJSON_CreateObject();
+		json_set_num(doc, "format", 1);
+		cJSON_AddStringToObject(doc, "task", r->task);
+		cJSON_AddItemToObject(doc, "settings", cJSON_Duplicate(now, 1));
+		char *p = run_path(r, "settings.json");
+		rc = fs_mkdirs(r->dir, e) < 0 || json_write_file(p, doc, e) < 0 ? -1 : 1;
+		free(p);
+		cJSON_Delete(doc);
+		if (rc == 1) {
+			cJSON_Delete(r->recorded);
+			r->recorded = cJSON_Duplicate(now, 1);
+		}
+	}
+	cJSON_Delete(now);
+	return rc;
 }
 
 void run_free(struct run *r)
@@ -247,6 +350,8 @@ void run_free(struct run *r)
 	free(r->task_dir);
 	free(r->rules_dir);
 	cJSON_Delete(r->values);
+	cJSON_Delete(r->recorded);
+	strlist_free(&r->given);
 	memset(r, 0, sizeof *r);
 }
 
@@ -306,4 +411,20 @@ cJSON *run_config(const struct run *r)
 		}
 	}
 	return c;
+}
+
+char *run_command(const struct run *r, const char *goal)
+{
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "make task=%s", r->task);
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		const char *v = run_get(r, s->name), *was = run_recorded(r, s->name);
+		int names_run = s->scope == SCOPE_IDENTITY && strcmp(s->name, "task") && strcmp(v, s->def);
+		int not_kept = s->scope == SCOPE_RUN && run_given(r, s->name) && (!was || strcmp(was, v)) && strcmp(v, s->def);
+		if (names_run || not_kept)
+			buf_printf(&b, " %s=%s", s->name, v);
+	}
+	buf_printf(&b, " %s", goal);
+	return buf_detach(&b);
 }

@@ -63,10 +63,29 @@ struct run {
 	char *task_dir;  /* the task folder */
 	char *rules_dir; /* the rules data (datadir.h rules_dir) */
 	cJSON *values;   /* setting name -> string, every setting in settings_table */
+	cJSON *recorded; /* settings.json's "settings" (NULL: a new run); owned */
+	struct strlist given; /* settings this command gave explicitly */
 };
 
-/* Fills r from the environment; r is freed with run_free even on error. */
+/* Fills r from the environment; r is freed with run_free even on error.
+ * A run remembers its settings (settings.json, written by run_record): a
+ * setting this command did not give explicitly (SKILLC_GIVEN, the names
+ * make found on its command line, in local.mk or the environment; without
+ * it, every one in the environment) takes the recorded value, all but the
+ * SCOPE_CALL ones. */
 int run_load(struct run *r, struct err *e);
+/* True when this command gave the setting explicitly. */
+bool run_given(const struct run *r, const char *name);
+/* The recorded value of a setting (NULL: none recorded). */
+const char *run_recorded(const struct run *r, const char *name);
+/* Writes settings.json when the run is new or an explicit value changed a
+ * recorded one. Appends "NAME old -> new" to changes for each change.
+ * Returns 1 when it wrote, 0 when nothing changed, -1 on error. */
+int run_record(struct run *r, struct strlist *changes, struct err *e);
+/* "make task=T MODEL=m ... GOAL": a command that reaches this run again with
+ * the settings this one used (the ones that name the run, and any given here
+ * that the run does not remember), to paste back. Caller frees. */
+char *run_command(const struct run *r, const char *goal);
 void run_free(struct run *r);
 const char *run_get(const struct run *r, const char *name);
 long run_get_int(const struct run *r, const char *name);

@@ -557,3 +557,34 @@ int source_hash(const struct run *r, const struct source_def *src, bool update, 
 	free(path);
 	return rc;
 }
+
+/* True when stage s reads the setting itself. */
+static int reads_setting(const struct stage_def *s, const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(s->settings) && s->settings[i]; i++)
+		if (!strcmp(s->settings[i], name))
+			return 1;
+	if ((s->repeat && !strcmp(s->repeat, name)) || (s->gather && !strcmp(s->gather, name)))
+		return 1;
+	/* a source the setting names or places (a folder setting, the task folder) */
+	for (size_t k = 0; k < source_count; k++) {
+		const struct source_def *src = &source_table[k];
+		int names = (src->root == SRC_SETTING && !strcmp(src->what, name)) ||
+		            (src->root == SRC_TASK && !strcmp(name, "TASKS_DIR"));
+		for (size_t i = 0; names && i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++)
+			if (!strcmp(s->inputs[i], src->stamp))
+				return 1;
+	}
+	return 0;
+}
+
+void stages_affected_by(const char *setting, struct strlist *out)
+{
+	for (size_t i = 0; i < stage_count; i++) {
+		int hit = 0;
+		for (size_t j = 0; j < stage_count && !hit; j++)
+			hit = reads_setting(&stage_table[j], setting) && stage_depends_on(&stage_table[i], &stage_table[j]);
+		if (hit)
+			strlist_push(out, stage_table[i].name);
+	}
+}

@@ -95,6 +95,11 @@ char *stage_config_path(const struct stage_def *s);
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
 
+/* Appends the stages a change of the setting makes due again: those that
+ * read it (their config slice, their instance count, a source it names) and
+ * every stage after them, in table order. */
+void stages_affected_by(const char *setting, struct strlist *out);
+
 /* The path a source hashes (as the user would write it); caller frees. */
 char *source_path(const struct run *r, const struct source_def *src);
 /* The current hash of a source (a tree, hash_tree_cached with its cache

@@ -49,7 +49,7 @@ void gate_run_name(const struct results_group *g, struct buf *b)
 	buf_addc(b, ')');
 }
 
-/* The rows of one run: [*first, end). */
+/* The rows of one run the gate reads: the judged stage, raw and noskill. */
 struct run_rows {
 	const struct results_group *stage, *raw, *noskill;
 };

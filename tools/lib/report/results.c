@@ -433,6 +433,26 @@ void results_build(struct results_table *tb, const struct strlist *runs, const s
 		results_free(&one);
 	}
 	tb->runs = (long)runs->n;
+	results_finish(tb);
+}
+
+void results_add(struct results_table *tb, const cJSON *j, const char *dir, const struct routes *routes)
+{
+	const char *f[] = { json_str(j, "bench"), json_str(j, "task"), json_str(j, "harness"), json_str(j, "model"),
+			    json_str(j, "runner"), json_str(j, "stage") };
+	for (size_t i = 0; i < ARRAY_LEN(f); i++)
+		f[i] = f[i] ? f[i] : "?";
+	struct results_group key = { .bench = (char *)f[0], .task = (char *)f[1], .harness = (char *)f[2],
+				     .model = (char *)f[3], .runner = (char *)f[4], .stage = (char *)f[5] };
+	struct results_group *g = group_for(tb, &key);
+	struct results_trial t = { .dir = xstrdup(dir), .test = xstrdup(path_base(dir)), .index = (long)g->nt + 1 };
+	read_trial(&t, j, routes);
+	count_trial(g, &t, j);
+	push_trial(g, &t);
+}
+
+void results_finish(struct results_table *tb)
+{
 	if (tb->n)
 		qsort(tb->v, tb->n, sizeof *tb->v, cmp_group);
 	for (size_t i = 0; i < tb->n; i++) {

@@ -86,6 +86,12 @@ void results_find_runs(const char *path, int depth, struct strlist *runs);
 /* Fills tb (zeroed) from the runs; prices from routes (may be NULL) for
  * trials whose runner reported no cost. Free with results_free. */
 void results_build(struct results_table *tb, const struct strlist *runs, const struct routes *routes);
+/* Adds one trial from elsewhere than a run folder (a Harbor job's, eval/
+ * harborjob.h), counted, to the row its bench, task, harness, model, runner
+ * and stage name; j holds trial.json's facts. Call results_finish after. */
+void results_add(struct results_table *tb, const cJSON *j, const char *dir, const struct routes *routes);
+/* Sorts the rows and links each to its raw row (results_build does it). */
+void results_finish(struct results_table *tb);
 void results_free(struct results_table *tb);
 
 /* The rank of a stage name in pipeline order (for sorting). */

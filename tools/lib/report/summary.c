@@ -561,7 +561,9 @@ static const char md_notes[] =
 	"Cost/trial: the runner's cost_usd, else the trial's tokens at its route's prices (ROUTES).\n"
 	"Stage cost: what the stage paid in its run: its LLM calls (status/<stage>*.usage.jsonl; a\n"
 	"cache hit is $0) and its trials that ran there (stale ones too; trials reused from the trial\n"
-	"store cost nothing again). An item without a price is counted as unknown, never as $0.\n";
+	"store cost nothing again). An item without a price is counted as unknown, never as $0.\n"
+	"Stage job: trials read from Harbor job folders (runner harbor; bench: the trial's dataset,\n"
+	"adhoc without one; harness: the agent).\n";
 
 /* A line saying how many trials ran without the task's own environment. */
 static void summary_md_environment(const struct results_table *tb, struct buf *b)
