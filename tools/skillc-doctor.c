@@ -15,6 +15,7 @@
 #include "llm/client.h"
 #include "base/log.h"
 #include "llm/routes.h"
+#include "local/dockerdoctor.h"
 #include "pipeline/launcher.h"
 #include "base/versions.h"
 
@@ -23,8 +24,11 @@ static const char usage[] =
 	"\n"
 	"Checks the settings a pipeline run needs; prints one line per check,\n"
 	"\"ok      <check>: ...\" or \"problem <check>: <what is wrong and what to do>\".\n"
-	"Reads MODEL, EXTERNAL_MODEL, ROUTES, ENV_FILE, CACHE_DIR, LLM_CACHE, LAUNCHER\n"
-	"and SRUN_ARGS from the environment (make doctor passes them).\n"
+	"Reads MODEL, EXTERNAL_MODEL, ROUTES, ENV_FILE, CACHE_DIR, LLM_CACHE, LAUNCHER,\n"
+	"SRUN_ARGS, SANDBOX, IMAGE, QEMU, HARNESS and the task and run (SKILLC_TASK_DIR,\n"
+	"SKILLC_RUN) from the environment (make doctor passes them). SANDBOX=docker: the\n"
+	"daemon, its storage driver and mirrors, proxies, the architecture (QEMU), and\n"
+	"which of the run's L1/L2 images exist or are due.\n"
 	"\n"
 	"  --probe MODE   how far to test each model's provider (default: $DOCTOR_PROBE,\n"
 	"                 else models):\n"
@@ -229,6 +233,22 @@ static void check_launcher(struct doctor *d)
 	buf_free(&what);
 }
 
+static void docker_line(void *ctx, bool ok, const char *check, const char *msg)
+{
+	report(ctx, ok, check, "%s", msg);
+}
+
+/* SANDBOX=docker (local/dockerdoctor.h); the task and run when make names them. */
+static void check_docker(struct doctor *d)
+{
+	const char *name = getenv("SKILLC_TASK"), *task = getenv("SKILLC_TASK_DIR"), *run = getenv("SKILLC_RUN");
+	bool given = name && *name && task && fs_is_dir(task);
+	struct docker_doctor dd = { .sandbox = getenv("SANDBOX"), .qemu = getenv("QEMU"), .image = getenv("IMAGE"),
+				    .task_dir = given ? task : NULL,
+				    .run_dir = run && *run ? run : NULL, .harness = getenv("HARNESS") };
+	docker_doctor_run(&dd, docker_line, d);
+}
+
 struct check {
 	const char *name;
 	void (*run)(struct doctor *d);
@@ -242,6 +262,7 @@ static const struct check checks[] = {
 	{ "model", check_target_model },
 	{ "external-model", check_external_model },
 	{ "launcher", check_launcher },
+	{ "docker", check_docker },
 };
 
 int main(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include "base/fs.h"
 #include "base/log.h"
 #include "base/versions.h"
+#include "local/arch.h"
 #include "local/image.h"
 #include "local/launch.h"
 #include "local/task.h"
@@ -27,7 +28,7 @@ static const char usage[] =
 	"again; the build's output goes to stdout. STAMP gets \"<image id> <tag>\" (rewritten\n"
 	"only when it changes). check: exit 0 when every stamp's image is in the daemon under its\n"
 	"tag, 1 when one is not (it names them), 2 when the daemon cannot be asked.\n"
-	"Environment: DOCKER_HOST, HTTP_PROXY/HTTPS_PROXY/NO_PROXY (build args), DOCKER_DEFAULT_PLATFORM,\n"
+	"Environment: DOCKER_HOST, HTTP_PROXY/HTTPS_PROXY/NO_PROXY (build args), DOCKER_DEFAULT_PLATFORM, QEMU,\n"
 	"HARNESS_PATH, SKILLC_RULES. Exit: 0 done, 1 the build failed (environment_build), 2 bad input.\n";
 
 struct opts {
@@ -63,9 +64,14 @@ static int make_image(const struct opts *o, struct image_ref *ref, struct err *e
 	struct launch h = { 0 };
 	struct image_ref l1 = { 0 };
 	char *work = path_dir(o->out);
-	struct image_opts io = { .work = work, .log_fd = 1, .base = o->image,
-				 .platform = getenv("DOCKER_DEFAULT_PLATFORM") };
+	struct image_opts io = { .work = work, .log_fd = 1, .base = o->image };
+	struct arch_plan plan = { 0 };
 	int r = task_load(o->task, NULL, &t, e);
+	if (r == 0 && (r = arch_plan_build(&t, o->image, &plan, e)) == 0) {
+		io.platform = plan.platform;
+		if (plan.emulate)
+			printf("%s\n", plan.why);
+	}
 	if (r == 0 && !strcmp(o->kind, "l1"))
 		r = image_l1(&t, &io, ref, e);
 	else if (r == 0 && (r = launch_load(o->harness, &h, e)) == 0 && (r = image_stamp_read(o->l1, &l1, e)) == 0)
@@ -73,6 +79,7 @@ static int make_image(const struct opts *o, struct image_ref *ref, struct err *e
 	image_ref_free(&l1);
 	launch_free(&h);
 	task_free(&t);
+	arch_plan_free(&plan);
 	free(work);
 	return r;
 }

@@ -11,6 +11,8 @@
 NAMES="make images: each L1 and L2 built once; a second make images builds nothing
 one byte of environment/ rebuilds that task's L1 and its L2s only
 docker rmi of an L2 behind make's back: the next make builds it again
+make doctor SANDBOX=docker: the daemon, its storage, proxies, the architecture, the run's images
+QEMU: an image of another architecture is emulated, or a problem saying what to install
 make raw-eval SANDBOX=docker: trials in the L2, keyed by its tag
 kill -9 of make mid-trial: no container left once the next make has passed; the trial runs again
 a Dockerfile that fails to build: make images fails with one environment_build line
@@ -93,6 +95,54 @@ t_contains "says why" "$out" "the image of images/inventory-check--scripted.l2.i
 t_contains "L2 built again" "$out" "built $l2"
 case $out in *"built skillc/l1"*) t_fail "the L1 was rebuilt too: $out" ;; esac
 t_check "it is there" docker image inspect "$l2"
+t_end
+
+t_begin "make doctor SANDBOX=docker: the daemon, its storage, proxies, the architecture, the run's images"
+out=$(HTTPS_PROXY=http://user:pw@127.0.0.1:3128 $SK task=inventory-check HARNESS=scripted DOCTOR_PROBE=none doctor 2>&1)
+t_contains "the daemon" "$out" "ok      docker: the daemon at $DOCKER_HOST answers: Docker "
+t_contains "its storage" "$out" "ok      docker-storage: vfs (copies the whole image for every layer"
+t_contains "its mirrors" "$out" "ok      docker-mirrors: the daemon's registry mirrors: none"
+t_contains "the proxy, without its password" "$out" "ok      docker-proxy: HTTPS_PROXY=http://***@127.0.0.1:3128: builds get it"
+t_contains "a loopback proxy explained" "$out" "a loopback proxy serves builds (--network host) but not a trial container"
+case $out in *pw@*) t_fail "the proxy's password printed: $out" ;; esac
+t_contains "the architecture" "$out" "ok      docker-arch: task inventory-check: host and image are both"
+t_contains "no emulation" "$out" "no emulation"
+t_contains "host programs run" "$out" "ok      docker-binfmt: a plain host program (sleep) runs"
+t_contains "the L1 exists" "$out" "ok      docker-images: the L1 of inventory-check: skillc/l1-inventory-check:"
+t_contains "the L2 exists" "$out" "ok      docker-images: the L2 of inventory-check with scripted: skillc/l2-inventory-check--scripted:"
+out=$($SK task=inventory-check HARNESS=fresh DOCTOR_PROBE=none doctor 2>&1)
+t_contains "an L2 never built is due" "$out" "ok      docker-images: the L2 of inventory-check with fresh: due (make images builds it)"
+out=$($SK task=inventory-check HARNESS=scripted SANDBOX=bwrap DOCTOR_PROBE=none doctor 2>&1)
+t_contains "SANDBOX=bwrap: not used" "$out" "ok      docker: not used (SANDBOX=bwrap)"
+out=$(DOCKER_HOST=unix://$T_TMP/none.sock $SK task=inventory-check HARNESS=scripted DOCTOR_PROBE=none doctor 2>&1)
+t_eq "a daemon that is down: exit" $? 1
+t_contains "says so" "$out" "problem docker: the Docker daemon at unix://$T_TMP/none.sock does not answer"
+t_end
+
+t_begin "QEMU: an image of another architecture is emulated, or a problem saying what to install"
+host=$(docker info --format '{{.Architecture}}')
+case $host in x86_64|amd64) other=arm64 qemu=aarch64 ;; *) other=amd64 qemu=x86_64 ;; esac
+cp -R tasks/log-error-report tasks/foreign
+printf 'FROM --platform=linux/%s bb:local\nRUN true\n' $other >tasks/foreign/environment/Dockerfile
+FSK="$SK task=foreign HARNESS=scripted DOCTOR_PROBE=none"
+out=$($FSK QEMU=no doctor 2>&1)
+t_eq "QEMU=no: exit" $? 1
+t_contains "QEMU=no: a problem" "$out" "problem docker-arch: task foreign: the image is $other, the host"
+t_contains "QEMU=no: what to do" "$out" "and QEMU=no: use an image for"
+out=$($FSK QEMU=yes doctor 2>&1)
+t_contains "QEMU=yes: emulated" "$out" "ok      docker-arch: task foreign: the image is $other"
+t_contains "QEMU=yes: the platform" "$out" "emulated with qemu-user-static (--platform linux/$other"
+out=$($FSK doctor 2>&1)
+if grep -qs '^enabled' /proc/sys/fs/binfmt_misc/qemu-$qemu; then
+	t_contains "QEMU=auto: emulated, qemu-$qemu registered" "$out" "ok      docker-arch: task foreign: the image is $other"
+else
+	t_contains "QEMU=auto: no qemu-$qemu registered: a problem" "$out" "no qemu-$qemu handler is registered in /proc/sys/fs/binfmt_misc: apt-get install -y qemu-user-static"
+	out=$($FSK QEMU=auto images 2>&1)
+	t_eq "make images: exit" $? 2
+	t_contains "make images: one environment_build line" "$out" "environment_build: the image is $other, the host"
+fi
+out=$($FSK QEMU=maybe doctor 2>&1)
+t_contains "a bad QEMU: names the choices" "$out" "QEMU"
 t_end
 
 t_begin "make raw-eval SANDBOX=docker: trials in the L2, keyed by its tag"

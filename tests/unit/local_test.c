@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "local/acp.h"
+#include "local/arch.h"
 #include "base/fs.h"
 #include "local/launch.h"
 #include "base/json.h"
@@ -65,6 +66,8 @@ static void t_dockerfile(void)
 	CHECK(t.copies[4].as_child);
 	CHECK_INT(t.skill_copies_dropped, 1);
 	CHECK_STR(t.workdir, "/app/sub");
+	CHECK_STR(t.base_image, "debian:12-slim");
+	CHECK(t.base_platform == NULL);
 	CHECK_INT(t.ignored.n, 4);
 	CHECK_STR(t.ignored.v[0], "RUN");
 	CHECK_STR(t.ignored.v[1], "COPY --from");
@@ -345,6 +348,59 @@ static void t_relay(void)
 	free(dir);
 }
 
+/* The architecture decision of SANDBOX=docker, one row per case. */
+static void t_arch_decide(void)
+{
+	static const struct {
+		const char *daemon, *image, *qemu;
+		bool binfmt;
+		int rc;
+		const char *platform, *says;
+	} cases[] = {
+		{ "amd64", "amd64", "auto", false, 0, NULL, "both amd64: no emulation" },
+		{ "arm64", "arm64", "yes", true, 0, NULL, "no emulation" },
+		{ "arm64", NULL, "no", false, 0, NULL, "not known before its build" },
+		{ "arm64", "amd64", "auto", true, 0, "linux/amd64", "emulated with qemu-user-static" },
+		{ "arm64", "amd64", "auto", false, -1, NULL, "no qemu-x86_64 handler is registered" },
+		{ "amd64", "arm64", "auto", false, -1, NULL, "no qemu-aarch64 handler" },
+		{ "arm64", "amd64", "yes", false, 0, "linux/amd64", "binfmt_misc not checked" },
+		{ "arm64", "amd64", "no", true, -1, NULL, "QEMU=no" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		enum qemu_mode m;
+		struct err e = { 0 };
+		CHECK_INT(qemu_mode_parse(cases[i].qemu, &m, &e), 0);
+		struct arch_facts f = { cases[i].daemon, cases[i].image, cases[i].binfmt };
+		struct arch_plan p;
+		int r = arch_decide(&f, m, &p, &e);
+		CHECK_INT(r, cases[i].rc);
+		if (cases[i].platform)
+			CHECK_STR(p.platform, cases[i].platform);
+		else
+			CHECK(p.platform == NULL);
+		CHECK(strstr(r == 0 ? p.why : e.msg, cases[i].says) != NULL);
+		arch_plan_free(&p);
+	}
+	struct err e = { 0 };
+	enum qemu_mode m;
+	CHECK_INT(qemu_mode_parse("maybe", &m, &e), -1);
+	CHECK(strstr(e.msg, "use auto, yes or no") != NULL);
+	char buf[32];
+	CHECK_STR(arch_of_platform("linux/arm64/v8", buf, sizeof buf), "arm64");
+	CHECK_STR(arch_of_platform("x86_64", buf, sizeof buf), "amd64");
+	CHECK_STR(arch_docker_name("aarch64"), "arm64");
+	CHECK_STR(arch_qemu_name("arm64"), "aarch64");
+	struct task t;
+	memset(&t, 0, sizeof t);
+	char *ctx = t_tmpdir();
+	CHECK_INT(task_parse_dockerfile(&t, "FROM a:1 AS one\nFROM --platform=linux/arm64 bb:local AS two\nRUN true\n",
+					ctx, "Dockerfile", &e), 0);
+	CHECK_STR(t.base_image, "bb:local");
+	CHECK_STR(t.base_platform, "linux/arm64");
+	task_free(&t);
+	free(ctx);
+}
+
 int main(void)
 {
 	RUN(t_dockerfile);
@@ -355,5 +411,6 @@ int main(void)
 	RUN(t_acp_not_started);
 	RUN(t_sandbox_open);
 	RUN(t_relay);
+	RUN(t_arch_decide);
 	T_EXIT();
 }

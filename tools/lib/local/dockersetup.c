@@ -10,6 +10,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/proc.h"
+#include "local/arch.h"
 #include "local/image.h"
 #include "local/setup.h"
 
@@ -29,10 +30,15 @@ static int build_images(struct local_trial *t, struct err *e)
 	char *work = path_join(t->paths.jobs, ".skillc-local");
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	const char *base = getenv("IMAGE");
-	struct image_opts o = { .work = work, .log_fd = fd, .base = base && *base ? base : NULL,
-				.platform = getenv("DOCKER_DEFAULT_PLATFORM") };
+	struct image_opts o = { .work = work, .log_fd = fd, .base = base && *base ? base : NULL };
 	struct image_ref l1 = { 0 }, l2 = { 0 };
-	int r = image_l1(&t->task, &o, &l1, e);
+	struct arch_plan plan = { 0 };
+	int r = arch_plan_build(&t->task, o.base, &plan, e);
+	if (r == 0 && plan.emulate && fd >= 0)
+		dprintf(fd, "%s\n", plan.why);
+	o.platform = plan.platform;
+	if (r == 0)
+		r = image_l1(&t->task, &o, &l1, e);
 	if (r == 0)
 		r = image_l2(&t->task, &t->h, &l1, &o, &l2, e);
 	if (r == 0) {
@@ -43,6 +49,7 @@ static int build_images(struct local_trial *t, struct err *e)
 		close(fd);
 	image_ref_free(&l1);
 	image_ref_free(&l2);
+	arch_plan_free(&plan);
 	free(work);
 	free(log);
 	return r;

@@ -283,6 +283,23 @@ static int dockerfile_each(const char *text, df_fn *fn, void *ctx, struct err *e
 	return r;
 }
 
+/* FROM [--platform=P] image [AS name]: the stage's base image and platform. */
+static void note_base(struct task *t, const char *args)
+{
+	struct strlist a = STRLIST_INIT;
+	split_args(args, &a);
+	free(t->base_image);
+	free(t->base_platform);
+	t->base_image = t->base_platform = NULL;
+	for (size_t i = 0; i < a.n && !t->base_image; i++) {
+		if (!strncmp(a.v[i], "--platform=", 11))
+			t->base_platform = xstrdup(a.v[i] + 11);
+		else if (strncmp(a.v[i], "--", 2))
+			t->base_image = xstrdup(a.v[i]);
+	}
+	strlist_free(&a);
+}
+
 /* The parse state of task_parse_dockerfile. */
 struct df_parse {
 	struct task *t;
@@ -307,6 +324,7 @@ static int parse_one(const struct df_instr *in, void *arg, struct err *e)
 		free(ps->workdir);
 		ps->workdir = xstrdup("/");
 		ps->saw_workdir = false;
+		note_base(t, in->args);
 	} else if (!strcmp(in->name, "WORKDIR")) {
 		struct strlist a = STRLIST_INIT;
 		split_args(in->args, &a);
@@ -615,6 +633,8 @@ void task_free(struct task *t)
 	}
 	free(t->copies);
 	strlist_free(&t->ignored);
+	free(t->base_image);
+	free(t->base_platform);
 	free(t->skills_dir);
 	free(t->tests_dir);
 	memset(t, 0, sizeof *t);

@@ -43,6 +43,8 @@ struct task {
 	size_t ncopies;
 	int skill_copies_dropped; /* COPY lines naming skills/ (replaced by injection) */
 	struct strlist ignored;   /* Dockerfile instructions we cannot honour (RUN, ENV, ...) */
+	char *base_image;    /* the last FROM's image (the final stage's base), else NULL */
+	char *base_platform; /* its --platform=..., else NULL */
 	char *skills_dir;    /* <dir>/environment/skills when it exists, else NULL */
 	char *tests_dir;     /* <dir>/tests */
 	cJSON *env;          /* [environment.env]: object of strings (borrowed from config) */
