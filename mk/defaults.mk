@@ -5,7 +5,7 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.
@@ -42,6 +42,8 @@ SANDBOX ?= bwrap
 IMAGE ?=
 # SANDBOX=docker, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)
 QEMU ?= auto
+# the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)
+RUNTIME_BASE ?= debian:12-slim
 # trials per evaluation
 REPEAT ?= 3
 # traces the fast stage needs
@@ -110,6 +112,7 @@ GATE_VS ?= none
 #:   SANDBOX=bwrap|docker|none        where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
 #:   IMAGE=                           SANDBOX=docker: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)
 #:   QEMU=auto|yes|no                 SANDBOX=docker, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)
+#:   RUNTIME_BASE=debian:12-slim      the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)
 #:   REPEAT=3                         trials per evaluation
 #:   FAST_MIN_TRACES=6                traces the fast stage needs
 #:   DEEP_ROUNDS=3                    deep optimization rounds

@@ -19,7 +19,7 @@ SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final images clean-stage
 SKILLC_READ_GOALS := status
 SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
 # Goals over a run (task=) or, without one, every run under RESULTS.
-SKILLC_FREE_GOALS := summary report watch doctor gate junit
+SKILLC_FREE_GOALS := summary report watch doctor gate junit runtime-image
 
 # --- Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, then check them all once, in C, against
@@ -165,6 +165,8 @@ watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(skillc_results_of)
 
+runtime-image:
+	@$(SKILLC_BIN)/skillc-runtime build --base $(call skillc_quote,$(RUNTIME_BASE))
 junit:
 	@$(SKILLC_BIN)/skillc-junit $(if $(tasks),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
 help:
@@ -223,6 +225,7 @@ endif
 #:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
+#:   make runtime-image         the Docker-in-Docker runtime image (skillc-runtime run -- make ...)
 #:   make doctor                check routes, keys, model servers (MODEL, EXTERNAL_MODEL), the cluster (LAUNCHER=srun), docker (SANDBOX=docker)
 #:   make help                  this text
 #:   make / make check / make install   build the tools, run the tests, install

@@ -5,6 +5,8 @@
 #   busybox  DIR/busybox.tar: busybox-static and a few links (a second; offline)
 #   debian   DIR/debian-bookworm.tar: debootstrap --variant=minbase bookworm from
 #            the Debian mirror apt uses, plus libcjson1 for our scripted agent (~1 min)
+#   runtime  DIR/runtime-bookworm.tar: the same with docker.io, make and skillc's
+#            libraries, the base of the runtime image (skillc-runtime build; ~2 min)
 # The test helper (tests/lib.sh t_docker_base) calls it; CI points DIR
 # (SKILLC_TEST_CACHE) outside build/ so `make clean` keeps the tars.
 set -eu
@@ -12,6 +14,7 @@ kind=$1 dir=$2
 mkdir -p "$dir"
 out=$dir/$kind.tar
 [ "$kind" = debian ] && out=$dir/debian-bookworm.tar
+[ "$kind" = runtime ] && out=$dir/runtime-bookworm.tar
 exec 9>"$out.lock"
 flock 9
 if [ -s "$out" ]; then echo "$out"; exit 0; fi
@@ -26,15 +29,18 @@ busybox)
 		ln -s busybox "$root/bin/$l"
 	done
 	;;
-debian)
+debian | runtime)
+	include=libcjson1
+	[ "$kind" = debian ] ||
+		include=docker.io,make,ca-certificates,procps,libcjson1,libcurl4,libxxhash0,libpcre2-8-0,libyaml-0-2
 	command -v debootstrap >/dev/null || { echo "base-images.sh: no debootstrap (apt-get install -y debootstrap)" >&2; exit 1; }
 	mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
 	[ -n "$mirror" ] || mirror=$(sed -n 's/^deb  *\([^ ]*\) .*/\1/p' /etc/apt/sources.list 2>/dev/null | head -n 1)
-	debootstrap --variant=minbase --include=libcjson1 bookworm "$root" "${mirror:-http://deb.debian.org/debian}" \
-		>"$dir/debootstrap.log" 2>&1 || { echo "base-images.sh: debootstrap failed: see $dir/debootstrap.log" >&2; exit 1; }
+	debootstrap --variant=minbase --include=$include bookworm "$root" "${mirror:-http://deb.debian.org/debian}" \
+		>"$dir/debootstrap-$kind.log" 2>&1 || { echo "base-images.sh: debootstrap failed: see $dir/debootstrap-$kind.log" >&2; exit 1; }
 	rm -rf "$root/var/cache/apt/archives"/*.deb "$root/var/lib/apt/lists"/*_Packages
 	;;
-*) echo "base-images.sh: unknown kind '$kind' (busybox, debian)" >&2; exit 2 ;;
+*) echo "base-images.sh: unknown kind '$kind' (busybox, debian, runtime)" >&2; exit 2 ;;
 esac
 tar -C "$root" -cf "$out.tmp" .
 mv "$out.tmp" "$out"

@@ -21,5 +21,6 @@
 #define V_GATE "1"
 #define V_JUNIT "1"
 #define V_IMAGE "1"
+#define V_RUNTIME "1"
 
 #endif

@@ -284,6 +284,42 @@ int image_l1(const struct task *t, const struct image_opts *o, struct image_ref 
 	return r;
 }
 
+int image_from_context(const char *repo, image_fill_fn *fill, void *arg, const struct image_opts *o, double timeout,
+		       const char *what, struct image_ref *out, struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	char *ctx = make_context(o->work, e);
+	if (!ctx)
+		return -1;
+	hash_hex key;
+	int r = fill(ctx, arg, e);
+	if (r == 0)
+		r = context_key(ctx, o->platform, key, e);
+	if (r == 0) {
+		char *tag = xasprintf("%s:%s", repo, key);
+		r = ensure(ctx, tag, o, timeout, what, out, e);
+		free(tag);
+	}
+	struct err ce;
+	fs_remove_tree(ctx, &ce);
+	free(ctx);
+	return r;
+}
+
+int image_context_copy(const char *src, const char *dst, struct err *e)
+{
+	struct stat st;
+	if (stat(src, &st) < 0)
+		return err_set(e, ERR_INPUT, "cannot read '%s':", src);
+	if (S_ISDIR(st.st_mode))
+		return copy_tree_into(src, dst, NULL, e);
+	char *parent = path_dir(dst);
+	struct fs_entry en = { .mode = st.st_mode };
+	int r = fs_mkdirs(parent, e) < 0 ? -1 : place(src, dst, &en, e);
+	free(parent);
+	return r;
+}
+
 /* One "files" entry of a recipe into ctx/files/<dest>. */
 static int recipe_file(const struct launch *h, const cJSON *f, const char *ctx, struct err *e)
 {

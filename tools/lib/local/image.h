@@ -51,6 +51,15 @@ int image_l1(const struct task *t, const struct image_opts *o, struct image_ref 
 int image_l2(const struct task *t, const struct launch *h, const struct image_ref *l1, const struct image_opts *o,
 	     struct image_ref *out, struct err *e);
 
+/* Any other image of skillc's (the runtime's): fill(ctx, arg) writes a
+ * build context into a fresh folder, tagged <repo>:<its content key>,
+ * built when the daemon lacks that tag. what names it in errors. */
+typedef int image_fill_fn(const char *ctx, void *arg, struct err *e);
+int image_from_context(const char *repo, image_fill_fn *fill, void *arg, const struct image_opts *o, double timeout,
+		       const char *what, struct image_ref *out, struct err *e);
+/* Copies the file or tree src to dst (made), hard links where possible. */
+int image_context_copy(const char *src, const char *dst, struct err *e);
+
 int image_stamp_write(const char *path, const struct image_ref *r, struct err *e);
 /* Reads a stamp; -1 with e set when absent or malformed. */
 int image_stamp_read(const char *path, struct image_ref *r, struct err *e);

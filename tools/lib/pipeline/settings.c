@@ -29,6 +29,7 @@ const struct setting_def settings_table[] = {
 	{ "SANDBOX", SET_ENUM, "bwrap", "bwrap docker none", 0, 0, true, "where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)", SCOPE_RUN },
 	{ "IMAGE", SET_IMAGE, "", NULL, 0, 0, true, "SANDBOX=docker: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)", SCOPE_RUN },
 	{ "QEMU", SET_ENUM, "auto", "auto yes no", 0, 0, false, "SANDBOX=docker, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)", SCOPE_RUN },
+	{ "RUNTIME_BASE", SET_IMAGE, "debian:12-slim", NULL, 0, 0, false, "the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)", SCOPE_CALL },
 	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation", SCOPE_RUN },
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces the fast stage needs", SCOPE_RUN },
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds", SCOPE_RUN },
