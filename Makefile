@@ -37,10 +37,14 @@ all: $(TOOLS) build/settings.stamp
 tools: all
 
 # Rebuild everything when the compiler flags change (git's GIT-CFLAGS idea).
+# The file gets a rule only when its text differs, so an up-to-date tree is
+# up to date for make -n and -q too (a FORCE rule would always look due).
+BUILD_FLAGS := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)
+ifneq ($(BUILD_FLAGS),$(file <build/flags))
 build/flags: FORCE
 	@mkdir -p build
-	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)' > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+	@printf '%s\n' '$(BUILD_FLAGS)' > $@
+endif
 
 build/lib/%.o: tools/lib/%.c $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
@@ -64,7 +68,7 @@ INIT_SRC := tools/skillc-init.c tools/lib/local/supervisor.c tools/lib/local/rel
 bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 	@mkdir -p bin
 	@$(if $(V),,echo '  CCLD    $@ (static)')
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS)
 
 build/tests/%: tests/%.c tests/unit/t.h build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
@@ -118,4 +122,4 @@ FORCE:
 
 # The pipeline's user targets (ingest, status, clean-stage, help, ...).
 include mk/skillc.mk
-$(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS): | all
+$(SKILLC_NEEDS_TOOLS): | all

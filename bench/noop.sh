@@ -1,13 +1,19 @@
 #!/bin/sh
-# bench/noop.sh — how cheap is "nothing to do", and how fast is hashing.
-#   bench/noop.sh [N]      (default N=100 tasks; run from the repository root
-#                           after `make`)
-# 1. Generates N synthetic tasks (one skill each, a few files), ingests them
-#    all with one matrix make, then times the no-op make over the whole set
-#    (median of 5) and the no-op make of one task (median of 11).
-# 2. Hashes the same ~256 MB of files with skillc-hash (tree hash) and with
-#    xxhsum -H2 (XXH128) and -H3 (XXH3-64), side by side, and prints MB/s.
-# Figures only; nothing is asserted. Needs xxhsum (Debian package xxhash).
+# bench/noop.sh — how cheap is "nothing to do" for a built matrix, side by
+# side with Snakemake on the same graph, and how fast is hashing.
+#   bench/noop.sh [N]      (default N=100 runs; run from anywhere after `make`)
+# 1. Generates N synthetic tasks (one skill each, a few files), builds the
+#    matrix of N runs up to `static` (ingest, profile, static: three targets
+#    a run) with one make, then times the no-op make of the whole matrix
+#    (median of 5; wall and CPU time) and of one run (median of 11).
+# 2. Writes a Snakefile with the same graph (per run: ingest reads the
+#    skill's files, profile the profiles folder, static both outputs), builds
+#    it, then times `snakemake -n` (median of 5) and prints the ratio.
+#    Snakemake comes from Debian (apt-get install snakemake) when missing;
+#    without it the figure is left out, said so.
+# 3. Hashes the same ~256 MB with skillc-hash (tree hash) and with xxhsum
+#    -H2 (XXH128) and -H3 (XXH3-64), side by side, in MB/s.
+# Figures only; nothing is asserted.
 set -eu
 N=${1:-100}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,11 +22,25 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/skillc-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
 cd "$W"
 SK="make --no-print-directory -f $ROOT/mk/skillc.mk"
+export MODEL=vllm/bench-model
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-seconds() { # seconds <cmd...>: wall time of one run
-	s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-	echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }'
+median() { sort -n | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }'; }
+# measure CMD...: "wall_ms cpu_ms" of one run (CPU: user + system of every child)
+measure() {
+	python3 -c '
+import os, resource, subprocess, sys, time
+t = time.monotonic()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = (time.monotonic() - t) * 1000
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.1f %.1f" % (wall, (r.ru_utime + r.ru_stime) * 1000))' "$@"
+}
+# median of K runs of CMD: "wall_ms cpu_ms" (each the median of its own)
+median_of() {
+	k=$1; shift
+	i=0
+	while [ $i -lt "$k" ]; do measure "$@"; i=$((i + 1)); done >runs.txt
+	echo "$(cut -d' ' -f1 runs.txt | median) $(cut -d' ' -f2 runs.txt | median)"
 }
 
 i=1
@@ -37,16 +57,52 @@ while [ $i -le "$N" ]; do
 	names="$names $t"
 	i=$((i + 1))
 done
+names=${names# }
 
 start=$(date +%s.%N)
-$SK tasks="$names" -j2 ingest >/dev/null 2>&1
+$SK tasks="$names" -j2 static >build.out 2>&1 || { tail -5 build.out >&2; exit 1; }
 end=$(date +%s.%N)
-echo "$N tasks: first ingest (make -j2): $(echo "$start $end" | awk '{ printf "%.2f", $2 - $1 }') s"
+echo "$N runs (ingest, profile, static each): first build, make -j2: $(echo "$start $end" | awk '{ printf "%.1f", $2 - $1 }') s"
+out=$($SK tasks="$names" static 2>&1)
+case $out in *started*) echo "bench/noop.sh: the no-op make ran a stage: $out" >&2; exit 1 ;; esac
 
-all=$(for k in 1 2 3 4 5; do seconds $SK tasks="$names" ingest; done | median)
-one=$(for k in 1 2 3 4 5 6 7 8 9 10 11; do seconds $SK task=task-1 ingest; done | median)
-echo "no-op make, all $N tasks: median $all s ($(echo "$all $N" | awk '{ printf "%.1f", 1000 * $1 / $2 }') ms per task)"
-echo "no-op make, one task:     median $one s"
+set -- $(median_of 5 $SK tasks="$names" static)
+sk_wall=$1 sk_cpu=$2
+set -- $(median_of 11 $SK task=task-1 static)
+echo "skillc no-op, all $N runs:  wall ${sk_wall} ms, CPU ${sk_cpu} ms ($(echo "$sk_wall $N" | awk '{ printf "%.2f", $1 / $2 }') ms a run, median of 5)"
+echo "skillc no-op, one run:      wall $1 ms, CPU $2 ms (median of 11)"
+
+# Snakemake on the same graph
+if ! command -v snakemake >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	echo "installing snakemake from Debian (apt-get install -y snakemake) ..."
+	apt-get install -y -q snakemake >apt.out 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y snakemake >apt.out 2>&1 || true
+fi
+if command -v snakemake >/dev/null 2>&1; then
+	{
+		echo "TASKS = open('names.txt').read().split()"
+		echo "rule all:"
+		echo "    input: expand('sm/{t}/static.ok', t=TASKS)"
+		echo "rule ingest:"
+		echo "    input: lambda w: [str(p) for p in __import__('pathlib').Path('tasks', w.t, 'environment/skills').rglob('*') if p.is_file()]"
+		echo "    output: 'sm/{t}/ingest.ok', 'sm/{t}/skill.hash'"
+		echo "    shell: 'touch {output}'"
+		echo "rule profile:"
+		echo "    input: '$ROOT/rules/profiles'"
+		echo "    output: 'sm/{t}/profile.ok', 'sm/{t}/profile.json'"
+		echo "    shell: 'touch {output}'"
+		echo "rule static:"
+		echo "    input: 'sm/{t}/skill.hash', 'sm/{t}/profile.json'"
+		echo "    output: 'sm/{t}/static.ok', 'sm/{t}/S_static.hash'"
+		echo "    shell: 'touch {output}'"
+	} >Snakefile
+	echo "$names" >names.txt
+	snakemake --cores 2 -q >sm-build.out 2>&1 || { tail -5 sm-build.out >&2; exit 1; }
+	set -- $(median_of 5 snakemake --cores 1 -n -q)
+	echo "snakemake -n, same graph:   wall $1 ms, CPU $2 ms (median of 5; $(snakemake --version))"
+	echo "snakemake -n / skillc:      $(echo "$1 $sk_wall" | awk '{ printf "%.1f", $1 / $2 }')x wall, $(echo "$2 $sk_cpu" | awk '{ printf "%.1f", $1 / $2 }')x CPU"
+else
+	echo "snakemake not found and not installable here (apt-get install snakemake): no side-by-side figure"
+fi
 
 # hashing throughput on the same bytes
 mkdir -p blob
@@ -54,15 +110,16 @@ k=0
 while [ $k -lt 64 ]; do head -c 4194304 /dev/urandom > blob/f$k; k=$((k + 1)); done
 cat blob/* > /dev/null # warm the page cache for every tool alike
 mb=256
-t_tree=$(for k in 1 2 3; do seconds "$ROOT/bin/skillc-hash" blob; done | median)
-t_files=$(for k in 1 2 3; do seconds sh -c "'$ROOT/bin/skillc-hash' blob/*"; done | median)
-echo "skillc-hash tree  (256 MB, 64 files): $(echo "$mb $t_tree" | awk '{ printf "%.0f", $1 / $2 }') MB/s"
-echo "skillc-hash files (256 MB, 64 files): $(echo "$mb $t_files" | awk '{ printf "%.0f", $1 / $2 }') MB/s"
+ms() { measure "$@" | cut -d' ' -f1; }
+t_tree=$(for k in 1 2 3; do ms "$ROOT/bin/skillc-hash" blob; done | median)
+t_files=$(for k in 1 2 3; do ms sh -c "'$ROOT/bin/skillc-hash' blob/*"; done | median)
+echo "skillc-hash tree  (256 MB, 64 files): $(echo "$mb $t_tree" | awk '{ printf "%.0f", 1000 * $1 / $2 }') MB/s"
+echo "skillc-hash files (256 MB, 64 files): $(echo "$mb $t_files" | awk '{ printf "%.0f", 1000 * $1 / $2 }') MB/s"
 if command -v xxhsum >/dev/null 2>&1; then
-	t_h2=$(for k in 1 2 3; do seconds sh -c 'xxhsum -H2 blob/*'; done | median)
-	t_h3=$(for k in 1 2 3; do seconds sh -c 'xxhsum -H3 blob/*'; done | median)
-	echo "xxhsum -H2 (XXH128)  (same files):    $(echo "$mb $t_h2" | awk '{ printf "%.0f", $1 / $2 }') MB/s"
-	echo "xxhsum -H3 (XXH3-64) (same files):    $(echo "$mb $t_h3" | awk '{ printf "%.0f", $1 / $2 }') MB/s"
+	t_h2=$(for k in 1 2 3; do ms sh -c 'xxhsum -H2 blob/*'; done | median)
+	t_h3=$(for k in 1 2 3; do ms sh -c 'xxhsum -H3 blob/*'; done | median)
+	echo "xxhsum -H2 (XXH128)  (same files):    $(echo "$mb $t_h2" | awk '{ printf "%.0f", 1000 * $1 / $2 }') MB/s"
+	echo "xxhsum -H3 (XXH3-64) (same files):    $(echo "$mb $t_h3" | awk '{ printf "%.0f", 1000 * $1 / $2 }') MB/s"
 	echo "ratio skillc-hash tree / xxhsum -H2:  $(echo "$t_h2 $t_tree" | awk '{ printf "%.2f", $1 / $2 }')x"
 else
 	echo "xxhsum not found (apt-get install -y xxhash): no side-by-side figure"

@@ -1,11 +1,15 @@
-# defaults.mk — every setting and its default. Written by make from the
-# settings table in tools/lib/pipeline/settings.c: do not edit, add a row there.
+# defaults.mk — every setting and its default, and every stage. Written by
+# make from the settings table (tools/lib/pipeline/settings.c) and the stage
+# table (stages.c): do not edit, add a row there.
 # Override a setting on the command line (make MODEL=vllm/Qwen/Qwen3.5-27B ...),
 # in a local.mk beside the Makefile (never committed), or in the environment.
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+
+# Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
+SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index profile static static-eval static-index
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.
@@ -18,6 +22,18 @@ endif
 task ?=
 # several tasks, one run each (instead of task=)
 tasks ?=
+# several harnesses: every task runs with each (instead of HARNESS=)
+harnesses ?=
+# several target models: every task runs with each (instead of MODEL=)
+models ?=
+# a YAML file listing the runs: tasks, harnesses, models (or a Harbor job config's agents and datasets)
+MATRIX ?=
+# only the tasks whose name holds one of these words
+TASK_FILTER ?=
+# only these harnesses
+HARNESS_FILTER ?=
+# only these models
+MODEL_FILTER ?=
 # folder holding the tasks (point it at a SkillsBench checkout's tasks/)
 TASKS_DIR ?= tasks
 # folder holding the runs
@@ -100,6 +116,12 @@ GATE_VS ?= none
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
 #:   tasks=                           several tasks, one run each (instead of task=)
+#:   harnesses=                       several harnesses: every task runs with each (instead of HARNESS=)
+#:   models=                          several target models: every task runs with each (instead of MODEL=)
+#:   MATRIX=                          a YAML file listing the runs: tasks, harnesses, models (or a Harbor job config's agents and datasets)
+#:   TASK_FILTER=                     only the tasks whose name holds one of these words
+#:   HARNESS_FILTER=                  only these harnesses
+#:   MODEL_FILTER=                    only these models
 #:   TASKS_DIR=tasks                  folder holding the tasks (point it at a SkillsBench checkout's tasks/)
 #:   RESULTS=results/compile-pipeline folder holding the runs
 #:   RUN_DIR=                         this run folder instead of RESULTS/<task>--<harness>--<model> (must be under RESULTS)

@@ -1,10 +1,17 @@
 # skillc.mk — the pipeline's user targets. The top Makefile includes it in the
-# source tree; installed, use it directly: make -f <datadir>/skillc.mk task=x ingest
+# source tree; installed, use it directly (make -f <datadir>/skillc.mk task=x
+# ingest) or include it in your own Makefile: everything it defines for its
+# own use is named skillc-* / SKILLC_* / skillc_*, and its `help` yields to
+# yours (skillc-help is always there).
 #
-# Two levels: the outer make checks the request, takes the run's lock and
-# starts an inner make (SKILLC_INNER=1) that includes the run's generated
-# rules.mk, where GNU Make decides from content-hash stamps what must run.
+# One make process for any number of runs: the make you start hands the
+# request to skillc-rules (settings checked once, in C, against the settings
+# table), which takes every run's lock, brings their rules up to date and
+# starts the one make that includes every run's rules.mk (SKILLC_PLAN), where
+# GNU Make decides from content-hash stamps what must run.
 
+# an including Makefile keeps its own default goal (restored at the end)
+skillc_default_goal := $(.DEFAULT_GOAL)
 SKILLC_MK := $(abspath $(lastword $(MAKEFILE_LIST)))
 SKILLC_MK_DIR := $(dir $(SKILLC_MK))
 -include $(SKILLC_MK_DIR)paths.mk
@@ -13,115 +20,56 @@ SKILLC_DATA ?= $(abspath $(SKILLC_MK_DIR)..)
 -include local.mk
 include $(SKILLC_MK_DIR)defaults.mk
 
-# Goals that work on one run (they take its lock), and goals that only read.
-SKILLC_STAGE_GOALS := ingest profile static raw-eval raw-index static-eval static-index l1-image l2-image
-SKILLC_RUN_GOALS := $(SKILLC_STAGE_GOALS) eval final images clean-stage
+# Goals that work on runs (they take the locks), that only read, and that
+# need no run. SKILLC_STAGE_GOALS comes from the stage table (defaults.mk).
+SKILLC_WORK_GOALS := $(SKILLC_STAGE_GOALS) eval final images clean-stage
 SKILLC_READ_GOALS := status
-SKILLC_RUN_TARGETS := $(SKILLC_RUN_GOALS) $(SKILLC_READ_GOALS)
-# Goals over a run (task=) or, without one, every run under RESULTS.
 SKILLC_FREE_GOALS := summary report watch doctor gate junit runtime-image
-
-# --- Values from outside never reach a shell or a rule unchecked: take each
-# one's text without expanding it, then check them all once, in C, against
-# the settings table (skillc-rules check); a bad one stops make here.
-$(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
-skillc_quote = '$(subst ','\'',$1)'
-ifeq ($(SKILLC_INNER),)
-ifneq ($(filter $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS),$(MAKECMDGOALS)),)
-ifeq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
-$(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
-endif
-skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))) 2>&1)
-ifneq ($(skillc_bad),)
-$(error $(skillc_bad))
-endif
-endif
-endif
-
-skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
-ifneq ($(task),)
-SKILLC_TASK_DIR := $(TASKS_DIR)/$(task)
-RUN := $(if $(RUN_DIR),$(RUN_DIR),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model))
-ifneq ($(RUN_DIR),)
-ifeq ($(filter $(RESULTS)/%,$(RUN_DIR)),)
-$(error skillc: RUN_DIR '$(RUN_DIR)' must be under RESULTS '$(RESULTS)')
-endif
-ifneq ($(findstring ..,$(RUN_DIR)),)
-$(error skillc: RUN_DIR '$(RUN_DIR)' must not contain '..')
-endif
-endif
-endif
-
-# The tools read the settings from the environment: export them, but only
-# for skillc's own goals (`make check` in the source tree runs tests that
-# start their own makes, which must not inherit these).
-SKILLC_RUN := $(RUN)
-SKILLC_TASK := $(task)
+SKILLC_GOALS := $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) $(SKILLC_FREE_GOALS)
+# The targets that run a tool: in the source tree they need the tools built.
+SKILLC_NEEDS_TOOLS := skillc-run $(SKILLC_FREE_GOALS)
+skillc_work := $(filter $(SKILLC_WORK_GOALS),$(MAKECMDGOALS))
+skillc_read := $(filter $(SKILLC_READ_GOALS),$(MAKECMDGOALS))
+skillc_any := $(filter $(SKILLC_GOALS),$(MAKECMDGOALS))
 # the rules data the tools read (model profiles, harnesses, routes): rules/
 # in the source tree, $(DATADIR)/rules when installed
 SKILLC_RULES := $(SKILLC_DATA)/rules
-ifneq ($(filter $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS),$(MAKECMDGOALS)),)
-export $(SKILLC_SETTINGS) SKILLC_GIVEN SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES
-endif
-# $(shell) does not see exported variables in make 4.3: pass them by hand
-# (every value was checked above and holds no quote).
-skillc_env := $(foreach v,$(SKILLC_SETTINGS) SKILLC_GIVEN SKILLC_RUN SKILLC_TASK SKILLC_TASK_DIR SKILLC_RULES,$v='$($v)')
+SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 
-skillc_goals := $(filter $(SKILLC_RUN_TARGETS),$(MAKECMDGOALS))
-ifneq ($(skillc_goals),)
-ifeq ($(task)$(tasks),)
-$(error skillc: set task=<name> (a folder under TASKS_DIR=$(TASKS_DIR)) or tasks="a b")
+ifeq ($(SKILLC_PLAN),)
+# ---------------------------------------------------- the make you started
+# Values from outside never reach a shell or a rule unchecked: take each
+# one's text without expanding it, pass it quoted, check it in C.
+$(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
+skillc_quote = '$(subst ','\'',$1)'
+skillc_args := --given '$(SKILLC_GIVEN)' $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
+# make -n / -q: its one-letter flags, the first word of MAKEFLAGS
+skillc_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
+skillc_dry := $(if $(findstring n,$(skillc_flags)),dry,$(if $(findstring q,$(skillc_flags)),question))
+
+ifneq ($(skillc_any),)
+ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))))
+ifneq ($(skillc_bad),)
+$(error $(skillc_bad))
 endif
-# a run that remembers its TASKS_DIR finds its task there (skillc-rules checks it)
-ifneq ($(task),)
-ifeq ($(wildcard $(SKILLC_TASK_DIR)/. $(RUN)/settings.json),)
-$(error skillc: task '$(task)' not found: no folder $(SKILLC_TASK_DIR) (TASKS_DIR=$(TASKS_DIR)))
+else ifneq ($(skillc_read)$(skillc_dry)$(filter doctor gate junit,$(MAKECMDGOALS)),)
+$(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
 endif
-endif
-# every stage after ingest is for the target model: say so before any work,
-# and name the runs of the task there are
-ifneq ($(filter-out ingest clean-stage status images l1-image l2-image,$(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))),)
-ifeq ($(MODEL)$(RUN_DIR),)
-skillc_runs_of_task := $(patsubst $(RESULTS)/%/settings.json,%,$(wildcard $(RESULTS)/$(task)--*/settings.json))
-$(error skillc: set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; providers are in ROUTES)$(if $(skillc_runs_of_task),; runs of task $(task): $(skillc_runs_of_task)))
-endif
-endif
-ifneq ($(filter clean-stage,$(MAKECMDGOALS)),)
-ifeq ($(STAGE),)
-$(error skillc: clean-stage needs STAGE=<stage>, e.g. make clean-stage STAGE=ingest task=$(task))
-endif
-endif
+# The tools read the settings of one command from the environment: export
+# them, but only for skillc's goals (`make check` in the source tree runs
+# tests that start makes of their own).
+export $(SKILLC_SETTINGS) SKILLC_RULES
 endif
 
-ifeq ($(SKILLC_INNER),)
-# ---------------------------------------------------------------- outer make
-skillc_lock_goals := $(filter $(SKILLC_RUN_GOALS),$(MAKECMDGOALS))
-
-ifneq ($(tasks),)
-# A matrix: one make per task, each with its own run and lock; -jN spreads
-# the jobserver's slots over all of them.
-$(SKILLC_RUN_TARGETS): $(addprefix skillc-task-,$(tasks)) ; @:
-skillc-task-%:
-	+@$(MAKE) --no-print-directory -f $(SKILLC_MK) task=$* tasks= $(skillc_goals)
-else
-$(skillc_lock_goals): skillc-locked ; @:
-skillc-locked:
-	+@$(SKILLC_BIN)/skillc-stage lock --what 'make task=$(task) $(skillc_lock_goals)' -- \
-		$(MAKE) --no-print-directory -f $(SKILLC_MK) SKILLC_INNER=1 $(skillc_lock_goals)
-
-endif
-
-# status and doctor only read, so they take no lock (status works while
-# another make runs) and answer 0 when all is well, 1 when not. A recipe
-# cannot make make exit 1 (a failed recipe is 2), so the report is made
-# while the makefile is read, and "not well" puts make in question mode
-# (-q), whose answer for an out-of-date target is exit 1.
-skillc_report := $(firstword $(filter status doctor,$(MAKECMDGOALS)))
-ifneq ($(skillc_report)$(tasks),$(skillc_report))
-skillc_report :=
-endif
-# gate and junit: the run (task=), the runs of tasks="a b", or every run under RESULTS
-skillc_runs_of = $(if $(tasks),$(foreach t,$(tasks),$(RESULTS)/$t--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)),$(if $(task),$(RUN),$(RESULTS)))
+# status, make -n and make -q only read: answered while the makefile is read
+# (no lock: status works while another make runs), 0 when all is up to date,
+# 1 when not. A recipe cannot make make exit 1 (a failed recipe is 2), so
+# "not up to date" puts make in question mode (-q), whose answer for an
+# out-of-date target is 1. doctor and gate answer the same way.
+# The runs of a command (task=, a matrix): their folders, for gate and junit;
+# without any, every run under RESULTS.
+skillc_runs_of = $(if $(task)$(tasks)$(MATRIX),$(shell $(SKILLC_BIN)/skillc-rules report --as runs $(skillc_args)),$(RESULTS))
 # gate judges finished runs (docs/ci.md): 0 the rule holds, 1 it does not,
 # 2 they cannot be judged. It answers for trials already made, so it runs
 # alone, after the make that made them.
@@ -129,86 +77,101 @@ ifneq ($(filter gate,$(MAKECMDGOALS)),)
 ifneq ($(filter-out gate,$(MAKECMDGOALS)),)
 $(error skillc: run make gate on its own, after the make that runs the trials (its exit status is the verdict))
 endif
-skillc_report := gate
+endif
+skillc_report :=
+ifneq ($(skillc_read),)
+skillc_report := $(SKILLC_BIN)/skillc-rules report --as status --goals '$(skillc_read)' $(skillc_args)
+else ifneq ($(if $(skillc_dry),$(skillc_work)),)
+skillc_report := $(SKILLC_BIN)/skillc-rules report --as $(skillc_dry) --goals '$(skillc_work)' $(skillc_args)
+else ifneq ($(filter doctor,$(MAKECMDGOALS)),)
+# $(shell) does not see exported variables in make 4.3: pass them by hand
+skillc_report := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RULES,$v=$(call skillc_quote,$($v))) $(SKILLC_BIN)/skillc-doctor
+else ifneq ($(filter gate,$(MAKECMDGOALS)),)
+skillc_report := $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
+	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
+skillc_report_fail := cannot judge the runs (see the lines above)
 endif
 ifneq ($(skillc_report),)
-skillc_report_gate = $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
-	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
-skillc_report_fail_gate = cannot judge the runs (see the lines above)
-skillc_report_status = $(SKILLC_BIN)/skillc-stage status $(GOAL)
-skillc_report_doctor = $(SKILLC_BIN)/skillc-doctor
 skillc_report_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
-skillc_report_rc := $(shell $(skillc_env) $(skillc_report_$(skillc_report)) >$(skillc_report_tmp) 2>&1; echo $$?)
-$(info $(file <$(skillc_report_tmp)))
+skillc_report_rc := $(shell $(skillc_report) >$(skillc_report_tmp) 2>&1; echo $$?)
+skillc_report_out := $(file <$(skillc_report_tmp))
+$(if $(skillc_report_out),$(info $(skillc_report_out)))
 $(shell rm -f $(skillc_report_tmp))
+skillc_answered := $(skillc_read) $(skillc_work) $(filter doctor gate,$(MAKECMDGOALS))
+MAKEFLAGS += -s
 ifeq ($(skillc_report_rc),0)
-$(skillc_report): ; @:
+$(skillc_answered):
 else ifeq ($(skillc_report_rc),1)
+ifneq ($(skillc_dry),dry)
 MAKEFLAGS += -q
-$(skillc_report): skillc-not-well ; @:
+$(skillc_answered): skillc-not-well
 skillc-not-well: ; @:
 else
-$(error skillc: $(skillc_report) $(or $(skillc_report_fail_$(skillc_report)),could not run (see the line above)))
+$(skillc_answered):
 endif
+else
+$(error skillc: $(firstword $(skillc_answered)) $(or $(skillc_report_fail),could not run (see the line above)))
+endif
+else ifneq ($(skillc_work),)
+# Work: skillc-rules takes the locks, refreshes the runs and starts the one make.
+$(skillc_work): skillc-run ; @:
+skillc-run:
+	+@$(SKILLC_BIN)/skillc-rules run --goals '$(skillc_work)' $(skillc_args) -- \
+		$(MAKE) --no-print-directory -f $(SKILLC_MK)
 endif
 
 # summary / report / watch read run folders only: no lock, no task needed.
-skillc_results_of = $(if $(task),$(RUN),$(RESULTS))
+skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
+skillc_results_of = $(if $(RUN_DIR),$(RUN_DIR),$(if $(task),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model),$(RESULTS)))
 # HARBOR_JOBS: Harbor job folders join the table; the summary stays beside
 # the runs (or, with no runs yet, goes into HARBOR_JOBS)
 skillc_summary_in = $(or $(wildcard $(skillc_results_of)) $(HARBOR_JOBS),$(skillc_results_of))
 summary:
-	@$(SKILLC_BIN)/skillc-summary $(if $(HARBOR_JOBS),--out $(firstword $(skillc_summary_in))) $(skillc_summary_in)
+	@$(SKILLC_BIN)/skillc-summary $(if $(HARBOR_JOBS),--out $(call skillc_quote,$(firstword $(skillc_summary_in)))) \
+		$(foreach p,$(skillc_summary_in),$(call skillc_quote,$p))
 report:
-	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(skillc_results_of)
+	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(call skillc_quote,$(skillc_results_of))
+junit:
+	@$(SKILLC_BIN)/skillc-junit $(if $(tasks)$(MATRIX),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
-		$(skillc_results_of)
-
+		$(call skillc_quote,$(skillc_results_of))
 runtime-image:
 	@$(SKILLC_BIN)/skillc-runtime build --base $(call skillc_quote,$(RUNTIME_BASE))
-junit:
-	@$(SKILLC_BIN)/skillc-junit $(if $(tasks),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
-help:
-	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
 
-.PHONY: $(SKILLC_RUN_TARGETS) $(SKILLC_FREE_GOALS) skillc-locked help
+.PHONY: $(SKILLC_GOALS) skillc-run skillc-not-well
 
 else
-# ---------------------------------------------------------------- inner make
+# -------------------------------- the one make of every run (SKILLC_PLAN)
 MAKEFLAGS += -rR
-SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
-
-include $(RUN)/rules.mk
-# Runs at every make: refreshes source hashes and config files (rewriting
-# only what changed) and rules.mk itself, which make then re-reads.
-# make runs a makefile's recipe even under -n and -q, without saying so in
-# MAKEFLAGS: tell skillc-rules, which then records no settings.
-skillc_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
-$(RUN)/rules.mk: FORCE
-	@$(if $(findstring n,$(skillc_flags))$(findstring q,$(skillc_flags)),SKILLC_DRY_RUN=1 )$(SKILLC_BIN)/skillc-rules
-
-# each stage's goal needs the stamps rules.mk lists for it
-$(foreach g,$(SKILLC_STAGE_GOALS),$(eval $g: $$(SKILLC_GOAL_$g)))
-eval: $(SKILLC_GOAL_eval)
-final: $(SKILLC_GOAL_final)
-# the baked images of SANDBOX=docker (none under bwrap: the stages are not in the run)
+include $(SKILLC_PLAN)
+# each goal needs the targets the runs' rules.mk list for it
+$(foreach g,$(filter-out clean-stage images,$(SKILLC_WORK_GOALS)),$(eval $g: $$(SKILLC_GOAL_$g)))
+# the baked images of SANDBOX=docker (none under bwrap: the stages are not in the runs)
 images: $(SKILLC_GOAL_l2-image)
 	@$(if $(SKILLC_GOAL_l2-image),:,echo "skillc: no images in this run: they are for RUNNER=local SANDBOX=docker")
 clean-stage:
-	@$(SKILLC_STAGE) clean $(STAGE)
+	@$(foreach r,$(SKILLC_RUNS),$(SKILLC_STAGE) clean $r $(STAGE) &&) :
 
-FORCE:
-.PHONY: $(SKILLC_RUN_GOALS) FORCE
+.PHONY: $(SKILLC_WORK_GOALS)
 .DELETE_ON_ERROR:
 # No .SECONDARY: without prerequisites it makes every target intermediate
 # (make 4.3), and under -j an intermediate that does not exist yet is taken
 # as up to date: an index whose new trials are still running was skipped.
 endif
 
+# `make help` is yours when your Makefile has one (an explicit rule wins
+# over this pattern); `make skillc-help` is always this text.
+skillc-help:
+	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
+h%lp: skillc-help ;
+.PHONY: skillc-help
+.DEFAULT_GOAL := $(skillc_default_goal)
+
 #: skillc — compile an Agent Skill for one model and harness, and measure it.
 #:
-#: Targets (task=<name> picks a folder under TASKS_DIR; tasks="a b" runs several):
+#: Targets (task=<name> picks a folder under TASKS_DIR; a matrix: tasks="a b",
+#: harnesses="h1 h2", models="m1 m2" or MATRIX=file.yaml, one run each, one make):
 #:   make task=T ingest         copy and validate the task's skill into the run
 #:   make task=T profile        resolve MODEL to a model profile (artifacts/static/profile.json)
 #:   make task=T static         static compile for MODEL (artifacts/static/S_static/, report.md)
@@ -223,11 +186,13 @@ endif
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make junit                 junit.xml (one test case per run and stage) beside the summary
 #:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
-#:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not)
+#:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not);
+#:                              over a matrix or every run under RESULTS: one line a run
+#:   make -n / make -q ...      what make would start / whether it would (from the same records)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
 #:   make runtime-image         the Docker-in-Docker runtime image (skillc-runtime run -- make ...)
 #:   make doctor                check routes, keys, model servers (MODEL, EXTERNAL_MODEL), the cluster (LAUNCHER=srun), docker (SANDBOX=docker)
-#:   make help                  this text
+#:   make help / skillc-help    this text (help is yours when your Makefile has one)
 #:   make / make check / make install   build the tools, run the tests, install
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.

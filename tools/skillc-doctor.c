@@ -17,6 +17,7 @@
 #include "llm/routes.h"
 #include "local/dockerdoctor.h"
 #include "pipeline/launcher.h"
+#include "pipeline/matrix.h"
 #include "base/versions.h"
 
 static const char usage[] =
@@ -25,8 +26,8 @@ static const char usage[] =
 	"Checks the settings a pipeline run needs; prints one line per check,\n"
 	"\"ok      <check>: ...\" or \"problem <check>: <what is wrong and what to do>\".\n"
 	"Reads MODEL, EXTERNAL_MODEL, ROUTES, ENV_FILE, CACHE_DIR, LLM_CACHE, LAUNCHER,\n"
-	"SRUN_ARGS, SANDBOX, IMAGE, QEMU, HARNESS and the task and run (SKILLC_TASK_DIR,\n"
-	"SKILLC_RUN) from the environment (make doctor passes them). SANDBOX=docker: the\n"
+	"SRUN_ARGS, SANDBOX, IMAGE, QEMU, and task, TASKS_DIR, RESULTS, RUN_DIR, HARNESS\n"
+	"from the environment (make doctor passes them). SANDBOX=docker: the\n"
 	"daemon, its storage driver and mirrors, proxies, the architecture (QEMU), and\n"
 	"which of the run's L1/L2 images exist or are due.\n"
 	"\n"
@@ -238,15 +239,29 @@ static void docker_line(void *ctx, bool ok, const char *check, const char *msg)
 	report(ctx, ok, check, "%s", msg);
 }
 
-/* SANDBOX=docker (local/dockerdoctor.h); the task and run when make names them. */
+/* The setting name from the environment, or dflt when unset or empty. */
+static const char *setting(const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : dflt;
+}
+
+/* SANDBOX=docker (local/dockerdoctor.h); with task=, its folder and run. */
 static void check_docker(struct doctor *d)
 {
-	const char *name = getenv("SKILLC_TASK"), *task = getenv("SKILLC_TASK_DIR"), *run = getenv("SKILLC_RUN");
-	bool given = name && *name && task && fs_is_dir(task);
+	const char *task = setting("task", NULL);
+	char *task_dir = task ? path_join(setting("TASKS_DIR", "tasks"), task) : NULL;
+	char *slug = model_slug(setting("MODEL", ""));
+	char *run = task ? (getenv("RUN_DIR") && *getenv("RUN_DIR") ? xstrdup(getenv("RUN_DIR"))
+			    : xasprintf("%s/%s--%s--%s", setting("RESULTS", "results/compile-pipeline"), task,
+				        setting("HARNESS", "opencode"), slug)) : NULL;
 	struct docker_doctor dd = { .sandbox = getenv("SANDBOX"), .qemu = getenv("QEMU"), .image = getenv("IMAGE"),
-				    .task_dir = given ? task : NULL,
-				    .run_dir = run && *run ? run : NULL, .harness = getenv("HARNESS") };
+				    .task_dir = task_dir && fs_is_dir(task_dir) ? task_dir : NULL, .run_dir = run,
+				    .harness = setting("HARNESS", "opencode") };
 	docker_doctor_run(&dd, docker_line, d);
+	free(run);
+	free(slug);
+	free(task_dir);
 }
 
 struct check {

@@ -156,6 +156,33 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 		o->cache = trialstore_default_dir();
 }
 
+/* The trial, paid for once: under its key's in-flight lock, after looking
+ * in the store again (another make, or a stage with the same skill, may
+ * have run it meanwhile); a holder that failed or died leaves nothing
+ * there, and then it runs here. */
+static int run_once(const struct eval_job *j, const struct strlist *env_extra, struct err *e)
+{
+	if (j->o->no_cache)
+		return evaltrial_run(j, env_extra, e);
+	char *holder = NULL;
+	int fd = trialstore_lock(j->o->cache, j->key, false, &holder, e);
+	if (fd < 0 && holder) {
+		eval_progress(j, "waiting: the same trial (key %.12s) is running, %s; it is reused when it ends",
+			      j->key, holder);
+		free(holder);
+		fd = trialstore_lock(j->o->cache, j->key, true, &holder, e);
+		if (fd >= 0 && evaltrial_reuse(j)) {
+			trialstore_unlock(fd);
+			return 0;
+		}
+	}
+	if (fd < 0)
+		return -1;
+	int status = evaltrial_run(j, env_extra, e);
+	trialstore_unlock(fd);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -179,7 +206,7 @@ int main(int argc, char **argv)
 		eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
 			      o.no_skill ? "no-skill" : j.skill_names.v[0]);
 		if (!evaltrial_reuse(&j))
-			status = evaltrial_run(&j, &env_extra, &e);
+			status = run_once(&j, &env_extra, &e);
 		if (status < 0)
 			die_err(&e);
 	}

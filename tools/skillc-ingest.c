@@ -192,7 +192,10 @@ static int ingest(const struct opts *o, struct err *e)
 	hash_hex h;
 	if (copy_tree(src, dst, &t, e) < 0 || hash_tree(tmp, h, e) < 0)
 		goto out;
-	fs_fsync_dir(dst);
+	if (fs_fsync_dir(dst) < 0) {
+		err_set(e, ERR_WORK, "cannot sync '%s':", dst);
+		goto out;
+	}
 	if (fs_publish_dir(tmp, o->out, e) < 0)
 		goto out;
 	free(tmp);

@@ -1,184 +1,264 @@
-/* skillc-rules — brings a run's inputs up to date and writes its rules.mk.
- * make runs it at every invocation (rules.mk depends on FORCE); it rewrites
- * a file only when its bytes change, so an unchanged task costs one cheap
- * process and make sees no new mtimes:
- *   - inputs/<name>.src.hash: hashes of the task's trees (skill, whole task);
- *   - inputs/config.json + config.hash: every result-changing setting;
- *   - inputs/config/<stage>.json: the slice of settings each stage reads;
- *   - status/<stage>.ok is removed when an output of that stage is missing;
- *   - rules.mk: the stage graph as make rules. */
+/* skillc-rules — the one helper a make of the pipeline starts (mk/skillc.mk):
+ *   check NAME=VALUE...     checks settings against the table
+ *   run  ... -- MAKE ARG... for the runs of the command (one, or a matrix):
+ *                           records their settings, takes all their locks
+ *                           (sorted; a busy run is named and nothing is
+ *                           touched), refreshes their sources, config and
+ *                           rules.mk (pipeline/rules.h), then runs the one
+ *                           make that includes every run's rules.mk, and
+ *                           ends with a line naming the deliverable or what
+ *                           is still due
+ *   report --as status|dry|question ...   answers without working: make
+ *                           status, make -n and make -q
+ * The command's settings come as NAME=VALUE arguments, --given the names it
+ * gave explicitly, --goals the make goals. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "base/fs.h"
-#include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/proc.h"
+#include "base/versions.h"
+#include "eval/harness.h"
+#include "pipeline/launcher.h"
+#include "pipeline/matrix.h"
+#include "pipeline/rules.h"
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
 #include "pipeline/state.h"
-#include "base/versions.h"
+#include "pipeline/status.h"
 #include "local/image.h"
 
 static const char usage[] =
-	"usage: skillc-rules\n"
-	"       skillc-rules check NAME=VALUE...\n"
+	"usage: skillc-rules check NAME=VALUE...\n"
+	"       skillc-rules run --goals 'G...' [--given 'NAME...'] NAME=VALUE... -- MAKE [ARG...]\n"
+	"       skillc-rules report --as status|dry|question|runs --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
 	"\n"
-	"Run by make (mk/skillc.mk) for the run named by SKILLC_RUN, SKILLC_TASK and\n"
-	"SKILLC_TASK_DIR, with the settings in the environment. Refreshes the run's\n"
-	"source hashes and config files (only when they change) and writes rules.mk.\n"
-	"\n"
-	"check: checks each NAME=VALUE against the settings table; prints\n"
+	"Started by make (mk/skillc.mk) with the command's settings. check prints\n"
 	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
-	"Exit 0 done (check: all good), 2 bad settings or task.\n";
+	"run takes the locks of every run of the command (task=, or tasks=, harnesses=,\n"
+	"models=, MATRIX=), brings their rules up to date and runs MAKE with\n"
+	"SKILLC_PLAN=<the file including every run's rules.mk>. report prints make\n"
+	"status (exit 1: something is due), what make -n would run, only the answer\n"
+	"of make -q, or the run folders (runs).\n"
+	"Exit: check 0 good; run MAKE's status; report 0 up to date, 1 not; 2 bad\n"
+	"settings or a busy run.\n";
 
-static int is_file_output(const char *o)
+/* What make asked for. */
+struct command {
+	cJSON *values;         /* every setting: given or default */
+	struct strlist given;  /* the names given explicitly */
+	struct strlist goals;
+	char **make_argv;      /* run: the make to start */
+	const char *as;        /* report: status, dry or question */
+};
+
+/* The runs of the command, opened. */
+struct runs {
+	struct run *v;
+	size_t n;
+};
+
+static int list_has(const struct strlist *l, const char *s)
 {
-	size_t n = strlen(o);
-	return n > 5 && (!strcmp(o + n - 5, ".hash") || !strcmp(o + n - 5, ".json") || !strcmp(o + n - 3, ".id"));
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return 1;
+	return 0;
 }
 
-static void emit_target(struct buf *mk, const struct run *r, const struct stage_ref *ref)
+static void split_words(const char *s, struct strlist *out)
 {
-	const struct stage_def *s = ref->def;
-	if (ref->index <= 1)
-		buf_printf(mk, "\n# %s: %s\n", s->name, s->help);
-	struct strlist in = STRLIST_INIT, out = STRLIST_INIT;
-	stage_ref_inputs(ref, r, &in);
-	stage_ref_outputs(ref, r, &out);
-	buf_printf(mk, "$(R)/status/%s.ok:", ref->name);
-	for (size_t i = 0; i < in.n; i++)
-		buf_printf(mk, " $(R)/%s", in.v[i]);
-	buf_printf(mk, " $(R)/inputs/config/%s.json\n", s->name);
-	/* no "+": make -n must never start a stage (a trial costs money) */
-	buf_printf(mk, "\t@$(SKILLC_STAGE) run %s\n", ref->name);
-	/* the files other stages read are made by this target's stamp */
-	int any = 0;
-	for (size_t i = 0; i < out.n; i++)
-		if (is_file_output(out.v[i])) {
-			buf_printf(mk, "%s$(R)/%s", any ? " " : "", out.v[i]);
-			any = 1;
+	char *copy = xstrdup(s);
+	for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		strlist_push(out, w);
+	free(copy);
+}
+
+static int parse_command(int argc, char **argv, struct command *c, struct err *e)
+{
+	memset(c, 0, sizeof *c);
+	int i = 2;
+	struct strlist sets = STRLIST_INIT;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			c->make_argv = argv + i + 1;
+			break;
 		}
-	if (any)
-		buf_printf(mk, ": $(R)/status/%s.ok ;\n", ref->name);
-	strlist_free(&in);
-	strlist_free(&out);
-}
-
-static void emit_goal(struct buf *mk, const struct run *r, const char *goal)
-{
-	struct stage_ref *need;
-	int n = goal_refs(r, goal, &need);
-	buf_printf(mk, "SKILLC_GOAL_%s :=", goal);
-	for (int k = 0; k < n; k++)
-		buf_printf(mk, " $(R)/status/%s.ok", need[k].name);
-	buf_addc(mk, '\n');
-	free(need);
-}
-
-static void emit_rules(struct buf *mk, const struct run *r)
-{
-	buf_printf(mk, "# rules.mk — written by skillc-rules %s for this run; do not edit.\n", V_RULES);
-	buf_printf(mk, "R := %s\n", r->dir);
-	struct stage_ref *refs;
-	size_t n = stage_refs(r, &refs);
-	for (size_t i = 0; i < n; i++)
-		emit_target(mk, r, &refs[i]);
-	free(refs);
-	buf_adds(mk, "\n# goals: the stamps each user target needs\n");
-	for (size_t i = 0; i < stage_count; i++)
-		emit_goal(mk, r, stage_table[i].name);
-	emit_goal(mk, r, "eval");
-	emit_goal(mk, r, "final");
-}
-
-/* Temp files of the run's own bookkeeping (status, manifest, config,
- * rules.mk) left by a kill -9 hold nothing worth keeping: remove them.
- * Temps beside a stage's outputs are that stage's to sweep into
- * .incomplete/. Runs under the run's lock, before any stage. */
-static void remove_bookkeeping_temps(const struct run *r)
-{
-	static const char *const dirs[] = { "", "status", "inputs/config", "inputs" };
-	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
-		char *dir = *dirs[i] ? run_path(r, dirs[i]) : xstrdup(r->dir);
-		struct fs_tree t = { 0 };
-		struct err e;
-		if (fs_is_dir(dir) && fs_list_tree(dir, &t, &e) == 0) {
-			for (size_t k = 0; k < t.n; k++) {
-				const char *name = t.v[k].path;
-				if (strchr(name, '/') || !S_ISREG(t.v[k].mode) || !fs_is_temp_name(name))
-					continue;
-				/* in inputs/ only the files this tool writes */
-				if (!strcmp(dirs[i], "inputs") && strncmp(name, ".config.", 8) && !strstr(name, ".src.hash.tmp."))
-					continue;
-				char *p = path_join(dir, name);
-				unlink(p);
-				free(p);
-			}
-		}
-		fs_tree_free(&t);
-		free(dir);
+		if (i + 1 < argc && !strcmp(argv[i], "--goals"))
+			split_words(argv[++i], &c->goals);
+		else if (i + 1 < argc && !strcmp(argv[i], "--given"))
+			split_words(argv[++i], &c->given);
+		else if (i + 1 < argc && !strcmp(argv[i], "--as"))
+			c->as = argv[++i];
+		else
+			strlist_push(&sets, argv[i]);
 	}
+	int rc = settings_from_args((int)sets.n, sets.v, &c->values, e);
+	strlist_free(&sets);
+	return rc;
 }
 
-/* A target whose stamp says done but whose output is gone must run again. */
-static void guard_outputs(const struct run *r)
+static void command_free(struct command *c)
 {
-	struct stage_ref *refs;
-	size_t n = stage_refs(r, &refs);
-	for (size_t i = 0; i < n; i++) {
-		char *ok = state_ok_path(r->dir, refs[i].name);
-		if (fs_exists(ok)) {
-			struct strlist out = STRLIST_INIT;
-			stage_ref_outputs(&refs[i], r, &out);
-			for (size_t k = 0; k < out.n; k++) {
-				char *p = run_path(r, out.v[k]);
-				int missing = !fs_exists(p);
-				/* an image stamp stands for an image in the daemon: deleted there, built again */
-				struct err ie;
-				int gone = !missing && !strcmp(refs[i].def->tool, "skillc-image") && image_stamp_check(p, &ie) == 0;
-				free(p);
-				if (missing || gone) {
-					if (missing)
-						warnf("%s: output %s is missing; the stage will run again", refs[i].name, out.v[k]);
-					else
-						warnf("%s: the image of %s is gone from the Docker daemon; the stage will run again",
-						      refs[i].name, out.v[k]);
-					unlink(ok);
-					break;
-				}
-			}
-			strlist_free(&out);
-		}
-		free(ok);
+	cJSON_Delete(c->values);
+	strlist_free(&c->given);
+	strlist_free(&c->goals);
+}
+
+static const char *val(const struct command *c, const char *name)
+{
+	const char *v = json_str(c->values, name);
+	return v ? v : "";
+}
+
+static int has_goal(const struct command *c, const char *g)
+{
+	for (size_t i = 0; i < c->goals.n; i++)
+		if (!strcmp(c->goals.v[i], g))
+			return 1;
+	return 0;
+}
+
+/* Harbor's agent names (claude-code) as our harnesses (claude-agent-acp). */
+static char *harbor_agent(const char *agent, void *arg)
+{
+	return harness_for_agent((const char *)arg, "harbor", agent);
+}
+
+/* The settings one run of the matrix gets: the command's, with its task,
+ * harness, model (and a dataset's tasks folder) given. */
+static int open_run(const struct command *c, const struct run_spec *s, const char *repeat, const char *rules,
+                    struct run *r, struct err *e)
+{
+	cJSON *v = cJSON_Duplicate(c->values, 1);
+	struct strlist given = STRLIST_INIT;
+	for (size_t i = 0; i < c->given.n; i++)
+		strlist_push(&given, c->given.v[i]);
+	json_set_str(v, "task", s->task);
+	json_set_str(v, "HARNESS", s->harness);
+	json_set_str(v, "MODEL", s->model);
+	strlist_push(&given, "task");
+	strlist_push(&given, "HARNESS");
+	strlist_push(&given, "MODEL");
+	if (s->tasks_dir) {
+		json_set_str(v, "TASKS_DIR", s->tasks_dir);
+		strlist_push(&given, "TASKS_DIR");
 	}
-	free(refs);
+	if (repeat && !list_has(&c->given, "REPEAT")) {
+		json_set_str(v, "REPEAT", repeat);
+		strlist_push(&given, "REPEAT");
+	}
+	int rc = run_open(r, s->dir, v, &given, rules, e);
+	cJSON_Delete(v);
+	strlist_free(&given);
+	return rc;
 }
 
-/* make -n or -q: mk/skillc.mk sets SKILLC_DRY_RUN (make hides -n from a
- * makefile's recipe), or its one-letter flags (MAKEFLAGS) hold n or q. */
-static int make_dry_run(void)
+static void runs_free(struct runs *rs)
 {
-	if (getenv("SKILLC_DRY_RUN"))
-		return 1;
-	const char *mf = getenv("MAKEFLAGS");
-	if (!mf || *mf == '-')
+	for (size_t i = 0; i < rs->n; i++)
+		run_free(&rs->v[i]);
+	free(rs->v);
+}
+
+/* Every goal is a stage, eval, final, images, clean-stage or status. */
+static int check_goals(const struct command *c, struct err *e)
+{
+	for (size_t i = 0; i < c->goals.n; i++) {
+		const char *g = c->goals.v[i];
+		if (!stage_find(g) && strcmp(g, "eval") && strcmp(g, "final") && strcmp(g, "images") &&
+		    strcmp(g, "clean-stage") && strcmp(g, "status"))
+			return err_set(e, ERR_INPUT, "unknown goal '%s'", g);
+	}
+	if (has_goal(c, "clean-stage") && !*val(c, "STAGE"))
+		return err_set(e, ERR_INPUT, "clean-stage needs STAGE=<stage>, e.g. make clean-stage STAGE=ingest task=%s",
+		               *val(c, "task") ? val(c, "task") : "<name>");
+	if (*val(c, "STAGE") && has_goal(c, "clean-stage") && !stage_find(val(c, "STAGE"))) {
+		const char *dot = strrchr(val(c, "STAGE"), '.');
+		char *base = dot ? xstrndup(val(c, "STAGE"), (size_t)(dot - val(c, "STAGE"))) : NULL;
+		int trial = base && stage_find(base) && stage_find(base)->repeat;
+		free(base);
+		if (!trial) {
+			char *names = stage_names();
+			err_set(e, ERR_INPUT, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003)",
+			        val(c, "STAGE"), names);
+			free(names);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Stages after ingest are for a model: say so at once, naming the runs
+ * of the task there are. */
+static int check_model(const struct command *c, const struct run *r, struct err *e)
+{
+	int needs = 0;
+	for (size_t i = 0; i < c->goals.n; i++)
+		needs |= strcmp(c->goals.v[i], "ingest") && strcmp(c->goals.v[i], "clean-stage") &&
+		         strcmp(c->goals.v[i], "status") && strcmp(c->goals.v[i], "images") &&
+		         strcmp(c->goals.v[i], "l1-image") && strcmp(c->goals.v[i], "l2-image");
+	if (!needs || *run_get(r, "MODEL"))
 		return 0;
-	size_t n = strcspn(mf, " ");
-	return memchr(mf, 'n', n) || memchr(mf, 'q', n);
+	struct matrix all;
+	struct buf names = BUF_INIT;
+	struct err ignore;
+	if (matrix_find_runs(val(c, "RESULTS"), &all, &ignore) == 0)
+		for (size_t i = 0; i < all.n; i++)
+			if (!strcmp(all.v[i].task, r->task) && *all.v[i].model)
+				buf_printf(&names, " %s", path_base(all.v[i].dir));
+	matrix_free(&all);
+	err_set(e, ERR_INPUT, "set MODEL=provider/model-id, the target model (e.g. MODEL=vllm/Qwen/Qwen3.5-27B; "
+	        "providers are in ROUTES)%s%s", names.len ? "; runs of task " : "", names.len ? r->task : "");
+	if (names.len)
+		snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg), ":%s", names.data);
+	buf_free(&names);
+	return -1;
 }
 
-/* Records the run's settings; an explicit value that changes a recorded one
- * is said in one line, with the stages it makes due again. */
-static void record_settings(struct run *r)
+/* The runs the command is about; with no task at all, a read-only goal is
+ * about every run under RESULTS. */
+static int plan_runs(const struct command *c, int work, struct runs *rs, struct err *e)
+{
+	memset(rs, 0, sizeof *rs);
+	struct matrix m;
+	char *rules = rules_dir();
+	int rc = matrix_expand(c->values, harbor_agent, rules ? rules : (char *)"rules", &m, e);
+	if (rc == 0 && !m.n) {
+		if (work)
+			rc = err_set(e, ERR_INPUT, "set task=<name> (a folder under TASKS_DIR=%s), tasks=\"a b\" or MATRIX=file.yaml",
+			             val(c, "TASKS_DIR"));
+		else
+			rc = matrix_find_runs(val(c, "RESULTS"), &m, e);
+	}
+	rs->v = xcalloc(m.n ? m.n : 1, sizeof *rs->v);
+	for (size_t i = 0; rc == 0 && i < m.n; i++) {
+		rc = open_run(c, &m.v[i], m.repeat, rules, &rs->v[rs->n], e);
+		rs->n++;
+		if (rc == 0 && work)
+			rc = check_model(c, &rs->v[rs->n - 1], e);
+	}
+	matrix_free(&m);
+	free(rules);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ run */
+
+/* An explicit value that changes a recorded one is said in one line, with
+ * the stages it makes due again. */
+static int record_settings(struct run *r, struct err *e)
 {
 	struct strlist changes = STRLIST_INIT;
-	struct err e = { 0 };
-	if (run_record(r, &changes, &e) < 0)
-		die_err(&e);
+	if (run_record(r, &changes, e) < 0)
+		return -1;
 	if (changes.n) {
 		struct buf line = BUF_INIT;
 		struct strlist hit = STRLIST_INIT; /* may repeat a stage; printed once, in table order */
@@ -191,11 +271,8 @@ static void record_settings(struct run *r)
 		}
 		size_t shown = 0;
 		for (size_t i = 0; i < stage_count; i++)
-			for (size_t k = 0; k < hit.n; k++)
-				if (!strcmp(hit.v[k], stage_table[i].name)) {
-					buf_printf(&line, "%s%s", shown++ ? ", " : "; due again: ", stage_table[i].name);
-					break;
-				}
+			if (list_has(&hit, stage_table[i].name))
+				buf_printf(&line, "%s%s", shown++ ? ", " : "; due again: ", stage_table[i].name);
 		if (!shown)
 			buf_adds(&line, "; no stage runs again for it");
 		strlist_free(&hit);
@@ -203,14 +280,347 @@ static void record_settings(struct run *r)
 		buf_free(&line);
 	}
 	strlist_free(&changes);
+	return 0;
+}
+
+/* "make tasks=a b eval": what the lock says holds the run. */
+static char *command_text(const struct command *c)
+{
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "make");
+	for (size_t i = 0; i < c->given.n; i++) {
+		const struct setting_def *s = setting_find(c->given.v[i]);
+		if (s && (s->scope != SCOPE_CALL || !strcmp(s->name, "tasks") || !strcmp(s->name, "MATRIX")))
+			buf_printf(&b, " %s=%s", s->name, val(c, s->name));
+	}
+	for (size_t i = 0; i < c->goals.n; i++)
+		buf_printf(&b, " %s", c->goals.v[i]);
+	return buf_detach(&b);
+}
+
+/* A lock fd per run (sorted by folder: the matrix is), or none: a busy run
+ * is named and every lock taken is let go. */
+static int lock_all(const struct runs *rs, const char *what, int *fds, struct err *e)
+{
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max &&
+	    lim.rlim_cur < (rlim_t)rs->n + 64) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
+	for (size_t i = 0; i < rs->n; i++) {
+		fds[i] = run_lock(rs->v[i].dir, what, e);
+		if (fds[i] < 0) {
+			while (i-- > 0)
+				close(fds[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The targets the goals need in run r, for the lock's note. */
+static char *due_text(const struct command *c, const struct run *r)
+{
+	struct buf b = BUF_INIT;
+	for (size_t g = 0; g < c->goals.n; g++) {
+		struct stage_ref *need;
+		int n = goal_refs(r, c->goals.v[g], &need);
+		for (int i = 0; i < n; i++)
+			buf_printf(&b, "%s%s", b.len ? " " : "", need[i].name);
+		free(need);
+	}
+	return buf_detach(&b);
+}
+
+static int write_file(const char *path, const struct buf *b, struct err *e)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return err_set(e, ERR_WORK, "cannot write '%s':", path);
+	int bad = fwrite(b->data, 1, b->len, f) != b->len;
+	bad |= fclose(f) != 0;
+	return bad ? err_set(e, ERR_WORK, "cannot write '%s':", path) : 0;
+}
+
+/* <RESULTS>/.skillc/plan.<pid>.mk: every run's rules.mk, for the one make. */
+static char *write_plan(const struct command *c, const struct runs *rs, struct err *e)
+{
+	char *dir = path_join(val(c, "RESULTS"), ".skillc");
+	char *p = xasprintf("%s/plan.%ld.mk", dir, (long)getpid());
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "# the runs of one make, written by skillc-rules; removed when it ends\nSKILLC_RUNS :=");
+	for (size_t i = 0; i < rs->n; i++)
+		buf_printf(&b, " %s", rs->v[i].dir);
+	buf_adds(&b, "\ninclude");
+	for (size_t i = 0; i < rs->n; i++)
+		buf_printf(&b, " %s/rules.mk", rs->v[i].dir);
+	buf_addc(&b, '\n');
+	/* lives as long as this make: no fsync (a crash leaves nothing that is read again) */
+	int rc = fs_mkdirs(dir, e) < 0 ? -1 : write_file(p, &b, e);
+	buf_free(&b);
+	free(dir);
+	if (rc < 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int ok_exists(const struct run *r, const char *name)
+{
+	char *p = state_ok_path(r->dir, name);
+	int ok = fs_exists(p);
+	free(p);
+	return ok;
+}
+
+/* The targets of goal not done in r (names, space-separated) and the first
+ * failure among them. */
+static int due_of(const struct run *r, const char *goal, struct buf *due, char **failed)
+{
+	struct stage_ref *need;
+	int n = goal_refs(r, goal, &need), k = 0;
+	const struct stage_def *last = NULL;
+	for (int i = 0; i < n; i++) {
+		if (ok_exists(r, need[i].name))
+			continue;
+		k++;
+		if (failed && !*failed) {
+			cJSON *st = state_read(r->dir, need[i].name);
+			const char *state = json_str(st, "state");
+			if (state && strcmp(state, "done") && strcmp(state, "running"))
+				*failed = xasprintf("%s %s: %s", need[i].name, state, json_str(st, "error") ? json_str(st, "error") : "?");
+			cJSON_Delete(st);
+		}
+		/* a stage once, its trials counted */
+		if (need[i].def == last)
+			continue;
+		last = need[i].def;
+		int trials = 0;
+		for (int j = i; j < n && need[j].def == last; j++)
+			trials += !ok_exists(r, need[j].name);
+		if (last->repeat)
+			buf_printf(due, "%s%s (%d trial%s)", due->len ? ", " : "", last->name, trials, trials == 1 ? "" : "s");
+		else
+			buf_printf(due, "%s%s", due->len ? ", " : "", last->name);
+	}
+	free(need);
+	return k;
+}
+
+/* The skill the run has got furthest: the last stage done that writes an
+ * S_<stage> folder, else the raw skill. Caller frees. */
+static char *deliverable(const struct run *r)
+{
+	for (size_t i = stage_count; i-- > 0;) {
+		const struct stage_def *s = &stage_table[i];
+		for (size_t k = 0; k < ARRAY_LEN(s->outputs) && s->outputs[k]; k++) {
+			const char *base = path_base(s->outputs[k]);
+			if (strncmp(base, "S_", 2) || strchr(base, '.') || s->repeat || !ok_exists(r, s->name))
+				continue;
+			return run_path(r, s->outputs[k]);
+		}
+	}
+	return run_path(r, "inputs/skill");
+}
+
+/* True when the make that started us was given -k (its one-letter flags). */
+static int make_keeps_going(void)
+{
+	const char *mf = getenv("MAKEFLAGS");
+	if (!mf || *mf == '-')
+		return 0;
+	return memchr(mf, 'k', strcspn(mf, " ")) != NULL;
+}
+
+/* The last line of a make: the deliverable and the tables, or what is due. */
+static void last_line(const struct command *c, const struct runs *rs, int rc)
+{
+	const char *goal = c->goals.n ? c->goals.v[c->goals.n - 1] : "final";
+	if (has_goal(c, "clean-stage") || !rs->n)
+		return;
+	size_t short_of = 0;
+	struct buf stopped = BUF_INIT;
+	for (size_t i = 0; i < rs->n; i++) {
+		struct buf due = BUF_INIT;
+		char *failed = NULL;
+		if (due_of(&rs->v[i], goal, &due, &failed)) {
+			if (short_of++ < 3)
+				buf_printf(&stopped, "%s%s (%s)", stopped.len ? "; " : "", path_base(rs->v[i].dir),
+				           failed ? failed : due.data);
+		}
+		free(failed);
+		buf_free(&due);
+	}
+	const struct run *one = &rs->v[0];
+	if (rs->n == 1) {
+		struct buf due = BUF_INIT, final = BUF_INIT;
+		char *failed = NULL;
+		char *again = run_command(one, goal), *fin = run_command(one, "final"), *sum = run_command(one, "summary");
+		if (due_of(one, goal, &due, &failed))
+			printf("skillc: %s: stopped short of %s%s%s; still due: %s; %s resumes%s\n", path_base(one->dir), goal,
+			       failed ? ": " : "", failed ? failed : "", due.data, again,
+			       failed && !make_keeps_going() ? " (make -k runs the rest)" : "");
+		else if (due_of(one, "final", &final, NULL))
+			printf("skillc: %s: %s done; still due for final: %s (%s%s)\n", path_base(one->dir), goal, final.data,
+			       fin, *run_get(one, "MODEL") ? "" : ", with MODEL=provider/model-id");
+		else {
+			char *skill = deliverable(one);
+			printf("skillc: %s: %s done; the skill is %s; %s writes the tables to %s/summary.md\n",
+			       path_base(one->dir), goal, skill, sum, one->dir);
+			free(skill);
+		}
+		free(again);
+		free(fin);
+		free(sum);
+		free(failed);
+		buf_free(&due);
+		buf_free(&final);
+	} else if (short_of) {
+		printf("skillc: %zu runs: %s done in %zu, stopped short in %zu: %s%s; make status lists what is due%s\n", rs->n,
+		       goal, rs->n - short_of, short_of, stopped.data, short_of > 3 ? "; ..." : "",
+		       rc && !make_keeps_going() ? ", make -k runs the rest" : "");
+	} else {
+		char *skill = deliverable(one);
+		const char *rel = skill + strlen(one->dir);
+		printf("skillc: %zu runs: %s done; their skills are in %s/<run>%s; make summary writes the tables to %s/summary.md\n",
+		       rs->n, goal, val(c, "RESULTS"), rel, val(c, "RESULTS"));
+		free(skill);
+	}
+	buf_free(&stopped);
+	fflush(stdout);
+}
+
+static int cmd_run(const struct command *c)
+{
+	struct err e = { 0 };
+	struct runs rs;
+	if (!c->make_argv || !c->make_argv[0])
+		die(2, "run needs -- MAKE [ARG...] (see --help)");
+	if (check_goals(c, &e) < 0 || plan_runs(c, 1, &rs, &e) < 0)
+		die_err(&e);
+	char *what = command_text(c);
+	int *fds = xcalloc(rs.n + 1, sizeof *fds);
+	if (lock_all(&rs, what, fds, &e) < 0)
+		die_err(&e);
+	free(what);
+	struct rules_memo memo = { 0 };
+	for (size_t i = 0; i < rs.n; i++) {
+		/* under the lock: Slurm jobs an earlier make left marked are orphans */
+		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_settings(&rs.v[i], &e) < 0 ||
+		    rules_refresh(&rs.v[i], &memo, &e) < 0)
+			die_err(&e);
+		char *due = due_text(c, &rs.v[i]);
+		run_lock_note(fds[i], due);
+		free(due);
+	}
+	rules_memo_free(&memo);
+	char *plan = write_plan(c, &rs, &e);
+	if (!plan)
+		die_err(&e);
+	struct strlist argv = STRLIST_INIT;
+	for (char **a = c->make_argv; *a; a++)
+		strlist_push(&argv, *a);
+	strlist_push_owned(&argv, xasprintf("SKILLC_PLAN=%s", plan));
+	for (size_t i = 0; i < c->goals.n; i++)
+		strlist_push(&argv, c->goals.v[i]);
+	if (rs.n > 1)
+		setenv("SKILLC_MATRIX", "1", 1); /* skillc-stage names the run in its lines */
+	struct proc_spec spec = { .argv = argv.v, .stdin_fd = 0, .tee = { -1, -1 } };
+	struct proc_result res = { 0 };
+	if (proc_run(&spec, &res, &e) < 0)
+		die_err(&e);
+	unlink(plan);
+	free(plan);
+	strlist_free(&argv);
+	last_line(c, &rs, res.exit_code);
+	for (size_t i = 0; i < rs.n; i++)
+		close(fds[i]);
+	free(fds);
+	runs_free(&rs);
+	return res.exit_code;
+}
+
+/* --------------------------------------------------------------- report */
+
+static int cmd_report(const struct command *c)
+{
+	struct err e = { 0 };
+	struct runs rs;
+	const char *as = c->as ? c->as : "status";
+	if (strcmp(as, "status") && strcmp(as, "dry") && strcmp(as, "question") && strcmp(as, "runs"))
+		die(2, "--as is status, dry, question or runs (see --help)");
+	if (check_goals(c, &e) < 0 || plan_runs(c, 0, &rs, &e) < 0)
+		die_err(&e);
+	if (!strcmp(as, "runs")) { /* the run folders, for make gate and junit */
+		for (size_t i = 0; i < rs.n; i++)
+			if (printf("%s\n", rs.v[i].dir) < 0)
+				die(1, "cannot write to stdout: %m");
+		runs_free(&rs);
+		return 0;
+	}
+	int stale = 0;
+	struct buf out = BUF_INIT;
+	const char *goal = !strcmp(as, "status") || !c->goals.n ? val(c, "GOAL") : NULL;
+	char *bin = tool_dir();
+	for (size_t i = 0; i < rs.n; i++) {
+		for (size_t g = 0; g < (goal ? 1 : c->goals.n); g++) {
+			const char *want = goal ? goal : c->goals.v[g];
+			int n;
+			if (!strcmp(as, "status"))
+				n = rs.n == 1 ? status_print(&rs.v[i], want, &out) : status_line(&rs.v[i], want, &out);
+			else {
+				/* what make would start: every target that is not up to date */
+				struct stage_ref *refs;
+				char **why;
+				n = status_of(&rs.v[i], want, &refs, &why);
+				int k = 0;
+				for (int t = 0; t < n; t++)
+					if (why[t]) {
+						k++;
+						if (!strcmp(as, "dry"))
+							buf_printf(&out, "%s/skillc-stage run %s %s\n", bin, rs.v[i].dir, refs[t].name);
+					}
+				status_free(refs, why, n);
+				n = n < 0 ? n : k;
+			}
+			if (n < 0) {
+				char *names = stage_names();
+				die(2, "unknown GOAL=%s: a stage (%s), eval or final", want, names);
+			}
+			stale += n > 0;
+		}
+	}
+	free(bin);
+	if (!strcmp(as, "status") && rs.n != 1)
+		buf_printf(&out, "%zu runs, %d with work due%s\n", rs.n, stale, stale ? "; make status task=<name> ... says why" : "");
+	if (fwrite(out.data ? out.data : "", 1, out.len, stdout) != out.len || fflush(stdout) != 0)
+		die(1, "cannot write to stdout: %m");
+	buf_free(&out);
+	runs_free(&rs);
+	return stale ? 1 : 0;
+}
+
+/* An image stamp stands for an image in the Docker daemon: deleted there, built again. */
+static char *image_gone(const char *tool, const char *path)
+{
+	struct err e;
+	if (strcmp(tool, "skillc-image") || image_stamp_check(path, &e) != 0)
+		return NULL;
+	return xstrdup("names an image that is gone from the Docker daemon");
 }
 
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, V_RULES);
+	rules_set_output_check(image_gone);
+	log_speak_as("skillc"); /* it speaks for make: "skillc: bad task ..." */
 	struct err e = { 0 };
-	if (argc > 1 && !strcmp(argv[1], "check")) {
+	if (argc < 2)
+		die(2, "missing command: check, run or report (see --help)");
+	if (!strcmp(argv[1], "check")) {
 		/* make shows stdout as its own error line */
 		if (settings_check_args(argc - 2, argv + 2, &e) == 0)
 			return 0;
@@ -218,68 +628,12 @@ int main(int argc, char **argv)
 			die(1, "cannot write to stdout: %m");
 		return 2;
 	}
-	if (argc > 1)
-		die(2, "unexpected argument '%s' (see --help)", argv[1]);
-	struct run r;
-	if (run_load(&r, &e) < 0)
+	if (strcmp(argv[1], "run") && strcmp(argv[1], "report"))
+		die(2, "unknown command '%s': check, run or report (see --help)", argv[1]);
+	struct command c;
+	if (parse_command(argc, argv, &c, &e) < 0)
 		die_err(&e);
-	if (!make_dry_run())
-		record_settings(&r);
-	if (!fs_is_dir(r.task_dir))
-		die(2, "task '%s' not found: '%s' is not a folder (check task= and TASKS_DIR)", r.task, r.task_dir);
-
-	char *dir = run_path(&r, "inputs/config");
-	if (fs_mkdirs(dir, &e) < 0)
-		die_err(&e);
-	free(dir);
-
-	for (size_t i = 0; i < source_count; i++) {
-		hash_hex h;
-		if (source_hash(&r, &source_table[i], true, h, &e) < 0)
-			die_err(&e);
-		char *p = run_path(&r, source_table[i].stamp);
-		if (stamp_write(p, h, &e) < 0)
-			die_err(&e);
-		free(p);
-	}
-
-	cJSON *cfg = run_config(&r);
-	char *p = run_path(&r, "inputs/config.json");
-	if (json_write_if_changed(p, cfg, &e) < 0)
-		die_err(&e);
-	free(p);
-	hash_hex h;
-	json_hash(cfg, h);
-	cJSON_Delete(cfg);
-	p = run_path(&r, "inputs/config.hash");
-	if (stamp_write(p, h, &e) < 0)
-		die_err(&e);
-	free(p);
-
-	for (size_t i = 0; i < stage_count; i++) {
-		cJSON *slice = stage_config(&stage_table[i], &r);
-		char *rel = stage_config_path(&stage_table[i]);
-		p = run_path(&r, rel);
-		if (json_write_if_changed(p, slice, &e) < 0)
-			die_err(&e);
-		free(p);
-		free(rel);
-		cJSON_Delete(slice);
-	}
-
-	remove_bookkeeping_temps(&r);
-	guard_outputs(&r);
-
-	struct buf mk = BUF_INIT;
-	emit_rules(&mk, &r);
-	p = run_path(&r, "rules.mk");
-	if (fs_write_if_changed(p, mk.data, mk.len, &e) < 0)
-		die_err(&e);
-	free(p);
-	buf_free(&mk);
-	/* the manifest lists every target now due (make watch counts them) */
-	if (manifest_rebuild(&r, &e) < 0)
-		die_err(&e);
-	run_free(&r);
-	return 0;
+	int rc = !strcmp(argv[1], "run") ? cmd_run(&c) : cmd_report(&c);
+	command_free(&c);
+	return rc;
 }

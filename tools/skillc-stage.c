@@ -1,19 +1,19 @@
-/* skillc-stage — the life of a stage in one run. make calls it for every
- * recipe (generated in rules.mk):
- *   run STAGE      runs the stage's tool under its time limit, logging to
- *                  logs/STAGE.log, recording status/STAGE.json and, only on
- *                  success, the status/STAGE.ok stamp; rebuilds manifest.json;
- *                  leftovers of a cut-short run go to .incomplete/STAGE/
- *   lock -- CMD    runs CMD holding the run's .lock (a second make on the
- *                  same run fails at once, naming the holder)
- *   clean STAGE    forgets STAGE and every stage downstream of it
- *   status [GOAL]  says what is done and what is stale, and why; exit 0 when
- *                  everything GOAL needs is up to date, 1 otherwise
- * The run and its settings come from the environment (see pipeline/settings.h). */
+/* skillc-stage — the life of a stage in one run (the folder RUN). make calls
+ * it for every recipe (generated in each run's rules.mk):
+ *   run RUN TARGET   runs the target's tool under its time limit, logging to
+ *                    logs/TARGET.log, recording status/TARGET.json and, only on
+ *                    success, the status/TARGET.ok stamp; rebuilds manifest.json;
+ *                    leftovers of a cut-short run go to .incomplete/TARGET/
+ *   lock RUN -- CMD  runs CMD holding the run's .lock
+ *   clean RUN STAGE  forgets STAGE and every stage downstream of it
+ *   status RUN [GOAL] what is done and what is stale, and why; exit 0 when
+ *                    everything GOAL needs is up to date, 1 otherwise
+ * The settings are the run's own (settings.json, see pipeline/settings.h). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,20 +29,23 @@
 #include "pipeline/launcher.h"
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
+#include "pipeline/rules.h"
 #include "pipeline/state.h"
+#include "pipeline/status.h"
 #include "report/budget.h"
 #include "base/versions.h"
 
 static const char usage[] =
-	"usage: skillc-stage run STAGE\n"
-	"       skillc-stage lock [--what TEXT] -- COMMAND [ARG...]\n"
-	"       skillc-stage clean STAGE\n"
-	"       skillc-stage status [GOAL]\n"
+	"usage: skillc-stage run RUN TARGET\n"
+	"       skillc-stage clean RUN STAGE\n"
+	"       skillc-stage status RUN [GOAL]\n"
+	"       skillc-stage lock RUN [--what TEXT] -- COMMAND [ARG...]\n"
 	"\n"
-	"Runs and tracks the stages of one run; make calls it (mk/skillc.mk). The run\n"
-	"comes from SKILLC_RUN, SKILLC_TASK, SKILLC_TASK_DIR and the settings in the\n"
-	"environment. Exit 0 done, 1 the stage failed (status: something is stale),\n"
-	"2 bad usage or settings, 128+N interrupted by signal N.\n";
+	"Runs and tracks the stages of the run in folder RUN, with the settings it\n"
+	"records (RUN/settings.json; the settings of one command, such as CACHE_DIR\n"
+	"and LLM_CACHE, from the environment). make calls it (each run's rules.mk).\n"
+	"Exit 0 done, 1 the stage failed (status: something is stale), 2 bad usage\n"
+	"or settings, 128+N interrupted by signal N.\n";
 
 /* Moves temp files left beside the stage's outputs (a crash between write
  * and rename) into .incomplete/<stage>/: kept for forensics, never reused. */
@@ -204,11 +207,15 @@ static int cmd_run(const struct run *r, const char *name)
 	/* From here to the end the record must be whole: a Ctrl-C arriving while
 	 * we write status waits (blocked), then reaches the tool through proc_run. */
 	proc_defer_stops();
+	/* a matrix make holds every run's lock: keep only this run's, so what
+	 * this stage starts holds no other run */
+	run_lock_keep_only(r->dir);
 	char *logdir = run_path(r, "logs");
-	if (fs_mkdirs(logdir, &e) < 0)
+	if (fs_mkdirs(logdir, &e) < 0 || inflight_mark(r->dir, ref.name, &e) < 0)
 		die_err(&e);
 	char *ok = state_ok_path(r->dir, ref.name);
-	unlink(ok);
+	if (unlink(ok) < 0 && errno != ENOENT) /* a stamp left would call a failed run done */
+		die(1, "cannot remove the stamp '%s': %s; remove it by hand", ok, strerror(errno));
 	sweep_leftovers(r, &ref);
 
 	cJSON *prev = state_read(r->dir, ref.name);
@@ -241,7 +248,9 @@ static int cmd_run(const struct run *r, const char *name)
 	setenv("SKILLC_USAGE_FILE", usage_file, 1);
 	free(usage_file);
 
-	fprintf(stderr, "skillc: %s: started\n", ref.name);
+	/* in a matrix, a line names its run too */
+	char *who = getenv("SKILLC_MATRIX") ? xasprintf("%s %s", path_base(r->dir), ref.name) : xstrdup(ref.name);
+	fprintf(stderr, "skillc: %s: started\n", who);
 	struct proc_spec spec = {
 		.argv = argv.v,
 		.timeout = (double)stage_timeout(ref.def, r),
@@ -276,26 +285,28 @@ static int cmd_run(const struct run *r, const char *name)
 	/* make without -k stops starting stages at the first failure: say how to run the rest */
 	const char *rest = !res.interrupted && !make_keeps_going() ? "; make -k runs the stages that do not need it" : "";
 	if (o.rc && o.tool_said)
-		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)%s\n", ref.name, t1 - t0, logpath, rest);
+		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)%s\n", who, t1 - t0, logpath, rest);
 	else if (o.rc)
-		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)%s\n", ref.name,
+		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)%s\n", who,
 		        res.interrupted ? "stopped" : "failed", t1 - t0, o.error, logpath, rest);
 	else
-		fprintf(stderr, "skillc: %s: done in %.1f s\n", ref.name, t1 - t0);
+		fprintf(stderr, "skillc: %s: done in %.1f s\n", who, t1 - t0);
+	free(who);
 	free(o.error);
 	free(logpath);
 	free(logdir);
 	free(ok);
 	strlist_free(&argv);
 	cJSON_Delete(st);
+	inflight_clear(r->dir, ref.name); /* left only by a kill -9: the next make then sweeps */
 	return o.rc;
 }
 
-static int cmd_lock(const struct run *r, const char *what, char **cmd)
+static int cmd_lock(const char *dir, const char *what, char **cmd)
 {
 	struct err e = { 0 };
-	int fd = run_lock(r->dir, what, &e);
-	if (fd < 0 || launcher_sweep(r->dir, &e) < 0) /* we hold the lock: jobs still marked are orphans */
+	int fd = run_lock(dir, what, &e);
+	if (fd < 0 || launcher_sweep(dir, &e) < 0) /* we hold the lock: jobs still marked are orphans */
 		die_err(&e);
 	struct proc_spec spec = { .argv = cmd, .stdin_fd = 0, .tee = { -1, -1 } };
 	struct proc_result res;
@@ -340,16 +351,6 @@ static void forget(const struct run *r, const struct stage_ref *ref)
 	printf("%s: %s\n", ref->name, removed ? "removed" : "nothing to remove");
 }
 
-/* "ingest, raw-eval, ...": the name of every stage of the run, for messages; caller frees. */
-static char *stage_names(const struct run *r)
-{
-	struct buf names = BUF_INIT;
-	for (size_t i = 0; i < stage_count; i++)
-		if (stage_in_run(&stage_table[i], r))
-			buf_printf(&names, "%s%s", names.len ? ", " : "", stage_table[i].name);
-	return buf_detach(&names);
-}
-
 /* STAGE is a stage ("raw-eval": every instance) or one instance
  * ("raw-eval.003"); either way every later stage goes too. */
 static int cmd_clean(const struct run *r, const char *name)
@@ -358,7 +359,7 @@ static int cmd_clean(const struct run *r, const char *name)
 	int single = stage_ref_find(r, name, &one) == 0 && one.index;
 	const struct stage_def *target = single ? one.def : stage_find(name);
 	if (!target) {
-		char *names = stage_names(r);
+		char *names = stage_names();
 		die(2, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003)", name, names);
 	}
 	struct stage_ref *refs;
@@ -377,180 +378,44 @@ static int cmd_clean(const struct run *r, const char *name)
 	return 0;
 }
 
-/* The target whose outputs include the run-relative path rel, or NULL. Caller frees. */
-static char *maker_of(const struct run *r, const char *rel)
-{
-	struct stage_ref *refs;
-	size_t n = stage_refs(r, &refs);
-	char *maker = NULL;
-	for (size_t i = 0; i < n && !maker; i++) {
-		struct strlist outs = STRLIST_INIT;
-		stage_ref_outputs(&refs[i], r, &outs);
-		for (size_t k = 0; k < outs.n && !maker; k++)
-			if (!strcmp(outs.v[k], rel))
-				maker = xstrdup(refs[i].name);
-		strlist_free(&outs);
-	}
-	free(refs);
-	return maker;
-}
-
-/* Why a target is not up to date (a malloc'd sentence), or NULL when it is. */
-static char *stale_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
-{
-	const struct stage_def *s = ref->def;
-	cJSON *st = state_read(r->dir, ref->name);
-	struct strlist outs = STRLIST_INIT, ins = STRLIST_INIT;
-	stage_ref_outputs(ref, r, &outs);
-	stage_ref_inputs(ref, r, &ins);
-	char *why = NULL;
-	const char *state = st ? json_str(st, "state") : NULL;
-	if (!st || !state) {
-		why = stale_up ? xasprintf("not yet run (waiting for %s)", stale_up) : xstrdup("not yet run");
-		goto out;
-	}
-	if (!strcmp(state, "running")) {
-		why = run_is_locked(r->dir) ? xstrdup("running now")
-		                            : xasprintf("cut short (started %s); it will run again", json_str(st, "started"));
-		goto out;
-	}
-	if (strcmp(state, "done")) {
-		const char *err = json_str(st, "error");
-		why = xasprintf("%s: %s", state, err ? err : "no reason recorded");
-		goto out;
-	}
-	for (size_t i = 0; i < outs.n; i++) {
-		char *out = run_path(r, outs.v[i]);
-		int missing = !fs_exists(out);
-		free(out);
-		if (missing) {
-			why = xasprintf("missing output: %s", outs.v[i]);
-			goto out;
-		}
-	}
-	char *ok = state_ok_path(r->dir, ref->name);
-	int has_ok = fs_exists(ok);
-	free(ok);
-	if (!has_ok) {
-		why = xstrdup("not marked done (interrupted before its stamp was written)");
-		goto out;
-	}
-	cJSON *cfg = stage_config(s, r);
-	const char *was = json_str(st, "tool"), *now = json_str(cfg, "tool");
-	if (was && now && strcmp(was, now))
-		why = xasprintf("tool changed: %s -> %s", was, now);
-	cJSON *set_was = json_get(st, "settings"), *set_now = json_get(cfg, "settings");
-	for (cJSON *c = set_now ? set_now->child : NULL; !why && c; c = c->next) {
-		const char *a = json_str(set_was, c->string);
-		if (!a || strcmp(a, c->valuestring))
-			why = xasprintf("setting changed: %s (%s -> %s)", c->string, a ? a : "unset", c->valuestring);
-	}
-	cJSON_Delete(cfg);
-	cJSON *inputs = json_get(st, "inputs");
-	for (size_t i = 0; !why && i < ins.n; i++) {
-		const char *rel = ins.v[i];
-		const char *recorded = json_str(inputs, rel);
-		hash_hex cur;
-		const struct source_def *src = NULL;
-		for (size_t k = 0; k < source_count; k++)
-			if (!strcmp(source_table[k].stamp, rel))
-				src = &source_table[k];
-		struct err e;
-		if (src) {
-			if (source_hash(r, src, false, cur, &e) < 0) /* status only reads */
-				snprintf(cur, sizeof cur, "unreadable");
-		} else {
-			state_input_hash(r->dir, rel, cur);
-		}
-		if (!src && !strcmp(cur, "absent")) {
-			/* an input that does not exist yet: the target making it has not run */
-			char *maker = maker_of(r, rel);
-			why = maker ? xasprintf("waiting for %s (not yet run)", maker) : xasprintf("input missing: %s", rel);
-			free(maker);
-		} else if (!recorded || strcmp(recorded, cur)) {
-			char *path = src ? source_path(r, src) : NULL;
-			why = xasprintf("input changed: %s", path ? path : rel);
-			free(path);
-		}
-	}
-	if (!why && stale_up)
-		why = xasprintf("upstream stage is stale: %s", stale_up);
-out:
-	strlist_free(&outs);
-	strlist_free(&ins);
-	cJSON_Delete(st);
-	return why;
-}
-
-static int cmd_status(const struct run *r, const char *goal)
-{
-	struct stage_ref *need;
-	int n = goal_refs(r, goal, &need);
-	if (n < 0) {
-		char *names = stage_names(r);
-		die(2, "unknown GOAL=%s: a stage (%s), eval or final", goal, names);
-	}
-	printf("run %s (task %s)\n", r->dir, r->task);
-	int width = 0; /* the longest target name sets the column */
-	for (int i = 0; i < n; i++)
-		if ((int)strlen(need[i].name) > width)
-			width = (int)strlen(need[i].name);
-	int stale = 0;
-	char *stale_of = xcalloc((size_t)n + 1, 1); /* stale_of[i]: need[i] is stale */
-	for (int i = 0; i < n; i++) {
-		const struct stage_def *s = need[i].def;
-		const char *up = NULL;
-		for (int j = 0; j < i && !up; j++)
-			for (size_t k = 0; k < ARRAY_LEN(s->after) && s->after[k]; k++)
-				if (stale_of[j] && !strcmp(need[j].def->name, s->after[k]))
-					up = need[j].name;
-		char *why = stale_reason(r, &need[i], up);
-		printf("  %-*s  %s\n", width, need[i].name, why ? why : "up to date");
-		if (why) {
-			stale++;
-			stale_of[i] = 1;
-		}
-		free(why);
-	}
-	char *cmd = run_command(r, goal);
-	if (stale)
-		printf("%d of %d stages need work; run: %s\n", stale, n, cmd);
-	else
-		printf("up to date\n");
-	free(cmd);
-	free(stale_of);
-	free(need);
-	return stale ? 1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, V_STAGE);
-	if (argc < 2)
-		die(2, "missing command: run, lock, clean or status (see --help)");
-	struct run r;
+	if (argc < 3 || !*argv[2])
+		die(2, "missing command or run folder: run, lock, clean or status RUN ... (see --help)");
+	const char *cmd = argv[1], *dir = argv[2];
 	struct err e = { 0 };
-	if (run_load(&r, &e) < 0)
-		die_err(&e);
-	const char *cmd = argv[1];
-	int rc;
-	if (!strcmp(cmd, "run") || !strcmp(cmd, "clean")) {
-		if (argc != 3 || !*argv[2])
-			die(2, "%s needs one stage name (see --help)", cmd);
-		rc = !strcmp(cmd, "run") ? cmd_run(&r, argv[2]) : cmd_clean(&r, argv[2]);
-	} else if (!strcmp(cmd, "status")) {
-		rc = cmd_status(&r, argc > 2 && *argv[2] ? argv[2] : "final");
-	} else if (!strcmp(cmd, "lock")) {
+	if (!strcmp(cmd, "lock")) {
 		const char *what = "make";
-		int i = 2;
+		int i = 3;
 		if (i + 1 < argc && !strcmp(argv[i], "--what")) {
 			what = argv[i + 1];
 			i += 2;
 		}
 		if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc)
 			die(2, "lock needs -- COMMAND (see --help)");
-		rc = cmd_lock(&r, what, argv + i + 1);
+		return cmd_lock(dir, what, argv + i + 1);
+	}
+	struct run r;
+	if (run_open_dir(&r, dir, &e) < 0)
+		die_err(&e);
+	int rc;
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "clean")) {
+		if (argc != 4 || !*argv[3])
+			die(2, "%s needs the run folder and one stage name (see --help)", cmd);
+		rc = !strcmp(cmd, "run") ? cmd_run(&r, argv[3]) : cmd_clean(&r, argv[3]);
+	} else if (!strcmp(cmd, "status")) {
+		struct buf out = BUF_INIT;
+		const char *goal = argc > 3 && *argv[3] ? argv[3] : "final";
+		rc = status_print(&r, goal, &out);
+		if (rc < 0) {
+			char *names = stage_names();
+			die(2, "unknown GOAL=%s: a stage (%s), eval or final", goal, names);
+		}
+		fputs(out.data, stdout);
+		buf_free(&out);
+		rc = rc > 0;
 	} else {
 		die(2, "unknown command '%s': run, lock, clean or status (see --help)", cmd);
 	}

@@ -17,6 +17,7 @@
 #include "base/versions.h"
 #include "llm/routes.h"
 #include "report/watch.h"
+#include "pipeline/state.h"
 
 #define VERSION V_SUMMARY
 
@@ -41,8 +42,8 @@ static const char usage[] =
 	"\n"
 	"--watch prints the table every --interval seconds (default 2) until every\n"
 	"due trial is complete (exit 0) or --timeout seconds pass (exit 2). Due: the\n"
-	"trial targets (<stage>-eval.NNN) the run's manifest.json lists, which the\n"
-	"make working on the run keeps current; a run without one is never done.\n";
+	"trials of the makes working on the runs now (the targets each run's .lock\n"
+	"names); with no make working, nothing more is due.\n";
 
 /* Adds the trials of the Harbor jobs to tb; says which jobs are not done. */
 static void import_harbor(struct results_table *tb, const struct strlist *jobs, const struct routes *routes)
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
 		if (!fs_is_dir(paths.v[i]))
 			die(2, "'%s' is not a folder: give a run folder or a results folder", paths.v[i]);
 	if (watching) {
-		int rc = watch_table(&paths, timeout, interval);
+		int rc = watch_table(&paths, timeout, interval, run_lock_due);
 		strlist_free(&paths);
 		return rc;
 	}

@@ -91,7 +91,7 @@ out=$($SK task=csv-column-sum ingest 2>&1)
 rc=$?
 t_eq "second exit" $rc 2
 t_contains "names the holder" "$out" "is busy: locked by pid"
-t_contains "names the command" "$out" "(make task=csv-column-sum ingest)"
+t_contains "names the command" "$out" "(make task=csv-column-sum MAX_FILE_MB=200 ingest)"
 [ $(( $(date +%s) - start )) -le 5 ] || t_fail "the second make waited"
 wait $first
 t_eq "first exit" $? 0
@@ -103,13 +103,13 @@ t_end
 
 t_begin "the lock taker killed -9 while its children work: the message says so and names them"
 L=$T_TMP/lockrun
-SKILLC_RUN=$L SKILLC_TASK=t SKILLC_TASK_DIR=$T_TMP skillc-stage lock --what 'test' -- sh -c 'sleep 30 & echo $! >"$0/child"; wait' "$T_TMP" &
+skillc-stage lock $L --what 'test' -- sh -c 'sleep 30 & echo $! >"$0/child"; wait' "$T_TMP" &
 taker=$!
 i=0; while [ ! -s "$T_TMP/child" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
 child=$(cat "$T_TMP/child")
 kill -9 $taker
 wait $taker 2>/dev/null
-out=$(SKILLC_RUN=$L SKILLC_TASK=t SKILLC_TASK_DIR=$T_TMP skillc-stage lock -- true 2>&1); rc=$?
+out=$(skillc-stage lock $L -- true 2>&1); rc=$?
 t_eq "exit" $rc 2
 t_contains "the taker is gone" "$out" "(test); that process is gone (killed?), but processes it started still hold the lock:"
 t_contains "names the child" "$out" " $child"

@@ -96,11 +96,23 @@ t_begin "make watch: done when every due trial is, exit 2 after WATCH_TIMEOUT ot
 out=$($SK watch task=csv-column-sum REPEAT=7 MODEL=$M WATCH_TIMEOUT=5 2>&1)
 t_eq "exit" $? 0
 t_contains "counted raw and static trials" "$out" "14 of 14 due trials complete"
-# a make asked for more (here a dry run): the manifest lists 2 more per stage
-$SK -n task=csv-column-sum eval REPEAT=9 RUNNER=benchflow MODEL=$M >/dev/null 2>&1
-out=$($SK watch task=csv-column-sum MODEL=$M WATCH_TIMEOUT=1 2>&1)
-t_eq "exit" $? 2
-t_contains "said why" "$out" "timed out after 1s with 14 of 18 due trials complete"
+# a make running raw-eval: watch waits for its trials only (not the static
+# ones it never starts), and says when it gives up
+printf 'pass sleep=2\n' >watch-script
+WR="RESULTS=watched CACHE_DIR=cache-watch"
+FAKE_BENCH_LOG=$W/watch-bench.log FAKE_BENCH_SCRIPT=$W/watch-script \
+	$SK task=csv-column-sum raw-eval REPEAT=2 RUNNER=benchflow MODEL=$M $WR >watch-make.out 2>&1 &
+bg=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q '^due: ' watched/*/.lock 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+out=$($SK watch task=csv-column-sum MODEL=$M $WR WATCH_TIMEOUT=1 2>&1)
+t_eq "exit while it runs" $? 2
+t_contains "said why" "$out" "timed out after 1s with 0 of 2 due trials complete"
+out=$($SK watch task=csv-column-sum MODEL=$M $WR WATCH_TIMEOUT=120 2>&1)
+t_eq "exit when done" $? 0
+t_contains "the make's trials only" "$out" "2 of 2 due trials complete"
+wait $bg
+t_eq "the make" $? 0
 t_end
 
 t_begin "another run with the same task, skill and model reuses the stored trials"

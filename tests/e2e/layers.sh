@@ -23,3 +23,10 @@ t_contains "skill -> eval named" "$out" "skill/ok.c:1: skill/ may not include ev
 t_contains "a header without its folder" "$out" "eval/bare.c:1: #include \"util.h\" names no folder"
 t_eq "the allowed include is not reported" "$(printf '%s\n' "$out" | grep -c 'base/util.h')" 0
 t_end
+
+t_begin "library code never exits: no die(), exit() or abort() in tools/lib (BUG() for a programmer error)"
+# log.c and util.c define die, the oom stop and BUG; a child after fork ends with _exit
+hits=$(cd "$T_ROOT/tools/lib" && grep -n -E '(^|[^_a-z])(die|die_err|exit|abort)\(' */*.c |
+	grep -v -E '^base/(log|util)\.c:' | grep -v -E '^\S+:[0-9]+:\s*(/?\*|//)')
+t_eq "calls found" "$hits" ""
+t_end

@@ -110,7 +110,7 @@ t_check "no file holds the key" sh -c "! grep -r -q sk-test-$$-secret '$T_TMP/jo
 t_eq "no file name holds the key" "$(find "$T_TMP/jobs-keyed" -name "*sk-test-$$-secret*")" ""
 t_check "the named file is kept, redacted" test -f "$R/artifacts/name-***REDACTED***"
 t_check "no command line holds it" sh -c "! grep -q sk-test-$$-secret '$R/config.json'"
-out=$(ROUTES=$T_TMP/routes-key.json env -u SKILLC_TEST_KEY ENV_FILE=/nonexistent skillc-local eval run --tasks-dir "$TASK" \
+out=$(ROUTES=$T_TMP/routes-key.json env -u SKILLC_TEST_KEY ENV_FILE=$T_TMP/absent.env skillc-local eval run --tasks-dir "$TASK" \
 	--agent keyed --model keyed/m1 --jobs-dir "$T_TMP/jobs-nokey" 2>&1)
 t_eq "missing key" "$?:$out" "2:skillc-local: SKILLC_TEST_KEY required for model 'keyed/m1' but not set (export it or put it in ENV_FILE)"
 printf 'SKILLC_TEST_KEY="sk-test-%s-secret"\n' $$ >"$T_TMP/test.env"

@@ -151,6 +151,17 @@ t_begin "make -n shows what would run and runs nothing"
 $SK task=log-error-report clean-stage STAGE=ingest >/dev/null 2>&1
 out=$($SK -n task=log-error-report ingest 2>&1)
 t_eq "exit" $? 0
-t_contains "would run" "$out" "skillc-stage run ingest"
+t_contains "would run" "$out" "skillc-stage run results/compile-pipeline/log-error-report--opencode--no-model ingest"
 t_check "nothing ran" test ! -e results/compile-pipeline/log-error-report--opencode--no-model/status/ingest.json
+t_end
+
+t_begin "make -n and -q in the source tree tell the truth: built tools are up to date, a due stage is named"
+out=$(make --no-print-directory -C "$T_ROOT" -n all SANITIZE="${SANITIZE:-}" 2>&1 | grep -v 'Nothing to be done')
+t_eq "make -n all prints no command" "$out" ""
+make --no-print-directory -C "$T_ROOT" -q all SANITIZE="${SANITIZE:-}" >/dev/null 2>&1
+t_eq "make -q all" $? 0
+out=$(make --no-print-directory -C "$T_ROOT" -n task=csv-column-sum TASKS_DIR="$W/tasks" RESULTS="$T_TMP/src-results" \
+	SANITIZE="${SANITIZE:-}" ingest 2>&1)
+t_eq "one line" "$out" "$T_ROOT/bin/skillc-stage run $T_TMP/src-results/csv-column-sum--opencode--no-model ingest"
+t_check "nothing ran" test ! -e "$T_TMP/src-results"
 t_end

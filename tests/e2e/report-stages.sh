@@ -124,8 +124,8 @@ t_eq "exit" $? 0
 t_eq "rows" "$(jq -r '[.groups[].stage] | join(" ")' $R/summary.json)" "raw static fast deep-1 deep-2 final"
 t_eq "final passed" "$(jq -r '.groups[] | select(.stage == "final") | "\(.passed)/\(.trials)"' $R/summary.json)" "3/3"
 t_eq "nothing stale" "$(jq '[.groups[].stale_trials] | add' $R/summary.json)" 0
-t_eq "selection reuse counted" "$(jq '.groups[] | select(.stage == "final") | .selection_reuse_trials' $R/summary.json)" 1
-t_contains "md marks it" "$(cat $R/summary.md)" "| final | 3 (1 selection trials reused) |"
+t_eq "selection reuse counted" "$(jq '.groups[] | select(.stage == "final") | .selection_trials_reused' $R/summary.json)" 1
+t_contains "md marks it" "$(cat $R/summary.md)" "| final (selection trials reused) | 3 |"
 t_end
 
 t_begin "the report draws every stage and says what fast and deep did"

@@ -75,15 +75,18 @@ for v in $(env | sed -n 's/^\([A-Z0-9_]*_API_KEY\)=.*/\1/p'); do log "env $$ $v"
 # take the next outcome line (a mkdir lock keeps parallel runs apart)
 line=pass
 if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
-	lock=$FAKE_BENCH_SCRIPT.lock
-	while ! mkdir "$lock" 2>/dev/null; do sleep 0.01; done
+	# a flock, not a mkdir: a bench killed while holding it must not
+	# leave the next ones waiting forever
+	exec 9>>"$FAKE_BENCH_SCRIPT.lock"
+	flock 9
 	n=$(cat "$FAKE_BENCH_SCRIPT.n" 2>/dev/null || echo 0)
 	n=$((n + 1))
 	echo "$n" >"$FAKE_BENCH_SCRIPT.n"
 	total=$(grep -c . "$FAKE_BENCH_SCRIPT")
 	[ "$n" -gt "$total" ] && n=$total
 	line=$(grep . "$FAKE_BENCH_SCRIPT" | sed -n "${n}p")
-	rmdir "$lock"
+	flock -u 9
+	exec 9>&-
 fi
 set -- $line
 outcome=$1; shift

@@ -395,7 +395,8 @@ static void test_client_api(void)
 			       " \"models\": [{\"models\": [\"m\", \"other\"]}]}", &routes);
 	char *cache = path_join(dir, "api-cache");
 	char *usage = path_join(dir, "api-usage.jsonl");
-	struct llm_options o = { .routes = routes, .env_file = "/nonexistent/.env", .cache_dir = cache,
+	char *absent = path_join(dir, "absent.env"); /* never written */
+	struct llm_options o = { .routes = routes, .env_file = absent, .cache_dir = cache,
 				 .cache_mode = "use", .usage_file = usage };
 	struct err e = { 0 };
 	struct llm_client *c = llm_open(&o, &e);
@@ -455,6 +456,7 @@ out:
 	waitpid(pid, NULL, 0);
 	free(cache);
 	free(usage);
+	free(absent);
 	free(routes);
 }
 

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "pipeline/settings.h"
+#include "pipeline/stages.h"
 
 static const char begin_mark[] =
 	"<!-- settings table: written by make from tools/lib/pipeline/settings.c; edit the table there -->\n";
@@ -36,14 +37,19 @@ static char *name_value(const struct setting_def *s)
 
 static void print_mk(struct buf *b)
 {
-	buf_adds(b, "# defaults.mk — every setting and its default. Written by make from the\n"
-	            "# settings table in tools/lib/pipeline/settings.c: do not edit, add a row there.\n"
+	buf_adds(b, "# defaults.mk — every setting and its default, and every stage. Written by\n"
+	            "# make from the settings table (tools/lib/pipeline/settings.c) and the stage\n"
+	            "# table (stages.c): do not edit, add a row there.\n"
 	            "# Override a setting on the command line (make MODEL=vllm/Qwen/Qwen3.5-27B ...),\n"
 	            "# in a local.mk beside the Makefile (never committed), or in the environment.\n"
 	            "# Command line wins, then local.mk, then the environment, then these.\n\n");
 	buf_adds(b, "# Every setting, in the order `make help` lists them.\nSKILLC_SETTINGS :=");
 	for (size_t i = 0; i < settings_count; i++)
 		buf_printf(b, " %s", settings_table[i].name);
+	buf_adds(b, "\n\n# Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).\n"
+	            "SKILLC_STAGE_GOALS :=");
+	for (size_t i = 0; i < stage_count; i++)
+		buf_printf(b, " %s", stage_table[i].name);
 	buf_adds(b, "\n\n# The settings this command gives (command line, local.mk, environment),\n"
 	            "# found before the defaults below: a run keeps its recorded value of the rest.\n"
 	            "# A make started by skillc gets the list from the one that started it.\n"

@@ -72,7 +72,21 @@ int fs_fsync_dir(const char *dir)
 	if (fd < 0)
 		return -1;
 	int r = fsync(fd);
+	/* some filesystems cannot fsync a directory: nothing more to make durable */
+	if (r < 0 && (errno == EINVAL || errno == ENOTSUP))
+		r = 0;
+	int saved = errno;
 	close(fd);
+	errno = saved;
+	return r;
+}
+
+/* fsync of path's folder, so a rename into it survives a crash. */
+static int sync_parent(const char *path, struct err *e)
+{
+	char *dir = path_dir(path);
+	int r = fs_fsync_dir(dir) < 0 ? err_set(e, ERR_WORK, "cannot sync the folder '%s':", dir) : 0;
+	free(dir);
 	return r;
 }
 
@@ -108,7 +122,12 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		free(tmp);
 		return -1;
 	}
-	close(fd);
+	if (close(fd) < 0) {
+		err_set(e, ERR_WORK, "cannot write '%s':", tmp);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
 	if (rename(tmp, path) < 0) {
 		err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, path);
 		unlink(tmp);
@@ -116,10 +135,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		return -1;
 	}
 	free(tmp);
-	char *dir = path_dir(path);
-	fs_fsync_dir(dir);
-	free(dir);
-	return 0;
+	return sync_parent(path, e);
 }
 
 int fs_write_if_changed(const char *path, const void *data, size_t len, struct err *e)
@@ -190,39 +206,43 @@ int fs_remove_tree(const char *path, struct err *e)
 	return remove_at(AT_FDCWD, path, e, path);
 }
 
+/* Without RENAME_EXCHANGE (old kernel or filesystem): the old tree aside,
+ * the new one in, and the old one back when that fails. */
+static int publish_by_moving(const char *tmp, const char *target, struct err *e)
+{
+	char *old = fs_temp_beside(target);
+	int r = 0;
+	if (rename(target, old) < 0) {
+		r = err_set(e, ERR_WORK, "cannot move '%s' aside:", target);
+	} else if (rename(tmp, target) < 0) {
+		r = err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
+		if (rename(old, target) < 0) /* the old tree must not stay under a temp name */
+			err_set(e, ERR_WORK, "cannot rename '%s' to '%s', and putting the old '%s' back "
+				"failed too (it is at '%s'):", tmp, target, target, old);
+	} else {
+		r = sync_parent(target, e);
+		if (r == 0)
+			r = fs_remove_tree(old, e);
+	}
+	free(old);
+	return r;
+}
+
 int fs_publish_dir(const char *tmp, const char *target, struct err *e)
 {
 	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
 		/* tmp now holds the old tree */
-		char *dir = path_dir(target);
-		fs_fsync_dir(dir);
-		free(dir);
+		if (sync_parent(target, e) < 0)
+			return -1;
 		return fs_remove_tree(tmp, e);
 	}
 	if (errno != ENOENT && errno != EINVAL && errno != ENOSYS)
 		return err_set(e, ERR_WORK, "cannot swap '%s' into '%s':", tmp, target);
-	if (errno != ENOENT && fs_exists(target)) {
-		/* no RENAME_EXCHANGE here (old kernel or filesystem): move aside, then in */
-		char *old = fs_temp_beside(target);
-		if (rename(target, old) < 0) {
-			free(old);
-			return err_set(e, ERR_WORK, "cannot move '%s' aside:", target);
-		}
-		if (rename(tmp, target) < 0) {
-			rename(old, target);
-			free(old);
-			return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
-		}
-		int r = fs_remove_tree(old, e);
-		free(old);
-		return r;
-	}
+	if (errno != ENOENT && fs_exists(target))
+		return publish_by_moving(tmp, target, e);
 	if (rename(tmp, target) < 0)
 		return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
-	char *dir = path_dir(target);
-	fs_fsync_dir(dir);
-	free(dir);
-	return 0;
+	return sync_parent(target, e);
 }
 
 int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
@@ -254,10 +274,11 @@ int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
 	}
 	if (r == 0 && fsync(out) < 0)
 		r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
-	if (r == 0)
-		fchmod(out, mode); /* exact mode, whatever the umask */
+	if (r == 0 && fchmod(out, mode) < 0) /* exact mode, whatever the umask */
+		r = err_set(e, ERR_WORK, "cannot set the mode of '%s':", dst);
 	close(in);
-	close(out);
+	if (close(out) < 0 && r == 0)
+		r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
 	return r;
 }
 

@@ -158,6 +158,12 @@ void json_hash(const cJSON *v, char out[33])
 	buf_free(&b);
 }
 
+void json_use_project_allocator(void)
+{
+	cJSON_Hooks h = { xmalloc, free };
+	cJSON_InitHooks(&h);
+}
+
 /* True when text stops inside a string or an open array or object. */
 static bool cut_short(const char *text, size_t len)
 {

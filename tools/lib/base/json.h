@@ -36,6 +36,11 @@ int json_write_file(const char *path, const cJSON *v, struct err *e);
 /* Same, but leaves the file alone when the bytes are unchanged; 1 written, 0 not. */
 int json_write_if_changed(const char *path, const cJSON *v, struct err *e);
 
+/* Makes cJSON allocate with xmalloc (base/util.h): running out of memory
+ * prints a message and exits, instead of cJSON dropping a key or a value
+ * without a word. log_init calls it for every tool. */
+void json_use_project_allocator(void);
+
 /* Case-sensitive getters; NULL / fallback when absent or of another type. */
 cJSON *json_get(const cJSON *obj, const char *key);
 const char *json_str(const cJSON *obj, const char *key);

@@ -1,22 +1,61 @@
 #include "base/log.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#ifndef SKILLC_STATIC_INIT /* skillc-init links statically, without cJSON (Makefile) */
+#include "base/json.h"
+#endif
 
 /* The one piece of process-wide state: the name set by main. */
 static const char *prog = "skillc";
+
+/* At exit, standard output is flushed and closed, and a failure is an
+ * error (git's check at the end of main): `tool >/dev/full` must not say
+ * it succeeded. The exit status given to exit() is kept when not 0. */
+static void close_stdout(int status, void *arg)
+{
+	(void)arg;
+	bool bad = ferror(stdout) != 0; /* an earlier write failed: errno is gone */
+	int why = 0;
+	if (fflush(stdout) != 0)
+		why = errno, bad = true;
+	if (fclose(stdout) != 0 && !why)
+		why = errno, bad = true;
+	if (!bad)
+		return;
+	if (why == EPIPE) /* a reader that went away is no news */
+		_exit(status ? status : 141);
+	if (why)
+		fprintf(stderr, "%s: cannot write standard output: %s\n", prog, strerror(why));
+	else
+		fprintf(stderr, "%s: cannot write standard output (a write to it failed)\n", prog);
+	_exit(status ? status : 1);
+}
 
 void log_init(const char *progname)
 {
 	const char *slash = strrchr(progname, '/');
 	prog = slash ? slash + 1 : progname;
+#ifndef SKILLC_STATIC_INIT
+	json_use_project_allocator();
+#endif
+	on_exit(close_stdout, NULL);
 }
 
 const char *log_prog(void)
 {
 	return prog;
+}
+
+void log_speak_as(const char *name)
+{
+	prog = name;
 }
 
 static void vmsg(const char *fmt, va_list ap)

@@ -6,13 +6,23 @@
 
 #include "base/util.h"
 
-/* Sets the prefix for every message (the tool's name, e.g. "skillc-check"). */
+/* What every tool's main does first: sets the prefix for every message
+ * (the tool's name, e.g. "skillc-check"), makes cJSON allocate by the
+ * project's rule (json_use_project_allocator), and checks standard output
+ * at exit: a write that failed (a full disk, >/dev/full) prints
+ * "prog: cannot write standard output: ..." and the exit status becomes 1
+ * when it was 0. */
 void log_init(const char *progname);
 const char *log_prog(void);
+/* Renames the messages after log_init (a tool speaking for another: skillc-rules
+ * says "skillc: ..." for make once its own options are handled). */
+void log_speak_as(const char *name);
 
 /* "prog: message" on stderr. */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "prog: message" on stderr, then exit(status). */
+/* "prog: message" on stderr, then exit(status). For a tool's main and
+ * its option parsing only: library code returns a struct err (or, for a
+ * programmer error, calls BUG); tests/e2e/layers.sh checks it. */
 noreturn void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints e->msg and exits with e->code (1 when unset). */
 noreturn void die_err(const struct err *e);

@@ -27,8 +27,8 @@ cJSON *pyjson_float(double d)
 	char text[40];
 	float_text(d, text);
 	cJSON *n = cJSON_CreateRaw(text);
-	if (!n)
-		abort();
+	if (!n) /* only for want of memory, which xmalloc (the cJSON hooks) never returns */
+		BUG("cJSON_CreateRaw failed");
 	return n;
 }
 

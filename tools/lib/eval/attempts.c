@@ -24,7 +24,8 @@ char *attempts_keep(const struct eval_job *j, const char *dir, const char *reaso
 	char *rp = path_join(dir, "reason.txt");
 	struct buf b = BUF_INIT;
 	buf_printf(&b, "%s\n", reason);
-	fs_write_atomic(rp, b.data, b.len, 0644, &e);
+	if (fs_write_atomic(rp, b.data, b.len, 0644, &e) < 0)
+		warnf("%s (the reason was: %s)", e.msg, reason);
 	buf_free(&b);
 	free(rp);
 	char *idir = attempts_dir(j);

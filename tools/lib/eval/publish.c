@@ -1,5 +1,6 @@
 #include "eval/publish.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,11 +78,49 @@ bool evaltrial_up_to_date(const struct eval_job *j)
 		trial_check(t, j->o->require_skill);
 		ok = k && !strcmp(k, j->key) && json_bool(t, "complete", false);
 	}
-	if (ok)
-		utimensat(AT_FDCWD, p, NULL, 0); /* make compares mtimes */
+	if (ok && utimensat(AT_FDCWD, p, NULL, 0) < 0) { /* make compares mtimes */
+		warnf("cannot renew the time of '%s' (%s): the trial runs again", p, strerror(errno));
+		ok = false;
+	}
 	cJSON_Delete(t);
 	free(p);
 	return ok;
+}
+
+/* A temp folder given up: removed, and a failure to remove said (it is
+ * swept as a leftover later) without touching the error that mattered. */
+static void drop_temp(const char *tmp)
+{
+	struct err e;
+	if (fs_exists(tmp) && fs_remove_tree(tmp, &e) < 0)
+		warnf("%s", e.msg);
+}
+
+/* The store's entry linked into tmp, restamped and checked again, then
+ * published: 0, or -1 with e saying why it cannot be used. */
+static int reuse_into(const struct eval_job *j, const char *tmp, struct err *e)
+{
+	if (trialstore_get(j->o->cache, j->key, tmp, e) < 0)
+		return -1;
+	char *tp = path_join(tmp, "trial.json");
+	cJSON *t = json_read_file(tp, e);
+	int rc = t ? 0 : -1;
+	if (t) {
+		stamp_trial(j, t, true);
+		trial_check(t, j->o->require_skill);
+		/* the stored file is a link: write a new one, never through it */
+		if (unlink(tp) < 0)
+			rc = err_set(e, ERR_WORK, "cannot replace '%s':", tp);
+		else if (!json_bool(t, "complete", false))
+			rc = err_set(e, ERR_INPUT, "the stored trial is not complete: %s", trial_first_problem(t));
+		else if (write_trial(tmp, t, e) < 0 || fs_publish_dir(tmp, j->out, e) < 0)
+			rc = -1;
+		else
+			end_line(j, t, ", reused from the trial store");
+	}
+	cJSON_Delete(t);
+	free(tp);
+	return rc;
 }
 
 /* Links the store's entry into a temp folder, restamps it, publishes it. */
@@ -90,53 +129,36 @@ bool evaltrial_reuse(const struct eval_job *j)
 	if (j->o->no_cache || !trialstore_has(j->o->cache, j->key))
 		return false;
 	char *tmp = fs_temp_beside(j->out);
-	struct err e;
-	if (trialstore_get(j->o->cache, j->key, tmp, &e) < 0) {
+	struct err e = { 0, "" };
+	bool done = reuse_into(j, tmp, &e) == 0;
+	if (!done) {
 		warnf("cannot reuse the stored trial %s (%s); running it", j->key, e.msg);
-		fs_remove_tree(tmp, &e);
-		free(tmp);
-		return false;
+		drop_temp(tmp);
 	}
-	char *tp = path_join(tmp, "trial.json");
-	cJSON *t = json_read_file(tp, &e);
-	bool done = false;
-	if (t) {
-		stamp_trial(j, t, true);
-		trial_check(t, j->o->require_skill);
-		unlink(tp); /* the stored file is a link: write a new one, never through it */
-		if (json_bool(t, "complete", false) && write_trial(tmp, t, &e) == 0 &&
-		    fs_publish_dir(tmp, j->out, &e) == 0) {
-			end_line(j, t, ", reused from the trial store");
-			done = true;
-		}
-	}
-	free(tp);
-	if (!done && fs_exists(tmp))
-		fs_remove_tree(tmp, &e);
-	cJSON_Delete(t);
 	free(tmp);
 	return done;
 }
 
 /* Links (or copies) the chosen rollout's trajectories to trajectory/;
  * Harbor's ACP trajectory is the one made from ATIF (acp_from_atif). */
-static void lift_trajectories(const char *tmp, cJSON *t, const struct buf *acp_from_atif)
+static int lift_trajectories(const char *tmp, cJSON *t, const struct buf *acp_from_atif, struct err *e)
 {
 	char *dir = path_join(tmp, "trajectory");
-	struct err e;
-	fs_mkdirs(dir, &e);
+	int rc = fs_mkdirs(dir, e);
 	cJSON *files = json_get(t, "files");
 	static const char *const keys[] = { "acp_trajectory", "llm_trajectory" };
-	for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+	for (size_t i = 0; rc == 0 && i < ARRAY_LEN(keys); i++) {
 		char *dst = xasprintf("%s/%s.jsonl", dir, keys[i]);
 		char *rel = xasprintf("trajectory/%s.jsonl", keys[i]);
 		const char *src_rel = json_str(files, keys[i]);
 		if (i == 0 && acp_from_atif && acp_from_atif->data) {
-			if (fs_write_atomic(dst, acp_from_atif->data, acp_from_atif->len, 0644, &e) == 0)
+			rc = fs_write_atomic(dst, acp_from_atif->data, acp_from_atif->len, 0644, e);
+			if (rc == 0)
 				json_set_str(files, keys[i], rel);
 		} else if (src_rel) {
 			char *src = path_join(tmp, src_rel);
-			if (link(src, dst) == 0 || fs_copy_file(src, dst, 0644, &e) == 0) {
+			rc = link(src, dst) == 0 ? 0 : fs_copy_file(src, dst, 0644, e);
+			if (rc == 0) {
 				json_set_str(files, i == 0 ? "raw_acp_trajectory" : "raw_llm_trajectory", src_rel);
 				json_set_str(files, keys[i], rel);
 			}
@@ -146,6 +168,7 @@ static void lift_trajectories(const char *tmp, cJSON *t, const struct buf *acp_f
 		free(dst);
 	}
 	free(dir);
+	return rc;
 }
 
 /* tmp_abs/.skills/ holding a copy of each skill to inject (*skills_root;
@@ -207,7 +230,10 @@ static cJSON *read_run(const struct eval_job *j, int rc, const struct proc_resul
 static void finish_trial(const struct eval_job *j, cJSON *t, const struct proc_result *pr, const char *tmp,
 			 const struct buf *acp, long prior, char *reason, size_t size, struct err *e)
 {
-	lift_trajectories(tmp, t, acp->len ? acp : NULL);
+	if (lift_trajectories(tmp, t, acp->len ? acp : NULL, e) < 0) {
+		snprintf(reason, size, "%s", e->msg);
+		return;
+	}
 	stamp_trial(j, t, false);
 	json_set_num(t, "runner_exit", pr->exit_code);
 	json_set_num(t, "wall_seconds", pr->seconds);
@@ -277,9 +303,10 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 	char reason[1200] = "";
 	struct buf acp = BUF_INIT;
 	cJSON *t = read_run(j, rc, &pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
-	if (skills_root)
-		fs_remove_tree(skills_root, e); /* a copy of what skill_hash names */
-	if (t)
+	struct err ce; /* the cleanup's own: e may still be the reason */
+	if (skills_root && fs_remove_tree(skills_root, &ce) < 0 && !*reason) /* a copy of what skill_hash names */
+		snprintf(reason, sizeof reason, "cannot remove the copy of the skill: %s", ce.msg);
+	if (t && !*reason)
 		finish_trial(j, t, &pr, tmp, &acp, prior, reason, sizeof reason, e);
 	buf_free(&acp);
 	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);

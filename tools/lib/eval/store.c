@@ -1,14 +1,18 @@
 #include "eval/store.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/datadir.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/json.h"
 
 void trialstore_key(const cJSON *identity, char out[33])
@@ -66,6 +70,50 @@ int tree_copy(const char *src, const char *dst, bool link_ok, struct err *e)
 	return r;
 }
 
+/* trial.json is the file people open and edit: the entry gets a copy, not
+ * a link that an edit in the run would write through. */
+static int copy_record(const char *dir, const char *tmp, struct err *e)
+{
+	char *from = path_join(dir, "trial.json"), *to = path_join(tmp, "trial.json");
+	int r = 0;
+	if (fs_exists(to) && (unlink(to) < 0 || fs_copy_file(from, to, 0644, e) < 0))
+		r = e->msg[0] ? -1 : err_set(e, ERR_WORK, "cannot replace '%s':", to);
+	free(from);
+	free(to);
+	return r;
+}
+
+/* "<entry>.sum": the entry's tree hash when it was filed. */
+static int write_sum(const char *entry, struct err *e)
+{
+	hash_hex h;
+	char *sum = xasprintf("%s.sum", entry);
+	int r = hash_tree(entry, h, e) < 0 ? -1 : stamp_write(sum, h, e) < 0 ? -1 : 0;
+	free(sum);
+	return r;
+}
+
+/* An entry whose files changed after it was filed (an edit through one of
+ * the hard links a reused trial is made of) is set aside, not reused. */
+static int check_sum(const char *cache, const char *key, const char *entry, struct err *e)
+{
+	char *sum = xasprintf("%s.sum", entry);
+	hash_hex want, have;
+	struct err ignore;
+	int r = 0;
+	if (stamp_read(sum, want, &ignore) == 0 && hash_tree(entry, have, e) == 0 && strcmp(want, have)) {
+		char *aside_dir = xasprintf("%s/trials/.corrupt", cache);
+		char *aside = fs_move_aside_as(entry, aside_dir, key, &ignore);
+		unlink(sum);
+		r = err_set(e, ERR_WORK, "the stored trial %.12s changed after it was filed (a file edited "
+			    "through a hard link?); set aside in %s, it runs again", key, aside ? aside : aside_dir);
+		free(aside);
+		free(aside_dir);
+	}
+	free(sum);
+	return r;
+}
+
 int trialstore_put(const char *cache, const char *key, const char *dir, struct err *e)
 {
 	char *final = trialstore_path(cache, key);
@@ -79,8 +127,15 @@ int trialstore_put(const char *cache, const char *key, const char *dir, struct e
 	}
 	char *tmp = fs_temp_beside(final);
 	r = tree_copy(dir, tmp, true, e);
-	if (r == 0 && rename(tmp, final) < 0 && errno != EEXIST && errno != ENOTEMPTY)
+	if (r == 0)
+		r = copy_record(dir, tmp, e);
+	bool filed = false;
+	if (r == 0 && rename(tmp, final) == 0)
+		filed = true;
+	else if (r == 0 && errno != EEXIST && errno != ENOTEMPTY)
 		r = err_set(e, ERR_WORK, "cannot file the trial as '%s':", final);
+	if (filed)
+		r = write_sum(final, e); /* only the writer whose entry it is */
 	struct err ignore;
 	if (fs_exists(tmp))
 		fs_remove_tree(tmp, &ignore); /* failed, or another writer was first */
@@ -91,10 +146,57 @@ out:
 	return r;
 }
 
+/* "pid N on HOST since T" of the lock's holder, as it wrote it. */
+static char *read_holder(int fd)
+{
+	char line[256] = "";
+	ssize_t n = pread(fd, line, sizeof line - 1, 0);
+	line[n > 0 ? n : 0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	return xstrdup(*line ? line : "another process");
+}
+
+int trialstore_lock(const char *cache, const char *key, bool wait, char **holder, struct err *e)
+{
+	*holder = NULL;
+	char *parent = xasprintf("%s/trials/%.2s", cache, key);
+	char *p = xasprintf("%s/%s.lock", parent, key);
+	int fd = -1;
+	if (fs_mkdirs(parent, e) == 0 && (fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		err_set(e, ERR_WORK, "cannot open the trial lock '%s':", p);
+	if (fd >= 0 && flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+		if (!wait && errno == EWOULDBLOCK)
+			*holder = read_holder(fd);
+		else
+			err_set(e, ERR_WORK, "cannot lock '%s':", p);
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0) {
+		char when[32], host[256] = "?";
+		iso_time(now_wall(), when);
+		gethostname(host, sizeof host - 1);
+		char *line = xasprintf("pid %ld on %s since %s\n", (long)getpid(), host, when);
+		/* who runs it, for the line a waiter prints; best effort */
+		if (ftruncate(fd, 0) < 0 || pwrite(fd, line, strlen(line), 0) < 0)
+			line[0] = '\0';
+		free(line);
+	}
+	free(p);
+	free(parent);
+	return fd;
+}
+
+void trialstore_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* the lock goes with the last descriptor */
+}
+
 int trialstore_get(const char *cache, const char *key, const char *dst, struct err *e)
 {
 	char *p = trialstore_path(cache, key);
-	int r = tree_copy(p, dst, true, e);
+	int r = check_sum(cache, key, p, e) < 0 ? -1 : tree_copy(p, dst, true, e);
 	free(p);
 	return r;
 }

@@ -27,10 +27,24 @@ char *trialstore_path(const char *cache, const char *key);
 bool trialstore_has(const char *cache, const char *key);
 
 /* Files the trial folder dir under key (hard links where the filesystem
- * allows, else copies); an existing entry is left alone. */
+ * allows, else copies; trial.json always a copy) with its tree hash in
+ * "<entry>.sum"; an existing entry is left alone. */
 int trialstore_put(const char *cache, const char *key, const char *dir, struct err *e);
 
-/* Recreates the entry at dst (which must not exist), hard-linked or copied. */
+/* Pay once for a trial: the in-flight lock of key, a flock on
+ * <cache>/trials/<2 hex>/<key>.lock held while the trial runs (released by
+ * the kernel when its holder dies, so a killed run never blocks anyone).
+ * Returns the fd for trialstore_unlock. When another process holds it:
+ * with wait, waits for it; without, returns -1 with *holder saying who
+ * ("pid N on HOST since T"; caller frees) and e untouched. -1 with e set
+ * when the lock cannot be made. Whoever waited must look in the store
+ * again first. */
+int trialstore_lock(const char *cache, const char *key, bool wait, char **holder, struct err *e);
+void trialstore_unlock(int fd);
+
+/* Recreates the entry at dst (which must not exist), hard-linked or copied.
+ * An entry whose files no longer match its sum is set aside in
+ * <cache>/trials/.corrupt/ and -1 returned with e saying so. */
 int trialstore_get(const char *cache, const char *key, const char *dst, struct err *e);
 
 /* Copies the tree src to dst (dst must not exist): directories made,

@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "base/proc.h"
 #include "local/container.h"
+#include "local/launch.h"
 
 extern char **environ;
 

@@ -23,7 +23,7 @@
 
 #include <stdbool.h>
 
-#include "local/launch.h"
+struct launch; /* local/launch.h */
 #include "local/task.h"
 #include "base/util.h"
 

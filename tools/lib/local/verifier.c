@@ -1,6 +1,7 @@
 #include "local/verifier.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,18 +18,21 @@
 
 /* Removes every symlink under dir: trial files must never lead the host's
  * readers out of the trial folder. */
-static void drop_links(const char *dir)
+static int drop_links(const char *dir, struct err *e)
 {
 	struct fs_tree t = { 0 };
-	struct err e;
-	if (fs_list_tree(dir, &t, &e) == 0)
-		for (size_t i = 0; i < t.n; i++)
-			if (S_ISLNK(t.v[i].mode)) {
-				char *p = path_join(dir, t.v[i].path);
-				unlink(p);
-				free(p);
-			}
+	int r = 0;
+	if (fs_is_dir(dir))
+		r = fs_list_tree(dir, &t, e);
+	for (size_t i = 0; r == 0 && i < t.n; i++)
+		if (S_ISLNK(t.v[i].mode)) {
+			char *p = path_join(dir, t.v[i].path);
+			if (unlink(p) < 0 && errno != ENOENT)
+				r = err_set(e, ERR_WORK, "cannot remove the agent's link '%s':", p);
+			free(p);
+		}
 	fs_tree_free(&t);
+	return r;
 }
 
 static void verdict_fail(struct verdict *v, const char *category, char *msg)
@@ -153,8 +157,8 @@ static int clear_logs(const char *dir, struct err *e)
 		closedir(d);
 	free(vdir);
 	char *agent_dir = path_join(dir, "agent"), *art = path_join(dir, "artifacts");
-	drop_links(agent_dir);
-	drop_links(art);
+	if (r == 0)
+		r = drop_links(agent_dir, e) == 0 && drop_links(art, e) == 0 ? 0 : -1;
 	free(agent_dir);
 	free(art);
 	return r;

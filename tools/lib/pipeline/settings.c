@@ -17,6 +17,12 @@
 const struct setting_def settings_table[] = {
 	{ "task", SET_NAME, "", NULL, 0, 0, false, "the task: a folder under TASKS_DIR", SCOPE_IDENTITY },
 	{ "tasks", SET_NAMES, "", NULL, 0, 0, false, "several tasks, one run each (instead of task=)", SCOPE_CALL },
+	{ "harnesses", SET_NAMES, "", NULL, 0, 0, false, "several harnesses: every task runs with each (instead of HARNESS=)", SCOPE_CALL },
+	{ "models", SET_MODELS, "", NULL, 0, 0, false, "several target models: every task runs with each (instead of MODEL=)", SCOPE_CALL },
+	{ "MATRIX", SET_PATH, "", NULL, 0, 0, false, "a YAML file listing the runs: tasks, harnesses, models (or a Harbor job config's agents and datasets)", SCOPE_CALL },
+	{ "TASK_FILTER", SET_NAMES, "", NULL, 0, 0, false, "only the tasks whose name holds one of these words", SCOPE_CALL },
+	{ "HARNESS_FILTER", SET_NAMES, "", NULL, 0, 0, false, "only these harnesses", SCOPE_CALL },
+	{ "MODEL_FILTER", SET_MODELS, "", NULL, 0, 0, false, "only these models", SCOPE_CALL },
 	{ "TASKS_DIR", SET_PATH, "tasks", NULL, 0, 0, false, "folder holding the tasks (point it at a SkillsBench checkout's tasks/)", SCOPE_RUN },
 	{ "RESULTS", SET_PATH, "results/compile-pipeline", NULL, 0, 0, false, "folder holding the runs", SCOPE_IDENTITY },
 	{ "RUN_DIR", SET_PATH, "", NULL, 0, 0, false, "this run folder instead of RESULTS/<task>--<harness>--<model> (must be under RESULTS)", SCOPE_IDENTITY },
@@ -102,7 +108,7 @@ static bool list_ok(const char *v, bool (*ok)(const char *))
 {
 	bool good = true;
 	char *copy = xstrdup(v);
-	for (char *save = NULL, *w = strtok_r(copy, " ", &save); good && w; w = strtok_r(NULL, " ", &save))
+	for (char *save = NULL, *w = strtok_r(copy, " ,", &save); good && w; w = strtok_r(NULL, " ,", &save))
 		good = ok(w);
 	free(copy);
 	return good;
@@ -119,11 +125,11 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 	case SET_NAME:
 		return "a name of letters, digits, '.', '_' and '-', starting with a letter or digit";
 	case SET_NAMES:
-		return "names of letters, digits, '.', '_' and '-', each starting with a letter or digit, separated by spaces";
+		return "names of letters, digits, '.', '_' and '-', each starting with a letter or digit, separated by spaces or commas";
 	case SET_MODEL:
 		return "write provider/model-id, e.g. vllm/Qwen/Qwen3.5-27B (letters, digits and . _ - / : @)";
 	case SET_MODELS:
-		return "provider/model-ids (letters, digits and . _ - / : @) separated by spaces";
+		return "provider/model-ids (letters, digits and . _ - / : @) separated by spaces or commas";
 	case SET_PATH:
 		return "a path of letters, digits and . _ - / + ~ @ (no spaces, quotes or $)";
 	case SET_URL:
@@ -218,22 +224,6 @@ static const char *env_or(const char *name, const char *def)
 	return v ? v : def;
 }
 
-/* SKILLC_GIVEN, or (a tool run by hand) every setting in the environment. */
-static void load_given(struct run *r)
-{
-	const char *given = getenv("SKILLC_GIVEN");
-	if (!given) {
-		for (size_t i = 0; i < settings_count; i++)
-			if (getenv(settings_table[i].name))
-				strlist_push(&r->given, settings_table[i].name);
-		return;
-	}
-	char *copy = xstrdup(given);
-	for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
-		strlist_push(&r->given, w);
-	free(copy);
-}
-
 bool run_given(const struct run *r, const char *name)
 {
 	for (size_t i = 0; i < r->given.n; i++)
@@ -280,37 +270,72 @@ static int apply_recorded(struct run *r, struct err *e)
 	return 0;
 }
 
-int run_load(struct run *r, struct err *e)
+int settings_from_args(int argc, char **argv, cJSON **values, struct err *e)
 {
-	memset(r, 0, sizeof *r);
-	r->given = (struct strlist)STRLIST_INIT;
-	r->values = cJSON_CreateObject();
-	for (size_t i = 0; i < settings_count; i++) {
-		const struct setting_def *s = &settings_table[i];
-		const char *v = env_or(s->name, s->def);
-		if (setting_check(s, v, e) < 0)
-			return -1;
-		cJSON_AddStringToObject(r->values, s->name, v);
+	*values = NULL;
+	if (settings_check_args(argc, argv, e) < 0)
+		return -1;
+	cJSON *v = cJSON_CreateObject();
+	for (size_t i = 0; i < settings_count; i++)
+		cJSON_AddStringToObject(v, settings_table[i].name, settings_table[i].def);
+	for (int i = 0; i < argc; i++) {
+		char *name = xstrndup(argv[i], strcspn(argv[i], "="));
+		json_set_str(v, name, argv[i] + strlen(name) + 1);
+		free(name);
 	}
-	const char *dir = getenv("SKILLC_RUN"), *task = getenv("SKILLC_TASK"), *tdir = getenv("SKILLC_TASK_DIR");
-	if (!dir || !*dir || !task || !tdir)
-		return err_set(e, ERR_INPUT, "SKILLC_RUN, SKILLC_TASK and SKILLC_TASK_DIR are unset: run this through make (make task=<name> ...)");
-	if (!name_is_safe(task))
-		return err_set(e, ERR_INPUT, "bad task name '%s': use letters, digits, '.', '_' and '-', starting with a letter or digit", task);
-	r->dir = xstrdup(dir);
-	r->task = xstrdup(task);
-	load_given(r);
+	*values = v;
+	return 0;
+}
+
+/* Fills what every run has once its values are known. */
+static int run_finish(struct run *r, const char *rules, struct err *e)
+{
 	if (load_recorded(r, e) < 0 || apply_recorded(r, e) < 0)
 		return -1;
-	/* the task folder follows a remembered TASKS_DIR */
-	if (!run_given(r, "TASKS_DIR") && run_recorded(r, "TASKS_DIR"))
-		r->task_dir = path_join(run_get(r, "TASKS_DIR"), task);
-	else
-		r->task_dir = xstrdup(tdir);
-	r->rules_dir = rules_dir();
+	const char *task = run_get(r, "task");
+	if (!name_is_safe(task))
+		return err_set(e, ERR_INPUT, "%s: not a run of a task (settings.json names none): give task=", r->dir);
+	r->task = xstrdup(task);
+	r->task_dir = path_join(run_get(r, "TASKS_DIR"), task);
+	r->rules_dir = rules ? xstrdup(rules) : rules_dir();
 	if (!r->rules_dir)
 		r->rules_dir = xstrdup("rules"); /* absent: the stages that need it say so */
 	return 0;
+}
+
+int run_open(struct run *r, const char *dir, const cJSON *cmd, const struct strlist *given, const char *rules,
+             struct err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->given = (struct strlist)STRLIST_INIT;
+	r->dir = xstrdup(dir);
+	r->values = cJSON_Duplicate(cmd, 1);
+	for (size_t i = 0; i < given->n; i++)
+		strlist_push(&r->given, given->v[i]);
+	return run_finish(r, rules, e);
+}
+
+int run_open_dir(struct run *r, const char *dir, struct err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->given = (struct strlist)STRLIST_INIT;
+	r->dir = xstrdup(dir);
+	r->values = cJSON_CreateObject();
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		const char *v = s->scope == SCOPE_CALL ? env_or(s->name, s->def) : s->def;
+		if (setting_check(s, v, e) < 0)
+			return -1;
+		cJSON_AddStringToObject(r->values, s->name, v);
+		if (s->scope == SCOPE_CALL)
+			strlist_push(&r->given, s->name);
+	}
+	char *p = run_path(r, "settings.json");
+	int known = fs_exists(p);
+	free(p);
+	if (!known)
+		return err_set(e, ERR_INPUT, "'%s' is not a run folder (no settings.json): make creates runs (make task=<name> ...)", dir);
+	return run_finish(r, NULL, e);
 }
 
 int run_record(struct run *r, struct strlist *changes, struct err *e)

@@ -1,8 +1,7 @@
-/* settings.h — one run: its directory, its task and the settings it was asked
- * for. make exports every setting to the tools under its make name (MODEL,
- * REPEAT, ...) plus SKILLC_RUN, SKILLC_TASK, SKILLC_TASK_DIR and SKILLC_RULES
- * (the rules data folder); run_load reads and validates them, so a bad value
- * stops before any work. */
+/* settings.h — the settings table, and one run: its folder, its task and
+ * its settings. make hands a command's settings to skillc-rules as NAME=VALUE
+ * arguments, checked against the table before any work; each run records its
+ * own (settings.json), which the stage tools read back (run_open_dir). */
 #ifndef SKILLC_PIPELINE_SETTINGS_H
 #define SKILLC_PIPELINE_SETTINGS_H
 
@@ -67,13 +66,22 @@ struct run {
 	struct strlist given; /* settings this command gave explicitly */
 };
 
-/* Fills r from the environment; r is freed with run_free even on error.
- * A run remembers its settings (settings.json, written by run_record): a
- * setting this command did not give explicitly (SKILLC_GIVEN, the names
- * make found on its command line, in local.mk or the environment; without
- * it, every one in the environment) takes the recorded value, all but the
- * SCOPE_CALL ones. */
-int run_load(struct run *r, struct err *e);
+/* The command's values: every setting from its NAME=VALUE arguments,
+ * checked, the rest at their defaults. Caller frees. */
+int settings_from_args(int argc, char **argv, cJSON **values, struct err *e);
+
+/* One run of a command, in folder dir: the command's values (cmd, every
+ * setting) and the names it gave explicitly (given: on make's command line,
+ * in local.mk or the environment; the matrix adds task, HARNESS, MODEL). A
+ * run remembers its settings (settings.json, written by run_record): one
+ * the command did not give takes the recorded value, all but the
+ * SCOPE_CALL ones. rules: the rules data folder (NULL: rules_dir()). r is
+ * freed with run_free even on error. */
+int run_open(struct run *r, const char *dir, const cJSON *cmd, const struct strlist *given, const char *rules,
+             struct err *e);
+/* The run in dir as its recipes see it (skillc-stage): every setting as
+ * recorded, the SCOPE_CALL ones from the environment. */
+int run_open_dir(struct run *r, const char *dir, struct err *e);
 /* True when this command gave the setting explicitly. */
 bool run_given(const struct run *r, const char *name);
 /* The recorded value of a setting (NULL: none recorded). */

@@ -491,7 +491,8 @@ static int eval_needs(const struct stage_def *s)
 
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
-	const struct stage_def *last = stage_find(goal);
+	/* images: the L2s and the L1s they are built on */
+	const struct stage_def *last = stage_find(!strcmp(goal, "images") ? "l2-image" : goal);
 	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
 	int eval = !strcmp(goal, "eval");
 	*out = NULL;
@@ -587,4 +588,28 @@ void stages_affected_by(const char *setting, struct strlist *out)
 		if (hit)
 			strlist_push(out, stage_table[i].name);
 	}
+}
+
+/* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
+char *stage_names(void)
+{
+	struct buf names = BUF_INIT, only = BUF_INIT;
+	const struct stage_def *cond = NULL; /* the stages of some runs only: the images of SANDBOX=docker */
+	for (size_t i = 0; i < stage_count; i++) {
+		const struct stage_def *s = &stage_table[i];
+		if (!s->when[0]) {
+			buf_printf(&names, "%s%s", names.len ? ", " : "", s->name);
+			continue;
+		}
+		cond = cond ? cond : s;
+		buf_printf(&only, "%s%s", only.len ? ", " : "", s->name);
+	}
+	if (cond) {
+		buf_adds(&names, "; with");
+		for (size_t k = 0; k < ARRAY_LEN(cond->when) && cond->when[k]; k++)
+			buf_printf(&names, " %s", cond->when[k]);
+		buf_printf(&names, ": %s", only.data);
+	}
+	buf_free(&only);
+	return buf_detach(&names);
 }

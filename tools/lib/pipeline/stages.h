@@ -12,7 +12,7 @@
 /* A file make sees change when something outside the run changes: written
  * by skillc-rules at every make, rewritten only when its hash changed. */
 enum source_root {
-	SRC_TASK,     /* the task folder (SKILLC_TASK_DIR) */
+	SRC_TASK,     /* the task folder (TASKS_DIR/<task>) */
 	SRC_RULES,    /* the rules data folder (SKILLC_RULES, exported by make) */
 	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
 	SRC_HARNESS,  /* the folder holding the harness file of setting `what` (HARNESS_PATH first) */
@@ -94,6 +94,10 @@ char *stage_config_path(const struct stage_def *s);
  * they need), or "final" (also "all") for every target of the run.
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
+
+/* "ingest, raw-eval, ...; with RUNNER=local SANDBOX=docker: l1-image,
+ * l2-image": every stage's name, for messages; caller frees. */
+char *stage_names(void);
 
 /* Appends the stages a change of the setting makes due again: those that
  * read it (their config slice, their instance count, a source it names) and

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,7 +240,7 @@ int run_lock(const char *run, const char *what, struct err *e)
 	gethostname(host, sizeof host - 1);
 	char *line = xasprintf("locked by pid %ld on %s since %s (%s)\n", (long)getpid(), host, when, what);
 	/* who holds it, for the message a second make prints; best effort */
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, line, strlen(line), 0) < 0)
+	if (pwrite(fd, line, strlen(line), 0) < 0 || ftruncate(fd, (off_t)strlen(line)) < 0)
 		line[0] = '\0';
 	free(line);
 	free(p);
@@ -256,4 +257,98 @@ int run_is_locked(const char *run)
 	int held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 	close(fd);
 	return held;
+}
+
+void run_lock_keep_only(const char *run)
+{
+	char *mine = path_join(run, ".lock");
+	struct stat own;
+	int have = stat(mine, &own) == 0;
+	free(mine);
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	struct strlist drop = STRLIST_INIT; /* close after the walk: closing changes the folder */
+	for (struct dirent *f; (f = readdir(d));) {
+		char link[64], target[4096];
+		if (f->d_name[0] == '.' || snprintf(link, sizeof link, "/proc/self/fd/%s", f->d_name) >= (int)sizeof link)
+			continue;
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		if (n <= 6)
+			continue;
+		target[n] = '\0';
+		struct stat st;
+		if (strcmp(target + n - 6, "/.lock") || fstat(atoi(f->d_name), &st) < 0)
+			continue;
+		if (!have || st.st_ino != own.st_ino || st.st_dev != own.st_dev)
+			strlist_push(&drop, f->d_name);
+	}
+	closedir(d);
+	for (size_t i = 0; i < drop.n; i++)
+		close(atoi(drop.v[i]));
+	strlist_free(&drop);
+}
+
+void run_lock_note(int fd, const char *due)
+{
+	char line[8192];
+	ssize_t n = pread(fd, line, sizeof line - 1, 0);
+	line[n > 0 ? n : 0] = '\0';
+	size_t first = strcspn(line, "\n");
+	if (line[first] != '\n')
+		return;
+	char *text = xasprintf("due: %s\n", due);
+	if (pwrite(fd, text, strlen(text), (off_t)first + 1) < 0 || ftruncate(fd, (off_t)(first + 1 + strlen(text))) < 0)
+		text[0] = '\0'; /* best effort: only make watch reads it */
+	free(text);
+}
+
+char *run_lock_due(const char *run)
+{
+	if (!run_is_locked(run))
+		return NULL;
+	char *p = path_join(run, ".lock");
+	struct buf b = BUF_INIT;
+	struct err e;
+	char *due = NULL;
+	if (fs_read(p, 64 << 20, &b, &e) == 0 && b.data) {
+		char *line = strstr(b.data, "\ndue: ");
+		if (line) {
+			line += 6;
+			due = xstrndup(line, strcspn(line, "\n"));
+		}
+	}
+	if (!due)
+		due = xstrdup("");
+	buf_free(&b);
+	free(p);
+	return due;
+}
+
+char *state_output_problem(const char *path, const char *ok_path)
+{
+	struct stat st, ok;
+	if (lstat(path, &st) < 0)
+		return xstrdup("is missing");
+	if (stat(ok_path, &ok) < 0)
+		return NULL; /* not done: nothing to distrust */
+	bool newer = st.st_mtim.tv_sec > ok.st_mtim.tv_sec ||
+		     (st.st_mtim.tv_sec == ok.st_mtim.tv_sec && st.st_mtim.tv_nsec > ok.st_mtim.tv_nsec);
+	size_t n = strlen(path);
+	struct err e = { 0, "" };
+	if (!newer || !S_ISREG(st.st_mode) || n < 5)
+		return NULL;
+	if (!strcmp(path + n - 5, ".hash")) {
+		hash_hex h;
+		return stamp_read(path, h, &e) < 0 ? xstrdup("is not a hash stamp (32 hex digits and a newline)") : NULL;
+	}
+	if (strcmp(path + n - 5, ".json"))
+		return NULL;
+	cJSON *j = json_read_file(path, &e);
+	char *why = !j ? xasprintf("does not parse (%s)", e.msg)
+		    : !cJSON_IsObject(j) ? xstrdup("is not a JSON object")
+		    : n >= 10 && !strcmp(path + n - 10, "trial.json") && !json_bool(j, "complete", false)
+			    ? xstrdup("is not a complete trial") : NULL;
+	cJSON_Delete(j);
+	return why;
 }

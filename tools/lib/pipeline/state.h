@@ -27,10 +27,25 @@ cJSON *state_inputs(const struct run *r, const struct stage_ref *ref);
  * <run>/.manifest.lock so parallel stages never lose each other's news). */
 int manifest_rebuild(const struct run *r, struct err *e);
 
+/* Why an output of a finished stage (its stamp at ok_path) cannot be
+ * trusted, in words ("is missing", "is not a hash stamp ...", "does not
+ * parse (...)", "is not a complete trial"), or NULL. Only an output changed
+ * after the stamp is read (a stage writes its stamp last), so a no-op make
+ * reads none: an edit, garbage or a cut-short copy is caught. Caller frees. */
+char *state_output_problem(const char *path, const char *ok_path);
+
 /* Takes <run>/.lock without waiting. Returns the open fd (inherited by the
  * children, so the lock lasts while any of them works), or -1 with e naming
  * the holder when another make has it. */
 int run_lock(const char *run, const char *what, struct err *e);
+/* Closes every inherited .lock fd but <run>/.lock's. */
+void run_lock_keep_only(const char *run);
+/* Adds a second line to the lock: the targets this make brings up to date
+ * (make watch waits for those), best effort. */
+void run_lock_note(int fd, const char *due);
+/* The targets the make holding <run>/.lock brings up to date (caller frees),
+ * or NULL when no make holds it. */
+char *run_lock_due(const char *run);
 /* 1 when some process holds <run>/.lock, 0 when not. */
 int run_is_locked(const char *run);
 

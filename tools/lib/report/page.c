@@ -312,9 +312,9 @@ static void stage_table(struct run_page *p)
 		buf_printf(b, "</td><td class=\"n\">%ld", g->trials);
 		if (g->stale)
 			buf_printf(b, " <span class=\"muted small\">+%ld stale</span>", g->stale);
-		if (g->selection_reuse)
+		if (g->selection)
 			buf_printf(b, "<br><span class=\"neg small\" title=\"the accepted round's own trials: optimistic\">"
-				      "%ld selection reused</span>", g->selection_reuse);
+				      "%ld selection reused</span>", g->selection);
 		buf_adds(b, "</td><td class=\"nw\">");
 		page_rate_ci(b, g);
 		buf_adds(b, "</td><td class=\"n\">");

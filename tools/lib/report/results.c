@@ -166,7 +166,7 @@ static void read_trial(struct results_trial *t, const cJSON *j, const struct rou
 	t->error = err ? xstrdup(err) : NULL;
 	t->rollout = rollout ? xstrdup(rollout) : NULL;
 	t->reused = json_bool(j, "reused", false);
-	t->selection_reuse = json_bool(j, "selection_reuse", false);
+	t->selection = json_bool(j, "selection_reuse", false);
 	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
 	t->reward = num_or_nan(json_get(j, "reward"));
 	const cJSON *tok = json_get(j, "tokens");
@@ -219,7 +219,7 @@ static void count_trial(struct results_group *g, const struct results_trial *t, 
 	add_to(t->cost, &g->cost_sum, &g->cost_n);
 	g->cost_unknown += isnan(t->cost);
 	g->reused += t->reused;
-	g->selection_reuse += t->selection_reuse;
+	g->selection += t->selection;
 }
 
 /* Why a complete trial is not one of the stage's current ones; NULL if it is. */
@@ -356,7 +356,7 @@ static void group_add(struct results_group *g, struct results_group *src)
 	g->incomplete += src->incomplete;
 	g->stale += src->stale;
 	g->reused += src->reused;
-	g->selection_reuse += src->selection_reuse;
+	g->selection += src->selection;
 	g->skill_den += src->skill_den;
 	g->invoked += src->invoked;
 	g->read += src->read;

@@ -38,7 +38,7 @@ struct results_trial {
 	char *stale;    /* NULL: counted; else why it is not */
 	char *outcome;  /* passed failed timeout infra_error verifier_error */
 	bool passed, reused, invoked;
-	bool selection_reuse;  /* final: a selection trial of the accepted round, reused (optimistic) */
+	bool selection; /* a selection trial reused by the final evaluation (optimistic) */
 	double reward, tokens, tokens_in, tokens_out, tool_calls, seconds, agent_seconds;
 	double cost;    /* USD; NAN when price is PRICE_UNKNOWN */
 	enum results_price price;
@@ -47,7 +47,7 @@ struct results_trial {
 struct results_group {
 	char *bench, *task, *harness, *model, *runner, *stage;
 	long trials, scored, passed, infra, verr, timeouts, incomplete, stale, reused;
-	long selection_reuse;  /* counted trials marked selection_reuse (the deep stage's final reuse) */
+	long selection;  /* counted trials that are reused selection trials (the deep stage's final) */
 	long skill_den, invoked, read;  /* skill_den: trials with our skill whose agent ran */
 	long env_not_reproduced;        /* trials whose sandbox lacked the task's Dockerfile steps */
 	double reward_sum, tok_sum, cost_sum, sec_sum, agent_sec_sum, calls_sum;

@@ -121,7 +121,7 @@ static cJSON *group_json(const struct results_group *g)
 	json_set_num(o, "incomplete_attempts", (double)g->incomplete);
 	json_set_num(o, "environment_not_reproduced", (double)g->env_not_reproduced);
 	json_set_num(o, "reused_trials", (double)g->reused);
-	json_set_num(o, "selection_reuse_trials", (double)g->selection_reuse);
+	json_set_num(o, "selection_trials_reused", (double)g->selection);
 	set_maybe(o, "pass_rate", r4(results_pass_rate(g)));
 	json_set(o, "pass_rate_ci95", pair_or_null(g->scored > 0, r4(c.lo), r4(c.hi)));
 	cJSON *pk = cJSON_CreateObject();
@@ -322,7 +322,7 @@ static void csv_row(const struct results_group *g, struct buf *b)
 	buf_addc(b, ',');
 	fmt_num(b, results_skill_rate(g, g->read), "%.4f");
 	buf_printf(b, ",%ld,%ld,%ld,%ld,%ld,%ld,", g->timeouts, g->infra, g->verr, g->incomplete, g->reused,
-		   g->selection_reuse);
+		   g->selection);
 	const struct {
 		double v;
 		const char *fmt;
@@ -452,13 +452,13 @@ static void md_row(struct buf *b, const struct results_group *g)
 	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
 		buf_adds(b, " ");
 		md_cell(b, *names[i] ? names[i] : "–");
+		if (i == ARRAY_LEN(names) - 1 && g->selection)
+			buf_adds(b, " (selection trials reused)");
 		buf_adds(b, " |");
 	}
 	buf_printf(b, " %ld", g->trials);
 	if (g->stale)
 		buf_printf(b, " (+%ld stale)", g->stale);
-	if (g->selection_reuse)
-		buf_printf(b, " (%ld selection trials reused)", g->selection_reuse);
 	buf_adds(b, " | ");
 	md_pass_rate(b, g);
 	buf_adds(b, " | ");

@@ -11,45 +11,122 @@
 #include "report/results.h"
 #include "report/summary.h"
 
-void watch_counts(const struct strlist *runs, long *due, long *done)
+/* A trial: a target named NAME.NNN (an instance of a repeated stage). */
+static bool is_trial(const char *name)
 {
-	*due = *done = 0;
+	const char *dot = strrchr(name, '.');
+	if (!dot || !dot[1])
+		return false;
+	for (const char *p = dot + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+static bool in_words(const char *words, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = words; (p = strstr(p, name)); p += n)
+		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void watch_count(const struct strlist *runs, watch_due_fn due_fn, struct watch_counts *c)
+{
+	memset(c, 0, sizeof *c);
+	double *times = NULL;
+	size_t nt = 0;
 	for (size_t i = 0; i < runs->n; i++) {
+		char *due = due_fn ? due_fn(runs->v[i]) : NULL;
 		char *p = path_join(runs->v[i], "manifest.json");
 		struct err e;
 		cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
 		free(p);
-		const cJSON *targets = json_get(m, "targets");
-		if (!cJSON_IsObject(targets) || !targets->child)
-			*due += 1; /* nothing known yet: never done */
+		c->busy += due != NULL;
+		const cJSON *targets = json_get(m, "targets"), *stages = json_get(m, "stages");
 		for (const cJSON *t = targets ? targets->child : NULL; t; t = t->next) {
-			const char *dot = strrchr(t->string, '.');
-			if (!dot || dot - t->string < 5 || strncmp(dot - 5, "-eval", 5))
+			if (!is_trial(t->string) || !cJSON_IsString(t))
 				continue;
-			(*due)++;
-			if (cJSON_IsString(t) && !strcmp(t->valuestring, "done"))
-				(*done)++;
+			bool done = !strcmp(t->valuestring, "done");
+			/* due: what the running make brings up to date; else what is done already */
+			if (!(due ? in_words(due, t->string) : done))
+				continue;
+			c->due++;
+			c->done += done;
+			c->running += !strcmp(t->valuestring, "running");
+			const cJSON *secs = json_get(json_get(stages, t->string), "seconds");
+			if (done && cJSON_IsNumber(secs)) {
+				times = xrealloc(times, (nt + 1) * sizeof *times);
+				times[nt++] = secs->valuedouble;
+			}
 		}
 		cJSON_Delete(m);
+		free(due);
 	}
+	if (nt) {
+		qsort(times, nt, sizeof *times, cmp_double);
+		c->median = nt % 2 ? times[nt / 2] : (times[nt / 2 - 1] + times[nt / 2]) / 2;
+	}
+	free(times);
 }
 
-int watch_table(const struct strlist *paths, double timeout, double interval)
+/* Run folders (a manifest.json; a run without trials yet counts too) under
+ * path, depth levels down. */
+static void find_runs(const char *path, int depth, struct strlist *runs)
+{
+	char *m = path_join(path, "manifest.json");
+	bool is_run = fs_exists(m);
+	free(m);
+	if (is_run) {
+		strlist_push(runs, path);
+		return;
+	}
+	struct strlist kids = STRLIST_INIT;
+	struct err e;
+	if (depth > 0 && fs_list_names(path, &kids, &e) == 0)
+		for (size_t i = 0; i < kids.n; i++) {
+			char *k = path_join(path, kids.v[i]);
+			if (fs_is_dir(k))
+				find_runs(k, depth - 1, runs);
+			free(k);
+		}
+	strlist_free(&kids);
+}
+
+int watch_table(const struct strlist *paths, double timeout, double interval, watch_due_fn due_fn)
 {
 	double start = now_mono();
 	bool tty = isatty(1);
 	char *last = NULL;
 	for (;;) {
-		struct strlist runs = STRLIST_INIT;
-		for (size_t i = 0; i < paths->n; i++)
+		struct strlist runs = STRLIST_INIT, all = STRLIST_INIT;
+		for (size_t i = 0; i < paths->n; i++) {
 			results_find_runs(paths->v[i], 2, &runs);
+			find_runs(paths->v[i], 2, &all);
+		}
 		struct results_table tb = { 0 };
 		results_build(&tb, &runs, NULL);
-		long due, done;
-		watch_counts(&runs, &due, &done);
+		struct watch_counts c;
+		watch_count(&all, due_fn, &c);
+		strlist_free(&all);
 		struct buf b = BUF_INIT;
 		summary_md_table(&tb, &b);
-		buf_printf(&b, "%ld of %ld due trials complete\n", done, due);
+		buf_printf(&b, "%ld of %ld due trials complete", c.done, c.due);
+		if (c.running)
+			buf_printf(&b, ", %ld running", c.running);
+		if (c.due > c.done && c.median > 0) {
+			/* what is left, as many at a time as run now */
+			long left = c.due - c.done, width = c.running > 0 ? c.running : 1;
+			buf_printf(&b, ", about %.0f s left", c.median * (double)((left + width - 1) / width));
+		}
+		buf_printf(&b, "%s\n", c.busy ? "" : " (no make is working on these runs)");
 		if (!last || strcmp(last, b.data)) {
 			if (tty)
 				fputs("\033[H\033[2J", stdout);
@@ -61,13 +138,13 @@ int watch_table(const struct strlist *paths, double timeout, double interval)
 		buf_free(&b);
 		results_free(&tb);
 		strlist_free(&runs);
-		if (due > 0 && done >= due) {
+		if (c.done >= c.due) {
 			free(last);
 			return 0;
 		}
 		if (timeout > 0 && now_mono() - start >= timeout) {
 			free(last);
-			warnf("timed out after %.0fs with %ld of %ld due trials complete", timeout, done, due);
+			warnf("timed out after %.0fs with %ld of %ld due trials complete", timeout, c.done, c.due);
 			return 2;
 		}
 		usleep((useconds_t)(interval * 1e6));

@@ -1,19 +1,30 @@
 /* watch.h — skillc-summary --watch (make watch): the results table redrawn
- * until every due trial of the runs is complete. Due: the trial targets
- * (<stage>-eval.NNN) each run's manifest.json lists, which the make working
- * on the run keeps current; a run without one is never done. */
+ * until every trial the makes working now will run is complete. Due: the
+ * trials (targets NAME.NNN) among the targets the make holding a run's lock
+ * brings up to date (due_fn says which); a run no make holds adds none.
+ * States and times come from each run's manifest.json. */
 #ifndef SKILLC_REPORT_WATCH_H
 #define SKILLC_REPORT_WATCH_H
 
 #include "base/util.h"
 
-/* Due and done trials over the run folders. */
-void watch_counts(const struct strlist *runs, long *due, long *done);
+/* The targets the make holding run's lock brings up to date, space
+ * separated (caller frees), or NULL when no make holds it. */
+typedef char *(*watch_due_fn)(const char *run);
+
+struct watch_counts {
+	long due, done, running;
+	long busy;       /* runs a make holds */
+	double median;   /* seconds of a finished trial, 0 when none */
+};
+/* Due, done and running trials over the run folders. */
+void watch_count(const struct strlist *runs, watch_due_fn due_fn, struct watch_counts *c);
 
 /* Prints the table of the runs under paths (and "N of M due trials
- * complete") whenever it changes, every interval seconds (clearing a
- * terminal first). Returns 0 once every due trial is done, 2 after timeout
- * seconds (0: none), saying so on stderr. */
-int watch_table(const struct strlist *paths, double timeout, double interval);
+ * complete", what is running and about how long is left) whenever it
+ * changes, every interval seconds (clearing a terminal first). Returns 0
+ * once every due trial is done (at once when no make works on the runs), 2
+ * after timeout seconds (0: none), saying so on stderr. */
+int watch_table(const struct strlist *paths, double timeout, double interval, watch_due_fn due_fn);
 
 #endif

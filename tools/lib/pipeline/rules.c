@@ -1,0 +1,407 @@
+#include "pipeline/rules.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "base/versions.h"
+#include "pipeline/stages.h"
+#include "pipeline/state.h"
+
+void rules_memo_free(struct rules_memo *m)
+{
+	strlist_free(&m->paths);
+	free(m->hashes);
+	memset(m, 0, sizeof *m);
+}
+
+static int is_file_output(const char *o)
+{
+	size_t n = strlen(o);
+	return n > 5 && (!strcmp(o + n - 5, ".hash") || !strcmp(o + n - 5, ".json") || !strcmp(o + n - 3, ".id"));
+}
+
+static rules_output_check *output_check;
+
+void rules_set_output_check(rules_output_check *fn)
+{
+	output_check = fn;
+}
+
+/* Paths are written out in full: every run's rules.mk is read by one make. */
+static void emit_target(struct buf *mk, const struct run *r, const struct stage_ref *ref)
+{
+	const struct stage_def *s = ref->def;
+	const char *R = r->dir;
+	if (ref->index <= 1)
+		buf_printf(mk, "\n# %s: %s\n", s->name, s->help);
+	struct strlist in = STRLIST_INIT, out = STRLIST_INIT;
+	stage_ref_inputs(ref, r, &in);
+	stage_ref_outputs(ref, r, &out);
+	buf_printf(mk, "%s/status/%s.ok:", R, ref->name);
+	for (size_t i = 0; i < in.n; i++)
+		buf_printf(mk, " %s/%s", R, in.v[i]);
+	buf_printf(mk, " %s/inputs/config/%s.json\n", R, s->name);
+	/* no "+": make -n must never start a stage (a trial costs money) */
+	buf_printf(mk, "\t@$(SKILLC_STAGE) run %s %s\n", R, ref->name);
+	/* the files other stages read are made by this target's stamp */
+	int any = 0;
+	for (size_t i = 0; i < out.n; i++)
+		if (is_file_output(out.v[i])) {
+			buf_printf(mk, "%s%s/%s", any ? " " : "", R, out.v[i]);
+			any = 1;
+		}
+	if (any)
+		buf_printf(mk, ": %s/status/%s.ok ;\n", R, ref->name);
+	strlist_free(&in);
+	strlist_free(&out);
+}
+
+/* SKILLC_GOAL_<goal> += the targets of the goal's own stages (make pulls in
+ * what they need through the rules). */
+static void emit_goal(struct buf *mk, const struct run *r, const char *goal, const struct stage_ref *refs, size_t n)
+{
+	const struct stage_def *last = stage_find(goal);
+	struct stage_ref *need = NULL;
+	int k = last ? 0 : goal_refs(r, goal, &need);
+	buf_printf(mk, "SKILLC_GOAL_%s +=", goal);
+	if (last) {
+		for (size_t i = 0; i < n; i++)
+			if (refs[i].def == last)
+				buf_printf(mk, " %s/status/%s.ok", r->dir, refs[i].name);
+	} else {
+		for (int i = 0; i < k; i++)
+			buf_printf(mk, " %s/status/%s.ok", r->dir, need[i].name);
+	}
+	buf_addc(mk, '\n');
+	free(need);
+}
+
+static void add_list(struct buf *b, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n && v[i]; i++) {
+		buf_adds(b, v[i]);
+		buf_addc(b, ' ');
+	}
+	buf_addc(b, '\n');
+}
+
+/* What rules.mk and the config files are made from: the run's folder, task
+ * and settings, the stage table and the tools' versions. Equal keys, equal
+ * files: a no-op make writes and compares none of them. */
+static void rules_key(const struct run *r, hash_hex out)
+{
+	struct buf b = BUF_INIT;
+	buf_adds(&b, V_RULES "\n");
+	buf_adds(&b, r->dir);
+	buf_addc(&b, '\n');
+	buf_adds(&b, r->task_dir);
+	buf_addc(&b, '\n');
+	for (size_t i = 0; i < settings_count; i++) {
+		if (settings_table[i].scope == SCOPE_CALL)
+			continue; /* a cache mode or a key file shapes no rule */
+		buf_adds(&b, settings_table[i].name);
+		buf_addc(&b, '=');
+		buf_adds(&b, run_get(r, settings_table[i].name));
+		buf_addc(&b, '\n');
+	}
+	for (size_t i = 0; i < stage_count; i++) {
+		const struct stage_def *s = &stage_table[i];
+		const char *one[] = { s->name, s->tool, s->version, s->repeat ? s->repeat : "-", s->gather ? s->gather : "-",
+		                      s->timeout ? s->timeout : "-" };
+		add_list(&b, one, ARRAY_LEN(one));
+		add_list(&b, s->after, ARRAY_LEN(s->after));
+		add_list(&b, s->inputs, ARRAY_LEN(s->inputs));
+		add_list(&b, s->outputs, ARRAY_LEN(s->outputs));
+		add_list(&b, s->settings, ARRAY_LEN(s->settings));
+	}
+	hash_bytes(b.data, b.len, out);
+	buf_free(&b);
+}
+
+/* The key the run's rules.mk was written for, from its second line. */
+static int written_key(const struct run *r, hash_hex out)
+{
+	char *p = run_path(r, "rules.mk");
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	if (fd < 0)
+		return -1;
+	char head[512];
+	ssize_t n = read(fd, head, sizeof head - 1);
+	close(fd);
+	head[n > 0 ? n : 0] = '\0';
+	const char *k = strstr(head, "\n# key ");
+	if (!k || strlen(k + 8) < 32)
+		return -1;
+	memcpy(out, k + 8, 32);
+	out[32] = '\0';
+	return 0;
+}
+
+/* The last line of every rules.mk: one without it was not written whole by
+ * this tool (garbage, an edit, a cut-short copy) and is written again. */
+#define RULES_TRAILER "# rules.mk ends here (skillc-rules)\n"
+
+/* Whether the run's rules.mk ends with the trailer (absent: false). */
+static int written_whole(const struct run *r)
+{
+	char *p = run_path(r, "rules.mk");
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	if (fd < 0)
+		return 0;
+	char tail[sizeof RULES_TRAILER];
+	size_t n = sizeof RULES_TRAILER - 1;
+	struct stat st;
+	int whole = fstat(fd, &st) == 0 && st.st_size >= (off_t)n &&
+	            pread(fd, tail, n, st.st_size - (off_t)n) == (ssize_t)n && !memcmp(tail, RULES_TRAILER, n);
+	close(fd);
+	return whole;
+}
+
+/* Every config file the rules name is there (a user may have removed one). */
+static int configs_present(const struct run *r)
+{
+	int all = 1;
+	for (size_t i = 0; all && i < stage_count; i++) {
+		char *rel = stage_config_path(&stage_table[i]), *p = run_path(r, rel);
+		all = fs_exists(p);
+		free(p);
+		free(rel);
+	}
+	return all;
+}
+
+static void emit_rules(struct buf *mk, const struct run *r, const hash_hex key)
+{
+	buf_printf(mk, "# rules.mk — written by skillc-rules %s for this run; do not edit.\n", V_RULES);
+	buf_printf(mk, "# key %s\n", key);
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	for (size_t i = 0; i < n; i++)
+		emit_target(mk, r, &refs[i]);
+	buf_adds(mk, "\n# goals: the targets each user goal brings up to date\n");
+	for (size_t i = 0; i < stage_count; i++)
+		emit_goal(mk, r, stage_table[i].name, refs, n);
+	emit_goal(mk, r, "eval", refs, n);
+	emit_goal(mk, r, "final", refs, n);
+	free(refs);
+	buf_adds(mk, RULES_TRAILER);
+}
+
+int inflight_mark(const char *run, const char *target, struct err *e)
+{
+	char *dir = path_join(run, ".inflight"), *p = path_join(dir, target);
+	int rc = 0;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		rc = err_set(e, ERR_WORK, "cannot create '%s':", dir);
+	int fd = rc ? -1 : open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (!rc && fd < 0)
+		rc = err_set(e, ERR_WORK, "cannot create '%s':", p);
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	free(dir);
+	return rc;
+}
+
+void inflight_clear(const char *run, const char *target)
+{
+	char *dir = path_join(run, ".inflight"), *p = path_join(dir, target);
+	unlink(p);
+	rmdir(dir); /* the last one out; fails while others run */
+	free(p);
+	free(dir);
+}
+
+/* Every name in dir but . and .. (hidden ones too). */
+static void list_all(const char *dir, struct strlist *out)
+{
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strlist_push(out, de->d_name);
+	if (d)
+		closedir(d);
+}
+
+/* Temp files of the run's own bookkeeping (status, manifest, config,
+ * rules.mk) left by a kill -9 hold nothing worth keeping: remove them.
+ * Temps beside a stage's outputs are that stage's to sweep into
+ * .incomplete/. Only after a stage was cut short (its marker is left in
+ * .inflight/); one folder level each, never the whole run. */
+static void remove_bookkeeping_temps(const struct run *r)
+{
+	char *inflight = path_join(r->dir, ".inflight");
+	int cut_short = rmdir(inflight) < 0 && errno != ENOENT;
+	if (cut_short) {
+		static const char *const dirs[] = { "", "status", "inputs/config", "inputs", ".inflight" };
+		for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+			char *dir = *dirs[i] ? run_path(r, dirs[i]) : xstrdup(r->dir);
+			struct strlist names = STRLIST_INIT;
+			int all = !strcmp(dirs[i], ".inflight");
+			list_all(dir, &names);
+			for (size_t k = 0; k < names.n; k++) {
+				const char *name = names.v[k];
+				if (!all && !fs_is_temp_name(name))
+					continue;
+				/* in inputs/ only the files this tool writes */
+				if (!strcmp(dirs[i], "inputs") && strncmp(name, ".config.", 8) && !strstr(name, ".src.hash.tmp."))
+					continue;
+				char *p = path_join(dir, name);
+				struct stat st;
+				if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+					unlink(p);
+				free(p);
+			}
+			strlist_free(&names);
+			free(dir);
+		}
+		rmdir(inflight);
+	}
+	free(inflight);
+}
+
+/* A target whose stamp says done but whose output is gone or corrupt must
+ * run again: its stamp goes, and the line says why. */
+static int guard_outputs(const struct run *r, struct err *e)
+{
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char *ok = state_ok_path(r->dir, refs[i].name);
+		if (fs_exists(ok)) {
+			struct strlist out = STRLIST_INIT;
+			stage_ref_outputs(&refs[i], r, &out);
+			for (size_t k = 0; k < out.n; k++) {
+				char *p = run_path(r, out.v[k]);
+				char *why = state_output_problem(p, ok);
+				if (!why && output_check)
+					why = output_check(refs[i].def->tool, p);
+				free(p);
+				if (why) {
+					warnf("%s: output %s %s; the stage will run again", refs[i].name, out.v[k], why);
+					free(why);
+					if (unlink(ok) < 0 && errno != ENOENT)
+						rc = err_set(e, ERR_WORK, "cannot remove '%s':", ok);
+					break;
+				}
+			}
+			strlist_free(&out);
+		}
+		free(ok);
+	}
+	free(refs);
+	return rc;
+}
+
+/* The source's hash, once per path in this process. */
+static int memo_hash(const struct run *r, const struct source_def *src, struct rules_memo *m, hash_hex h,
+                     struct err *e)
+{
+	char *path = source_path(r, src);
+	char *key = xasprintf("%s\n%s", path, src->what);
+	free(path);
+	for (size_t i = 0; i < m->paths.n; i++)
+		if (!strcmp(m->paths.v[i], key)) {
+			memcpy(h, m->hashes[i], sizeof m->hashes[i]);
+			free(key);
+			return 0;
+		}
+	if (source_hash(r, src, true, h, e) < 0) {
+		free(key);
+		return -1;
+	}
+	m->hashes = xrealloc(m->hashes, (m->paths.n + 1) * sizeof *m->hashes);
+	memcpy(m->hashes[m->paths.n], h, sizeof m->hashes[0]);
+	strlist_push_owned(&m->paths, key);
+	return 0;
+}
+
+static int write_sources(const struct run *r, struct rules_memo *memo, struct err *e)
+{
+	for (size_t i = 0; i < source_count; i++) {
+		hash_hex h;
+		if (memo_hash(r, &source_table[i], memo, h, e) < 0)
+			return -1;
+		char *p = run_path(r, source_table[i].stamp);
+		int rc = stamp_write(p, h, e);
+		free(p);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_config(const struct run *r, struct err *e)
+{
+	cJSON *cfg = run_config(r);
+	char *p = run_path(r, "inputs/config.json");
+	int bad = json_write_if_changed(p, cfg, e) < 0;
+	free(p);
+	hash_hex h;
+	json_hash(cfg, h);
+	cJSON_Delete(cfg);
+	p = run_path(r, "inputs/config.hash");
+	bad = bad || stamp_write(p, h, e) < 0;
+	free(p);
+	for (size_t i = 0; !bad && i < stage_count; i++) {
+		cJSON *slice = stage_config(&stage_table[i], r);
+		char *rel = stage_config_path(&stage_table[i]);
+		p = run_path(r, rel);
+		bad = json_write_if_changed(p, slice, e) < 0;
+		free(p);
+		free(rel);
+		cJSON_Delete(slice);
+	}
+	return bad ? -1 : 0;
+}
+
+int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
+{
+	if (!fs_is_dir(r->task_dir))
+		return err_set(e, ERR_INPUT, "task '%s' not found: no folder %s (TASKS_DIR=%s)", r->task, r->task_dir,
+		               run_get(r, "TASKS_DIR"));
+	hash_hex key, was;
+	rules_key(r, key);
+	int keyed = written_key(r, was) == 0, whole = written_whole(r);
+	int current = keyed && whole && !strcmp(key, was) && configs_present(r);
+	char *mkp = run_path(r, "rules.mk");
+	if (!whole && fs_exists(mkp))
+		warnf("%s is not what skillc-rules wrote (corrupt?): writing it again", mkp);
+	free(mkp);
+	int rc = 0;
+	if (!current) {
+		char *dir = run_path(r, "inputs/config");
+		rc = fs_mkdirs(dir, e);
+		free(dir);
+	}
+	if (rc < 0 || write_sources(r, memo, e) < 0 || (!current && write_config(r, e) < 0))
+		return -1;
+	remove_bookkeeping_temps(r);
+	if (guard_outputs(r, e) < 0)
+		return -1;
+	if (current)
+		return 0;
+	struct buf mk = BUF_INIT;
+	emit_rules(&mk, r, key);
+	char *p = run_path(r, "rules.mk");
+	rc = fs_write_if_changed(p, mk.data, mk.len, e);
+	free(p);
+	buf_free(&mk);
+	/* the manifest lists every target due (make watch counts them) */
+	if (rc == 1 && manifest_rebuild(r, e) < 0)
+		return -1;
+	return rc;
+}

@@ -1,0 +1,36 @@
+/* rules.h — one run made ready for make, under its lock: the source stamps
+ * (the task's trees hashed, rewritten only when the hash changed), the
+ * config files (inputs/config.json, inputs/config/<stage>.json), the
+ * stamps of targets whose outputs are gone removed, and rules.mk, the run's
+ * stage graph as make rules. Nothing is rewritten that did not change, so
+ * make sees no new mtimes on a no-op, and nothing walks the run folder
+ * unless a stage was cut short (its marker in .inflight/ is left). */
+#ifndef SKILLC_PIPELINE_RULES_H
+#define SKILLC_PIPELINE_RULES_H
+
+#include "base/util.h"
+#include "pipeline/settings.h"
+
+/* Source hashes already taken in this process: a task shared by the runs of
+ * a matrix is hashed once. */
+struct rules_memo {
+	struct strlist paths;
+	char (*hashes)[33];
+};
+void rules_memo_free(struct rules_memo *m);
+
+/* A judge of outputs only a later layer can see into (an image stamp
+ * against the Docker daemon): a sentence saying why the output at path,
+ * made by a stage of tool, must be made again (caller frees), else NULL.
+ * The tool that refreshes sets it (skillc-rules); NULL: none. */
+typedef char *rules_output_check(const char *tool, const char *path);
+void rules_set_output_check(rules_output_check *fn);
+
+/* Refreshes r. Returns 1 when rules.mk changed, 0 when not, -1 on error. */
+int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e);
+
+/* The marker a stage leaves in <run>/.inflight/ while it runs. */
+int inflight_mark(const char *run, const char *target, struct err *e);
+void inflight_clear(const char *run, const char *target);
+
+#endif

@@ -1,0 +1,214 @@
+#include "pipeline/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "pipeline/state.h"
+
+/* The target whose outputs include the run-relative path rel, or NULL. Caller frees. */
+static char *maker_of(const struct run *r, const char *rel)
+{
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	char *maker = NULL;
+	for (size_t i = 0; i < n && !maker; i++) {
+		struct strlist outs = STRLIST_INIT;
+		stage_ref_outputs(&refs[i], r, &outs);
+		for (size_t k = 0; k < outs.n && !maker; k++)
+			if (!strcmp(outs.v[k], rel))
+				maker = xstrdup(refs[i].name);
+		strlist_free(&outs);
+	}
+	free(refs);
+	return maker;
+}
+
+/* Why a target is not up to date (a malloc'd sentence), or NULL when it is. */
+char *status_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
+{
+	const struct stage_def *s = ref->def;
+	cJSON *st = state_read(r->dir, ref->name);
+	struct strlist outs = STRLIST_INIT, ins = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	stage_ref_inputs(ref, r, &ins);
+	char *why = NULL;
+	const char *state = st ? json_str(st, "state") : NULL;
+	if (!st || !state) {
+		why = stale_up ? xasprintf("not yet run (waiting for %s)", stale_up) : xstrdup("not yet run");
+		goto out;
+	}
+	if (!strcmp(state, "running")) {
+		why = run_is_locked(r->dir) ? xstrdup("running now")
+		                            : xasprintf("cut short (started %s); it will run again", json_str(st, "started"));
+		goto out;
+	}
+	if (strcmp(state, "done")) {
+		const char *err = json_str(st, "error");
+		why = xasprintf("%s: %s", state, err ? err : "no reason recorded");
+		goto out;
+	}
+	char *ok = state_ok_path(r->dir, ref->name);
+	for (size_t i = 0; i < outs.n; i++) {
+		char *out = run_path(r, outs.v[i]);
+		char *problem = state_output_problem(out, ok);
+		free(out);
+		if (problem) {
+			why = !strcmp(problem, "is missing") ? xasprintf("missing output: %s", outs.v[i])
+			      : xasprintf("output %s %s", outs.v[i], problem);
+			free(problem);
+			free(ok);
+			goto out;
+		}
+	}
+	int has_ok = fs_exists(ok);
+	free(ok);
+	if (!has_ok) {
+		why = xstrdup("not marked done (interrupted before its stamp was written)");
+		goto out;
+	}
+	cJSON *cfg = stage_config(s, r);
+	const char *was = json_str(st, "tool"), *now = json_str(cfg, "tool");
+	if (was && now && strcmp(was, now))
+		why = xasprintf("tool changed: %s -> %s", was, now);
+	cJSON *set_was = json_get(st, "settings"), *set_now = json_get(cfg, "settings");
+	for (cJSON *c = set_now ? set_now->child : NULL; !why && c; c = c->next) {
+		const char *a = json_str(set_was, c->string);
+		if (!a || strcmp(a, c->valuestring))
+			why = xasprintf("setting changed: %s (%s -> %s)", c->string, a ? a : "unset", c->valuestring);
+	}
+	cJSON_Delete(cfg);
+	cJSON *inputs = json_get(st, "inputs");
+	for (size_t i = 0; !why && i < ins.n; i++) {
+		const char *rel = ins.v[i];
+		const char *recorded = json_str(inputs, rel);
+		hash_hex cur;
+		const struct source_def *src = NULL;
+		for (size_t k = 0; k < source_count; k++)
+			if (!strcmp(source_table[k].stamp, rel))
+				src = &source_table[k];
+		struct err e;
+		if (src) {
+			if (source_hash(r, src, false, cur, &e) < 0) /* status only reads */
+				snprintf(cur, sizeof cur, "unreadable");
+		} else {
+			state_input_hash(r->dir, rel, cur);
+		}
+		if (!src && !strcmp(cur, "absent")) {
+			/* an input that does not exist yet: the target making it has not run */
+			char *maker = maker_of(r, rel);
+			why = maker ? xasprintf("waiting for %s (not yet run)", maker) : xasprintf("input missing: %s", rel);
+			free(maker);
+		} else if (!recorded || strcmp(recorded, cur)) {
+			char *path = src ? source_path(r, src) : NULL;
+			why = xasprintf("input changed: %s", path ? path : rel);
+			free(path);
+		}
+	}
+	if (!why && stale_up)
+		why = xasprintf("upstream stage is stale: %s", stale_up);
+out:
+	strlist_free(&outs);
+	strlist_free(&ins);
+	cJSON_Delete(st);
+	return why;
+}
+
+int status_of(const struct run *r, const char *goal, struct stage_ref **refs, char ***why)
+{
+	int n = goal_refs(r, goal, refs);
+	*why = NULL;
+	if (n < 0)
+		return -1;
+	char **w = xcalloc((size_t)n + 1, sizeof *w);
+	for (int i = 0; i < n; i++) {
+		const struct stage_def *s = (*refs)[i].def;
+		const char *up = NULL; /* the first stale target of a stage this one comes after */
+		for (int j = 0; j < i && !up; j++)
+			for (size_t k = 0; k < ARRAY_LEN(s->after) && s->after[k]; k++)
+				if (w[j] && !strcmp((*refs)[j].def->name, s->after[k]))
+					up = (*refs)[j].name;
+		w[i] = status_reason(r, &(*refs)[i], up);
+	}
+	*why = w;
+	return n;
+}
+
+void status_free(struct stage_ref *refs, char **why, int n)
+{
+	for (int i = 0; why && i < n; i++)
+		free(why[i]);
+	free(why);
+	free(refs);
+}
+
+int status_print(const struct run *r, const char *goal, struct buf *out)
+{
+	struct stage_ref *need;
+	char **why;
+	int n = status_of(r, goal, &need, &why);
+	if (n < 0)
+		return -1;
+	buf_printf(out, "run %s (task %s)\n", r->dir, r->task);
+	int width = 0; /* the longest target name sets the column */
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(need[i].name) > width)
+			width = (int)strlen(need[i].name);
+	int stale = 0;
+	for (int i = 0; i < n; i++) {
+		buf_printf(out, "  %-*s  %s\n", width, need[i].name, why[i] ? why[i] : "up to date");
+		stale += why[i] != NULL;
+	}
+	char *cmd = run_command(r, goal);
+	if (stale)
+		buf_printf(out, "%d of %d stages need work; run: %s\n", stale, n, cmd);
+	else
+		buf_adds(out, "up to date\n");
+	free(cmd);
+	status_free(need, why, n);
+	return stale;
+}
+
+int status_line(const struct run *r, const char *goal, struct buf *out)
+{
+	struct stage_ref *need;
+	char **why;
+	int n = status_of(r, goal, &need, &why);
+	if (n < 0)
+		return -1;
+	const char *reached = NULL, *failed = NULL, *failed_why = NULL;
+	int stale = 0, trials = 0;
+	for (int i = 0; i < n; i++) {
+		/* a stage is reached when all its targets are up to date */
+		int whole = 1;
+		for (int j = 0; j < n; j++)
+			if (need[j].def == need[i].def && why[j])
+				whole = 0;
+		if (whole)
+			reached = need[i].def->name;
+		if (!why[i])
+			continue;
+		stale++;
+		trials += need[i].def->repeat != NULL;
+		if (!failed && !strncmp(why[i], "failed: ", 8)) {
+			failed = need[i].name;
+			failed_why = why[i] + 8;
+		}
+	}
+	buf_printf(out, "%s  ", path_base(r->dir));
+	if (!stale) {
+		buf_printf(out, "up to date (%s)", goal);
+	} else {
+		buf_printf(out, "reached %s; %d of %d due", reached ? reached : "nothing yet", stale, n);
+		if (trials)
+			buf_printf(out, " (%d trials)", trials);
+		if (failed)
+			buf_printf(out, "; failed: %s: %s", failed, failed_why);
+	}
+	buf_addc(out, '\n');
+	status_free(need, why, n);
+	return stale;
+}

@@ -1,0 +1,26 @@
+/* status.h — why a run's targets are not up to date, in words (make
+ * status): "not yet run", "input changed: tasks/x/environment/skills",
+ * "setting changed: MAX_FILE_MB (25 -> 30)", "failed: <the error>", ... */
+#ifndef SKILLC_PIPELINE_STATUS_H
+#define SKILLC_PIPELINE_STATUS_H
+
+#include "base/util.h"
+#include "pipeline/settings.h"
+#include "pipeline/stages.h"
+
+/* Why one target is not up to date (caller frees), or NULL when it is;
+ * stale_up names a stale target it comes after (or NULL). */
+char *status_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up);
+/* Every target goal needs (*refs) and why each is stale ((*why)[i], NULL
+ * when up to date). Returns how many, -1 for an unknown goal. Free both
+ * with status_free. */
+int status_of(const struct run *r, const char *goal, struct stage_ref **refs, char ***why);
+void status_free(struct stage_ref *refs, char **why, int n);
+/* One line per target, then "N of M stages need work; run: <command>" or
+ * "up to date". Returns how many are stale, -1 for an unknown goal. */
+int status_print(const struct run *r, const char *goal, struct buf *out);
+/* One line for the run in a matrix: the stage it reached, what is due,
+ * the first failure with its error. Returns how many are stale (-1 as above). */
+int status_line(const struct run *r, const char *goal, struct buf *out);
+
+#endif
