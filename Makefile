@@ -12,6 +12,11 @@ $(error mk/config.mk is missing: run ./configure first)
 endif
 endif
 
+# configure writes these too; older mk/config.mk files lack them
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/skillc
+LIBEXECDIR ?= $(PREFIX)/libexec/skillc
+
 SANITIZE ?=
 V ?=
 Q = $(if $(V),,@)
@@ -33,7 +38,11 @@ TOOLS := $(TOOL_SRC:tools/%.c=bin/%)
 TEST_SRC := $(sort $(wildcard tests/unit/*.c tests/helpers/*.c))
 TEST_BINS := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 
-all: $(TOOLS) build/settings.stamp
+# The stand-ins a user may run by hand (docs/demo.md): the loopback model
+# server (OpenAI-compatible and AgentRM) and the scripted ACP agent.
+HELPERS := libexec/fakellm libexec/acpagent
+
+all: $(TOOLS) $(HELPERS) build/settings.stamp
 tools: all
 
 # Rebuild everything when the compiler flags change (git's GIT-CFLAGS idea).
@@ -70,6 +79,11 @@ bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 	@$(if $(V),,echo '  CCLD    $@ (static)')
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS)
 
+libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
+	@mkdir -p libexec
+	@$(if $(V),,echo '  CCLD    $@')
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+
 build/tests/%: tests/%.c tests/unit/t.h build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
 	@$(if $(V),,echo '  CCLD    $@')
@@ -97,29 +111,77 @@ build/settings.stamp: build/gen/settings
 check: all $(TEST_BINS)
 	@SANITIZE='$(SANITIZE)' tests/run $(if $(T),$(T))
 
+# libFuzzer harnesses (tests/fuzz/*.c) with clang, ASan+UBSan and leak
+# checking, seeded from the project's own files: make fuzz FUZZ_SECONDS=N
+# runs each for N seconds and fails on any finding (docs/fuzzing.md). The
+# library is compiled again into build/fuzz/; the normal build is untouched.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Wno-unused-function $(DEP_CFLAGS) -Itools/lib -Itests/fuzz $(FUZZ_SAN)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
+FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_LIB_OBJ := $(LIB_SRC:tools/lib/%.c=build/fuzz/lib/%.o)
+
+build/fuzz/flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIBS)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+
+build/fuzz/lib/%.o: tools/lib/%.c $(LIB_HDR) build/fuzz/flags
+	@mkdir -p $(@D)
+	@$(if $(V),,echo '  FUZZCC  $<')
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libskillc.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+build/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h build/fuzz/libskillc.a $(LIB_HDR) build/fuzz/flags
+	@$(if $(V),,echo '  FUZZLD  $@')
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libskillc.a $(LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	@tests/fuzz/run $(FUZZ_SECONDS) $(if $(FUZZ),$(FUZZ))
+
 clean:
-	rm -rf build bin
+	rm -rf build bin libexec
 
 distclean: clean
 	rm -f mk/config.mk
 
 # Installed layout: tools in BINDIR; make fragments, rules data and the
-# paths they need in DATADIR, so `make -f $(DATADIR)/skillc.mk` works anywhere.
+# paths they need in DATADIR, so `make -f $(DATADIR)/skillc.mk` works anywhere;
+# skillc(7) and skillc-<tool>(1) in MANDIR; the docs/ pages in DOCDIR.
+MAN_PAGES := $(sort $(wildcard man/*.[1-8]))
 install: all
-	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)'
+	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(MANDIR)/man7' \
+	  '$(DESTDIR)$(LIBEXECDIR)'
+	cp -f $(HELPERS) '$(DESTDIR)$(LIBEXECDIR)/'
 	for t in $(TOOLS); do cp -f $$t '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp && \
 	  mv -f '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
 	cp -f mk/skillc.mk mk/defaults.mk '$(DESTDIR)$(DATADIR)/'
 	rm -rf '$(DESTDIR)$(DATADIR)/rules' && cp -R rules '$(DESTDIR)$(DATADIR)/rules'
 	printf 'SKILLC_BIN := %s\nSKILLC_DATA := %s\n' '$(BINDIR)' '$(DATADIR)' > '$(DESTDIR)$(DATADIR)/paths.mk'
+	for m in $(MAN_PAGES); do cp -f $$m '$(DESTDIR)$(MANDIR)/man'$${m##*.}/; done
+	rm -rf '$(DESTDIR)$(DOCDIR)' && mkdir -p '$(DESTDIR)$(DOCDIR)' && cp -R docs/. '$(DESTDIR)$(DOCDIR)/'
 
 uninstall:
 	for t in $(TOOLS); do rm -f '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
-	rm -rf '$(DESTDIR)$(DATADIR)'
+	rm -rf '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DOCDIR)' '$(DESTDIR)$(LIBEXECDIR)'
+	for m in $(MAN_PAGES); do rm -f '$(DESTDIR)$(MANDIR)/man'$${m##*.}/$${m#man/}; done
 
 FORCE:
-.PHONY: all tools check clean distclean install uninstall FORCE
+.PHONY: all tools check clean distclean install uninstall fuzz fuzz-build FORCE
 
 # The pipeline's user targets (ingest, status, clean-stage, help, ...).
 include mk/skillc.mk
 $(SKILLC_NEEDS_TOOLS): | all
+
+# The whole pipeline offline on a sample task, against the stand-ins in
+# libexec/ (docs/demo.md); DEMO_DIR (default results/demo) holds it all.
+DEMO_DIR ?= results/demo
+demo: all
+	+@DEMO_DIR='$(DEMO_DIR)' $(SHELL) mk/demo.sh
+.PHONY: demo

@@ -25,14 +25,17 @@ SK="make --no-print-directory -f $ROOT/mk/skillc.mk"
 export MODEL=vllm/bench-model
 
 median() { sort -n | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }'; }
-# measure CMD...: "wall_ms cpu_ms" of one run (CPU: user + system of every child)
+# measure CMD...: "wall_ms cpu_ms" of one run (CPU: user + system of CMD and
+# every process it waited for; wait4 of that child alone, as RUSAGE_CHILDREN
+# would add python's own start-up, about 90 ms)
 measure() {
 	python3 -c '
-import os, resource, subprocess, sys, time
+import os, subprocess, sys, time
 t = time.monotonic()
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, _, r = os.wait4(p.pid, 0)
+p.returncode = 0
 wall = (time.monotonic() - t) * 1000
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.1f %.1f" % (wall, (r.ru_utime + r.ru_stime) * 1000))' "$@"
 }
 # median of K runs of CMD: "wall_ms cpu_ms" (each the median of its own)
@@ -66,6 +69,8 @@ echo "$N runs (ingest, profile, static each): first build, make -j2: $(echo "$st
 out=$($SK tasks="$names" static 2>&1)
 case $out in *started*) echo "bench/noop.sh: the no-op make ran a stage: $out" >&2; exit 1 ;; esac
 
+# wall time needs an idle machine: say how busy this one is
+[ -r /proc/loadavg ] && echo "load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 set -- $(median_of 5 $SK tasks="$names" static)
 sk_wall=$1 sk_cpu=$2
 set -- $(median_of 11 $SK task=task-1 static)

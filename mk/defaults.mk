@@ -6,10 +6,10 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
-SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index profile static static-eval static-index
+SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.
@@ -68,6 +68,8 @@ FAST_MIN_TRACES ?= 6
 DEEP_ROUNDS ?= 3
 # static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
 STATIC_MODE ?= deterministic
+# 1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
+BASELINE ?= 0
 # 1: a trial that never invoked the skill fails its check
 REQUIRE_SKILL ?= 0
 # the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
@@ -76,6 +78,8 @@ AGENT_TIMEOUT ?= 0
 RM_API_URL ?=
 # your model profiles, searched before rules/profiles/
 PROFILES_DIR ?= profiles
+# evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)
+SKILL_SOURCE ?=
 # largest file ingest accepts, in MB
 MAX_FILE_MB ?= 25
 # no stage of the run starts once the run has paid this much, USD (empty: no budget)
@@ -100,7 +104,7 @@ SRUN_ARGS ?=
 HARBOR_JOBS ?=
 # the stage clean-stage forgets (or one trial, raw-eval.003)
 STAGE ?=
-# the goal status judges: a stage, eval or final
+# the goal make status and make doctor judge: a stage, eval or final
 GOAL ?= final
 # how long make watch waits, seconds (0: until done)
 WATCH_TIMEOUT ?= 0
@@ -139,10 +143,12 @@ GATE_VS ?= none
 #:   FAST_MIN_TRACES=6                traces the fast stage needs
 #:   DEEP_ROUNDS=3                    deep optimization rounds
 #:   STATIC_MODE=deterministic|hybrid static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
+#:   BASELINE=0                       1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
 #:   REQUIRE_SKILL=0                  1: a trial that never invoked the skill fails its check
 #:   AGENT_TIMEOUT=0                  the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
 #:   RM_API_URL=                      AgentRM scoring service
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
+#:   SKILL_SOURCE=                    evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)
 #:   MAX_FILE_MB=25                   largest file ingest accepts, in MB
 #:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
 #:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it
@@ -155,7 +161,7 @@ GATE_VS ?= none
 #:   SRUN_ARGS=                       more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
 #:   HARBOR_JOBS=                     a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table
 #:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
-#:   GOAL=final                       the goal status judges: a stage, eval or final
+#:   GOAL=final                       the goal make status and make doctor judge: a stage, eval or final
 #:   WATCH_TIMEOUT=0                  how long make watch waits, seconds (0: until done)
 #:   GATE_STAGE=final                 the stage make gate judges against raw (docs/ci.md)
 #:   GATE_MIN_DELTA=0                 make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off

@@ -85,7 +85,7 @@ else ifneq ($(if $(skillc_dry),$(skillc_work)),)
 skillc_report := $(SKILLC_BIN)/skillc-rules report --as $(skillc_dry) --goals '$(skillc_work)' $(skillc_args)
 else ifneq ($(filter doctor,$(MAKECMDGOALS)),)
 # $(shell) does not see exported variables in make 4.3: pass them by hand
-skillc_report := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RULES,$v=$(call skillc_quote,$($v))) $(SKILLC_BIN)/skillc-doctor
+skillc_report := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RULES,$v=$(call skillc_quote,$($v))) $(SKILLC_BIN)/skillc-doctor $(call skillc_quote,$(GOAL))
 else ifneq ($(filter gate,$(MAKECMDGOALS)),)
 skillc_report := $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
 	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
@@ -122,7 +122,8 @@ endif
 
 # summary / report / watch read run folders only: no lock, no task needed.
 skillc_slug = $(subst /,_,$(subst :,_,$(subst @,_,$1)))
-skillc_results_of = $(if $(RUN_DIR),$(RUN_DIR),$(if $(task),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model),$(RESULTS)))
+skillc_src = $(if $(SKILL_SOURCE),--$(shell $(SKILLC_BIN)/skillc-rules source-tag $(call skillc_quote,$(SKILL_SOURCE))))
+skillc_results_of = $(if $(RUN_DIR),$(RUN_DIR),$(if $(task),$(RESULTS)/$(task)--$(HARNESS)--$(if $(MODEL),$(call skillc_slug,$(MODEL)),no-model)$(skillc_src),$(RESULTS)))
 # HARBOR_JOBS: Harbor job folders join the table; the summary stays beside
 # the runs (or, with no runs yet, goes into HARBOR_JOBS)
 skillc_summary_in = $(or $(wildcard $(skillc_results_of)) $(HARBOR_JOBS),$(skillc_results_of))
@@ -178,6 +179,7 @@ h%lp: skillc-help ;
 #:   make task=T raw-eval       REPEAT trials of the raw skill (-jN: N at a time)
 #:   make task=T static-eval    REPEAT trials of the compiled skill (reused when it equals the raw one)
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
+#:   make task=T noskill-eval   REPEAT trials with no skill at all (BASELINE=1: part of eval and final)
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
 #:   make task=T images         SANDBOX=docker: the task's L1 and L2 images that are due (-jN with tasks=)
@@ -191,9 +193,12 @@ h%lp: skillc-help ;
 #:   make -n / make -q ...      what make would start / whether it would (from the same records)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
 #:   make runtime-image         the Docker-in-Docker runtime image (skillc-runtime run -- make ...)
-#:   make doctor                check routes, keys, model servers (MODEL, EXTERNAL_MODEL), the cluster (LAUNCHER=srun), docker (SANDBOX=docker)
+#:   make doctor [GOAL=stage]   check what the goal (default final) needs: models, runner, harness, sandbox, cluster, docker
+#:   make demo                  the whole pipeline offline on a sample task (source tree; docs/demo.md)
 #:   make help / skillc-help    this text (help is yours when your Makefile has one)
 #:   make / make check / make install   build the tools, run the tests, install
+#:   make fuzz [FUZZ_SECONDS=N] the libFuzzer harnesses of every parser (source tree; docs/fuzzing.md)
 #:
 #: A run lives in RESULTS/<task>--<harness>--<model>/ (or RUN_DIR); see docs/pipeline.md.
+#: SKILL_SOURCE=<dir> evaluates a skill from elsewhere, in a run of its own (docs/baseline.md).
 #:

@@ -60,8 +60,7 @@ t_fakellm() {
 	"$T_ROOT/build/tests/helpers/fakellm" --script "$1/script.json" --log "$1/log.jsonl" \
 		--port-file "$1/port" 2>"$1/fakellm.err" &
 	T_PIDS="$T_PIDS $!"
-	_i=0
-	while [ ! -s "$1/port" ] && [ $_i -lt 250 ]; do sleep 0.02; _i=$((_i + 1)); done
+	t_poll 20 test -s "$1/port"
 	FAKELLM_URL=http://127.0.0.1:$(cat "$1/port")/v1
 }
 

@@ -1,7 +1,8 @@
-/* skillc-doctor — preflight: checks the settings a run needs before any
- * work starts, one line per check, spending no tokens unless asked. The
- * checks are a table; later checks (runner, docker, AgentRM) are added as
- * rows. */
+/* skillc-doctor — preflight: checks what a run of the pipeline needs before
+ * any work starts, and no more: each check is a row with a test of whether
+ * the goal's stages and the settings need it (a deterministic run needs no
+ * EXTERNAL_MODEL; a run without trials needs no runner). One line per check,
+ * spending no tokens unless asked. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,24 +13,42 @@
 #include "base/datadir.h"
 #include "base/dotenv.h"
 #include "base/fs.h"
-#include "llm/client.h"
+#include "base/json.h"
 #include "base/log.h"
+#include "base/proc.h"
+#include "base/versions.h"
+#include "eval/harness.h"
+#include "eval/runner.h"
+#include "llm/agentrm.h"
+#include "llm/client.h"
 #include "llm/routes.h"
 #include "local/dockerdoctor.h"
+#include "local/launch.h"
 #include "pipeline/launcher.h"
 #include "pipeline/matrix.h"
-#include "base/versions.h"
+#include "pipeline/settings.h"
+#include "pipeline/stages.h"
 
 static const char usage[] =
-	"usage: skillc-doctor [--probe models|call|none]\n"
+	"usage: skillc-doctor [--probe models|call|none] [GOAL]\n"
 	"\n"
-	"Checks the settings a pipeline run needs; prints one line per check,\n"
-	"\"ok      <check>: ...\" or \"problem <check>: <what is wrong and what to do>\".\n"
-	"Reads MODEL, EXTERNAL_MODEL, ROUTES, ENV_FILE, CACHE_DIR, LLM_CACHE, LAUNCHER,\n"
-	"SRUN_ARGS, SANDBOX, IMAGE, QEMU, and task, TASKS_DIR, RESULTS, RUN_DIR, HARNESS\n"
-	"from the environment (make doctor passes them). SANDBOX=docker: the\n"
-	"daemon, its storage driver and mirrors, proxies, the architecture (QEMU), and\n"
-	"which of the run's L1/L2 images exist or are due.\n"
+	"Checks what `make GOAL` needs (GOAL: a stage, or final, the default) with the\n"
+	"settings of the environment (make doctor passes them), and nothing it does not\n"
+	"need; prints one line per check, \"ok      <check>: ...\" or\n"
+	"\"problem <check>: <what is wrong and what to do>\". The checks:\n"
+	"  ROUTES, ENV_FILE     parse, when a model is called through the routes\n"
+	"  CACHE_DIR            writable, and LLM_CACHE valid\n"
+	"  MODEL                set; with RUNNER=local and trials due, routed and probed\n"
+	"  EXTERNAL_MODEL       routed and probed when a stage needs it (STATIC_MODE=hybrid)\n"
+	"  RUNNER               its program (bench, harbor, skillc-local), when trials are due\n"
+	"  HARNESS              its file; with RUNNER=local, its acp_command and program\n"
+	"  SANDBOX              RUNNER=local: bubblewrap starts a sandbox (or SANDBOX=none as root);\n"
+	"                       SANDBOX=docker: the daemon, its storage driver and mirrors, proxies,\n"
+	"                       the architecture (QEMU), and which of the run's L1/L2 images exist\n"
+	"                       or are due (with task=, TASKS_DIR, RESULTS, RUN_DIR, IMAGE)\n"
+	"  LAUNCHER             when trials are due: local, or with srun the cluster answering and\n"
+	"                       the partition SRUN_ARGS names (or the default) up\n"
+	"  RM_API_URL           when set: AgentRM answers GET /health\n"
 	"\n"
 	"  --probe MODE   how far to test each model's provider (default: $DOCTOR_PROBE,\n"
 	"                 else models):\n"
@@ -44,6 +63,8 @@ enum probe { PROBE_MODELS, PROBE_CALL, PROBE_NONE };
 
 struct doctor {
 	enum probe probe;
+	const char *goal;
+	struct run run;         /* the settings (no run folder needed) */
 	char *routes_path;
 	const char *env_path;
 	struct routes routes;
@@ -106,7 +127,7 @@ static void check_cache(struct doctor *d)
 	struct err e = { 0 };
 	const char *dir = cache_dir();
 	enum llm_cache_mode m;
-	const char *mode = getenv("LLM_CACHE");
+	const char *mode = run_get(&d->run, "LLM_CACHE");
 	if (mode && *mode && llmcache_mode_parse(mode, &m, &e) < 0) {
 		report(d, false, "LLM_CACHE", "%s", e.msg);
 		return;
@@ -162,13 +183,70 @@ static void probe_call(struct doctor *d, const char *var, const char *id, const 
 	llm_result_free(&res);
 }
 
+/* --- what the goal needs ------------------------------------------------ */
+
+/* Some stage of the goal cannot run without the setting. */
+static bool goal_needs(const struct doctor *d, const char *setting)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		if (goal_includes(d->goal, &stage_table[i]) && stage_needs(&stage_table[i], &d->run, setting))
+			return true;
+	return false;
+}
+
+/* The goal runs evaluation trials. */
+static bool runs_trials(const struct doctor *d)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		if (goal_includes(d->goal, &stage_table[i]) && !strcmp(stage_table[i].tool, "skillc-eval"))
+			return true;
+	return false;
+}
+
+static bool runs_local_trials(const struct doctor *d)
+{
+	return runs_trials(d) && !strcmp(run_get(&d->run, "RUNNER"), "local");
+}
+
+static bool runs_docker_trials(const struct doctor *d)
+{
+	return runs_local_trials(d) && !strcmp(run_get(&d->run, "SANDBOX"), "docker");
+}
+
+/* Our own calls go to a model through ROUTES: EXTERNAL_MODEL whenever a
+ * stage needs it; MODEL only for the local runner's agents (BenchFlow and
+ * Harbor resolve MODEL themselves). */
+static bool routed(const struct doctor *d, const char *var)
+{
+	if (!strcmp(var, "MODEL"))
+		return goal_needs(d, var) && runs_local_trials(d);
+	return goal_needs(d, var);
+}
+
+static bool needs_llm(const struct doctor *d) { return routed(d, "MODEL") || routed(d, "EXTERNAL_MODEL"); }
+/* the trial store lives in CACHE_DIR; the runner gets ENV_FILE's keys */
+static bool needs_files(const struct doctor *d) { return needs_llm(d) || runs_trials(d); }
+static bool needs_model(const struct doctor *d) { return goal_needs(d, "MODEL"); }
+static bool needs_external_model(const struct doctor *d) { return goal_needs(d, "EXTERNAL_MODEL"); }
+static bool needs_agentrm(const struct doctor *d) { return *run_get(&d->run, "RM_API_URL"); }
+
+/* --- the checks ------------------------------------------------------------ */
+
 static void check_model(struct doctor *d, const char *var)
 {
-	const char *id = getenv(var);
+	const char *id = run_get(&d->run, var);
 	struct err e = { 0 };
-	if (!id || !*id) {
-		report(d, false, var, "not set: give %s=provider/model-id (providers are in ROUTES '%s')", var,
-		       d->routes_path);
+	if (!*id) {
+		report(d, false, var, "not set, and make %s needs it: give %s=provider/model-id (providers are in ROUTES '%s')",
+		       d->goal, var, d->routes_path);
+		return;
+	}
+	if (!routed(d, var)) {
+		if (runs_trials(d))
+			report(d, true, var, "%s (given to RUNNER=%s, which reaches the model itself)", id,
+			       run_get(&d->run, "RUNNER"));
+		else
+			report(d, true, var, "%s (make %s names it but calls no model)", id, d->goal);
 		return;
 	}
 	if (!d->routes_ok) {
@@ -222,12 +300,126 @@ static void open_client(struct doctor *d)
 	d->llm = llm_open(&o, &e);
 }
 
+static void check_runner(struct doctor *d)
+{
+	struct err e = { 0 };
+	const char *runner = run_get(&d->run, "RUNNER");
+	if (runner_check_installed(runner, &e) < 0)
+		report(d, false, "RUNNER", "%s", e.msg);
+	else
+		report(d, true, "RUNNER", "%s: `%s` found", runner, runner_program(runner));
+}
+
+/* The local runner starts the harness itself: its acp_command must be
+ * there and its program on PATH. */
+static void check_local_harness(struct doctor *d, const char *name)
+{
+	struct err e = { 0 };
+	struct launch l;
+	if (launch_load(name, &l, &e) < 0) {
+		report(d, false, "HARNESS", "%s", e.msg);
+	} else {
+		char *found = fs_find_in_path(l.argv.v[0]);
+		const char *install = json_str(l.doc, "install");
+		if (!found)
+			report(d, false, "HARNESS", "%s: its program '%s' is not on PATH: %s%s", name, l.argv.v[0],
+			       install ? "install it with " : "install it, or fix acp_command in ", install ? install : l.file);
+		else
+			report(d, true, "HARNESS", "%s: %s, started as %s", name, l.file, found);
+		free(found);
+	}
+	launch_free(&l);
+}
+
+static void check_harness(struct doctor *d)
+{
+	struct err e = { 0 };
+	const char *name = run_get(&d->run, "HARNESS");
+	const char *runner = run_get(&d->run, "RUNNER");
+	char *rules = harness_rules_dir(NULL, &e);
+	struct harness h = { 0 };
+	struct strlist none = STRLIST_INIT;
+	if (!rules || harness_load(&h, rules, name, &none, &e) < 0)
+		report(d, false, "HARNESS", "%s", e.msg);
+	else if (!strcmp(runner, "local"))
+		check_local_harness(d, name);
+	else
+		report(d, true, "HARNESS", "%s: %s; %s installs agent '%s' in its sandbox", name, h.path, runner,
+		       harness_agent(&h, runner));
+	harness_free(&h);
+	free(rules);
+}
+
+/* Starts one empty sandbox the way the local runner does, so a kernel
+ * without unprivileged user namespaces shows here, not in every trial. */
+static void try_bwrap(struct doctor *d, const char *bwrap)
+{
+	char *const argv[] = { (char *)bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+			       "--proc", "/proc", "--dev", "/dev", "--", "true", NULL };
+	FILE *out = tmpfile();
+	struct proc_spec spec = { .argv = argv, .timeout = 20, .stdin_fd = -1,
+				  .tee = { out ? fileno(out) : -1, -1 } };
+	struct proc_result pr;
+	struct err e = { 0 };
+	char said[512] = "";
+	if (proc_run(&spec, &pr, &e) < 0) {
+		snprintf(said, sizeof said, "%.400s", e.msg);
+	} else if (pr.exit_code && out) {
+		rewind(out);
+		if (fgets(said, sizeof said, out))
+			said[strcspn(said, "\n")] = '\0';
+	}
+	if (out)
+		fclose(out);
+	if (*said || pr.exit_code)
+		report(d, false, "SANDBOX", "bwrap (%s) cannot start a sandbox here: %s (unprivileged user namespaces "
+		       "may be off: sysctl kernel.unprivileged_userns_clone=1)", bwrap, *said ? said : "it failed");
+	else
+		report(d, true, "SANDBOX", "bwrap: %s starts a sandbox", bwrap);
+}
+
+static void check_sandbox(struct doctor *d)
+{
+	const char *mode = getenv("SANDBOX");
+	if (mode && !strcmp(mode, "none")) {
+		if (geteuid())
+			report(d, false, "SANDBOX", "none needs root (the task's paths are made on this host): run as "
+			       "root in a throwaway machine, or use bubblewrap (unset SANDBOX)");
+		else
+			report(d, true, "SANDBOX", "none: agents run UNSANDBOXED on this machine, as root");
+		return;
+	}
+	if (mode && !strcmp(mode, "docker"))
+		return; /* check_docker */
+	if (mode && *mode && strcmp(mode, "bwrap")) {
+		report(d, false, "SANDBOX", "'%s': use bwrap (the default), docker or none", mode);
+		return;
+	}
+	char *bwrap = fs_find_in_path("bwrap");
+	if (!bwrap)
+		report(d, false, "SANDBOX", "bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap");
+	else
+		try_bwrap(d, bwrap);
+	free(bwrap);
+}
+
+static void check_agentrm(struct doctor *d)
+{
+	struct err e = { 0 };
+	const char *url = run_get(&d->run, "RM_API_URL");
+	if (agentrm_ping(url, 10, &e) < 0)
+		report(d, false, "RM_API_URL", "AgentRM is not answering: %s (start it, fix RM_API_URL, or leave "
+		       "RM_API_URL empty to run without it)", e.msg);
+	else
+		report(d, true, "RM_API_URL", "%s: AgentRM answers /health", url);
+}
+
 /* LAUNCHER=srun: srun on PATH, the cluster answering, the partition up. */
 static void check_launcher(struct doctor *d)
 {
 	struct buf what = BUF_INIT;
 	struct err e = { 0 };
-	if (launcher_check(getenv("LAUNCHER"), getenv("SRUN_ARGS"), &what, &e) < 0)
+	if (launcher_check(run_get(&d->run, "LAUNCHER"), run_get(&d->run, "SRUN_ARGS"), &what, &e) < 0)
 		report(d, false, "LAUNCHER", "%s", e.msg);
 	else
 		report(d, true, "LAUNCHER", "%s", what.data);
@@ -239,25 +431,20 @@ static void docker_line(void *ctx, bool ok, const char *check, const char *msg)
 	report(ctx, ok, check, "%s", msg);
 }
 
-/* The setting name from the environment, or dflt when unset or empty. */
-static const char *setting(const char *name, const char *dflt)
-{
-	const char *v = getenv(name);
-	return v && *v ? v : dflt;
-}
-
 /* SANDBOX=docker (local/dockerdoctor.h); with task=, its folder and run. */
 static void check_docker(struct doctor *d)
 {
-	const char *task = setting("task", NULL);
-	char *task_dir = task ? path_join(setting("TASKS_DIR", "tasks"), task) : NULL;
-	char *slug = model_slug(setting("MODEL", ""));
-	char *run = task ? (getenv("RUN_DIR") && *getenv("RUN_DIR") ? xstrdup(getenv("RUN_DIR"))
-			    : xasprintf("%s/%s--%s--%s", setting("RESULTS", "results/compile-pipeline"), task,
-				        setting("HARNESS", "opencode"), slug)) : NULL;
-	struct docker_doctor dd = { .sandbox = getenv("SANDBOX"), .qemu = getenv("QEMU"), .image = getenv("IMAGE"),
+	const struct run *r = &d->run;
+	const char *task = getenv("task");
+	task = task && *task ? task : NULL;
+	char *task_dir = task ? path_join(run_get(r, "TASKS_DIR"), task) : NULL;
+	char *slug = model_slug(run_get(r, "MODEL"));
+	char *run = !task ? NULL : *run_get(r, "RUN_DIR") ? xstrdup(run_get(r, "RUN_DIR"))
+		    : xasprintf("%s/%s--%s--%s", run_get(r, "RESULTS"), task, run_get(r, "HARNESS"), slug);
+	struct docker_doctor dd = { .sandbox = run_get(r, "SANDBOX"), .qemu = run_get(r, "QEMU"),
+				    .image = run_get(r, "IMAGE"),
 				    .task_dir = task_dir && fs_is_dir(task_dir) ? task_dir : NULL, .run_dir = run,
-				    .harness = setting("HARNESS", "opencode") };
+				    .harness = run_get(r, "HARNESS") };
 	docker_doctor_run(&dd, docker_line, d);
 	free(run);
 	free(slug);
@@ -265,20 +452,36 @@ static void check_docker(struct doctor *d)
 }
 
 struct check {
-	const char *name;
+	bool (*needed)(const struct doctor *d);
 	void (*run)(struct doctor *d);
 };
 
+/* In order: later rows read what earlier ones loaded. */
 static const struct check checks[] = {
-	{ "routes", check_routes },
-	{ "env", check_env },
-	{ "cache", check_cache },
-	{ "client", open_client },
-	{ "model", check_target_model },
-	{ "external-model", check_external_model },
-	{ "launcher", check_launcher },
-	{ "docker", check_docker },
+	{ needs_llm, check_routes },
+	{ needs_files, check_env },
+	{ needs_files, check_cache },
+	{ needs_llm, open_client },
+	{ needs_model, check_target_model },
+	{ needs_external_model, check_external_model },
+	{ runs_trials, check_runner },
+	{ runs_trials, check_harness },
+	{ runs_local_trials, check_sandbox },
+	{ runs_trials, check_launcher },
+	{ runs_docker_trials, check_docker },
+	{ needs_agentrm, check_agentrm },
 };
+
+static enum probe parse_probe(const char *probe)
+{
+	if (!probe || !*probe || !strcmp(probe, "models"))
+		return PROBE_MODELS;
+	if (!strcmp(probe, "call"))
+		return PROBE_CALL;
+	if (!strcmp(probe, "none"))
+		return PROBE_NONE;
+	die(2, "bad DOCTOR_PROBE '%s': use models, call or none", probe);
+}
 
 int main(int argc, char **argv)
 {
@@ -293,28 +496,32 @@ int main(int argc, char **argv)
 			die(2, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
 		probe = optarg;
 	}
+	struct doctor d = { .env = DOTENV_INIT, .routes = ROUTES_INIT, .goal = "final" };
+	if (optind < argc)
+		d.goal = argv[optind++];
 	if (optind < argc)
 		die(2, "unexpected argument '%s' (see --help)", argv[optind]);
-	struct doctor d = { .env = DOTENV_INIT, .routes = ROUTES_INIT };
-	if (!probe || !*probe || !strcmp(probe, "models"))
-		d.probe = PROBE_MODELS;
-	else if (!strcmp(probe, "call"))
-		d.probe = PROBE_CALL;
-	else if (!strcmp(probe, "none"))
-		d.probe = PROBE_NONE;
-	else
-		die(2, "bad DOCTOR_PROBE '%s': use models, call or none", probe);
+	if (!goal_known(d.goal))
+		die(2, "unknown goal '%s': name a stage (e.g. static), eval or final", d.goal);
+	d.probe = parse_probe(probe);
+	struct err e = { 0 };
+	if (run_load_settings(&d.run, &e) < 0)
+		die_err(&e);
 	d.routes_path = routes_locate(NULL);
-	d.env_path = getenv("ENV_FILE") && *getenv("ENV_FILE") ? getenv("ENV_FILE") : ".env";
+	d.env_path = *run_get(&d.run, "ENV_FILE") ? run_get(&d.run, "ENV_FILE") : ".env";
+	printf("checking what make %s needs (RUNNER=%s HARNESS=%s STATIC_MODE=%s)\n", d.goal,
+	       run_get(&d.run, "RUNNER"), run_get(&d.run, "HARNESS"), run_get(&d.run, "STATIC_MODE"));
 	for (size_t i = 0; i < ARRAY_LEN(checks); i++)
-		checks[i].run(&d);
+		if (checks[i].needed(&d))
+			checks[i].run(&d);
 	if (d.problems)
 		printf("%d problem%s found\n", d.problems, d.problems == 1 ? "" : "s");
 	else
-		printf("all good (%d checks)\n", d.checks);
+		printf("all good (%d check%s)\n", d.checks, d.checks == 1 ? "" : "s");
 	llm_close(d.llm);
 	routes_free(&d.routes);
 	dotenv_free(&d.env);
+	run_free(&d.run);
 	free(d.routes_path);
 	return d.problems ? 1 : 0;
 }

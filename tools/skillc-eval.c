@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "eval/runner.h"
 #include "eval/store.h"
+#include "local/launch.h"
 #include "base/versions.h"
 
 #define VERSION V_EVAL
@@ -62,16 +63,6 @@ static const char usage[] =
 	"failed (moved to .incomplete/, reason on stderr), 2 bad usage or input\n"
 	"(unknown harness, runner not installed, task without tests/test.sh).\n";
 
-static long parse_long(const char *flag, const char *s, long min, long max)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > max)
-		die(2, "%s wants an integer in [%ld, %ld], not '%s'", flag, min, max, s);
-	return v;
-}
-
 static bool model_is_safe(const char *m)
 {
 	if (!m || !*m || strlen(m) > 200 || !isalnum((unsigned char)m[0]))
@@ -107,9 +98,9 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 		else if (!strcmp(a, "--stage"))
 			o->stage = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--index"))
-			o->index = parse_long(a, std_option_value(argc, argv, &i), 1, 100000);
+			o->index = std_option_long(a, std_option_value(argc, argv, &i), 1, 100000);
 		else if (!strcmp(a, "--of"))
-			o->of = parse_long(a, std_option_value(argc, argv, &i), 1, 100000);
+			o->of = std_option_long(a, std_option_value(argc, argv, &i), 1, 100000);
 		else if (!strcmp(a, "--incomplete"))
 			o->incomplete = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--cache"))
@@ -117,9 +108,9 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 		else if (!strcmp(a, "--no-cache"))
 			o->no_cache = true;
 		else if (!strcmp(a, "--agent-timeout"))
-			o->agent_timeout = (double)parse_long(a, std_option_value(argc, argv, &i), 1, 604800);
+			o->agent_timeout = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
 		else if (!strcmp(a, "--deadline"))
-			o->deadline = (double)parse_long(a, std_option_value(argc, argv, &i), 1, 604800);
+			o->deadline = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
 		else if (!strcmp(a, "--sandbox"))
 			o->sandbox = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--image"))
@@ -127,7 +118,7 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 		else if (!strcmp(a, "--require-skill"))
 			o->require_skill = true;
 		else if (!strcmp(a, "--attempts"))
-			o->attempts = parse_long(a, std_option_value(argc, argv, &i), 1, 100);
+			o->attempts = std_option_long(a, std_option_value(argc, argv, &i), 1, 100);
 		else if (!strcmp(a, "--env-file"))
 			o->env_file = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--rules"))
@@ -183,6 +174,18 @@ static int run_once(const struct eval_job *j, const struct strlist *env_extra, s
 	return status;
 }
 
+/* The local runner starts the harness from its file's acp_command: a file
+ * without one fails here, in one line, before any runner starts. */
+static int check_local_harness(const struct eval_opts *o, struct err *e)
+{
+	if (strcmp(o->runner, "local"))
+		return 0;
+	struct launch h;
+	int rc = launch_load(o->harness, &h, e);
+	launch_free(&h);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -206,7 +209,7 @@ int main(int argc, char **argv)
 		eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
 			      o.no_skill ? "no-skill" : j.skill_names.v[0]);
 		if (!evaltrial_reuse(&j))
-			status = run_once(&j, &env_extra, &e);
+			status = check_local_harness(&o, &e) < 0 ? -1 : run_once(&j, &env_extra, &e);
 		if (status < 0)
 			die_err(&e);
 	}

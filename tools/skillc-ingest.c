@@ -1,6 +1,7 @@
-/* skillc-ingest — copies a task's one skill into the run, validated.
+/* skillc-ingest — copies a task's one skill (or, SKILL_SOURCE, a skill from
+ * elsewhere) into the run, validated.
  * The task folder is outside input: its name must be safe, it must hold
- * exactly one skill under environment/skills/, no file over the size cap,
+ * exactly one skill under environment/skills/ (skill/source.h), no file over the size cap,
  * no symlink leaving the skill folder, and a SKILL.md that can be read as a
  * skill. The copy is built beside --out and swapped in whole; the hash
  * stamp is written last and only when the content changed. */
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "skill/source.h"
 #include "skill/validate.h"
 #include "base/fs.h"
 #include "base/hash.h"
@@ -20,8 +22,11 @@
 
 static const char usage[] =
 	"usage: skillc-ingest --task DIR --out DIR --hash FILE [--report FILE] [--max-file-mb N]\n"
+	"                     [--skill-source SRC]\n"
 	"\n"
 	"Copies the one skill under DIR/environment/skills/ into --out (as --out/<skill-dir>/),\n"
+	"or with --skill-source the skill folder SRC (SKILL.md at its top) or the one skill\n"
+	"of the skills root SRC, instead of the task's own;\n"
 	"writes its tree hash to --hash (only when it changed) and the validator's verdict\n"
 	"to --report (JSON). Refuses: unsafe task names, no skill or several, files over\n"
 	"--max-file-mb (default 25), symlinks that leave the skill folder, special files,\n"
@@ -30,6 +35,7 @@ static const char usage[] =
 
 struct opts {
 	const char *task, *out, *hash, *report;
+	const char *source; /* --skill-source: instead of the task's environment/skills */
 	long max_mb;
 };
 
@@ -42,85 +48,6 @@ static char *task_name(const char *dir)
 	while (p > dir && p[-1] != '/')
 		p--;
 	return xstrndup(p, (size_t)(end - p));
-}
-
-/* The one folder under root holding a SKILL.md (skill.md is accepted, as
- * skills-ref does). Other folders (licenses/ and the like) are not skills. */
-static char *find_skill(const char *root, struct err *e)
-{
-	struct fs_tree t = { 0 };
-	if (!fs_is_dir(root))
-		return err_set(e, ERR_INPUT, "no skill: '%s' is missing; put the skill at environment/skills/<name>/SKILL.md", root), NULL;
-	if (fs_list_tree(root, &t, e) < 0) {
-		fs_tree_free(&t);
-		return NULL;
-	}
-	struct strlist found = STRLIST_INIT;
-	for (size_t i = 0; i < t.n; i++) {
-		const struct fs_entry *en = &t.v[i];
-		if (strchr(en->path, '/'))
-			continue;
-		char *full = path_join(root, en->path);
-		if (S_ISLNK(en->mode)) {
-			char *md = path_join(full, "SKILL.md");
-			if (fs_exists(md)) {
-				err_set(e, ERR_INPUT, "skill folder '%s' is a symlink; copy the skill into the task instead", full);
-				free(md);
-				free(full);
-				strlist_free(&found);
-				fs_tree_free(&t);
-				return NULL;
-			}
-			free(md);
-		} else if (S_ISDIR(en->mode)) {
-			char *a = path_join(full, "SKILL.md"), *b = path_join(full, "skill.md");
-			if (fs_exists(a) || fs_exists(b))
-				strlist_push(&found, en->path);
-			free(a);
-			free(b);
-		}
-		free(full);
-	}
-	fs_tree_free(&t);
-	char *skill = NULL;
-	if (found.n == 0) {
-		err_set(e, ERR_INPUT, "no skill: no folder in '%s' holds a SKILL.md; add environment/skills/<name>/SKILL.md", root);
-	} else if (found.n > 1) {
-		struct buf names = BUF_INIT;
-		for (size_t i = 0; i < found.n; i++)
-			buf_printf(&names, "%s%s", i ? ", " : "", found.v[i]);
-		err_set(e, ERR_INPUT, "%zu skills in '%s' (%s); skillc compiles one skill per task: keep one", found.n, root, names.data);
-		buf_free(&names);
-	} else {
-		skill = xstrdup(found.v[0]);
-	}
-	strlist_free(&found);
-	return skill;
-}
-
-/* Every entry must stay inside the skill and under the size cap. */
-static int vet_tree(const char *skill, const struct fs_tree *t, long max_mb, struct err *e)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		const struct fs_entry *en = &t->v[i];
-		if (S_ISLNK(en->mode)) {
-			const char *slash = strrchr(en->path, '/');
-			char *rel = slash ? xasprintf("%.*s/%s", (int)(slash - en->path), en->path, en->link) : xstrdup(en->link);
-			char *norm = en->link[0] == '/' ? NULL : path_normalize_rel(rel);
-			free(rel);
-			if (!norm || !*norm) {
-				free(norm);
-				return err_set(e, ERR_INPUT, "symlink '%s/%s' points outside the skill folder (-> %s); replace it with the file it points to", skill, en->path, en->link);
-			}
-			free(norm);
-		} else if (S_ISREG(en->mode)) {
-			if (en->size > (off_t)max_mb * 1024 * 1024)
-				return err_set(e, ERR_INPUT, "'%s/%s' is %.1f MB, over the %ld MB cap (MAX_FILE_MB); move it out of the skill or raise MAX_FILE_MB", skill, en->path, (double)en->size / (1024.0 * 1024.0), max_mb);
-		} else if (!S_ISDIR(en->mode)) {
-			return err_set(e, ERR_INPUT, "'%s/%s' is not a regular file, folder or symlink; remove it from the skill", skill, en->path);
-		}
-	}
-	return 0;
 }
 
 /* Copies the vetted tree; files keep only their executable bit (what the
@@ -154,8 +81,8 @@ static int ingest(const struct opts *o, struct err *e)
 {
 	char *name = task_name(o->task);
 	int rc = -1;
-	char *root = NULL, *skill = NULL, *src = NULL, *tmp = NULL, *dst = NULL;
-	struct fs_tree t = { 0 };
+	char *root = NULL, *tmp = NULL, *dst = NULL;
+	struct skill_source sk = { 0 };
 	struct check_report *report = NULL;
 	if (!name_is_safe(name)) {
 		err_set(e, ERR_INPUT, "bad task name '%s' (folder '%s'): use letters, digits, '.', '_' and '-', starting with a letter or digit", name, o->task);
@@ -165,12 +92,17 @@ static int ingest(const struct opts *o, struct err *e)
 		err_set(e, ERR_INPUT, "task folder '%s' not found", o->task);
 		goto out;
 	}
-	root = path_join(o->task, "environment/skills");
-	if (!(skill = find_skill(root, e)))
+	root = o->source ? xstrdup(o->source) : path_join(o->task, "environment/skills");
+	if (skill_source_open(root, o->source != NULL, o->max_mb, &sk, e) < 0) {
+		if (o->source) {
+			char why[sizeof e->msg];
+			snprintf(why, sizeof why, "%s", e->msg);
+			err_set(e, ERR_INPUT, "SKILL_SOURCE: %s", why);
+		}
 		goto out;
-	src = path_join(root, skill);
-	if (fs_list_tree(src, &t, e) < 0 || vet_tree(src, &t, o->max_mb, e) < 0)
-		goto out;
+	}
+	const char *skill = sk.name, *src = sk.dir;
+	const struct fs_tree *tree = &sk.tree;
 
 	int verdict = check_skill(src, &report);
 	/* no name and description to read: no agent could find the skill */
@@ -190,7 +122,7 @@ static int ingest(const struct opts *o, struct err *e)
 	}
 	dst = path_join(tmp, skill);
 	hash_hex h;
-	if (copy_tree(src, dst, &t, e) < 0 || hash_tree(tmp, h, e) < 0)
+	if (copy_tree(src, dst, tree, e) < 0 || hash_tree(tmp, h, e) < 0)
 		goto out;
 	if (fs_fsync_dir(dst) < 0) {
 		err_set(e, ERR_WORK, "cannot sync '%s':", dst);
@@ -211,10 +143,10 @@ static int ingest(const struct opts *o, struct err *e)
 		goto out;
 	off_t bytes = 0;
 	size_t files = 0;
-	for (size_t i = 0; i < t.n; i++)
-		if (S_ISREG(t.v[i].mode)) {
+	for (size_t i = 0; i < tree->n; i++)
+		if (S_ISREG(tree->v[i].mode)) {
 			files++;
-			bytes += t.v[i].size;
+			bytes += tree->v[i].size;
 		}
 	printf("skillc-ingest: skill '%s' of task '%s': %zu files, %.1f KB, hash %.12s\n", skill, name, files,
 	       (double)bytes / 1024.0, h);
@@ -225,11 +157,9 @@ out:
 		fs_remove_tree(tmp, &ignore);
 	}
 	check_report_free(report);
-	fs_tree_free(&t);
+	skill_source_free(&sk);
 	free(name);
 	free(root);
-	free(skill);
-	free(src);
 	free(tmp);
 	free(dst);
 	return rc;
@@ -251,6 +181,8 @@ int main(int argc, char **argv)
 			o.out = v;
 		else if (!strcmp(a, "--hash"))
 			o.hash = v;
+		else if (!strcmp(a, "--skill-source"))
+			o.source = v;
 		else if (!strcmp(a, "--report"))
 			o.report = v;
 		else if (!strcmp(a, "--max-file-mb")) {

@@ -10,8 +10,10 @@
  *                           is still due
  *   report --as status|dry|question ...   answers without working: make
  *                           status, make -n and make -q
+ *   source-tag DIR          the run folder suffix of SKILL_SOURCE=DIR
  * The command's settings come as NAME=VALUE arguments, --given the names it
  * gave explicitly, --goals the make goals. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #include "eval/harness.h"
 #include "pipeline/launcher.h"
 #include "pipeline/matrix.h"
+#include "skill/source.h"
 #include "pipeline/rules.h"
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
@@ -39,6 +42,7 @@ static const char usage[] =
 	"usage: skillc-rules check NAME=VALUE...\n"
 	"       skillc-rules run --goals 'G...' [--given 'NAME...'] NAME=VALUE... -- MAKE [ARG...]\n"
 	"       skillc-rules report --as status|dry|question|runs --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
+	"       skillc-rules source-tag DIR\n"
 	"\n"
 	"Started by make (mk/skillc.mk) with the command's settings. check prints\n"
 	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
@@ -46,7 +50,9 @@ static const char usage[] =
 	"models=, MATRIX=), brings their rules up to date and runs MAKE with\n"
 	"SKILLC_PLAN=<the file including every run's rules.mk>. report prints make\n"
 	"status (exit 1: something is due), what make -n would run, only the answer\n"
-	"of make -q, or the run folders (runs).\n"
+	"of make -q, or the run folders (runs). source-tag finds and vets the one skill\n"
+	"of SKILL_SOURCE=DIR (a skill folder or a skills root holding one) and prints\n"
+	"the suffix of its runs' folder names, src-<skill>-<hash>.\n"
 	"Exit: check 0 good; run MAKE's status; report 0 up to date, 1 not; 2 bad\n"
 	"settings or a busy run.\n";
 
@@ -434,12 +440,16 @@ static int make_keeps_going(void)
 	return memchr(mf, 'k', strcspn(mf, " ")) != NULL;
 }
 
-/* The last line of a make: the deliverable and the tables, or what is due. */
-static void last_line(const struct command *c, const struct runs *rs, int rc)
+/* The last line of a make: the deliverable and the tables, or what is due.
+ * After a failed make it says why, a diagnostic: on stderr, as make's own
+ * error lines are; otherwise on stdout with the progress. -1 when that
+ * stream cannot take it. */
+static int last_line(const struct command *c, const struct runs *rs, int rc)
 {
+	FILE *out = rc ? stderr : stdout;
 	const char *goal = c->goals.n ? c->goals.v[c->goals.n - 1] : "final";
 	if (has_goal(c, "clean-stage") || !rs->n)
-		return;
+		return 0;
 	size_t short_of = 0;
 	struct buf stopped = BUF_INIT;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -459,15 +469,15 @@ static void last_line(const struct command *c, const struct runs *rs, int rc)
 		char *failed = NULL;
 		char *again = run_command(one, goal), *fin = run_command(one, "final"), *sum = run_command(one, "summary");
 		if (due_of(one, goal, &due, &failed))
-			printf("skillc: %s: stopped short of %s%s%s; still due: %s; %s resumes%s\n", path_base(one->dir), goal,
+			fprintf(out, "skillc: %s: stopped short of %s%s%s; still due: %s; %s resumes%s\n", path_base(one->dir), goal,
 			       failed ? ": " : "", failed ? failed : "", due.data, again,
 			       failed && !make_keeps_going() ? " (make -k runs the rest)" : "");
 		else if (due_of(one, "final", &final, NULL))
-			printf("skillc: %s: %s done; still due for final: %s (%s%s)\n", path_base(one->dir), goal, final.data,
+			fprintf(out, "skillc: %s: %s done; still due for final: %s (%s%s)\n", path_base(one->dir), goal, final.data,
 			       fin, *run_get(one, "MODEL") ? "" : ", with MODEL=provider/model-id");
 		else {
 			char *skill = deliverable(one);
-			printf("skillc: %s: %s done; the skill is %s; %s writes the tables to %s/summary.md\n",
+			fprintf(out, "skillc: %s: %s done; the skill is %s; %s writes the tables to %s/summary.md\n",
 			       path_base(one->dir), goal, skill, sum, one->dir);
 			free(skill);
 		}
@@ -478,18 +488,18 @@ static void last_line(const struct command *c, const struct runs *rs, int rc)
 		buf_free(&due);
 		buf_free(&final);
 	} else if (short_of) {
-		printf("skillc: %zu runs: %s done in %zu, stopped short in %zu: %s%s; make status lists what is due%s\n", rs->n,
+		fprintf(out, "skillc: %zu runs: %s done in %zu, stopped short in %zu: %s%s; make status lists what is due%s\n", rs->n,
 		       goal, rs->n - short_of, short_of, stopped.data, short_of > 3 ? "; ..." : "",
 		       rc && !make_keeps_going() ? ", make -k runs the rest" : "");
 	} else {
 		char *skill = deliverable(one);
 		const char *rel = skill + strlen(one->dir);
-		printf("skillc: %zu runs: %s done; their skills are in %s/<run>%s; make summary writes the tables to %s/summary.md\n",
+		fprintf(out, "skillc: %zu runs: %s done; their skills are in %s/<run>%s; make summary writes the tables to %s/summary.md\n",
 		       rs->n, goal, val(c, "RESULTS"), rel, val(c, "RESULTS"));
 		free(skill);
 	}
 	buf_free(&stopped);
-	fflush(stdout);
+	return fflush(out) != 0 || ferror(out) ? -1 : 0;
 }
 
 static int cmd_run(const struct command *c)
@@ -534,7 +544,11 @@ static int cmd_run(const struct command *c)
 	unlink(plan);
 	free(plan);
 	strlist_free(&argv);
-	last_line(c, &rs, res.exit_code);
+	if (last_line(c, &rs, res.exit_code) < 0) {
+		warnf("cannot write to stdout: %s", strerror(errno));
+		if (!res.exit_code)
+			res.exit_code = 1;
+	}
 	for (size_t i = 0; i < rs.n; i++)
 		close(fds[i]);
 	free(fds);
@@ -611,6 +625,33 @@ static char *image_gone(const char *tool, const char *path)
 	return xstrdup("names an image that is gone from the Docker daemon");
 }
 
+/* A bad SKILL_SOURCE stops make while it reads the makefile, in one line,
+ * before any run is touched. */
+static int check_source(int argc, char **argv, struct err *e)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strncmp(argv[i], "SKILL_SOURCE=", 13) && argv[i][13]) {
+			char *tag = skill_source_tag(argv[i] + 13, e);
+			int rc = tag ? 0 : -1;
+			free(tag);
+			return rc;
+		}
+	return 0;
+}
+
+/* The run folder suffix of SKILL_SOURCE=dir (docs/baseline.md). */
+static int source_tag(const char *source)
+{
+	struct err e = { 0 };
+	char *tag = skill_source_tag(source, &e);
+	if (!tag)
+		die_err(&e);
+	if (printf("%s\n", tag) < 0 || fflush(stdout) != 0)
+		die(1, "cannot write to stdout: %m");
+	free(tag);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -622,12 +663,14 @@ int main(int argc, char **argv)
 		die(2, "missing command: check, run or report (see --help)");
 	if (!strcmp(argv[1], "check")) {
 		/* make shows stdout as its own error line */
-		if (settings_check_args(argc - 2, argv + 2, &e) == 0)
+		if (settings_check_args(argc - 2, argv + 2, &e) == 0 && check_source(argc - 2, argv + 2, &e) == 0)
 			return 0;
 		if (printf("skillc: %s\n", e.msg) < 0 || fflush(stdout) != 0)
 			die(1, "cannot write to stdout: %m");
 		return 2;
 	}
+	if (!strcmp(argv[1], "source-tag") && argc == 3)
+		return source_tag(argv[2]);
 	if (strcmp(argv[1], "run") && strcmp(argv[1], "report"))
 		die(2, "unknown command '%s': check, run or report (see --help)", argv[1]);
 	struct command c;

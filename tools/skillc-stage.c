@@ -236,7 +236,7 @@ static int cmd_run(const struct run *r, const char *name)
 	struct strlist argv = STRLIST_INIT;
 	ref.def->command(&ref, r, bindir, &argv);
 	free(bindir);
-	struct launch launch; /* a Slurm job with LAUNCHER=srun: argv gets the srun prefix */
+	struct launcher_job launch; /* a Slurm job with LAUNCHER=srun: argv gets the srun prefix */
 	bool wrapped = launcher_wrap(r, &ref, &argv, &launch, &e) == 0;
 	char *logpath = xasprintf("%s/%s.log", logdir, ref.name);
 	off_t from;
@@ -250,12 +250,16 @@ static int cmd_run(const struct run *r, const char *name)
 
 	/* in a matrix, a line names its run too */
 	char *who = getenv("SKILLC_MATRIX") ? xasprintf("%s %s", path_base(r->dir), ref.name) : xstrdup(ref.name);
-	fprintf(stderr, "skillc: %s: started\n", who);
+	progressf("skillc: %s: started", who);
+	/* as make does: the tool's results and progress on stdout, its
+	 * diagnostics on stderr, both in the stage's log */
 	struct proc_spec spec = {
 		.argv = argv.v,
 		.timeout = (double)stage_timeout(ref.def, r),
 		.stdin_fd = -1,
-		.tee = { logfd, 2 },
+		.tee = { logfd, 1 },
+		.split = true,
+		.err_tee = { logfd, 2 },
 		.stop = launch.marker ? launcher_stop : NULL, /* a Slurm job is stopped through Slurm */
 		.stop_arg = &launch,
 	};
@@ -290,7 +294,7 @@ static int cmd_run(const struct run *r, const char *name)
 		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)%s\n", who,
 		        res.interrupted ? "stopped" : "failed", t1 - t0, o.error, logpath, rest);
 	else
-		fprintf(stderr, "skillc: %s: done in %.1f s\n", who, t1 - t0);
+		progressf("skillc: %s: done in %.1f s", who, t1 - t0);
 	free(who);
 	free(o.error);
 	free(logpath);

@@ -385,8 +385,10 @@ static cJSON *run_plan(struct compile *c, cJSON *rep)
 		die_err(&e);
 	if (json_get(plan, "cached") && !json_bool(plan, "cached", true))
 		return plan;
-	fprintf(stderr, "plan from %s: %d request(s), %d cache hit(s), %d repair(s), %d operation(s)\n", c->o->model,
-	       info.requests, info.cache_hits, info.repairs, cJSON_GetArraySize(json_get(plan, "operations")));
+	/* progress on stdout, unless stdout is --dry-run's JSON */
+	fprintf(c->o->dry_run ? stderr : stdout, "plan from %s: %d request(s), %d cache hit(s), %d repair(s), %d operation(s)\n",
+		c->o->model, info.requests, info.cache_hits, info.repairs, cJSON_GetArraySize(json_get(plan, "operations")));
+	fflush(stdout);
 	cJSON *llm = cJSON_CreateObject();
 	json_set_str(llm, "planner", c->o->model);
 	json_set_str(llm, "cache_key", info.key);

@@ -14,6 +14,8 @@ t_eq "exit" $? 0
 c=$(cat "$D/mk/config.mk")
 t_contains "prefix" "$c" "PREFIX = /opt/skillc"
 t_contains "bindir follows the prefix" "$c" 'BINDIR = $(PREFIX)/bin'
+t_contains "mandir follows the prefix" "$c" 'MANDIR = $(PREFIX)/share/man'
+t_contains "docdir follows the prefix" "$c" 'DOCDIR = $(PREFIX)/share/doc/skillc'
 t_contains "cflags" "$c" "CFLAGS = -O1 -g"
 t_contains "ldflags" "$c" "LDFLAGS = -Wl,-O1"
 t_contains "libraries" "$c" "-lcjson"

@@ -113,7 +113,8 @@ t_contains "the L2 exists" "$out" "ok      docker-images: the L2 of inventory-ch
 out=$($SK task=inventory-check HARNESS=fresh DOCTOR_PROBE=none doctor 2>&1)
 t_contains "an L2 never built is due" "$out" "ok      docker-images: the L2 of inventory-check with fresh: due (make images builds it)"
 out=$($SK task=inventory-check HARNESS=scripted SANDBOX=bwrap DOCTOR_PROBE=none doctor 2>&1)
-t_contains "SANDBOX=bwrap: not used" "$out" "ok      docker: not used (SANDBOX=bwrap)"
+t_contains "SANDBOX=bwrap: bubblewrap is checked" "$out" " SANDBOX: "
+case $out in *" docker: "*|*" docker-"*) t_fail "SANDBOX=bwrap made docker checks: $out" ;; esac
 out=$(DOCKER_HOST=unix://$T_TMP/none.sock $SK task=inventory-check HARNESS=scripted DOCTOR_PROBE=none doctor 2>&1)
 t_eq "a daemon that is down: exit" $? 1
 t_contains "says so" "$out" "problem docker: the Docker daemon at unix://$T_TMP/none.sock does not answer"

@@ -14,7 +14,8 @@ R=$T_TMP/tree
 mkdir -p "$R/docs" "$R/tools/lib/base" "$R/rules" "$R/man"
 d=docs s=skillc
 printf '# Guide\n\n## Keys and `.env`\n\n```sh\n# not a heading\n```\n\n## Keys and `.env`\n' >"$R/$d/guide.md"
-printf '.TH SKILLC 7\n' >"$R/man/skillc.7"
+printf '.TH SKILLC 7\n.BR skillc\\-gone (1)\n' >"$R/man/skillc.7"
+printf 'int main(void) { return 0; }\n' >"$R/tools/$s-new.c"
 printf '/* util.h — see %s/guide.md#keys-and-env and %s/guide.md#keys-and-env-1 */\n' $d $d >"$R/tools/lib/base/util.h"
 cat >"$R/tools/lib/base/fs.c" <<C
 /* see $d/gone.md, $d/guide.md#not-a-heading and run.h; util.h is fine */
@@ -34,5 +35,7 @@ t_contains "a section by title" "$out" "tools/lib/base/fs.c:2: names a section b
 t_contains "a missing man page" "$out" "tools/lib/base/fs.c:3: names man page $s-gone(1): no man/$s-gone.1"
 t_contains "a broken Markdown link" "$out" "README.md:3: links to $d/nope.md: no such file"
 t_contains "a broken same-page anchor" "$out" "README.md:3: links to #nope: README.md has no heading with anchor #nope"
-t_eq "nothing else reported (output: $out)" "$(printf '%s\n' "$out" | wc -l)" 7
+t_contains "a roff reference to a missing page" "$out" "man/$s.7:2: names man page $s-gone(1): no man/$s-gone.1"
+t_contains "a tool without its page" "$out" "tools/$s-new.c: the tool has no man page man/$s-new.1"
+t_eq "nothing else reported (output: $out)" "$(printf '%s\n' "$out" | wc -l)" 9
 t_end

@@ -18,7 +18,8 @@ M=vllm/qwen-27b
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 T=$R/traces/csv-column-sum/raw
 
-script() { rm -f script.n; printf '%s\n' "$@" >script; }
+# the outcome script; a kill can leave the stand-in's line lock behind
+script() { rm -rf script.n script.lock; printf '%s\n' "$@" >script; }
 starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }
 # the most bench processes alive at once, from the start/end lines
 overlap() {
@@ -133,7 +134,9 @@ setsid $SK -j3 task=csv-column-sum raw-eval REPEAT=6 RUNNER=benchflow MODEL=$M R
 sid=$!
 i=0
 while [ $i -lt 600 ] && [ "$(starts)" -lt 6 ]; do sleep 0.05; i=$((i + 1)); done
-sleep 0.3
+# the three hanging trials are at work: each has written its rollout's config.json
+hanging() { [ "$(find $K/traces/csv-column-sum/raw -path '*/.test-*' -name config.json | wc -l)" -eq 3 ]; }
+t_poll 60 hanging || t_fail "the three hanging trials never got to work"
 # SIGTERM to the whole session, as a killed terminal would send (a background
 # job of sh ignores SIGINT, so Ctrl-C cannot be played here)
 kill -TERM -$sid
@@ -197,7 +200,7 @@ t_check "kept" test -f x/.incomplete/raw/test-001.*/reason.txt
 script crash
 out=$($E --harness opencode --out x/traces/csv-column-sum/raw/test-002 2>&1)
 t_eq "exit" $? 1
-t_contains "reason" "$out" "the runner exited 1 and wrote no raw/ output (see runner.log)"
+t_contains "reason, with the runner's last line" "$out" "the runner exited 1 and wrote no raw/ output: Traceback (most recent call last): RuntimeError: fake crash (see runner.log)"
 script "pass acp=empty"
 out=$($E --harness opencode --out x/traces/csv-column-sum/raw/test-003 2>&1)
 t_eq "exit" $? 1

@@ -3,7 +3,7 @@
 # folders made by real make with the stand-in bench, and over run folders
 # built here by hand in the documented trial layout
 # (traces/<task>/<stage>/test-NNN/trial.json) for the stages the pipeline
-# does not run yet (final, noskill). The JUnit files are validated with
+# does not run yet (final). The JUnit files are validated with
 # xmllint against tests/fixtures/junit/junit.xsd.
 . "$(dirname "$0")/../lib.sh"
 

@@ -19,9 +19,50 @@ out=$(PATH=/usr/bin:/bin make --no-print-directory -f "$P/share/skillc/skillc.mk
 t_contains "help" "$out" "make task=T status"
 t_end
 
+t_begin "make install puts skillc(7) and a skillc-<tool>(1) for every tool in MANDIR, docs/ in DOCDIR"
+for t in "$T_ROOT"/tools/skillc-*.c; do
+	n=$(basename "$t" .c)
+	t_check "man page of $n" test -f "$P/share/man/man1/$n.1"
+done
+t_check "skillc(7)" test -f "$P/share/man/man7/skillc.7"
+t_check "the docs" test -f "$P/share/doc/skillc/pipeline.md"
+t_check "the internals" test -f "$P/share/doc/skillc/internals/layout.md"
+t_check "the model server stand-in" test -x "$P/libexec/skillc/fakellm"
+t_check "the scripted agent" test -x "$P/libexec/skillc/acpagent"
+t_end
+
+if command -v groff >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
+t_begin "every man page renders without a warning, with NAME, SYNOPSIS, DESCRIPTION and SEE ALSO"
+	for m in "$P"/share/man/man1/*.1 "$P"/share/man/man7/*.7; do
+		w=$(groff -man -Tutf8 -ww -z "$m" 2>&1)
+		t_eq "groff warnings of $(basename "$m")" "$w" ""
+		txt=$(MANWIDTH=80 man -l "$m" 2>&1)
+		for sec in NAME SYNOPSIS DESCRIPTION "SEE ALSO"; do
+			case $txt in *"$sec"*) ;; *) t_fail "$(basename "$m") has no $sec section" ;; esac
+		done
+	done
+	out=$(MANWIDTH=80 man -M "$P/share/man" skillc-doctor 2>&1)
+	t_contains "man finds an installed page by name" "$out" "skillc-doctor - check what a run needs"
+	out=$(MANWIDTH=80 man -M "$P/share/man" 7 skillc 2>&1)
+	t_contains "and skillc(7)" "$out" "compile an Agent Skill for one model and harness"
+t_end
+else
+	t_skip "man pages render" "no man or groff (apt-get install -y man-db groff-base)"
+fi
+
+t_begin "make uninstall removes what install put there"
+out=$(make --no-print-directory -C "$T_ROOT" uninstall PREFIX="$P" 2>&1)
+t_eq "exit" $? 0
+t_check "no man page left" test -z "$(find "$P/share/man" -type f 2>/dev/null)"
+t_check "no docs left" test ! -e "$P/share/doc/skillc"
+t_check "no tool left" test ! -e "$P/bin/skillc-ingest"
+t_check "no stand-in left" test ! -e "$P/libexec/skillc"
+t_end
+
 t_begin "DESTDIR stages the same layout under another root"
 out=$(make --no-print-directory -C "$T_ROOT" install DESTDIR="$T_TMP/stage" PREFIX=/opt/sk SANITIZE="${SANITIZE:-}" 2>&1)
 t_eq "exit" $? 0
 t_check "tool staged" test -x "$T_TMP/stage/opt/sk/bin/skillc-ingest"
+t_check "man page staged" test -f "$T_TMP/stage/opt/sk/share/man/man7/skillc.7"
 t_eq "paths name the final place, not DESTDIR" "$(grep SKILLC_BIN "$T_TMP/stage/opt/sk/share/skillc/paths.mk")" "SKILLC_BIN := /opt/sk/bin"
 t_end

@@ -25,8 +25,7 @@ start_fake() {
 		--port-file "$D/port" 2>"$D/fake.err" &
 	FAKE_PID=$!
 	PIDS="$PIDS $FAKE_PID"
-	i=0
-	while [ ! -s "$D/port" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+	t_poll 20 test -s "$D/port"
 	port=$(cat "$D/port")
 	cat >"$D/routes.json" <<EOF
 {"providers": {
@@ -43,10 +42,8 @@ stop_fake() { kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null; }
 requests() { if [ -f "$D/log.jsonl" ]; then wc -l <"$D/log.jsonl" | tr -d ' '; else echo 0; fi; }
 # llm ARGS...: skillc-llm in $D with its files; stdout and stderr kept
 llm() { (cd "$D" && exec skillc-llm --routes routes.json --env-file .env --cache-dir cache --usage usage.jsonl "$@"); }
-wait_requests() {
-	i=0
-	while [ "$(requests)" -lt "$1" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
-}
+has_requests() { [ "$(requests)" -ge "$WANT_REQUESTS" ]; }
+wait_requests() { WANT_REQUESTS=$1; t_poll 20 has_requests; }
 jfield() { jq -r "$1" "$2"; }
 
 printf '%s' "$KEY" >"$T_TMP/key.txt"
@@ -272,39 +269,44 @@ t_eq "usage lines" "$(wc -l <"$D/usage.jsonl" | tr -d ' ')" 8
 t_end
 stop_fake
 
+# doctor ARGS...: skillc-doctor in $D for `make static` in hybrid mode, where
+# EXTERNAL_MODEL is called through the routes (tests/e2e/doctor.sh has the rest)
+doctor() { (cd "$D" && exec env ROUTES=routes.json ENV_FILE=.env CACHE_DIR=cache STATIC_MODE=hybrid "$@"); }
 t_begin "skillc-doctor: routes, keys and models checked without tokens"
 start_fake doctor '{"models": [{"models": ["m1", "Qwen/Qwen3.5-27B"]}], "chat": [{"text": "o"}]}'
-out=$(cd "$D" && ROUTES=routes.json ENV_FILE=.env CACHE_DIR=cache MODEL=fake/Qwen/Qwen3.5-27B EXTERNAL_MODEL=open/m1 skillc-doctor)
+out=$(doctor MODEL=open/m1 EXTERNAL_MODEL=fake/Qwen/Qwen3.5-27B skillc-doctor static)
 t_eq "exit" $? 0
-t_contains "model line" "$out" "ok      MODEL: fake/Qwen/Qwen3.5-27B: key FAKE_KEY from ENV_FILE '.env', listed by the provider"
+t_contains "model line" "$out" "ok      EXTERNAL_MODEL: fake/Qwen/Qwen3.5-27B: key FAKE_KEY from ENV_FILE '.env', listed by the provider"
+t_contains "MODEL only named" "$out" "ok      MODEL: open/m1 (make static names it but calls no model)"
 t_contains "summary" "$out" "all good"
 t_eq "no chat request" "$(grep -c '"endpoint":"chat"' "$D/log.jsonl")" 0
-out=$(cd "$D" && ROUTES=routes.json ENV_FILE=none.env CACHE_DIR=cache MODEL=fake/m2 EXTERNAL_MODEL=open/m3 skillc-doctor)
+out=$(doctor ENV_FILE=none.env MODEL=open/m1 EXTERNAL_MODEL=fake/m2 skillc-doctor static)
 t_eq "problems exit" $? 1
-t_contains "missing key" "$out" "problem MODEL: fake/m2: provider 'fake' needs a key: set FAKE_KEY in the environment or in ENV_FILE 'none.env'"
+t_contains "missing key" "$out" "problem EXTERNAL_MODEL: fake/m2: provider 'fake' needs a key: set FAKE_KEY in the environment or in ENV_FILE 'none.env'"
+t_contains "count" "$out" "1 problem found"
+out=$(doctor MODEL=open/m1 EXTERNAL_MODEL=open/m3 skillc-doctor static)
 t_contains "unlisted model" "$out" "problem EXTERNAL_MODEL: open/m3: the provider lists 2 models but not 'm3'"
-t_contains "count" "$out" "2 problems found"
 n=$(requests)
-out=$(cd "$D" && ROUTES=routes.json ENV_FILE=.env CACHE_DIR=cache MODEL=fake/m1 DOCTOR_PROBE=none skillc-doctor)
+out=$(doctor MODEL=fake/m1 DOCTOR_PROBE=none skillc-doctor static)
 t_eq "probe none exit" $? 1
-t_contains "EXTERNAL_MODEL unset" "$out" "problem EXTERNAL_MODEL: not set: give EXTERNAL_MODEL=provider/model-id"
+t_contains "EXTERNAL_MODEL unset" "$out" "problem EXTERNAL_MODEL: not set, and make static needs it: give EXTERNAL_MODEL=provider/model-id"
 t_eq "probe none makes no request" "$(requests)" "$n"
-out=$(cd "$D" && ROUTES=routes.json ENV_FILE=.env CACHE_DIR=cache MODEL=fake/m1 EXTERNAL_MODEL=fake/m1 skillc-doctor --probe call)
+out=$(doctor MODEL=fake/m1 EXTERNAL_MODEL=fake/m1 skillc-doctor --probe call static)
 t_eq "probe call exit" $? 0
-t_eq "probe call: one 1-token request per model" "$(grep '"endpoint":"chat"' "$D/log.jsonl" | jq -c .body.max_tokens | tr '\n' ' ')" "1 1 "
+t_eq "probe call: one 1-token request" "$(grep '"endpoint":"chat"' "$D/log.jsonl" | jq -c .body.max_tokens | tr '\n' ' ')" "1 "
 (cd "$D" && DOCTOR_PROBE=maybe skillc-doctor) >/dev/null 2>"$D/err"
 t_eq "bad probe exit" $? 2
 printf '{"providers": 3}' >"$D/bad.json"
-out=$(cd "$D" && ROUTES=bad.json MODEL=fake/m1 EXTERNAL_MODEL=fake/m1 skillc-doctor)
+out=$(doctor ROUTES=bad.json MODEL=fake/m1 EXTERNAL_MODEL=fake/m1 skillc-doctor static)
 t_contains "bad routes" "$out" "problem ROUTES: routes 'bad.json': \"providers\" must be an object"
 t_end
 stop_fake
 
 t_begin "doctor: a rejected key is one problem line"
 start_fake doctor401 '{"require_key": "other"}'
-out=$(cd "$D" && ROUTES=routes.json MODEL=fake/m1 EXTERNAL_MODEL=open/m1 skillc-doctor)
+out=$(doctor MODEL=open/m1 EXTERNAL_MODEL=fake/m1 skillc-doctor static)
 t_eq "exit" $? 1
-t_contains "401" "$out" "problem MODEL: provider 'fake' rejected the key in FAKE_KEY (HTTP 401, key from ENV_FILE '.env')"
+t_contains "401" "$out" "problem EXTERNAL_MODEL: provider 'fake' rejected the key in FAKE_KEY (HTTP 401, key from ENV_FILE '.env')"
 t_end
 stop_fake
 

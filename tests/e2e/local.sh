@@ -41,9 +41,10 @@ run() {
 }
 
 # nothing of a trial may outlive it: no process names our files or the marker
+# (a killed process may take a moment to go: give it 10 s, not 300)
+strays_gone() { ! pgrep -f "$T_TMP" >/dev/null && ! pgrep -f "$MARK" >/dev/null; }
 no_strays() {
-	sleep 0.2
-	if pgrep -f "$T_TMP" >/dev/null || pgrep -f "$MARK" >/dev/null; then
+	if ! t_poll 10 strays_gone; then
 		t_fail "stray processes: $(pgrep -af "$T_TMP|$MARK" | head -n 3)"
 		pkill -9 -f "$MARK" 2>/dev/null
 	fi
@@ -276,10 +277,14 @@ t_end
 
 t_begin "sandbox escape: home, another trial, the project tree stay untouched"
 OTHER=$(dirname "$(ls -d "$T_TMP"/jobs-pass/*/answer-file__*)")
-HOSTHOME=${HOME:-/root}
+# the agent's home is /root in the sandbox whatever $HOME says here (a CI
+# job's HOME can be anywhere): a write there stays in the sandbox. The
+# caller's own $HOME, which the sandbox does not have, is tried last.
+AGENTHOME=/root
+CALLERHOME=${HOME:-/root}
 ESC=escape-$$
 script escape "[
-	{\"write\": {\"path\": \"$HOSTHOME/$ESC\", \"content\": \"x\"}},
+	{\"write\": {\"path\": \"$AGENTHOME/$ESC\", \"content\": \"x\"}},
 	{\"write\": {\"path\": \"$OTHER/$ESC\", \"content\": \"x\"}},
 	{\"write\": {\"path\": \"$T_ROOT/$ESC\", \"content\": \"x\"}},
 	{\"exec\": \"touch $T_ROOT/$ESC-exec $OTHER/$ESC-exec /usr/$ESC /etc/$ESC 2>&1; ls $T_ROOT $OTHER 2>&1 | head -n 2\"},
@@ -290,11 +295,13 @@ script escape "[
 	{\"fs_read\": \"/etc/shadow\"},
 	{\"exec\": \"cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '; wc -c </etc/shadow\"},
 	{\"fs_write\": {\"path\": \"/root/answer.txt\", \"content\": \"42\n\"}},
-	{\"fs_read\": \"/root/answer.txt\"}]"
+	{\"fs_read\": \"/root/answer.txt\"},
+	{\"write\": {\"path\": \"$CALLERHOME/$ESC-home\", \"content\": \"x\"}}]"
 run escape
 t_eq "trial completed, scored" "$RC" 0
 t_eq "its outcome" "$($J "$R/result.json" rewards.reward)" 0
-t_check "host home untouched" test ! -e "$HOSTHOME/$ESC"
+t_check "host /root untouched" test ! -e "$AGENTHOME/$ESC"
+t_check "the caller's home untouched" test ! -e "$CALLERHOME/$ESC-home"
 t_check "other trial untouched" test ! -e "$OTHER/$ESC"
 t_check "other trial untouched (exec)" test ! -e "$OTHER/$ESC-exec"
 t_check "project tree untouched" test ! -e "$T_ROOT/$ESC"

@@ -3,7 +3,8 @@
 # agent> REPEAT=3` runs three real trials in bubblewrap through skillc-eval
 # and skillc-local; the parser, the index and the summary read them exactly
 # as they read BenchFlow's. The scripted agent (tests/helpers/acpagent) is a
-# harness the product does not know: it comes from HARNESS_PATH.
+# harness the product does not know: it comes from HARNESS_PATH. A
+# noskill-eval trial runs with no skill linked into the agent's home.
 . "$(dirname "$0")/../lib.sh"
 
 if ! command -v bwrap >/dev/null 2>&1; then
@@ -90,4 +91,17 @@ t_eq "make again" $? 0
 t_contains "only that trial is due (the store has it)" "$out" "[2/4] csv-column-sum raw test-002 passed"
 case $out in *test-001*|*test-003*) t_fail "another trial ran: $out" ;; esac
 t_check "back" test -f $T/test-002/trial.json
+t_end
+
+t_begin "make noskill-eval RUNNER=local: the agent runs with no skill linked"
+out=$($SK noskill-eval REPEAT=1 2>&1)
+t_eq "exit" $? 0
+T=$R/traces/csv-column-sum/noskill/test-001
+t_contains "the trial ran" "$(cat $T/trial.json)" '"outcome": "passed"'
+t_contains "no skill hash" "$(cat $T/trial.json)" '"skill_hash": "no-skill"'
+t_contains "the skill could not be invoked" "$(cat $T/trial.json)" '"invoked": false'
+rc=$(ls $T/raw/*/csv-column-sum__*/config.json 2>/dev/null | head -1)
+t_contains "no-skill mode" "$(cat "$rc")" '"skill_mode": "no-skill"'
+t_contains "no skills dir" "$(tr -d ' \n' <"$rc")" '"effective_skills_dir":null'
+t_contains "the agent found no skill" "$(cat $T/raw/*/csv-column-sum__*/trajectory/acp_trajectory.jsonl)" 'skill csv-sum not found'
 t_end

@@ -43,7 +43,7 @@ EOF
 "$FAKELLM" --script "$T_TMP/chat.json" --log "$T_TMP/llm.jsonl" --port-file "$T_TMP/port" &
 fake=$!
 trap 'kill $fake 2>/dev/null; rm -rf "$T_TMP"' EXIT
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T_TMP/port" ] && break; sleep 0.2; done
+t_poll 20 test -s "$T_TMP/port"
 printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_env": "FAKE_LLM_KEY"}}}\n' \
 	"$(cat "$T_TMP/port")" >"$T_TMP/routes.json"
 KEY=sk-fake-$$-opencode
@@ -72,7 +72,10 @@ t_contains "skill in opencode's catalog" "$($J -l 1 "$T_TMP/llm.jsonl" body.mess
 t_eq "the model saw our model id" "$($J -l 1 "$T_TMP/llm.jsonl" body.model)" qwen-test
 t_eq "the key was sent" "$($J -l 1 "$T_TMP/llm.jsonl" auth.present)" true
 t_check "no trial file holds the key" sh -c "! grep -r -q '$KEY' '$T_TMP/jobs'"
-sleep 0.2
-strays=$(pgrep -f "$T_TMP" | grep -v "^$fake\$")
+# a process the trial started may take a moment to go: 10 s, then it is a stray
+strays() { pgrep -f "$T_TMP" | grep -v "^$fake\$"; }
+no_strays() { [ -z "$(strays)" ]; }
+t_poll 10 no_strays
+strays=$(strays)
 if [ -n "$strays" ]; then t_fail "stray processes: $(ps -o pid=,args= -p "$(echo $strays | tr ' ' ,)" | head -n 3)"; fi
 t_end

@@ -35,6 +35,18 @@ t_eq "status untouched" "$(mtime $R/status/ingest.json)" "$before"
 t_eq "config.json untouched" "$(mtime $R/inputs/config.json)" "$cfg"
 t_end
 
+t_begin "a no-op make trusts rules.mk by its key line; another key rewrites it"
+sed -i '1a # left alone' $R/rules.mk # inside: the trailer stays last (a cut-short file is written again)
+$SK task=csv-column-sum ingest >/dev/null 2>&1
+t_check "same key: rules.mk is not regenerated" grep -q '^# left alone' $R/rules.mk
+sed -i 's/^# key .*/# key 00000000000000000000000000000000/' $R/rules.mk
+out=$($SK task=csv-column-sum ingest 2>&1)
+t_eq "exit" $? 0
+case $out in *started*) t_fail "a stage ran: $out" ;; esac
+t_check "another key: rules.mk written again" sh -c "! grep -q '^# left alone' $R/rules.mk"
+t_check "with the key it is made from" sh -c "! grep -q '^# key 0000' $R/rules.mk"
+t_end
+
 t_begin "a setting that changes no result rewrites nothing and runs nothing"
 cfg=$(mtime $R/inputs/config.json)
 out=$($SK task=csv-column-sum ingest STAGE_TIMEOUT=99 LLM_CACHE=off 2>&1)
@@ -139,12 +151,12 @@ t_contains "both" "$(cat $R/status/ingest.json $R2/status/ingest.json | grep -c 
 t_end
 
 t_begin "make doctor answers 0 when all is well, 1 with one line per problem"
-out=$($SK doctor MODEL=vllm/Qwen/Qwen3-8B EXTERNAL_MODEL=ollama/qwen3:8b DOCTOR_PROBE=none 2>&1)
-t_eq "all good exit" $? 0
+out=$($SK doctor GOAL=static STATIC_MODE=hybrid MODEL=vllm/Qwen/Qwen3-8B EXTERNAL_MODEL=ollama/qwen3:8b DOCTOR_PROBE=none 2>&1)
+t_eq "all good exit (output: $out)" $? 0
 t_contains "said" "$out" "all good"
-out=$($SK doctor MODEL=nosuch/model EXTERNAL_MODEL=ollama/qwen3:8b DOCTOR_PROBE=none 2>&1)
+out=$($SK doctor GOAL=static STATIC_MODE=hybrid MODEL=vllm/Qwen/Qwen3-8B EXTERNAL_MODEL=nosuch/model DOCTOR_PROBE=none 2>&1)
 t_eq "problem exit" $? 1
-t_contains "names the provider" "$(printf '%s\n' "$out" | grep '^problem MODEL')" "nosuch"
+t_contains "names the provider" "$(printf '%s\n' "$out" | grep '^problem EXTERNAL_MODEL')" "nosuch"
 t_end
 
 t_begin "make -n shows what would run and runs nothing"

@@ -114,6 +114,7 @@ for st in ('fast', 'deep-1', 'deep-2', 'final'):
     for i in (1, 2, 3):
         m['targets']['%s-eval.%03d' % (st, i)] = 'done'
 m['final_skill'] = {'path': 'artifacts/deep/S_final/log-triage', 'hash': 'h-final'}
+m['targets'] = dict(sorted(m['targets'].items(), reverse=True))  # any order: the page sorts
 json.dump(m, open(sys.argv[1], 'w'), indent=2)
 EOF
 # --- end of the hand-built part ------------------------------------------
@@ -157,6 +158,30 @@ t_contains "diff static to fast" "$html" 'static</h3>'
 t_contains "diff fast to deep-1" "$html" '<ins>+ - Count per component, not per line.'
 t_contains "added line escaped" "$html" '<ins>+ - Levels are exact: &lt;script&gt;x&lt;/script&gt; &amp; &quot;ERROR&quot;'
 t_check "no script element" sh -c "! grep -qi '<script' $R/report.html"
+t_end
+
+t_begin "the pipeline table in pipeline order; chart labels fit under their bars"
+got=$(sed -n '/id="pipeline"/,/<\/section>/p' $R/report.html | sed -n 's/.*<tr><td><b>\([^<]*\)<\/b>.*/\1/p' | tr '\n' ' ')
+t_eq "order" "$got" "ingest profile raw-eval raw-index static static-eval static-index fast-eval deep-1-eval deep-2-eval final-eval "
+got=$(python3 - $R/charts/*.svg <<'EOF'
+import sys, xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+bad = []
+for path in sys.argv[1:]:
+    root = ET.parse(path).getroot()
+    bars = [g for g in root.iter(NS + 'g') if g.get('class') == 'bar']
+    if len(bars) < 2:
+        continue
+    xs = [float(next(t for t in g.iter(NS + 'text')).get('x')) for g in bars]
+    slot = xs[1] - xs[0]
+    for g in bars:
+        for t in list(g.iter(NS + 'text'))[1:]:
+            if len(t.text or '') * float(t.get('font-size')) * 0.56 > slot:
+                bad.append('%s: %r wider than its slot (%.0f px)' % (path.split('/')[-1], t.text, slot))
+print('; '.join(bad) or 'ok', len(sys.argv) - 1)
+EOF
+)
+t_eq "labels fit" "$got" "ok 5"
 t_end
 
 t_begin "a damaged artifact is named, never a crash"

@@ -158,11 +158,15 @@ t_contains "said" "$out" "skillc: static: failed after"
 t_contains "why" "$out" "timed out after 2 s (STAGE_TIMEOUT)"
 t_contains "recorded" "$(cat $R/status/static.json)" '"error": "timed out after 2 s (STAGE_TIMEOUT)"'
 t_check "not done" test ! -e $R/status/static.ok
-sleep 0.2
 # only ours: other tests may run skillc-static at the same time, in other folders
-left=
-for p in $(pgrep -x skillc-static); do
-	[ "$(readlink /proc/$p/cwd)" = "$(pwd -P)" ] && left="$left $p"
-done
+ours_left() {
+	left=
+	for p in $(pgrep -x skillc-static); do
+		[ "$(readlink /proc/$p/cwd)" = "$(pwd -P)" ] && left="$left $p"
+	done
+	[ -z "$left" ]
+}
+t_poll 10 ours_left
+ours_left
 t_eq "no skillc-static left" "$left" ""
 t_end

@@ -16,6 +16,8 @@
 #             [leak=VAR] (the value of VAR written into a file and a file name)
 #             [cost=USD|null] (the agent_result's cost_usd; default 0.0021)
 #             [tokens=N] (N input tokens, N/16 output; default 2500 and 160)
+#             [wait=FILE] (the agent works until FILE exists, at most 120 s:
+#             a test holds a trial, and so its make, running for as long as it needs)
 # outcomes: pass fail timeout infra retry (infra rollout, then a passing one
 # in the same job dir) verifier-error hang (sleeps until killed) crash
 # (exits 1, writes nothing) truncated (result.json cut short).
@@ -90,7 +92,7 @@ if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
 fi
 set -- $line
 outcome=$1; shift
-skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var= cost_opt= tokens_opt=
+skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var= cost_opt= tokens_opt= wait_for=
 for w; do
 	case $w in
 	skill=*) skill_use=${w#skill=} ;;
@@ -101,6 +103,7 @@ for w; do
 	leak=*) leak_var=${w#leak=} ;;
 	cost=*) cost_opt=${w#cost=} ;;
 	tokens=*) tokens_opt=${w#tokens=} ;;
+	wait=*) wait_for=${w#wait=} ;;
 	esac
 done
 
@@ -173,6 +176,10 @@ write_rollout() {
 EOF
 	[ "$kind" = hang ] && { sleep 3600 & wait $!; finish 143; }
 	sleep "$pause"
+	if [ -n "$wait_for" ]; then
+		waited=0
+		while [ ! -e "$wait_for" ] && [ $waited -lt 2400 ]; do sleep 0.05; waited=$((waited + 1)); done
+	fi
 
 	agent_ran=1
 	[ "$rw" = null ] && [ "$kind" != verifier-error ] && agent_ran=0

@@ -246,6 +246,67 @@ static void test_proc_exit_and_tee(void)
 	close(fds[0]);
 }
 
+static void read_all(int fd, char *out, size_t size)
+{
+	ssize_t n = read(fd, out, size - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+static void test_proc_split_stderr(void)
+{
+	/* split: stdout to its fds, stderr to its own; both into a shared log */
+	int out[2], err[2], log[2];
+	CHECK(pipe(out) == 0 && pipe(err) == 0 && pipe(log) == 0);
+	char *argv[] = { "sh", "-c", "echo out; echo err >&2", NULL };
+	struct proc_spec spec = { .argv = argv, .stdin_fd = -1, .tee = { out[1], log[1] }, .split = true,
+				  .err_tee = { err[1], log[1] } };
+	struct proc_result r;
+	struct err e;
+	CHECK(proc_run(&spec, &r, &e) == 0);
+	close(out[1]);
+	close(err[1]);
+	close(log[1]);
+	char got[64];
+	read_all(out[0], got, sizeof got);
+	CHECK_STR(got, "out\n");
+	read_all(err[0], got, sizeof got);
+	CHECK_STR(got, "err\n");
+	read_all(log[0], got, sizeof got);
+	CHECK(strstr(got, "out\n") && strstr(got, "err\n") && strlen(got) == 8);
+	/* a program that cannot start says so on the stderr side */
+	CHECK(pipe(out) == 0 && pipe(err) == 0);
+	char *none[] = { "no-such-program-xyz", NULL };
+	struct proc_spec s2 = { .argv = none, .stdin_fd = -1, .tee = { out[1], -1 }, .split = true,
+				.err_tee = { err[1], -1 } };
+	CHECK(proc_run(&s2, &r, &e) == 0);
+	close(out[1]);
+	close(err[1]);
+	CHECK_INT(r.exit_code, 127);
+	read_all(out[0], got, sizeof got);
+	CHECK_STR(got, "");
+	read_all(err[0], got, sizeof got);
+	CHECK(strstr(got, "no-such-program-xyz") != NULL);
+}
+
+static void test_grow(void)
+{
+	struct { int *v; size_t n, cap; } a = { 0 };
+	for (int i = 0; i < 1000; i++) {
+		GROW(a.v, a.n, a.cap);
+		a.v[a.n++] = i;
+		CHECK(a.cap >= a.n && a.cap <= 2 * a.n + 8); /* doubling: linear work */
+	}
+	long sum = 0;
+	for (size_t i = 0; i < a.n; i++)
+		sum += a.v[i];
+	CHECK_INT(sum, 999 * 1000 / 2);
+	size_t cap = a.cap;
+	a.v = xgrow(a.v, &a.cap, 10, sizeof *a.v);
+	CHECK(a.cap == cap); /* room already there: nothing moves */
+	free(a.v);
+}
+
 static void test_proc_cannot_start(void)
 {
 	/* the reason is in the child's output, the status is the shell's 127 */
@@ -303,7 +364,9 @@ static void test_proc_timeout_kills_group(void)
 	CHECK(fs_read(pidfile, 0, &b, &e) == 0);
 	pid_t gc = (pid_t)atoi(b.data ? b.data : "0");
 	CHECK(gc > 0);
-	usleep(100000);
+	/* killed, it may take a moment to go: poll (5 s), never sleep-and-hope */
+	for (int i = 0; i < 500 && gc > 0 && process_alive(gc); i++)
+		usleep(10000);
 	CHECK(gc > 0 && !process_alive(gc));
 	buf_free(&b);
 	free(script);
@@ -411,6 +474,8 @@ int main(void)
 	RUN(test_proc_exit_and_tee);
 	RUN(test_proc_timeout_kills_group);
 	RUN(test_proc_cannot_start);
+	RUN(test_proc_split_stderr);
+	RUN(test_grow);
 	RUN(test_settings_check);
 	struct err e;
 	fs_remove_tree(dir, &e);

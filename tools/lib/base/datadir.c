@@ -34,6 +34,20 @@ char *rules_dir(void)
 	return real;
 }
 
+char *make_fragment(void)
+{
+	char *bin = tool_dir();
+	static const char *const tails[] = { "../mk/skillc.mk", "../share/skillc/skillc.mk" };
+	char *real = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(tails) && !real; i++) {
+		char *f = path_join(bin, tails[i]);
+		real = fs_exists(f) ? realpath(f, NULL) : NULL;
+		free(f);
+	}
+	free(bin);
+	return real;
+}
+
 static char *look_in(const char *dir, const char *file, struct strlist *tried)
 {
 	if (tried)

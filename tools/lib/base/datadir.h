@@ -20,6 +20,10 @@ char *tool_dir(void);
  * installed). NULL when none exists; caller frees. */
 char *rules_dir(void);
 
+/* The pipeline's make fragment, skillc.mk: <bin>/../mk/ in a build tree,
+ * <bin>/../share/skillc/ once installed. NULL when absent; caller frees. */
+char *make_fragment(void);
+
 /* Finds <kind>/<file> (e.g. "harness", "opencode.json"): first in each
  * folder of the colon-separated list in environment variable user_env (e.g.
  * HARNESS_PATH), then in rules_dir()/<kind>. Appends every folder looked in

@@ -450,10 +450,7 @@ char *path_normalize_abs(const char *base, const char *p)
 
 static void tree_push(struct fs_tree *t, char *path, const struct stat *st, char *link)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 32;
-		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
-	}
+	GROW(t->v, t->n, t->cap);
 	t->v[t->n++] = (struct fs_entry){ path, st->st_mode, st->st_size, link };
 }
 

@@ -76,7 +76,7 @@ struct cache_entry {
 };
 struct stat_cache {
 	struct cache_entry *v; /* sorted by path, as written */
-	size_t n;
+	size_t n, cap;
 	struct buf fresh;      /* the lines for this walk */
 };
 
@@ -93,7 +93,7 @@ static void cache_load(struct stat_cache *c, const char *file)
 		char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
 		if (!t2 || t2 - t1 - 1 != HASH_HEXLEN)
 			continue; /* a damaged line only costs a re-hash */
-		c->v = xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+		GROW(c->v, c->n, c->cap);
 		struct cache_entry *en = &c->v[c->n++];
 		en->path = xstrndup(line, (size_t)(t1 - line));
 		memcpy(en->hash, t1 + 1, HASH_HEXLEN);

@@ -68,6 +68,24 @@ static void vmsg(const char *fmt, va_list ap)
 	buf_free(&b);
 }
 
+void vprogressf(const char *fmt, va_list ap)
+{
+	struct buf b = BUF_INIT;
+	buf_vprintf(&b, fmt, ap);
+	buf_addc(&b, '\n');
+	fwrite(b.data, 1, b.len, stdout);
+	fflush(stdout);
+	buf_free(&b);
+}
+
+void progressf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprogressf(fmt, ap);
+	va_end(ap);
+}
+
 void warnf(const char *fmt, ...)
 {
 	va_list ap;
@@ -111,4 +129,14 @@ const char *std_option_value(int argc, char **argv, int *i)
 	if (*i + 1 >= argc)
 		die(2, "%s needs a value (see --help)", argv[*i]);
 	return argv[++*i];
+}
+
+long std_option_long(const char *option, const char *value, long min, long max)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(value, &end, 10);
+	if (errno || *end || end == value || n < min || n > max)
+		die(2, "%s wants a whole number from %ld to %ld, not '%s'", option, min, max, value);
+	return n;
 }

@@ -1,7 +1,11 @@
-/* log.h — what a tool prints: one line per message, prefixed with its name. */
+/* log.h — what a tool prints, as make does: progress lines and results on
+ * stdout (progressf), diagnostics on stderr prefixed with the tool's name
+ * (warnf, die). Each line is one write, so lines of parallel jobs stay
+ * whole, and `make ... | tee log` captures the progress. */
 #ifndef SKILLC_BASE_LOG_H
 #define SKILLC_BASE_LOG_H
 
+#include <stdarg.h>
 #include <stdnoreturn.h>
 
 #include "base/util.h"
@@ -18,6 +22,11 @@ const char *log_prog(void);
  * says "skillc: ..." for make once its own options are handled). */
 void log_speak_as(const char *name);
 
+/* A progress line (no prefix) on stdout, flushed at once: a pipe sees it
+ * when it happens. */
+void progressf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with a va_list. */
+void vprogressf(const char *fmt, va_list ap);
 /* "prog: message" on stderr. */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: message" on stderr, then exit(status). For a tool's main and
@@ -33,5 +42,8 @@ void std_options(int argc, char **argv, const char *usage, const char *version);
 /* The value after the option argv[*i], advancing *i; without one, dies
  * with exit 2: "<option> needs a value (see --help)". */
 const char *std_option_value(int argc, char **argv, int *i);
+/* The option's value as a whole number in [min, max]; otherwise dies with
+ * exit 2: "<option> wants a whole number from min to max, not '<value>'". */
+long std_option_long(const char *option, const char *value, long min, long max);
 
 #endif

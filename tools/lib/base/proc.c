@@ -142,136 +142,212 @@ void proc_defer_stops(void)
 	sigprocmask(SIG_BLOCK, &stop, NULL);
 }
 
-/* Stops the child (through spec->stop when set); true when it turns out to
- * have ended meanwhile: a stop() that runs a query of its own may take the
- * SIGCHLD that would have told us. */
-static bool stop_child(const struct proc_spec *spec, pid_t pid, int sig, int *status)
+/* The pipes a child's output comes through: [0] its stdout (and its
+ * stderr, unless split), [1] its stderr when split; -1 when closed. */
+struct outputs {
+	int read[2], write[2];
+	const int *tee[2];
+};
+
+static void close_fd(int *fd)
 {
-	if (!spec->stop) {
-		kill(-pid, sig);
-		return false;
-	}
-	spec->stop(sig, spec->stop_arg);
-	return waitpid(pid, status, WNOHANG) == pid;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
-int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *e)
+static void outputs_close(struct outputs *o)
 {
-	memset(res, 0, sizeof *res);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&o->read[i]);
+		close_fd(&o->write[i]);
+	}
+}
+
+static int outputs_open(const struct proc_spec *spec, struct outputs *o, struct err *e)
+{
+	*o = (struct outputs){ { -1, -1 }, { -1, -1 }, { spec->tee, spec->err_tee } };
 	bool tee = spec->tee[0] >= 0 || spec->tee[1] >= 0;
-	int pipefd[2] = { -1, -1 };
-	if (tee && pipe2(pipefd, O_CLOEXEC) < 0)
-		return err_set(e, ERR_WORK, "cannot create a pipe:");
-	sigset_t oldmask;
-	int sfd = proc_signals_begin(&oldmask, 0, e);
-	if (sfd < 0) {
-		if (tee) {
-			close(pipefd[0]);
-			close(pipefd[1]);
+	for (int i = 0; i < (spec->split ? 2 : tee); i++) {
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			outputs_close(o);
+			return err_set(e, ERR_WORK, "cannot create a pipe:");
 		}
-		return -1;
+		o->read[i] = p[0];
+		o->write[i] = p[1];
 	}
+	return 0;
+}
 
-	int devnull = spec->stdin_fd < 0 ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1;
-	struct proc_child c = {
-		.argv = spec->argv, .envp = spec->envp, .cwd = spec->cwd,
-		.fd = { spec->stdin_fd >= 0 ? spec->stdin_fd : devnull, pipefd[1], pipefd[1] },
-		.death_signal = SIGTERM, /* our death (even SIGKILL) ends the child */
-	};
-	double start = now_mono();
-	struct err why = { 0 };
-	bool started;
-	pid_t pid = proc_spawn(&c, &started, &why);
-	if (devnull >= 0)
-		close(devnull);
-	if (pid < 0) {
-		*e = why;
-		proc_signals_end(sfd, &oldmask);
-		if (tee) {
-			close(pipefd[0]);
-			close(pipefd[1]);
-		}
-		return -1;
+/* The child's stdout and stderr: the pipes, or ours (-1) to inherit. */
+static void outputs_child_fds(const struct outputs *o, int *out, int *err)
+{
+	*out = o->write[0];
+	*err = o->write[1] >= 0 ? o->write[1] : o->write[0];
+}
+
+/* A child that could not start says why where its output would have gone. */
+static void say_not_started(const struct outputs *o, const char *why)
+{
+	int i = o->read[1] >= 0 ? 1 : 0;
+	if (o->read[i] < 0) {
+		dprintf(2, "%s\n", why);
+		return;
 	}
-	if (tee)
-		close(pipefd[1]);
-	if (!started) { /* in the child's output, as if it had said so */
-		if (!tee)
-			dprintf(2, "%s\n", why.msg);
-		for (int i = 0; tee && i < 2; i++)
-			if (spec->tee[i] >= 0)
-				dprintf(spec->tee[i], "%s\n", why.msg);
+	for (int k = 0; k < 2; k++)
+		if (o->tee[i][k] >= 0)
+			dprintf(o->tee[i][k], "%s\n", why);
+}
+
+/* A running child, its time limit, and the SIGKILL that follows a stop. */
+struct watch {
+	const struct proc_spec *spec;
+	pid_t pid;
+	double deadline, grace, kill_at;
+	bool exited;
+	int status;
+};
+
+static void reaped(struct watch *w)
+{
+	w->exited = true;
+	kill(-w->pid, SIGKILL); /* nothing of the group outlives it */
+}
+
+/* Stops the child: its group gets sig, or spec->stop is called (a child
+ * standing for work elsewhere, srun, is stopped there). A stop() that runs
+ * a query of its own may take the SIGCHLD that would have told us, so the
+ * child is looked at again after it. SIGKILL follows after the grace. */
+static void stop_child(struct watch *w, int sig)
+{
+	if (!w->spec->stop) {
+		kill(-w->pid, sig);
+	} else {
+		w->spec->stop(sig, w->spec->stop_arg);
+		if (waitpid(w->pid, &w->status, WNOHANG) == w->pid)
+			reaped(w);
 	}
+	if (!w->kill_at)
+		w->kill_at = now_mono() + w->grace;
+}
 
-	double deadline = spec->timeout > 0 ? start + spec->timeout : 0;
-	double grace = spec->grace > 0 ? spec->grace : 5;
-	double kill_at = 0; /* when SIGKILL follows the SIGTERM already sent */
-	int status = 0;
-	bool exited = false;
-	int outfd = tee ? pipefd[0] : -1;
+/* SIGTERM at the deadline, SIGKILL a grace period after any stop. */
+static void enforce_limits(struct watch *w, struct proc_result *res)
+{
+	double now = now_mono();
+	if (w->exited)
+		return;
+	if (w->deadline && now >= w->deadline && !res->timed_out) {
+		res->timed_out = true;
+		w->kill_at = 0;
+		stop_child(w, SIGTERM);
+	}
+	if (w->kill_at && now >= w->kill_at) {
+		kill(-w->pid, SIGKILL);
+		w->kill_at = 0;
+	}
+}
 
-	while (!exited || outfd >= 0) {
-		double now = now_mono();
-		if (!exited && deadline && now >= deadline && !res->timed_out) {
-			res->timed_out = true;
-			if ((exited = stop_child(spec, pid, SIGTERM, &status)))
-				kill(-pid, SIGKILL); /* nothing of the group outlives it */
-			kill_at = now + grace;
-		}
-		if (!exited && kill_at && now >= kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = 0;
-		}
-		double next = 0;
-		if (!exited && deadline && !res->timed_out)
-			next = deadline;
-		if (!exited && kill_at && (!next || kill_at < next))
-			next = kill_at;
-		int wait_ms = -1;
-		if (exited)
-			wait_ms = 2000; /* output left by stragglers: drain briefly */
-		else if (next)
-			wait_ms = (int)((next - now) * 1000) + 1;
+/* How long poll may sleep: until the next limit, or briefly for output
+ * left by stragglers once the child has exited; -1: until something comes. */
+static int wait_ms(const struct watch *w, const struct proc_result *res)
+{
+	if (w->exited)
+		return 2000;
+	double next = w->deadline && !res->timed_out ? w->deadline : 0;
+	if (w->kill_at && (!next || w->kill_at < next))
+		next = w->kill_at;
+	return next ? (int)((next - now_mono()) * 1000) + 1 : -1;
+}
 
-		struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { outfd, POLLIN, 0 } };
-		int np = outfd >= 0 ? 2 : 1;
-		int r = poll(pf, (nfds_t)np, wait_ms);
+/* A stop signal for us is passed on to the child (unless spec->deaf);
+ * SIGCHLD may mean it exited. */
+static void on_signal(int sfd, struct watch *w, struct proc_result *res)
+{
+	struct signalfd_siginfo si;
+	if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo != SIGCHLD && !w->spec->deaf) {
+		res->interrupted = (int)si.ssi_signo;
+		if (!w->exited)
+			stop_child(w, (int)si.ssi_signo);
+	}
+	if (!w->exited && waitpid(w->pid, &w->status, WNOHANG) == w->pid)
+		reaped(w);
+}
+
+/* Copies the child's output and enforces its limits until it has exited
+ * and its output has ended (or gone quiet after it exited). */
+static void supervise(int sfd, struct watch *w, struct outputs *o, struct proc_result *res)
+{
+	while (!w->exited || o->read[0] >= 0 || o->read[1] >= 0) {
+		enforce_limits(w, res);
+		struct pollfd pf[3] = { { sfd, POLLIN, 0 }, { o->read[0], POLLIN, 0 }, { o->read[1], POLLIN, 0 } };
+		int r = poll(pf, 3, wait_ms(w, res)); /* negative fds are ignored */
 		if (r < 0 && errno != EINTR)
 			break;
-		if (r == 0 && exited)
+		if (r == 0 && w->exited)
 			break;
-		if (np == 2 && pf[1].revents && !copy_out(outfd, spec->tee)) {
-			close(outfd);
-			outfd = -1;
-		}
-		if (pf[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			bool gone = false;
-			if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo != SIGCHLD && !spec->deaf) {
-				res->interrupted = (int)si.ssi_signo;
-				gone = !exited && stop_child(spec, pid, (int)si.ssi_signo, &status);
-				if (!kill_at)
-					kill_at = now_mono() + grace;
-			}
-			if (!exited && (gone || waitpid(pid, &status, WNOHANG) == pid)) {
-				exited = true;
-				kill(-pid, SIGKILL); /* nothing of the group outlives it */
-			}
-		}
+		for (int i = 0; i < 2; i++)
+			if (o->read[i] >= 0 && pf[i + 1].revents && !copy_out(o->read[i], o->tee[i]))
+				close_fd(&o->read[i]);
+		if (pf[0].revents & POLLIN)
+			on_signal(sfd, w, res);
 	}
-	if (!exited)
-		waitpid(pid, &status, 0);
-	if (outfd >= 0)
-		close(outfd);
-	proc_signals_end(sfd, &oldmask);
+	if (!w->exited)
+		waitpid(w->pid, &w->status, 0);
+}
 
-	res->seconds = now_mono() - start;
+static void fill_result(int status, double seconds, struct proc_result *res)
+{
+	res->seconds = seconds;
 	if (WIFEXITED(status)) {
 		res->exit_code = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {
 		res->signal = WTERMSIG(status);
 		res->exit_code = 128 + res->signal;
 	}
+}
+
+int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *e)
+{
+	memset(res, 0, sizeof *res);
+	struct outputs o;
+	if (outputs_open(spec, &o, e) < 0)
+		return -1;
+	sigset_t oldmask;
+	int sfd = proc_signals_begin(&oldmask, 0, e);
+	if (sfd < 0) {
+		outputs_close(&o);
+		return -1;
+	}
+	int devnull = spec->stdin_fd < 0 ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1;
+	struct proc_child c = {
+		.argv = spec->argv, .envp = spec->envp, .cwd = spec->cwd,
+		.fd = { spec->stdin_fd >= 0 ? spec->stdin_fd : devnull, -1, -1 },
+		.death_signal = SIGTERM, /* our death (even SIGKILL) ends the child */
+	};
+	outputs_child_fds(&o, &c.fd[1], &c.fd[2]);
+	double start = now_mono();
+	struct err why = { 0 };
+	bool started;
+	struct watch w = { .spec = spec, .pid = proc_spawn(&c, &started, &why), .grace = spec->grace > 0 ? spec->grace : 5 };
+	if (devnull >= 0)
+		close(devnull);
+	for (int i = 0; i < 2; i++)
+		close_fd(&o.write[i]); /* the child has them */
+	if (w.pid < 0) {
+		*e = why;
+		proc_signals_end(sfd, &oldmask);
+		outputs_close(&o);
+		return -1;
+	}
+	if (!started) /* in the child's output, as if it had said so */
+		say_not_started(&o, why.msg);
+	w.deadline = spec->timeout > 0 ? start + spec->timeout : 0;
+	supervise(sfd, &w, &o, res);
+	outputs_close(&o);
+	proc_signals_end(sfd, &oldmask);
+	fill_result(w.status, now_mono() - start, res);
 	return 0;
 }
 

@@ -21,6 +21,11 @@ struct proc_spec {
 	/* Where the child's stdout and stderr go, both merged: copied to each
 	 * fd >= 0 in tee[] (e.g. a log file and our stderr). All -1: inherit. */
 	int tee[2];
+	/* split: stderr is kept apart, copied to each fd >= 0 in err_tee[]
+	 * (e.g. the same log and our stderr), so a caller can pass its
+	 * child's results on to stdout and its diagnostics to stderr. */
+	bool split;
+	int err_tee[2];
 	/* When set, a stop (a signal we receive, or SIGTERM at the time limit)
 	 * goes to stop() instead of the child's group: for a child standing
 	 * for work elsewhere (srun), which must be stopped there. SIGKILL to

@@ -195,10 +195,7 @@ struct cps {
 
 static void cps_push(struct cps *c, uint32_t cp)
 {
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 64;
-		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
-	}
+	GROW(c->v, c->n, c->cap);
 	c->v[c->n++] = cp;
 }
 

@@ -1,6 +1,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,19 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xgrow(void *v, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return v;
+	size_t c = *cap ? *cap : 8;
+	while (c < need)
+		c = c > SIZE_MAX / 2 ? need : c * 2;
+	if (size && c > SIZE_MAX / size)
+		oom();
+	*cap = c;
+	return xrealloc(v, c * size);
+}
+
 char *xstrdup(const char *s)
 {
 	return xstrndup(s, strlen(s));
@@ -72,13 +86,9 @@ char *xasprintf(const char *fmt, ...)
 
 void buf_grow(struct buf *b, size_t extra)
 {
-	if (b->len + extra + 1 <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 64;
-	while (cap < b->len + extra + 1)
-		cap *= 2;
-	b->data = xrealloc(b->data, cap);
-	b->cap = cap;
+	if (extra > SIZE_MAX - b->len - 1)
+		oom();
+	b->data = xgrow(b->data, &b->cap, b->len + extra + 1, 1);
 }
 
 void buf_add(struct buf *b, const void *p, size_t n)
@@ -162,10 +172,7 @@ int err_set(struct err *e, int code, const char *fmt, ...)
 
 void strlist_push_owned(struct strlist *l, char *s)
 {
-	if (l->n + 2 > l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 8;
-		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
-	}
+	GROW(l->v, l->n + 1, l->cap); /* and its NULL */
 	l->v[l->n++] = s;
 	l->v[l->n] = NULL;
 }

@@ -18,6 +18,13 @@ _Noreturn void bug_at(const char *file, int line, const char *fmt, ...) __attrib
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
+/* Growable arrays: v holds n elements of room for *cap. Returns v (moved
+ * if need be) with room for at least `need`, doubling the capacity (from 8)
+ * so n pushes cost O(n); dies on out-of-memory or overflow like xrealloc. */
+void *xgrow(void *v, size_t *cap, size_t need, size_t size);
+/* Room for one more element: GROW(list->v, list->n, list->cap); then
+ * list->v[list->n++] = x. */
+#define GROW(v, n, cap) ((v) = xgrow((v), &(cap), (n) + 1, sizeof *(v)))
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Returns a malloc'd formatted string; the caller frees it. */

@@ -12,6 +12,7 @@
 #define V_PROFILE "1"
 #define V_STATIC "1"
 #define V_EVAL "1"
+#define V_EVAL_SKILL "1"
 #define V_TRACES "1"
 #define V_SUMMARY "2"
 #define V_REPORT "1"

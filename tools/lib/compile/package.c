@@ -121,10 +121,7 @@ static void take_path(struct skill_out *o, const char *path, size_t index)
 
 void skill_out_add(struct skill_out *o, const char *path, const char *data, size_t n)
 {
-	if (o->n == o->cap) {
-		o->cap = o->cap ? 2 * o->cap : 8;
-		o->files = xrealloc(o->files, o->cap * sizeof *o->files);
-	}
+	GROW(o->files, o->n, o->cap);
 	struct pkg_file *f = &o->files[o->n++];
 	f->path = xstrdup(path);
 	f->doc = NULL;

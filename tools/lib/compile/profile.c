@@ -226,10 +226,7 @@ static int load_dir(struct search *s, const char *dir, const char *source, struc
 			rc = -1;
 			break;
 		}
-		if (s->n == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 16;
-			s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-		}
+		GROW(s->v, s->n, s->cap);
 		s->v[s->n++] = (struct candidate){ p, source, xstrdup(files.v[i]) };
 	}
 	strlist_free(&files);

@@ -9,6 +9,7 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "eval/trial.h"
 #include "eval/store.h"
 
@@ -242,13 +243,10 @@ double eval_deadline(const struct eval_opts *o)
 void eval_progress(const struct eval_job *j, const char *fmt, ...)
 {
 	struct buf b = BUF_INIT;
-	buf_printf(&b, "%s ", j->prefix);
 	va_list ap;
 	va_start(ap, fmt);
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	buf_addc(&b, '\n');
-	fwrite(b.data, 1, b.len, stdout);
-	fflush(stdout);
+	progressf("%s %s", j->prefix, b.data);
 	buf_free(&b);
 }

@@ -190,6 +190,32 @@ static int make_skills(const struct eval_job *j, const char *tmp_abs, char **ski
 	return 0;
 }
 
+/* The runner's last words: the last non-blank line of runner.log that is
+ * not the "$ argv" line at its top (a runner that fails early says why
+ * there, e.g. "skillc-local: ...: no acp_command"). "" when none. */
+static void runner_last_line(const char *tmp, char *out, size_t size)
+{
+	char *path = path_join(tmp, "runner.log");
+	FILE *f = fopen(path, "r");
+	free(path);
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (fseek(f, -4096, SEEK_END) < 0)
+		rewind(f);
+	char line[1024];
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		size_t n = strlen(line);
+		if (!line[strspn(line, " \t")] || !strncmp(line, "$ ", 2))
+			continue;
+		n = n < size ? n : size - 1;
+		memcpy(out, line, n);
+		out[n] = '\0';
+	}
+	fclose(f);
+}
+
 /* What one run of the runner left: the normalized trial, or NULL with
  * reason set. acp receives Harbor's ACP trajectory. */
 static cJSON *read_run(const struct eval_job *j, int rc, const struct proc_result *pr, const char *tmp,
@@ -209,8 +235,11 @@ static cJSON *read_run(const struct eval_job *j, int rc, const struct proc_resul
 		snprintf(reason, size, "hard deadline of %.0fs passed: the runner was killed", eval_deadline(j->o));
 		return NULL;
 	}
+	char said[600];
+	runner_last_line(tmp, said, sizeof said);
 	if (pr->exit_code == 127) {
-		snprintf(reason, size, "the runner could not be started (exit 127; see runner.log)");
+		snprintf(reason, size, "the runner could not be started (exit 127%s%s; see runner.log)",
+			 *said ? ": " : "", said);
 		return NULL;
 	}
 	char *raw = path_join(tmp, "raw");
@@ -218,7 +247,8 @@ static cJSON *read_run(const struct eval_job *j, int rc, const struct proc_resul
 				 !strcmp(j->o->runner, "harbor") ? acp : NULL };
 	cJSON *t = fs_is_dir(raw) ? trial_parse(raw, tmp, &to, e) : NULL;
 	if (!t && !fs_is_dir(raw))
-		snprintf(reason, size, "the runner exited %d and wrote no raw/ output (see runner.log)", pr->exit_code);
+		snprintf(reason, size, "the runner exited %d and wrote no raw/ output%s%s (see runner.log)", pr->exit_code,
+			 *said ? ": " : "", said);
 	else if (!t)
 		snprintf(reason, size, "%s", e->msg);
 	free(raw);

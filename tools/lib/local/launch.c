@@ -50,6 +50,10 @@ int launch_load(const char *name, struct launch *h, struct err *e)
 		return -1;
 	if (!cJSON_IsObject(h->doc))
 		return err_set(e, ERR_INPUT, "%s: must hold a JSON object", h->file);
+	if (!json_get(h->doc, "acp_command"))
+		return err_set(e, ERR_INPUT, "harness '%s' cannot run with RUNNER=local: %s has no \"acp_command\" "
+			       "(the command starting its ACP server, e.g. [\"opencode\", \"acp\"]); add one, in a copy "
+			       "of the file in a HARNESS_PATH folder, or use RUNNER=benchflow", name, h->file);
 	if (string_list(h, "acp_command", &h->argv, true, e) < 0 ||
 	    string_list(h, "skill_paths", &h->skill_paths, false, e) < 0)
 		return -1;

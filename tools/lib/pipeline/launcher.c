@@ -33,7 +33,7 @@ static char *marker_path(const char *run_dir, const char *target)
 	return xasprintf("%s/%s/%s.json", run_dir, marker_dir, target);
 }
 
-static int write_marker(const struct launch *l, struct err *e)
+static int write_marker(const struct launcher_job *l, struct err *e)
 {
 	char *dir = path_dir(l->marker);
 	int r = fs_mkdirs(dir, e);
@@ -54,7 +54,7 @@ static int write_marker(const struct launch *l, struct err *e)
 	return r;
 }
 
-static void launch_free(struct launch *l)
+static void launch_free(struct launcher_job *l)
 {
 	free(l->marker);
 	free(l->job_name);
@@ -62,7 +62,7 @@ static void launch_free(struct launch *l)
 	memset(l, 0, sizeof *l);
 }
 
-int launcher_wrap(const struct run *r, const struct stage_ref *ref, struct strlist *argv, struct launch *l,
+int launcher_wrap(const struct run *r, const struct stage_ref *ref, struct strlist *argv, struct launcher_job *l,
 		  struct err *e)
 {
 	memset(l, 0, sizeof *l);
@@ -192,7 +192,7 @@ static int cancel_jobs(const struct strlist *names, const struct strlist *commen
 
 void launcher_stop(int sig, void *arg)
 {
-	struct launch *l = arg;
+	struct launcher_job *l = arg;
 	if (l->cancelled)
 		return;
 	struct strlist names = STRLIST_INIT, comments = STRLIST_INIT, ids = STRLIST_INIT;
@@ -214,7 +214,7 @@ void launcher_stop(int sig, void *arg)
 	strlist_free(&ids);
 }
 
-void launcher_done(struct launch *l, bool started, const struct proc_result *res)
+void launcher_done(struct launcher_job *l, bool started, const struct proc_result *res)
 {
 	if (l->marker) {
 		bool cut = !started || !res || res->interrupted || res->timed_out || res->signal;

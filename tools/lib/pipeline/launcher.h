@@ -26,7 +26,7 @@
 #include "pipeline/stages.h"
 
 /* How one target was launched; zeroed = ran here. Free with launcher_done. */
-struct launch {
+struct launcher_job {
 	char *marker;    /* <run>/.slurm/<target>.json, NULL when not a Slurm job */
 	char *job_name;  /* "<run>:<target>" */
 	char *comment;   /* "skillc:<absolute run path>", tells our jobs from another tree's */
@@ -36,16 +36,16 @@ struct launch {
 /* Prefixes argv (the stage's command) with the launcher the run's settings
  * ask for, when ref's stage may run remotely, and marks the job. -1 with e
  * set (argv untouched) when srun is missing or the marker cannot be written. */
-int launcher_wrap(const struct run *r, const struct stage_ref *ref, struct strlist *argv, struct launch *l,
+int launcher_wrap(const struct run *r, const struct stage_ref *ref, struct strlist *argv, struct launcher_job *l,
 		  struct err *e);
 
-/* proc_spec.stop for a Slurm job (arg: its struct launch): scancel. */
+/* proc_spec.stop for a Slurm job (arg: its struct launcher_job): scancel. */
 void launcher_stop(int sig, void *arg);
 
 /* After the command ended (started: it did start): a job cut short is
  * cancelled; the marker goes once the job is known to be gone (kept for the
  * watchdog when Slurm cannot be asked). Frees l. */
-void launcher_done(struct launch *l, bool started, const struct proc_result *res);
+void launcher_done(struct launcher_job *l, bool started, const struct proc_result *res);
 
 /* The watchdog, for the holder of the run's lock: cancels the Slurm jobs an
  * earlier make of this run left behind and waits until they have ended.

@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "base/yaml.h"
 #include "pipeline/settings.h"
+#include "skill/source.h"
 
 /* One (task, where its folder is) and one (harness, model) of the product. */
 struct pair {
@@ -314,6 +315,14 @@ int matrix_expand(const cJSON *values, matrix_agent_fn agent_fn, void *arg, stru
 	struct pairs tasks = { 0 }, agents = { 0 };
 	int rc = gather(values, agent_fn, arg, &tasks, &agents, m, e);
 	const char *results = val(values, "RESULTS"), *run_dir = val(values, "RUN_DIR");
+	/* SKILL_SOURCE: its skill's content names the runs too (docs/baseline.md) */
+	char *src = NULL;
+	if (rc == 0 && *val(values, "SKILL_SOURCE") && tasks.n) {
+		char *tag = skill_source_tag(val(values, "SKILL_SOURCE"), e);
+		src = tag ? xasprintf("--%s", tag) : NULL;
+		rc = tag ? 0 : -1;
+		free(tag);
+	}
 	for (size_t i = 0; rc == 0 && i < tasks.n; i++) {
 		if (!any_in(val(values, "TASK_FILTER"), tasks.v[i].a, 1))
 			continue;
@@ -322,7 +331,7 @@ int matrix_expand(const cJSON *values, matrix_agent_fn agent_fn, void *arg, stru
 			if (!any_in(val(values, "HARNESS_FILTER"), h, 0) || !any_in(val(values, "MODEL_FILTER"), mo, 0))
 				continue;
 			char *slug = model_slug(mo);
-			char *dir = *run_dir ? xstrdup(run_dir) : xasprintf("%s/%s--%s--%s", results, tasks.v[i].a, h, slug);
+			char *dir = *run_dir ? xstrdup(run_dir) : xasprintf("%s/%s--%s--%s%s", results, tasks.v[i].a, h, slug, src ? src : "");
 			free(slug);
 			add_run(m, tasks.v[i].a, tasks.v[i].b, h, mo, dir);
 		}
@@ -337,6 +346,7 @@ int matrix_expand(const cJSON *values, matrix_agent_fn agent_fn, void *arg, stru
 			if (!strcmp(m->v[i].dir, m->v[i - 1].dir))
 				rc = err_set(e, ERR_INPUT, "two runs of the matrix share the folder %s (a task or combination listed twice)", m->v[i].dir);
 	}
+	free(src);
 	pairs_free(&tasks);
 	pairs_free(&agents);
 	return rc;

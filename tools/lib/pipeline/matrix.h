@@ -3,7 +3,8 @@
  * (the same lists, or a Harbor job config's agents × datasets), narrowed by
  * TASK_FILTER (substrings), HARNESS_FILTER and MODEL_FILTER (exact names).
  * Every combination is one run with its own folder:
- * RESULTS/<task>--<harness>--<model-slug>, or RUN_DIR for a single run. */
+ * RESULTS/<task>--<harness>--<model-slug>, or RUN_DIR for a single run;
+ * with SKILL_SOURCE the name ends in --src-<skill>-<hash> (skill/source.h). */
 #ifndef SKILLC_PIPELINE_MATRIX_H
 #define SKILLC_PIPELINE_MATRIX_H
 

@@ -140,33 +140,13 @@ static int written_key(const struct run *r, hash_hex out)
 	ssize_t n = read(fd, head, sizeof head - 1);
 	close(fd);
 	head[n > 0 ? n : 0] = '\0';
-	const char *k = strstr(head, "\n# key ");
-	if (!k || strlen(k + 8) < 32)
+	static const char tag[] = "\n# key ";
+	const char *k = strstr(head, tag);
+	if (!k || strlen(k + sizeof tag - 1) < 32)
 		return -1;
-	memcpy(out, k + 8, 32);
+	memcpy(out, k + sizeof tag - 1, 32);
 	out[32] = '\0';
 	return 0;
-}
-
-/* The last line of every rules.mk: one without it was not written whole by
- * this tool (garbage, an edit, a cut-short copy) and is written again. */
-#define RULES_TRAILER "# rules.mk ends here (skillc-rules)\n"
-
-/* Whether the run's rules.mk ends with the trailer (absent: false). */
-static int written_whole(const struct run *r)
-{
-	char *p = run_path(r, "rules.mk");
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	free(p);
-	if (fd < 0)
-		return 0;
-	char tail[sizeof RULES_TRAILER];
-	size_t n = sizeof RULES_TRAILER - 1;
-	struct stat st;
-	int whole = fstat(fd, &st) == 0 && st.st_size >= (off_t)n &&
-	            pread(fd, tail, n, st.st_size - (off_t)n) == (ssize_t)n && !memcmp(tail, RULES_TRAILER, n);
-	close(fd);
-	return whole;
 }
 
 /* Every config file the rules name is there (a user may have removed one). */
@@ -196,7 +176,6 @@ static void emit_rules(struct buf *mk, const struct run *r, const hash_hex key)
 	emit_goal(mk, r, "eval", refs, n);
 	emit_goal(mk, r, "final", refs, n);
 	free(refs);
-	buf_adds(mk, RULES_TRAILER);
 }
 
 int inflight_mark(const char *run, const char *target, struct err *e)
@@ -375,10 +354,10 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 		               run_get(r, "TASKS_DIR"));
 	hash_hex key, was;
 	rules_key(r, key);
-	int keyed = written_key(r, was) == 0, whole = written_whole(r);
-	int current = keyed && whole && !strcmp(key, was) && configs_present(r);
+	int keyed = written_key(r, was) == 0;
+	int current = keyed && !strcmp(key, was) && configs_present(r);
 	char *mkp = run_path(r, "rules.mk");
-	if (!whole && fs_exists(mkp))
+	if (!keyed && fs_exists(mkp)) /* garbage would stop make: "missing separator" */
 		warnf("%s is not what skillc-rules wrote (corrupt?): writing it again", mkp);
 	free(mkp);
 	int rc = 0;

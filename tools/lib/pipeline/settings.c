@@ -8,6 +8,7 @@
 #include "base/datadir.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "skill/source.h"
 
 /* The one list of settings: its defaults, what each accepts, whether it
  * changes results, and its text. `make` writes mk/defaults.mk, the settings
@@ -40,10 +41,12 @@ const struct setting_def settings_table[] = {
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces the fast stage needs", SCOPE_RUN },
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds", SCOPE_RUN },
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true, "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)", SCOPE_RUN },
+	{ "BASELINE", SET_INT, "0", NULL, 0, 1, false, "1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)", SCOPE_RUN },
 	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true, "1: a trial that never invoked the skill fails its check", SCOPE_RUN },
 	{ "AGENT_TIMEOUT", SET_INT, "0", NULL, 0, 604800, true, "the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)", SCOPE_RUN },
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service", SCOPE_RUN },
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles/", SCOPE_RUN },
+	{ "SKILL_SOURCE", SET_PATH, "", NULL, 0, 0, false, "evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)", SCOPE_IDENTITY },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB", SCOPE_RUN },
 	{ "BUDGET_USD", SET_USD, "", NULL, 0, 0, false, "no stage of the run starts once the run has paid this much, USD (empty: no budget)", SCOPE_RUN },
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds; the stage's whole process group is stopped after it", SCOPE_RUN },
@@ -56,7 +59,7 @@ const struct setting_def settings_table[] = {
 	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false, "more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G", SCOPE_CALL },
 	{ "HARBOR_JOBS", SET_PATH, "", NULL, 0, 0, false, "a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table", SCOPE_CALL },
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
-	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal status judges: a stage, eval or final", SCOPE_CALL },
+	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal make status and make doctor judge: a stage, eval or final", SCOPE_CALL },
 	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
 	{ "GATE_STAGE", SET_NAME, "final", NULL, 0, 0, false, "the stage make gate judges against raw (docs/ci.md)", SCOPE_CALL },
 	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off", SCOPE_CALL },
@@ -287,6 +290,21 @@ int settings_from_args(int argc, char **argv, cJSON **values, struct err *e)
 	return 0;
 }
 
+int run_load_settings(struct run *r, struct err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->given = (struct strlist)STRLIST_INIT;
+	r->values = cJSON_CreateObject();
+	for (size_t i = 0; i < settings_count; i++) {
+		const struct setting_def *s = &settings_table[i];
+		const char *v = env_or(s->name, s->def);
+		if (setting_check(s, v, e) < 0)
+			return -1;
+		cJSON_AddStringToObject(r->values, s->name, v);
+	}
+	return 0;
+}
+
 /* Fills what every run has once its values are known. */
 static int run_finish(struct run *r, const char *rules, struct err *e)
 {
@@ -425,6 +443,13 @@ cJSON *run_config(const struct run *r)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "task", r->task);
+	/* the skill from elsewhere, by content (its path is no result) */
+	if (*run_get(r, "SKILL_SOURCE")) {
+		struct err e;
+		char *tag = skill_source_tag(run_get(r, "SKILL_SOURCE"), &e);
+		cJSON_AddStringToObject(c, "SKILL_SOURCE", tag ? tag : "unreadable");
+		free(tag);
+	}
 	for (size_t i = 0; i < settings_count; i++) {
 		const char *name = settings_table[i].name, *v = run_get(r, name);
 		if (!settings_table[i].result)

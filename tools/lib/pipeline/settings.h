@@ -70,6 +70,11 @@ struct run {
  * checked, the rest at their defaults. Caller frees. */
 int settings_from_args(int argc, char **argv, cJSON **values, struct err *e);
 
+/* Only r->values, every setting from the environment (make exports them),
+ * checked: for a tool that needs the settings but no run folder
+ * (skillc-doctor); freed with run_free. */
+int run_load_settings(struct run *r, struct err *e);
+
 /* One run of a command, in folder dir: the command's values (cmd, every
  * setting) and the names it gave explicitly (given: on make's command line,
  * in local.mk or the environment; the matrix adds task, HARNESS, MODEL). A

@@ -11,7 +11,7 @@
 #include "base/versions.h"
 
 const struct source_def source_table[] = {
-	{ "inputs/skill.src.hash", SRC_TASK, "environment/skills" },
+	{ "inputs/skill.src.hash", SRC_SKILL, "environment/skills" },
 	{ "inputs/task.src.hash", SRC_TASK, "" }, /* a trial depends on the whole task: tests, data, Dockerfile */
 	{ "inputs/profiles.src.hash", SRC_RULES, "profiles" },
 	{ "inputs/user-profiles.src.hash", SRC_SETTING, "PROFILES_DIR" },
@@ -42,6 +42,8 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 	push_path(argv, "--hash", r, "inputs/skill.hash");
 	push_path(argv, "--report", r, "inputs/check.json");
 	push_flag(argv, "--max-file-mb", run_get(r, "MAX_FILE_MB"));
+	if (*run_get(r, "SKILL_SOURCE"))
+		push_flag(argv, "--skill-source", run_get(r, "SKILL_SOURCE"));
 }
 
 /* The docker images of a trial: only for RUNNER=local SANDBOX=docker. */
@@ -132,7 +134,7 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	strlist_push_owned(argv, xasprintf("%d", ref->count));
 	push_path(argv, "--incomplete", r, ".incomplete");
 	push_flag(argv, "--cache", run_get(r, "CACHE_DIR"));
-	if (run_get_int(r, "REQUIRE_SKILL"))
+	if (skills_root && run_get_int(r, "REQUIRE_SKILL"))
 		strlist_push(argv, "--require-skill");
 	if (run_get_int(r, "AGENT_TIMEOUT") > 0)
 		push_flag(argv, "--agent-timeout", run_get(r, "AGENT_TIMEOUT"));
@@ -141,6 +143,26 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	strlist_push_owned(argv, xasprintf("%ld", limit > 120 ? limit - 30 : limit));
 	if (fs_exists(run_get(r, "ENV_FILE")))
 		push_flag(argv, "--env-file", run_get(r, "ENV_FILE"));
+}
+
+static void noskill_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                 struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "noskill", NULL);
+}
+
+static void index_argv(const struct run *r, const char *bindir, struct strlist *argv, const char *stage)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/%s", r->task, stage);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
+}
+
+static void noskill_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                  struct strlist *argv)
+{
+	index_argv(r, bindir, argv, "noskill");
 }
 
 static void raw_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -152,10 +174,7 @@ static void raw_eval_command(const struct stage_ref *ref, const struct run *r, c
 static void raw_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                               struct strlist *argv)
 {
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/raw", r->task);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
+	index_argv(r, bindir, argv, "raw");
 }
 
 static void static_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -167,10 +186,7 @@ static void static_eval_command(const struct stage_ref *ref, const struct run *r
 static void static_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                                  struct strlist *argv)
 {
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/static", r->task);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
+	index_argv(r, bindir, argv, "static");
 }
 
 static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -231,7 +247,7 @@ const struct stage_def stage_table[] = {
 		.version = V_INGEST,
 		.inputs = { "inputs/skill.src.hash" },
 		.outputs = { "inputs/skill", "inputs/skill.hash", "inputs/check.json" },
-		.settings = { "MAX_FILE_MB" },
+		.settings = { "MAX_FILE_MB", "SKILL_SOURCE" },
 		.command = ingest_command,
 	},
 	{
@@ -243,6 +259,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/skill.hash", "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
@@ -260,6 +277,35 @@ const struct stage_def stage_table[] = {
 		.command = raw_index_command,
 	},
 	{
+		.name = "noskill-eval",
+		.help = "REPEAT trials with no skill at all, the baseline (BASELINE=1 puts them in eval and final)",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		/* no skill: the trials depend on the task alone, so every run of the
+		 * task, harness, model and runner shares them through the trial store */
+		.after = { "l2-image" },
+		.inputs = { "inputs/task.src.hash", L2_STAMP },
+		.outputs = { "traces/%T/noskill/test-%N", "traces/%T/noskill/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.wanted_if = "BASELINE",
+		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
+		.command = noskill_eval_command,
+	},
+	{
+		.name = "noskill-index",
+		.help = "traces/<task>/noskill/index.json: every no-skill trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "noskill-eval" },
+		.inputs = { "traces/%T/noskill/test-%N/trial.json" },
+		.outputs = { "traces/%T/noskill/index.json" },
+		.gather = "REPEAT",
+		.wanted_if = "BASELINE",
+		.command = noskill_index_command,
+	},
+	{
 		.name = "profile",
 		.help = "resolve MODEL to its model profile (rules/profiles, PROFILES_DIR)",
 		.tool = "skillc-profile",
@@ -267,6 +313,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/profiles.src.hash", "inputs/user-profiles.src.hash" },
 		.outputs = { "artifacts/static/profile.json" },
 		.settings = { "MODEL" },
+		.needs = { "MODEL" },
 		.command = profile_command,
 	},
 	{
@@ -280,6 +327,7 @@ const struct stage_def stage_table[] = {
 		             "artifacts/static/report.json", "artifacts/static/report.md",
 		             "artifacts/static/plan.json" },
 		.settings = { "STATIC_MODE", "EXTERNAL_MODEL" },
+		.needs = { "EXTERNAL_MODEL if STATIC_MODE=hybrid" },
 		.command = static_command,
 	},
 	{
@@ -291,6 +339,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
@@ -489,20 +538,38 @@ static int eval_needs(const struct stage_def *s)
 	return 0;
 }
 
+bool goal_known(const char *goal)
+{
+	return stage_find(goal) || !strcmp(goal, "final") || !strcmp(goal, "all") || !strcmp(goal, "eval");
+}
+
+bool goal_includes(const char *goal, const struct stage_def *s)
+{
+	if (!strcmp(goal, "final") || !strcmp(goal, "all"))
+		return true;
+	if (!strcmp(goal, "eval"))
+		return eval_needs(s);
+	const struct stage_def *last = stage_find(goal);
+	return last && stage_depends_on(last, s);
+}
+
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
 	/* images: the L2s and the L1s they are built on */
-	const struct stage_def *last = stage_find(!strcmp(goal, "images") ? "l2-image" : goal);
-	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
-	int eval = !strcmp(goal, "eval");
+	if (!strcmp(goal, "images"))
+		goal = "l2-image";
 	*out = NULL;
-	if (!last && !everything && !eval)
+	if (!goal_known(goal))
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (everything || (eval ? eval_needs(all[i].def) : stage_depends_on(last, all[i].def)))
+	/* the whole pipeline's goals leave out the stages the run does not want (BASELINE) */
+	bool whole = !strcmp(goal, "final") || !strcmp(goal, "all") || !strcmp(goal, "eval");
+	for (size_t i = 0; i < n; i++) {
+		const struct stage_def *s = all[i].def;
+		if (goal_includes(goal, s) && (!whole || stage_wanted(s, r)))
 			all[k++] = all[i];
+	}
 	*out = all;
 	return (int)k;
 }
@@ -521,6 +588,33 @@ static char *harness_folder(const struct run *r, const char *name)
 	return dir;
 }
 
+/* "NAME" or "NAME if OTHER=value": does it name setting, and hold in r? */
+static bool need_holds(const char *need, const struct run *r, const char *setting)
+{
+	size_t n = strcspn(need, " ");
+	if (n != strlen(setting) || strncmp(need, setting, n))
+		return false;
+	const char *cond = need[n] ? strstr(need, " if ") : NULL;
+	if (!cond)
+		return !need[n];
+	cond += 4;
+	const char *eq = strchr(cond, '=');
+	if (!eq)
+		return false;
+	char *other = xstrndup(cond, (size_t)(eq - cond));
+	bool holds = !strcmp(run_get(r, other), eq + 1);
+	free(other);
+	return holds;
+}
+
+bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting)
+{
+	for (size_t i = 0; i < ARRAY_LEN(s->needs) && s->needs[i]; i++)
+		if (need_holds(s->needs[i], r, setting))
+			return true;
+	return false;
+}
+
 char *source_path(const struct run *r, const struct source_def *src)
 {
 	switch (src->root) {
@@ -530,6 +624,10 @@ char *source_path(const struct run *r, const struct source_def *src)
 		return harness_folder(r, run_get(r, src->what));
 	case SRC_RULES:
 		return *src->what ? path_join(r->rules_dir, src->what) : xstrdup(r->rules_dir);
+	case SRC_SKILL:
+		if (*run_get(r, "SKILL_SOURCE"))
+			return xstrdup(run_get(r, "SKILL_SOURCE"));
+		break;
 	case SRC_TASK:
 		break;
 	}
@@ -571,7 +669,8 @@ static int reads_setting(const struct stage_def *s, const char *name)
 	for (size_t k = 0; k < source_count; k++) {
 		const struct source_def *src = &source_table[k];
 		int names = (src->root == SRC_SETTING && !strcmp(src->what, name)) ||
-		            (src->root == SRC_TASK && !strcmp(name, "TASKS_DIR"));
+		            ((src->root == SRC_TASK || src->root == SRC_SKILL) && !strcmp(name, "TASKS_DIR")) ||
+		            (src->root == SRC_SKILL && !strcmp(name, "SKILL_SOURCE"));
 		for (size_t i = 0; names && i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++)
 			if (!strcmp(s->inputs[i], src->stamp))
 				return 1;
@@ -588,6 +687,11 @@ void stages_affected_by(const char *setting, struct strlist *out)
 		if (hit)
 			strlist_push(out, stage_table[i].name);
 	}
+}
+
+bool stage_wanted(const struct stage_def *s, const struct run *r)
+{
+	return !s->wanted_if || run_get_int(r, s->wanted_if) == 1;
 }
 
 /* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */

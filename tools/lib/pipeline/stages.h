@@ -16,6 +16,7 @@ enum source_root {
 	SRC_RULES,    /* the rules data folder (SKILLC_RULES, exported by make) */
 	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
 	SRC_HARNESS,  /* the folder holding the harness file of setting `what` (HARNESS_PATH first) */
+	SRC_SKILL,    /* the run's skill source: SKILL_SOURCE, else the task's `what` */
 };
 struct source_def {
 	const char *stamp;  /* run-relative, e.g. "inputs/skill.src.hash" */
@@ -36,6 +37,10 @@ struct stage_def {
 	const char *inputs[8];    /* files it reads (stamps, upstream outputs) */
 	const char *outputs[6];   /* files or directories it writes */
 	const char *settings[8];  /* settings it reads: its slice inputs/config/<name>.json */
+	/* Settings it cannot run without (make doctor checks them): "MODEL",
+	 * or "EXTERNAL_MODEL if STATIC_MODE=hybrid" for a need that depends on
+	 * another setting's value. */
+	const char *needs[4];
 	/* A repeated stage (e.g. one evaluation trial) has as many instances as
 	 * this setting says, named "<name>.001"...: one make target each, so
 	 * make -jN runs N at once. */
@@ -43,6 +48,9 @@ struct stage_def {
 	/* In a stage that is not repeated, an input holding %N stands for
 	 * instances 1..(this setting) of a repeated upstream stage. */
 	const char *gather;
+	/* A 0/1 setting: the stage is part of goals eval and final only when it
+	 * is 1 (BASELINE for the no-skill trials); its own goal always works. */
+	const char *wanted_if;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
 	/* "SETTING=value" conditions: the stage is in a run only where all hold
@@ -94,6 +102,15 @@ char *stage_config_path(const struct stage_def *s);
  * they need), or "final" (also "all") for every target of the run.
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
+/* A stage's name, "eval", "final" or "all". */
+bool goal_known(const char *goal);
+/* True when the goal (a stage's name, "eval", "final" or "all") includes s. */
+bool goal_includes(const char *goal, const struct stage_def *s);
+/* True when s cannot run without `setting` (its `needs`, evaluated in r). */
+bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting);
+
+/* Whether goals eval and final take stage s in this run (wanted_if). */
+bool stage_wanted(const struct stage_def *s, const struct run *r);
 
 /* "ingest, raw-eval, ...; with RUNNER=local SANDBOX=docker: l1-image,
  * l2-image": every stage's name, for messages; caller frees. */

@@ -111,6 +111,8 @@ int manifest_rebuild(const struct run *r, struct err *e)
 		const char *name = refs[i].name;
 		cJSON *st = state_read(r->dir, name);
 		const char *state = st ? json_str(st, "state") : NULL;
+		if (!st && !stage_wanted(refs[i].def, r))
+			continue; /* not asked for (BASELINE=0) and never run: not due */
 		cJSON_AddStringToObject(targets, name, state ? state : "pending");
 		if (!st)
 			continue;

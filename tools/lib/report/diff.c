@@ -19,13 +19,12 @@ struct line {
 
 static size_t split_lines(const char *s, size_t len, struct line **out)
 {
-	size_t n = 0, cap = 16;
-	struct line *v = xmalloc(cap * sizeof *v);
+	size_t n = 0, cap = 0;
+	struct line *v = xgrow(NULL, &cap, 1, sizeof *v); /* never NULL: callers offset it */
 	for (size_t i = 0; i < len;) {
 		const char *nl = memchr(s + i, '\n', len - i);
 		size_t l = nl ? (size_t)(nl - (s + i)) : len - i;
-		if (n == cap)
-			v = xrealloc(v, (cap *= 2) * sizeof *v);
+		GROW(v, n, cap);
 		uint64_t h = 1469598103934665603ull; /* FNV-1a */
 		for (size_t k = 0; k < l; k++)
 			h = (h ^ (unsigned char)s[i + k]) * 1099511628211ull;

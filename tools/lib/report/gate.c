@@ -5,12 +5,6 @@
 
 #include "report/stats.h"
 
-static bool same_run(const struct results_group *a, const struct results_group *b)
-{
-	return !strcmp(a->bench, b->bench) && !strcmp(a->task, b->task) && !strcmp(a->harness, b->harness) &&
-	       !strcmp(a->model, b->model) && !strcmp(a->runner, b->runner);
-}
-
 static double r2(double v)
 {
 	return round(v * 100) / 100;
@@ -142,7 +136,7 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 	/* the regressed runs first: whether there are too many decides their lines */
 	for (size_t i = 0; i < tb->n;) {
 		size_t end = i + 1;
-		while (end < tb->n && same_run(&tb->v[i], &tb->v[end]))
+		while (end < tb->n && results_same_cell(&tb->v[i], &tb->v[end]))
 			end++;
 		struct run_rows rr;
 		find_rows(&tb->v[i], end - i, r->stage, &rr);
@@ -152,7 +146,7 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 	bool too_many = c.regressed > r->max_regressed;
 	for (size_t i = 0; i < tb->n;) {
 		size_t end = i + 1;
-		while (end < tb->n && same_run(&tb->v[i], &tb->v[end]))
+		while (end < tb->n && results_same_cell(&tb->v[i], &tb->v[end]))
 			end++;
 		struct run_rows rr;
 		find_rows(&tb->v[i], end - i, r->stage, &rr);

@@ -1,5 +1,6 @@
 /* index.html: every run of a results folder, one row per task x harness x
- * model (x bench, runner), with its latest stage's change against raw. */
+ * model (x bench, runner), with its latest stage's change against raw (and
+ * against the no-skill baseline where a run has one). */
 #include "report/page.h"
 
 #include <math.h>
@@ -17,7 +18,7 @@
 /* One row: a cell of one run. */
 struct cell {
 	char *rel;                      /* the run folder, relative to the index */
-	const struct results_group *raw, *last;
+	const struct results_group *raw, *noskill, *last;
 	long trials, stale;
 	double seconds;
 	double usd;       /* what its run spent (known), unknown: items without a price */
@@ -48,7 +49,8 @@ static void add_cells(struct index_page *p, const struct results_table *tb, cons
 		struct cell *c = p->n ? &p->cells[p->n - 1] : NULL;
 		bool same = c && !strcmp(c->rel, rel) && c->last && !strcmp(c->last->task, g->task) &&
 			    !strcmp(c->last->harness, g->harness) && !strcmp(c->last->model, g->model) &&
-			    !strcmp(c->last->runner, g->runner) && !strcmp(c->last->bench, g->bench);
+			    !strcmp(c->last->runner, g->runner) && !strcmp(c->last->bench, g->bench) &&
+			    !strcmp(c->last->source, g->source);
 		if (!same) {
 			p->cells = xrealloc(p->cells, (p->n + 1) * sizeof *p->cells);
 			c = &p->cells[p->n++];
@@ -60,6 +62,8 @@ static void add_cells(struct index_page *p, const struct results_table *tb, cons
 		c->seconds += g->sec_sum;
 		if (!strcmp(g->stage, "raw"))
 			c->raw = g;
+		if (!strcmp(g->stage, "noskill"))
+			c->noskill = g;
 		if (!c->last || (strcmp(g->stage, "noskill") && g->scored))
 			c->last = g;
 	}
@@ -78,6 +82,30 @@ static int cmp_cell(const void *a, const void *b)
 static bool regressed(const struct cell *c)
 {
 	return c->last && c->last != c->raw && results_regressed(c->last);
+}
+
+/* Whether any run has the no-skill baseline (then its columns are shown). */
+static bool any_noskill(const struct index_page *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->cells[i].noskill)
+			return true;
+	return false;
+}
+
+/* The cells whose latest stage is below the no-skill baseline, of those compared. */
+static long worse_than_noskill(const struct index_page *p, long *compared)
+{
+	long worse = 0;
+	*compared = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct results_group *g = p->cells[i].last;
+		if (g && g != p->cells[i].noskill && !isnan(results_delta_pp_vs(g, p->cells[i].noskill))) {
+			(*compared)++;
+			worse += results_worse_than_noskill(g);
+		}
+	}
+	return worse;
 }
 
 static void kpis(struct index_page *p)
@@ -105,6 +133,11 @@ static void kpis(struct index_page *p)
 	page_kpi(b, "Improved vs raw", v, "latest stage above raw's pass rate", better ? "good" : NULL);
 	snprintf(v, sizeof v, "%ld of %ld", reg, compared);
 	page_kpi(b, "Regressed vs raw", v, "latest stage below raw's pass rate", reg ? "bad" : NULL);
+	if (any_noskill(p)) {
+		long ncompared, worse = worse_than_noskill(p, &ncompared);
+		snprintf(v, sizeof v, "%ld of %ld", worse, ncompared);
+		page_kpi(b, "Worse than no skill", v, "latest stage below the no-skill pass rate", worse ? "bad" : NULL);
+	}
 	snprintf(v, sizeof v, "%ld", trials);
 	snprintf(s, sizeof s, "%ld stale, not counted", stale);
 	page_kpi(b, "Trials counted", v, s, NULL);
@@ -160,12 +193,15 @@ static void delta_chart(struct index_page *p)
 static void matrix(struct index_page *p)
 {
 	struct buf *b = &p->html;
-	buf_adds(b, "<section class=\"card\" id=\"matrix\">\n<h2>Task × harness × model</h2>\n<p class=\"lead\">One row "
-		    "per run, sorted by task, harness and model. Latest: the last stage with scored trials (final, once "
-		    "it runs). Δ: its pass-rate change against raw with Newcombe's 95% interval.</p>\n"
-		    "<div class=\"scroll\"><table>\n<tr><th>Task</th><th>Harness · model</th><th>Bench · runner</th>"
-		    "<th>Raw</th><th>Latest stage</th><th class=\"n\">Δ vs raw</th><th class=\"n\">Trials</th><th class=\"n\">Time</th><th class=\"n\">Spent</th>"
-		    "<th>Report</th></tr>\n");
+	bool noskill = any_noskill(p);
+	buf_printf(b, "<section class=\"card\" id=\"matrix\">\n<h2>Task × harness × model</h2>\n<p class=\"lead\">One row "
+		      "per run, sorted by task, harness and model. Latest: the last stage with scored trials (final, once "
+		      "it runs). Δ: its pass-rate change against raw%s with Newcombe's 95%% interval.</p>\n"
+		      "<div class=\"scroll\"><table>\n<tr><th>Task</th><th>Harness · model</th><th>Bench · runner</th>"
+		      "%s<th>Raw</th><th>Latest stage</th><th class=\"n\">Δ vs raw</th>%s<th class=\"n\">Trials</th>"
+		      "<th class=\"n\">Time</th><th class=\"n\">Spent</th><th>Report</th></tr>\n",
+		   noskill ? " (and against no skill at all, the noskill stage)" : "", noskill ? "<th>No skill</th>" : "",
+		   noskill ? "<th class=\"n\">Δ vs no-skill</th>" : "");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct cell *c = &p->cells[i];
 		const struct results_group *g = c->last;
@@ -180,6 +216,14 @@ static void matrix(struct index_page *p)
 		buf_adds(b, "<br><span class=\"muted small\">");
 		html_str(b, g->runner);
 		buf_adds(b, "</span></td>");
+		if (noskill) {
+			buf_adds(b, "<td class=\"nw\">");
+			if (c->noskill)
+				page_rate_ci(b, c->noskill);
+			else
+				buf_adds(b, "–");
+			buf_adds(b, "</td>");
+		}
 		buf_adds(b, "<td class=\"nw\">");
 		if (c->raw)
 			page_rate_ci(b, c->raw);
@@ -191,9 +235,16 @@ static void matrix(struct index_page *p)
 		page_rate_ci(b, g);
 		buf_adds(b, "</td><td class=\"n\">");
 		if (g != c->raw)
-			page_delta(b, g);
+			page_delta(b, g, c->raw);
 		else
 			buf_adds(b, "–");
+		if (noskill) {
+			buf_adds(b, "</td><td class=\"n\">");
+			if (g != c->noskill)
+				page_delta(b, g, c->noskill);
+			else
+				buf_adds(b, "–");
+		}
 		char t[32];
 		page_fmt_seconds(t, sizeof t, c->seconds);
 		buf_printf(b, "</td><td class=\"n\">%ld", c->trials);

@@ -23,12 +23,6 @@ static void esc(struct buf *b, const char *s)
 	}
 }
 
-static bool same_run(const struct results_group *a, const struct results_group *b)
-{
-	return !strcmp(a->bench, b->bench) && !strcmp(a->task, b->task) && !strcmp(a->harness, b->harness) &&
-	       !strcmp(a->model, b->model) && !strcmp(a->runner, b->runner);
-}
-
 enum verdict { V_OK, V_FAILURE, V_ERROR };
 
 static enum verdict verdict_of(const struct results_group *g)
@@ -129,7 +123,7 @@ void junit_xml(const struct results_table *tb, struct buf *b)
 	long id = 0;
 	for (size_t i = 0; i < tb->n;) {
 		size_t end = i + 1;
-		while (end < tb->n && same_run(&tb->v[i], &tb->v[end]))
+		while (end < tb->n && results_same_cell(&tb->v[i], &tb->v[end]))
 			end++;
 		testsuite(&tb->v[i], end - i, id++, b);
 		i = end;

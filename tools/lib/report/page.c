@@ -143,13 +143,18 @@ static void kpis(struct run_page *p)
 		secs += p->tb.v[i].sec_sum;
 	}
 	buf_adds(b, "<section class=\"kpis\">\n");
+	const struct results_group *noskill = group_of(p, "noskill");
+	if (noskill)
+		page_kpi_rate(b, "No skill", noskill, NULL);
 	page_kpi_rate(b, "Raw skill", raw, NULL);
 	if (last && last != raw) {
 		char k[96];
 		snprintf(k, sizeof k, "Latest: %s", last->stage);
 		page_kpi_rate(b, k, last, NULL);
-		page_kpi_delta(b, last);
+		page_kpi_delta(b, last, last->raw, "raw");
 	}
+	if (last && noskill)
+		page_kpi_delta(b, last, noskill, "no-skill");
 	char v[64], s[96];
 	snprintf(v, sizeof v, "%ld", trials);
 	snprintf(s, sizeof s, "%ld stale, not counted", stale);
@@ -203,6 +208,13 @@ static void pass_chart(struct run_page *p)
 	free(title);
 }
 
+/* The width of a chart of the two-column grid: room for n bars' labels
+ * (the page scales it to the column). */
+static int small_width(size_t n)
+{
+	return n > 4 ? 80 + 72 * (int)n : 400;
+}
+
 /* A per-stage mean chart of one trial field, with t intervals. */
 static void metric_chart(struct run_page *p, const char *id, const char *title, const char *what, size_t off,
 			 const char *fmt, bool unit_range)
@@ -218,15 +230,16 @@ static void metric_chart(struct run_page *p, const char *id, const char *title, 
 		long pairs;
 		double r = unit_range ? NAN : paired_median_ratio(g, off, &pairs); /* a ratio of 0/1 rewards says nothing */
 		if (!isnan(r))
-			snprintf(sub[i], sizeof sub[i], "×%.2f vs raw", r);
+			snprintf(sub[i], sizeof sub[i], "×%.2f", r);
 		snprintf(tip[i], sizeof tip[i], "%s: mean %s %.4g over %ld counted trials", g->stage, what, m,
 			 g->trials);
 		bars[i] = (struct svg_bar){ .key = g->stage, .label = g->stage, .sub = sub[i][0] ? sub[i] : NULL,
 					    .value = m, .lo = lo, .hi = hi, .color = page_stage_color(g->stage),
 					    .title = tip[i] };
 	}
-	struct svg_chart c = { .id = id, .title = title, .subtitle = p->task, .w = 400, .h = 300,
-			       .note = "Mean per trial · whiskers: 95% t interval",
+	struct svg_chart c = { .id = id, .title = title, .subtitle = p->task, .w = small_width(n), .h = 300,
+			       .note = unit_range ? "Mean per trial · whiskers: 95% t interval"
+						  : "Mean per trial · whiskers: 95% t interval · ×: median ratio to raw",
 			       .fmt = fmt, .scale = 1,
 			       .ymax = NAN, .ref = NAN, .bars = bars, .n = n };
 	page_chart(&p->charts, NULL, &c);
@@ -245,8 +258,8 @@ static void cost_chart(struct run_page *p)
 		const struct results_group *g = &p->tb.v[i];
 		double usd = results_stage_usd(g);
 		long unknown = g->llm_unknown + g->spent_unknown;
-		snprintf(sub[i], sizeof sub[i], "%ld call%s · %ld trial%s%s", g->llm_calls, g->llm_calls == 1 ? "" : "s",
-			 g->ran, g->ran == 1 ? "" : "s", unknown ? " · some unknown" : "");
+		snprintf(sub[i], sizeof sub[i], "%ld call%s%s · %ld trial%s%s", g->llm_calls, g->llm_calls == 1 ? "" : "s",
+			 g->llm_unknown ? " ?" : "", g->ran, g->ran == 1 ? "" : "s", g->spent_unknown ? " ?" : "");
 		if (isnan(usd))
 			snprintf(tip[i], sizeof tip[i], "%s: price unknown (%ld LLM calls, %ld trials run here)", g->stage,
 				 g->llm_calls, g->ran);
@@ -256,8 +269,8 @@ static void cost_chart(struct run_page *p)
 		bars[i] = (struct svg_bar){ .key = g->stage, .label = g->stage, .sub = sub[i], .value = usd, .lo = NAN,
 					    .hi = NAN, .color = page_stage_color(g->stage), .title = tip[i] };
 	}
-	struct svg_chart c = { .id = "cost", .title = "Cost per stage (USD)", .subtitle = p->task, .w = 400, .h = 300,
-			       .note = "LLM calls + trials run here · n/a: price unknown", .fmt = "$%.3g", .scale = 1,
+	struct svg_chart c = { .id = "cost", .title = "Cost per stage (USD)", .subtitle = p->task, .w = small_width(n), .h = 300,
+			       .note = "LLM calls + trials run here · n/a, ?: price unknown", .fmt = "$%.3g", .scale = 1,
 			       .ymax = NAN, .ref = NAN, .bars = bars, .n = n };
 	page_chart(&p->charts, NULL, &c);
 	free(bars);
@@ -292,18 +305,21 @@ static void cell_ratio(struct buf *b, double mean, const char *fmt, double ratio
 static void stage_table(struct run_page *p)
 {
 	struct buf *b = &p->html;
-	buf_adds(b, "<section class=\"card\" id=\"stages\">\n<h2>Per stage, paired against raw</h2>\n"
-		    "<p class=\"lead\">Pass rate with its 95% Wilson interval; Δ: the change against raw in percentage "
-		    "points with Newcombe's 95% interval. Reward, tokens, tool calls and time are means per trial; ×: the "
+	const struct results_group *noskill = group_of(p, "noskill");
+	buf_printf(b, "<section class=\"card\" id=\"stages\">\n<h2>Per stage, paired against raw</h2>\n"
+		    "<p class=\"lead\">Pass rate with its 95%% Wilson interval; Δ: the change against raw%s in percentage "
+		    "points with Newcombe's 95%% interval. Reward, tokens, tool calls and time are means per trial; ×: the "
 		    "median over trial indexes both stages ran of this stage's value divided by raw's (green below 0.9, "
 		    "red above 1.1). Errors: infra and verifier errors, left out of the rate. Stage cost: what the stage paid "
 		    "in this run, its LLM calls and its trials that ran here (trials reused from the trial store cost "
 		    "nothing again); an item without a price counts as unknown, never as $0.</p>\n"
 		    "<div class=\"scroll\"><table>\n<tr><th>Stage</th>"
-		    "<th class=\"n\">Trials</th><th>Pass rate</th><th class=\"n\">Δ vs raw</th>"
+		    "<th class=\"n\">Trials</th><th>Pass rate</th><th class=\"n\">Δ vs raw</th>%s"
 		    "<th class=\"n\">Reward</th><th class=\"n\">Tokens</th><th class=\"n\">Tool calls</th>"
 		    "<th class=\"n\">Time</th><th class=\"n\">Skill used</th><th class=\"n\">Errors</th>"
-		    "<th class=\"n\">Stage cost</th></tr>\n");
+		    "<th class=\"n\">Stage cost</th></tr>\n",
+		   noskill ? " (and against no skill at all, the noskill stage)" : "",
+		   noskill ? "<th class=\"n\">Δ vs no-skill</th>" : "");
 	for (size_t i = 0; i < p->tb.n; i++) {
 		const struct results_group *g = &p->tb.v[i];
 		long pairs;
@@ -318,7 +334,11 @@ static void stage_table(struct run_page *p)
 		buf_adds(b, "</td><td class=\"nw\">");
 		page_rate_ci(b, g);
 		buf_adds(b, "</td><td class=\"n\">");
-		page_delta(b, g);
+		page_delta(b, g, g->raw);
+		if (noskill) {
+			buf_adds(b, "</td><td class=\"n\">");
+			page_delta(b, g, g->noskill);
+		}
 		buf_adds(b, "</td><td class=\"n\">");
 		page_num(b, results_mean(g->reward_sum, g->reward_n), "%.2f");
 		buf_adds(b, "</td>");
@@ -467,7 +487,9 @@ static void skill_changes(struct run_page *p)
 			page_stage_name(b, s->name);
 			buf_adds(b, "</h3>\n<p class=\"note\">");
 			if (!strcmp(prev->skill, s->skill) && s->skill[0])
-				buf_adds(b, "identical skills (same content hash): its trials are the earlier stage's, from the trial store");
+				buf_printf(b, "identical skills (same content hash); %ld of its %ld counted trials reused "
+					      "from the trial store",
+					   p->tb.v[i].reused, p->tb.v[i].trials);
 			else
 				buf_printf(b, "%ld section%s changed, %ld added, %ld removed, %ld moved; %ld other file%s; "
 					      "+%ld −%ld lines",

@@ -141,15 +141,15 @@ static double tidy1(double v)
 	return v == 0 ? 0 : v;
 }
 
-void page_delta(struct buf *b, const struct results_group *g)
+void page_delta(struct buf *b, const struct results_group *g, const struct results_group *base)
 {
-	double d = results_delta_pp(g), lo, hi;
-	if (isnan(d) || !strcmp(g->stage, "raw")) {
+	double d = results_delta_pp_vs(g, base), lo, hi;
+	if (isnan(d)) {
 		buf_adds(b, "–");
 		return;
 	}
 	buf_printf(b, "<span class=\"%s\">%+.1f pp</span>", d > 0 ? "pos" : d < 0 ? "neg" : "muted", tidy1(d));
-	if (results_delta_ci(g, &lo, &hi))
+	if (results_delta_ci_vs(g, base, &lo, &hi))
 		buf_printf(b, "<br><span class=\"muted small\">[%+.1f, %+.1f]</span>", tidy1(lo), tidy1(hi));
 }
 
@@ -221,16 +221,18 @@ void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g
 	page_kpi(b, key, v, s, cls);
 }
 
-void page_kpi_delta(struct buf *b, const struct results_group *g)
+void page_kpi_delta(struct buf *b, const struct results_group *g, const struct results_group *base, const char *name)
 {
-	double d = results_delta_pp(g), lo, hi;
-	char v[32] = "–", s[96] = "no raw trials to compare";
+	double d = results_delta_pp_vs(g, base), lo, hi;
+	char v[32] = "–", s[96], k[64];
+	snprintf(s, sizeof s, "no %s trials to compare", name);
+	snprintf(k, sizeof k, "Change vs %s", name);
 	if (!isnan(d)) {
 		snprintf(v, sizeof v, "%+.0f pp", tidy1(d));
-		if (results_delta_ci(g, &lo, &hi))
-			snprintf(s, sizeof s, "%s vs raw · 95%% CI %+.0f to %+.0f", g->stage, tidy1(lo), tidy1(hi));
+		if (results_delta_ci_vs(g, base, &lo, &hi))
+			snprintf(s, sizeof s, "%s vs %s · 95%% CI %+.0f to %+.0f", g->stage, name, tidy1(lo), tidy1(hi));
 	}
-	page_kpi(b, "Change vs raw", v, s, isnan(d) || d == 0 ? NULL : d > 0 ? "good" : "bad");
+	page_kpi(b, k, v, s, isnan(d) || d == 0 ? NULL : d > 0 ? "good" : "bad");
 }
 
 /* ------------------------------------------------------------- pipeline */
@@ -269,6 +271,67 @@ static void prow_state(struct prow *r, const char *state)
 		r->running++;
 	else
 		r->other++;
+}
+
+/* Pipeline order of a row name, whatever order the manifest lists them in:
+ * ingest, profile, then the stage families (noskill, raw, static, fast,
+ * deep-start, deep-K by K, deep-final, final), each family's steps in the
+ * order they run; anything else last, by name. */
+struct prow_key {
+	int family;
+	long round;
+	int step;
+};
+
+static struct prow_key prow_key(const char *name)
+{
+	static const char *const lead[] = { "ingest", "profile" };
+	static const char *const families[] = { "noskill", "raw", "static", "fast", "deep-start", "deep-", "deep-final",
+						 "final" };
+	static const char *const steps[] = { "", "score", "map", "reduce", "apply", "edit", "eval", "look", "index",
+					     "decide" };
+	struct prow_key k = { (int)ARRAY_LEN(lead) + (int)ARRAY_LEN(families), 0, (int)ARRAY_LEN(steps) };
+	for (size_t i = 0; i < ARRAY_LEN(lead); i++)
+		if (!strcmp(name, lead[i]))
+			return (struct prow_key){ (int)i, 0, 0 };
+	const char *rest = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(families) && !rest; i++) {
+		size_t len = strlen(families[i]);
+		if (strncmp(name, families[i], len) || (name[len] && name[len] != '-' && families[i][len - 1] != '-'))
+			continue;
+		rest = name + len;
+		if (families[i][len - 1] == '-') { /* deep-K[-step] */
+			char *end;
+			k.round = strtol(rest, &end, 10);
+			if (end == rest || (*end && *end != '-')) {
+				rest = NULL;
+				continue;
+			}
+			rest = end;
+		}
+		k.family = (int)(ARRAY_LEN(lead) + i);
+	}
+	if (!rest)
+		return k;
+	if (*rest == '-')
+		rest++;
+	for (size_t i = 0; i < ARRAY_LEN(steps); i++)
+		if (!strcmp(rest, steps[i]))
+			k.step = (int)i;
+	return k;
+}
+
+static int prow_cmp(const void *x, const void *y)
+{
+	const struct prow *a = x, *b = y;
+	struct prow_key ka = prow_key(a->name), kb = prow_key(b->name);
+	if (ka.family != kb.family)
+		return ka.family < kb.family ? -1 : 1;
+	if (ka.round != kb.round)
+		return ka.round < kb.round ? -1 : 1;
+	if (ka.step != kb.step)
+		return ka.step < kb.step ? -1 : 1;
+	return strcmp(a->name, b->name);
 }
 
 static void prow_cell_state(struct buf *b, const struct prow *r)
@@ -310,6 +373,7 @@ void page_pipeline_table(struct buf *b, const cJSON *manifest, const char *run, 
 		buf_adds(b, "<p class=\"note\">No manifest.json in this run folder.</p>\n");
 		return;
 	}
+	qsort(rows, n, sizeof *rows, prow_cmp);
 	buf_printf(b, "<div class=\"scroll\"><table>\n<tr><th>Stage</th><th class=\"n\">Targets</th><th>State</th>"
 		      "<th class=\"n\">Time</th>%s<th>Error</th><th>Log</th></tr>\n",
 		   cost ? "<th class=\"n\">Cost</th>" : "");

@@ -39,8 +39,9 @@ void page_stage_name(struct buf *b, const char *stage);
 void page_num(struct buf *b, double v, const char *fmt);
 void page_pct(struct buf *b, double v);
 void page_rate_ci(struct buf *b, const struct results_group *g);
-/* "+60.0 pp [−0.0, +83.2]" coloured by sign, "–" for raw or without raw. */
-void page_delta(struct buf *b, const struct results_group *g);
+/* g's change against base (g->raw, g->noskill): "+60.0 pp [−0.0, +83.2]"
+ * coloured by sign, "–" without base (raw has no raw). */
+void page_delta(struct buf *b, const struct results_group *g, const struct results_group *base);
 /* "1h 02m", "3m 05s", "12.3 s". */
 void page_fmt_seconds(char *out, size_t size, double s);
 /* A money figure: "$0.0213", "unknown" for NAN. */
@@ -50,10 +51,10 @@ void page_fmt_usd(char *out, size_t size, double usd);
 void page_usd_cell(struct buf *b, double usd, long unknown);
 
 /* KPI cards: a free one (cls: NULL, "good" or "bad"), a stage's pass rate,
- * a stage's change against raw. */
+ * a stage's change against base (raw or no-skill, named by name). */
 void page_kpi(struct buf *b, const char *key, const char *value, const char *sub, const char *cls);
 void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g, const char *cls);
-void page_kpi_delta(struct buf *b, const struct results_group *g);
+void page_kpi_delta(struct buf *b, const struct results_group *g, const struct results_group *base, const char *name);
 
 /* Per-stage money of a run: a column of the pipeline table, its cell
  * text by stage. NULL: no cost column. */

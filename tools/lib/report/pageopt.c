@@ -264,10 +264,12 @@ static void deep_round(struct buf *b, const char *run, const char *name)
 		html_str(b, bs ? bs : "static");
 		buf_adds(b, " against ");
 		html_str(b, cs ? cs : "fast");
-	} else {
+	} else if (sec) {
 		buf_adds(b, "<code>");
-		html_str(b, sec ? sec : ebad ? "(edit.json unreadable)" : "–");
+		html_str(b, sec);
 		buf_adds(b, "</code>");
+	} else {
+		buf_adds(b, ebad ? "(edit.json unreadable)" : "–");
 	}
 	buf_adds(b, "</td><td>");
 	if (d)

@@ -45,26 +45,23 @@ static int cmp_group(const void *a, const void *b)
 	const struct results_group *x = a, *y = b;
 	int c;
 	if ((c = strcmp(x->bench, y->bench)) || (c = strcmp(x->task, y->task)) || (c = strcmp(x->harness, y->harness)) ||
-	    (c = strcmp(x->model, y->model)) || (c = strcmp(x->runner, y->runner)))
+	    (c = strcmp(x->model, y->model)) || (c = strcmp(x->runner, y->runner)) || (c = strcmp(x->source, y->source)))
 		return c;
 	return results_stage_cmp(x->stage, y->stage);
 }
 
-static bool same_cell(const struct results_group *g, const struct results_group *h)
+bool results_same_cell(const struct results_group *g, const struct results_group *h)
 {
 	return !strcmp(g->bench, h->bench) && !strcmp(g->task, h->task) && !strcmp(g->harness, h->harness) &&
-	       !strcmp(g->model, h->model) && !strcmp(g->runner, h->runner);
+	       !strcmp(g->model, h->model) && !strcmp(g->runner, h->runner) && !strcmp(g->source, h->source);
 }
 
 static struct results_group *group_for(struct results_table *tb, const struct results_group *key)
 {
 	for (size_t i = 0; i < tb->n; i++)
-		if (same_cell(&tb->v[i], key) && !strcmp(tb->v[i].stage, key->stage))
+		if (results_same_cell(&tb->v[i], key) && !strcmp(tb->v[i].stage, key->stage))
 			return &tb->v[i];
-	if (tb->n == tb->cap) {
-		tb->cap = tb->cap ? tb->cap * 2 : 16;
-		tb->v = xrealloc(tb->v, tb->cap * sizeof *tb->v);
-	}
+	GROW(tb->v, tb->n, tb->cap);
 	struct results_group *g = &tb->v[tb->n++];
 	memset(g, 0, sizeof *g);
 	g->bench = xstrdup(key->bench);
@@ -73,6 +70,7 @@ static struct results_group *group_for(struct results_table *tb, const struct re
 	g->model = xstrdup(key->model);
 	g->runner = xstrdup(key->runner);
 	g->stage = xstrdup(key->stage);
+	g->source = xstrdup(key->source ? key->source : "");
 	g->categories = cJSON_CreateObject();
 	g->errors = cJSON_CreateObject();
 	return g;
@@ -98,6 +96,7 @@ void results_free(struct results_table *tb)
 		free(g->harness);
 		free(g->model);
 		free(g->runner);
+		free(g->source);
 		free(g->stage);
 		cJSON_Delete(g->categories);
 		cJSON_Delete(g->errors);
@@ -239,10 +238,7 @@ static char *stale_reason(const struct runinfo_stage *s, long index, const cJSON
 
 static void push_trial(struct results_group *g, struct results_trial *t)
 {
-	if (g->nt == g->tcap) {
-		g->tcap = g->tcap ? g->tcap * 2 : 8;
-		g->t = xrealloc(g->t, g->tcap * sizeof *g->t);
-	}
+	GROW(g->t, g->nt, g->tcap);
 	g->t[g->nt++] = *t;
 }
 
@@ -273,7 +269,8 @@ static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, 
 		struct results_group key = { .bench = (char *)(bench ? bench : ""), .task = s->task,
 					     .harness = (char *)(harness ? harness : "?"),
 					     .model = (char *)(model ? model : "?"),
-					     .runner = (char *)(runner ? runner : "?"), .stage = s->name };
+					     .runner = (char *)(runner ? runner : "?"), .stage = s->name,
+					     .source = ri->source };
 		struct results_group *g = group_for(tb, &key);
 		struct results_trial t = { .dir = tdir, .test = xstrdup(tests.v[k]), .index = index,
 					   .rel = xasprintf("traces/%s/%s/%s", s->task, s->name, tests.v[k]) };
@@ -443,7 +440,7 @@ void results_add(struct results_table *tb, const cJSON *j, const char *dir, cons
 	for (size_t i = 0; i < ARRAY_LEN(f); i++)
 		f[i] = f[i] ? f[i] : "?";
 	struct results_group key = { .bench = (char *)f[0], .task = (char *)f[1], .harness = (char *)f[2],
-				     .model = (char *)f[3], .runner = (char *)f[4], .stage = (char *)f[5] };
+				     .model = (char *)f[3], .runner = (char *)f[4], .stage = (char *)f[5], .source = "" };
 	struct results_group *g = group_for(tb, &key);
 	struct results_trial t = { .dir = xstrdup(dir), .test = xstrdup(path_base(dir)), .index = (long)g->nt + 1 };
 	read_trial(&t, j, routes);
@@ -459,10 +456,15 @@ void results_finish(struct results_table *tb)
 		struct results_group *g = &tb->v[i];
 		if (g->nt)
 			qsort(g->t, g->nt, sizeof *g->t, cmp_trial);
-		g->raw = NULL;
-		for (size_t k = 0; k < tb->n; k++)
-			if (k != i && !strcmp(tb->v[k].stage, "raw") && same_cell(g, &tb->v[k]))
+		g->raw = g->noskill = NULL;
+		for (size_t k = 0; k < tb->n; k++) {
+			if (k == i || !results_same_cell(g, &tb->v[k]))
+				continue;
+			if (!strcmp(tb->v[k].stage, "raw"))
 				g->raw = &tb->v[k];
+			if (!strcmp(tb->v[k].stage, "noskill"))
+				g->noskill = &tb->v[k];
+		}
 	}
 }
 
@@ -471,21 +473,31 @@ double results_pass_rate(const struct results_group *g)
 	return g->scored ? (double)g->passed / (double)g->scored : NAN;
 }
 
+double results_delta_pp_vs(const struct results_group *g, const struct results_group *base)
+{
+	if (!base)
+		return NAN;
+	return (results_pass_rate(g) - results_pass_rate(base)) * 100;
+}
+
+bool results_delta_ci_vs(const struct results_group *g, const struct results_group *base, double *lo, double *hi)
+{
+	if (!base || !g->scored || !base->scored)
+		return false;
+	stats_newcombe(g->passed, g->scored, base->passed, base->scored, STATS_Z95, lo, hi);
+	*lo *= 100;
+	*hi *= 100;
+	return true;
+}
+
 double results_delta_pp(const struct results_group *g)
 {
-	if (!g->raw)
-		return NAN;
-	return (results_pass_rate(g) - results_pass_rate(g->raw)) * 100;
+	return results_delta_pp_vs(g, g->raw);
 }
 
 bool results_delta_ci(const struct results_group *g, double *lo, double *hi)
 {
-	if (!g->raw || !g->scored || !g->raw->scored)
-		return false;
-	stats_newcombe(g->passed, g->scored, g->raw->passed, g->raw->scored, STATS_Z95, lo, hi);
-	*lo *= 100;
-	*hi *= 100;
-	return true;
+	return results_delta_ci_vs(g, g->raw, lo, hi);
 }
 
 double results_stage_usd(const struct results_group *g)
@@ -504,7 +516,13 @@ double results_spent(const struct results_table *tb, long *unknown)
 bool results_regressed(const struct results_group *g)
 {
 	double d = results_delta_pp(g);
-	return strcmp(g->stage, "raw") && !isnan(d) && d < 0;
+	return strcmp(g->stage, "raw") && strcmp(g->stage, "noskill") && !isnan(d) && d < 0;
+}
+
+bool results_worse_than_noskill(const struct results_group *g)
+{
+	double d = results_delta_pp_vs(g, g->noskill);
+	return strcmp(g->stage, "noskill") && !isnan(d) && d < 0;
 }
 
 double results_mean(double sum, long n)

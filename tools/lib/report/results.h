@@ -9,7 +9,8 @@
  * Every other trial folder is kept in the group as stale, with the reason,
  * and never counted. Rows are sorted by bench, task, harness, model and
  * runner, then by stage in pipeline order (noskill, raw, static, fast,
- * deep-1, deep-2, ..., final, others by name). */
+ * deep-1, deep-2, ..., final, others by name). Each row is linked to the
+ * raw row and the no-skill row (stage noskill) of its cell. */
 #ifndef SKILLC_REPORT_RESULTS_H
 #define SKILLC_REPORT_RESULTS_H
 
@@ -46,6 +47,7 @@ struct results_trial {
 
 struct results_group {
 	char *bench, *task, *harness, *model, *runner, *stage;
+	char *source;  /* the run's SKILL_SOURCE tag (src-<skill>-<hash>), "" for the task's own skill */
 	long trials, scored, passed, infra, verr, timeouts, incomplete, stale, reused;
 	long selection;  /* counted trials that are reused selection trials (the deep stage's final) */
 	long skill_den, invoked, read;  /* skill_den: trials with our skill whose agent ran */
@@ -66,6 +68,7 @@ struct results_group {
 	struct results_trial *t;  /* every trial folder, counted and stale, by index */
 	size_t nt, tcap;
 	struct results_group *raw;  /* the raw stage of the same bench, task, harness, model and runner */
+	struct results_group *noskill;  /* the no-skill baseline of the same (NULL: the run has none) */
 };
 
 struct results_table {
@@ -94,6 +97,10 @@ void results_add(struct results_table *tb, const cJSON *j, const char *dir, cons
 void results_finish(struct results_table *tb);
 void results_free(struct results_table *tb);
 
+/* Whether two rows are of one cell: bench, task, harness, model, runner
+ * and skill source (the stages of one run, or of runs that share all that). */
+bool results_same_cell(const struct results_group *a, const struct results_group *b);
+
 /* The rank of a stage name in pipeline order (for sorting). */
 int results_stage_cmp(const char *a, const char *b);
 
@@ -105,13 +112,20 @@ double results_skill_rate(const struct results_group *g, long count); /* count /
 /* The 95% interval of the pass-rate change vs raw, in points (Newcombe);
  * false when there is no raw row or either has nothing scored. */
 bool results_delta_ci(const struct results_group *g, double *lo, double *hi);
+/* The same two against another row (the no-skill baseline: g->noskill). */
+double results_delta_pp_vs(const struct results_group *g, const struct results_group *base);
+bool results_delta_ci_vs(const struct results_group *g, const struct results_group *base, double *lo, double *hi);
 /* What the row's stage cost in its run: LLM calls plus trials that ran
  * there; NAN when nothing of it has a known price. */
 double results_stage_usd(const struct results_group *g);
 /* Everything the table's runs paid (known money); *unknown items without a price. */
 double results_spent(const struct results_table *tb, long *unknown);
 
-/* A stage that is not raw and whose pass rate is below raw's. */
+/* A stage of a skill, not raw, whose pass rate is below raw's (the
+ * no-skill baseline is never "regressed"). */
 bool results_regressed(const struct results_group *g);
+/* A stage that is not noskill and whose pass rate is below the no-skill
+ * baseline's (the skill does worse than no skill at all). */
+bool results_worse_than_noskill(const struct results_group *g);
 
 #endif

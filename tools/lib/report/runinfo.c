@@ -113,6 +113,8 @@ void runinfo_load(struct runinfo *ri, const char *dir)
 	ri->manifest = read_json(dir, "manifest.json");
 	const char *bench = json_str(ri->config, "BENCH");
 	ri->bench = xstrdup(bench ? bench : "");
+	const char *source = json_str(ri->config, "SKILL_SOURCE");
+	ri->source = xstrdup(source ? source : "");
 	char *traces = path_join(dir, "traces");
 	struct strlist tasks = STRLIST_INIT;
 	struct err e;
@@ -145,6 +147,7 @@ void runinfo_free(struct runinfo *ri)
 	free(ri->st);
 	free(ri->dir);
 	free(ri->bench);
+	free(ri->source);
 	cJSON_Delete(ri->config);
 	cJSON_Delete(ri->manifest);
 	memset(ri, 0, sizeof *ri);

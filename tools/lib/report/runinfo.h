@@ -30,6 +30,7 @@ struct runinfo_stage {
 struct runinfo {
 	char *dir;
 	char *bench;        /* "" when the run does not say */
+	char *source;       /* SKILL_SOURCE's tag from inputs/config.json, "" for the task's own skill */
 	cJSON *config;      /* inputs/config.json, NULL when absent */
 	cJSON *manifest;    /* manifest.json, NULL when absent */
 	struct runinfo_stage *st;

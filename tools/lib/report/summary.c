@@ -34,14 +34,15 @@ static double ratio_vs_raw(const struct results_group *g, double sum, long n, do
 
 /* Every number of a row, by its csv/json name. */
 struct cols {
-	double lo, hi, dlo, dhi;
-	bool has_delta_ci;
+	double lo, hi, dlo, dhi, nlo, nhi;
+	bool has_delta_ci, has_noskill_ci;
 };
 
 static void row_cols(const struct results_group *g, struct cols *c)
 {
 	stats_wilson(g->passed, g->scored, STATS_Z95, &c->lo, &c->hi);
 	c->has_delta_ci = results_delta_ci(g, &c->dlo, &c->dhi);
+	c->has_noskill_ci = results_delta_ci_vs(g, g->noskill, &c->nlo, &c->nhi);
 }
 
 static double delta_reward(const struct results_group *g)
@@ -110,6 +111,7 @@ static cJSON *group_json(const struct results_group *g)
 	json_set_str(o, "model", g->model);
 	json_set_str(o, "runner", g->runner);
 	json_set_str(o, "stage", g->stage);
+	json_set_str(o, "skill_source", *g->source ? g->source : NULL);
 	json_set_num(o, "trials", (double)g->trials);
 	json_set_num(o, "stale_trials", (double)g->stale);
 	json_set(o, "stale", stale_json(g));
@@ -156,6 +158,9 @@ static cJSON *group_json(const struct results_group *g)
 	set_maybe(o, "tokens_ratio_vs_raw", r4(tokens_ratio(g)));
 	set_maybe(o, "seconds_ratio_vs_raw", r4(seconds_ratio(g)));
 	json_set_bool(o, "regressed", results_regressed(g));
+	set_maybe(o, "delta_pp_vs_noskill", r2(results_delta_pp_vs(g, g->noskill)));
+	json_set(o, "delta_pp_vs_noskill_ci95", pair_or_null(c.has_noskill_ci, r2(c.nlo), r2(c.nhi)));
+	json_set_bool(o, "worse_than_noskill", results_worse_than_noskill(g));
 	return o;
 }
 
@@ -166,6 +171,7 @@ static cJSON *group_json(const struct results_group *g)
 struct agg {
 	const struct results_group *first;
 	long tasks, scored_tasks, regressed, with_raw;
+	long worse_than_noskill, with_noskill;
 	double pass_sum;
 };
 
@@ -205,9 +211,13 @@ static struct agg *aggregates(const struct results_table *tb, size_t *n)
 			a->scored_tasks++;
 			a->pass_sum += results_pass_rate(g);
 		}
-		if (!isnan(results_delta_pp(g))) {
+		if (!isnan(results_delta_pp(g)) && strcmp(g->stage, "noskill")) {
 			a->with_raw++;
 			a->regressed += results_regressed(g);
+		}
+		if (!isnan(results_delta_pp_vs(g, g->noskill))) {
+			a->with_noskill++;
+			a->worse_than_noskill += results_worse_than_noskill(g);
 		}
 	}
 	qsort(v, *n, sizeof *v, cmp_agg);
@@ -231,6 +241,8 @@ static cJSON *aggregates_json(const struct results_table *tb)
 		set_maybe(o, "mean_pass_at_1", v[i].scored_tasks ? r4(v[i].pass_sum / (double)v[i].scored_tasks) : NAN);
 		json_set_num(o, "tasks_with_raw", (double)v[i].with_raw);
 		json_set_num(o, "regressed_tasks", (double)v[i].regressed);
+		json_set_num(o, "tasks_with_noskill", (double)v[i].with_noskill);
+		json_set_num(o, "worse_than_noskill_tasks", (double)v[i].worse_than_noskill);
 		cJSON_AddItemToArray(arr, o);
 	}
 	free(v);
@@ -243,14 +255,16 @@ cJSON *summary_json(const struct results_table *tb)
 	json_set_num(doc, "format", 2);
 	json_set_num(doc, "runs", (double)tb->runs);
 	cJSON *groups = cJSON_CreateArray();
-	long regressed = 0;
+	long regressed = 0, worse = 0;
 	for (size_t i = 0; i < tb->n; i++) {
 		cJSON_AddItemToArray(groups, group_json(&tb->v[i]));
 		regressed += results_regressed(&tb->v[i]);
+		worse += results_worse_than_noskill(&tb->v[i]);
 	}
 	json_set(doc, "groups", groups);
 	json_set(doc, "by_bench", aggregates_json(tb));
 	json_set_num(doc, "regressed_rows", (double)regressed);
+	json_set_num(doc, "worse_than_noskill_rows", (double)worse);
 	long unknown;
 	double spent = results_spent(tb, &unknown);
 	cJSON *cost = cJSON_CreateObject();
@@ -295,7 +309,8 @@ static const char csv_header[] =
 	"verifier_errors,incomplete_attempts,reused,selection_reused,mean_tokens,total_tokens,mean_tool_calls,mean_seconds,"
 	"mean_agent_seconds,mean_cost_usd,total_cost_usd,cost_unknown,llm_calls,llm_cost_usd,llm_cost_unknown,"
 	"stage_cost_usd,stage_cost_unknown,delta_pp_vs_raw,delta_ci95_low,"
-	"delta_ci95_high,delta_reward_vs_raw,tokens_ratio_vs_raw,seconds_ratio_vs_raw,regressed\r\n";
+	"delta_ci95_high,delta_reward_vs_raw,tokens_ratio_vs_raw,seconds_ratio_vs_raw,regressed,"
+	"delta_pp_vs_noskill,delta_noskill_ci95_low,delta_noskill_ci95_high,worse_than_noskill,skill_source\r\n";
 
 static void csv_row(const struct results_group *g, struct buf *b)
 {
@@ -351,8 +366,19 @@ static void csv_row(const struct results_group *g, struct buf *b)
 		fmt_num(b, rest[i].v, rest[i].fmt);
 		buf_addc(b, ',');
 	}
-	if (g->raw && strcmp(g->stage, "raw") && !isnan(results_delta_pp(g)))
+	if (g->raw && strcmp(g->stage, "raw") && strcmp(g->stage, "noskill") && !isnan(results_delta_pp(g)))
 		buf_adds(b, results_regressed(g) ? "1" : "0");
+	double vs_noskill[] = { results_delta_pp_vs(g, g->noskill), c.has_noskill_ci ? c.nlo : NAN,
+				c.has_noskill_ci ? c.nhi : NAN };
+	for (size_t i = 0; i < ARRAY_LEN(vs_noskill); i++) {
+		buf_addc(b, ',');
+		fmt_num(b, vs_noskill[i], "%+.1f");
+	}
+	buf_addc(b, ',');
+	if (!isnan(vs_noskill[0]))
+		buf_adds(b, results_worse_than_noskill(g) ? "1" : "0");
+	buf_addc(b, ',');
+	csv_field(b, g->source);
 	buf_adds(b, "\r\n");
 }
 
@@ -413,15 +439,16 @@ static void md_pass_at_k(struct buf *b, const struct results_group *g)
 		buf_adds(b, "–");
 }
 
-static void md_delta(struct buf *b, const struct results_group *g)
+/* The change against base (raw, or the no-skill baseline) with its interval. */
+static void md_delta(struct buf *b, const struct results_group *g, const struct results_group *base)
 {
-	double d = results_delta_pp(g), lo, hi;
-	if (isnan(d) || !strcmp(g->stage, "raw")) {
+	double d = results_delta_pp_vs(g, base), lo, hi;
+	if (isnan(d)) {
 		buf_adds(b, "–");
 		return;
 	}
 	buf_printf(b, "%+.1f pp", d);
-	if (results_delta_ci(g, &lo, &hi))
+	if (results_delta_ci_vs(g, base, &lo, &hi))
 		buf_printf(b, " [%+.1f, %+.1f]", lo, hi);
 }
 
@@ -445,13 +472,18 @@ static void md_usd(struct buf *b, double usd, long unknown)
 		buf_printf(b, " (+%ld unknown)", unknown);
 }
 
-static void md_row(struct buf *b, const struct results_group *g)
+static void md_row(struct buf *b, const struct results_group *g, bool noskill)
 {
 	const char *names[] = { g->bench, g->task, g->harness, g->model, g->runner, g->stage };
 	buf_adds(b, "|");
 	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
 		buf_adds(b, " ");
 		md_cell(b, *names[i] ? names[i] : "–");
+		if (i == 1 && *g->source) { /* a run of SKILL_SOURCE: which skill */
+			buf_adds(b, " (");
+			md_cell(b, g->source);
+			buf_adds(b, ")");
+		}
 		if (i == ARRAY_LEN(names) - 1 && g->selection)
 			buf_adds(b, " (selection trials reused)");
 		buf_adds(b, " |");
@@ -464,8 +496,12 @@ static void md_row(struct buf *b, const struct results_group *g)
 	buf_adds(b, " | ");
 	md_pass_at_k(b, g);
 	buf_adds(b, " | ");
-	md_delta(b, g);
+	md_delta(b, g, g->raw);
 	buf_adds(b, " | ");
+	if (noskill) {
+		md_delta(b, g, g->noskill);
+		buf_adds(b, " | ");
+	}
 	md_unit(b, results_mean(g->reward_sum, g->reward_n), "%.2f");
 	buf_adds(b, " | ");
 	pct(b, results_skill_rate(g, g->invoked));
@@ -489,14 +525,26 @@ static void md_row(struct buf *b, const struct results_group *g)
 	buf_adds(b, " |\n");
 }
 
+/* Whether any row is the no-skill baseline (then the md tables have its columns). */
+static bool has_noskill(const struct results_table *tb)
+{
+	for (size_t i = 0; i < tb->n; i++)
+		if (!strcmp(tb->v[i].stage, "noskill"))
+			return true;
+	return false;
+}
+
 void summary_md_table(const struct results_table *tb, struct buf *b)
 {
-	buf_adds(b, "| Bench | Task | Harness | Model | Runner | Stage | Trials | Pass rate [95% CI] | pass@k "
-		 "| Δ vs raw [95% CI] | Mean reward | Skill invoked | Errors excluded | Timeouts | Tokens/trial "
-		 "| Cost/trial | Time/trial | Stage cost |\n");
-	buf_adds(b, "|---|---|---|---|---|---|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+	bool noskill = has_noskill(tb);
+	buf_printf(b, "| Bench | Task | Harness | Model | Runner | Stage | Trials | Pass rate [95%% CI] | pass@k "
+		      "| Δ vs raw [95%% CI] |%s Mean reward | Skill invoked | Errors excluded | Timeouts | Tokens/trial "
+		      "| Cost/trial | Time/trial | Stage cost |\n",
+		   noskill ? " Δ vs no-skill [95% CI] |" : "");
+	buf_printf(b, "|---|---|---|---|---|---|---:|---|---|---:|%s---:|---:|---|---:|---:|---:|---:|---:|\n",
+		   noskill ? "---:|" : "");
 	for (size_t i = 0; i < tb->n; i++)
-		md_row(b, &tb->v[i]);
+		md_row(b, &tb->v[i], noskill);
 }
 
 /* The table across tasks: mean pass@1 by bench x harness x model x runner x stage. */
@@ -504,9 +552,11 @@ static void md_aggregates(const struct results_table *tb, struct buf *b)
 {
 	size_t n;
 	struct agg *v = aggregates(tb, &n);
-	buf_adds(b, "\n## By bench, harness and model\n\n"
-		 "| Bench | Harness | Model | Runner | Stage | Tasks | Mean pass@1 | Regressed vs raw |\n"
-		 "|---|---|---|---|---|---:|---:|---:|\n");
+	bool noskill = has_noskill(tb);
+	buf_printf(b, "\n## By bench, harness and model\n\n"
+		      "| Bench | Harness | Model | Runner | Stage | Tasks | Mean pass@1 | Regressed vs raw |%s\n"
+		      "|---|---|---|---|---|---:|---:|---:|%s\n",
+		   noskill ? " Worse than no-skill |" : "", noskill ? "---:|" : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct results_group *g = v[i].first;
 		const char *names[] = { g->bench, g->harness, g->model, g->runner, g->stage };
@@ -519,9 +569,14 @@ static void md_aggregates(const struct results_table *tb, struct buf *b)
 		buf_printf(b, " %ld | ", v[i].tasks);
 		pct(b, v[i].scored_tasks ? v[i].pass_sum / (double)v[i].scored_tasks : NAN);
 		if (strcmp(g->stage, "raw") && v[i].with_raw)
-			buf_printf(b, " | %ld of %ld |\n", v[i].regressed, v[i].with_raw);
+			buf_printf(b, " | %ld of %ld |", v[i].regressed, v[i].with_raw);
 		else
-			buf_adds(b, " | – |\n");
+			buf_adds(b, " | – |");
+		if (noskill && v[i].with_noskill)
+			buf_printf(b, " %ld of %ld |", v[i].worse_than_noskill, v[i].with_noskill);
+		else if (noskill)
+			buf_adds(b, " – |");
+		buf_adds(b, "\n");
 	}
 	free(v);
 }
@@ -556,6 +611,9 @@ static const char md_notes[] =
 	"Δ vs raw: pass-rate change against the raw stage of the same bench, task, harness, model and\n"
 	"runner, in percentage points, with Newcombe's 95% interval for a difference of proportions.\n"
 	"A stage regressed when its pass rate is below raw's. Mean pass@1 weighs every task the same.\n"
+	"Δ vs no-skill (when the run has the no-skill baseline, stage noskill: the same task, harness and\n"
+	"model with no skill at all): the same against it; \"Worse than no-skill\" counts the tasks whose\n"
+	"stage passes less often than with no skill.\n"
 	"\"selection trials reused\": final trials that are the accepted deep round's own (its SKILL.md\n"
 	"equals S_final's): optimistic, as the round was chosen on them; FINAL_FRESH=1 runs fresh ones.\n"
 	"Cost/trial: the runner's cost_usd, else the trial's tokens at its route's prices (ROUTES).\n"

@@ -2,8 +2,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/unicode.h"
 #include "report/html.h"
 
 #define FONT "font-family=\"Inter, 'Helvetica Neue', Helvetica, Arial, sans-serif\""
@@ -109,8 +111,45 @@ static void y_axis(struct buf *b, const struct svg_chart *c, const struct frame 
 	}
 }
 
+/* How many characters of a text of this font size fit in px (an average
+ * glyph is about 0.56 em wide in the sans-serif faces the charts name). */
+static size_t fits(double px, double font_size)
+{
+	double n = px / (font_size * 0.56);
+	return n < 3 ? 3 : (size_t)n;
+}
+
+/* A bar's second line, centred under it in a slot px wide: as many of its
+ * " · " parts as fit, the rest on a line below, each cut (with "…") where
+ * it would run into the neighbouring bar's text. */
+static void sub_lines(struct buf *b, double cx, double y, const char *sub, double px)
+{
+	static const char sep[] = " · ";
+	size_t max = fits(px, 11.5);
+	const char *p = sub;
+	for (int line = 0; line < 2 && *p; line++) {
+		size_t take = strlen(p);
+		if (line == 0 && utf8_count(p, take) > max) {
+			const char *cut = NULL;
+			for (const char *s = strstr(p, sep); s && utf8_count(p, (size_t)(s - p)) <= max; s = strstr(s + 1, sep))
+				cut = s;
+			if (cut)
+				take = (size_t)(cut - p);
+		}
+		char *part = xstrndup(p, take);
+		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11.5\" fill=\"#5c6370\" text-anchor=\"middle\">",
+			   cx, y + 14 * line);
+		html_str_cut(b, part, max);
+		buf_adds(b, "</text>\n");
+		free(part);
+		p += take;
+		if (!strncmp(p, sep, sizeof sep - 1))
+			p += sizeof sep - 1;
+	}
+}
+
 static void one_bar(struct buf *b, const struct svg_chart *c, const struct frame *f, const struct svg_bar *bar,
-		    double cx, double bw, double top)
+		    double cx, double bw, double slot, double top)
 {
 	int plot_h = f->height - f->top - f->bottom;
 	double base = f->height - f->bottom;
@@ -146,14 +185,10 @@ static void one_bar(struct buf *b, const struct svg_chart *c, const struct frame
 	shown(b, c->fmt, bar->value, c->scale);
 	buf_printf(b, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" fill=\"#14213d\" text-anchor=\"middle\">",
 		   cx, base + 22);
-	html_str(b, bar->label);
+	html_str_cut(b, bar->label, fits(slot - 4, 13));
 	buf_adds(b, "</text>\n");
-	if (bar->sub) {
-		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11.5\" fill=\"#5c6370\" text-anchor=\"middle\">", cx,
-			   base + 40);
-		html_str(b, bar->sub);
-		buf_adds(b, "</text>\n");
-	}
+	if (bar->sub)
+		sub_lines(b, cx, base + 38, bar->sub, slot - 6);
 	buf_adds(b, "</g>\n");
 }
 
@@ -167,7 +202,7 @@ void svg_bar_chart(struct buf *b, const struct svg_chart *c, bool standalone)
 	double slot = (double)(f.width - f.left - f.right) / (double)(c->n ? c->n : 1);
 	double bw = slot * 0.58 > 92 ? 92 : slot * 0.58;
 	for (size_t i = 0; i < c->n; i++)
-		one_bar(b, c, &f, &c->bars[i], f.left + slot * ((double)i + 0.5), bw, top);
+		one_bar(b, c, &f, &c->bars[i], f.left + slot * ((double)i + 0.5), bw, slot, top);
 	if (!isnan(c->ref)) {
 		double y = f.height - f.bottom - c->ref / top * (f.height - f.top - f.bottom);
 		buf_printf(b,

@@ -221,10 +221,7 @@ static int parse_map(struct fmp *p, yaml_event_t *start, struct fm_node **out, i
 			fm_free(val);
 			return -1;
 		}
-		if (m->n == m->cap) {
-			m->cap = m->cap ? m->cap * 2 : 8;
-			m->pairs = xrealloc(m->pairs, m->cap * sizeof(*m->pairs));
-		}
+		GROW(m->pairs, m->n, m->cap);
 		m->pairs[m->n].key = key;
 		m->pairs[m->n].val = val;
 		m->n++;
@@ -247,10 +244,7 @@ static int parse_seq(struct fmp *p, yaml_event_t *start, struct fm_node **out, i
 		int rc = parse_node(p, &ev, &item, depth + 1);
 		yaml_event_delete(&ev);
 		if (item) {
-			if (s->n == s->cap) {
-				s->cap = s->cap ? s->cap * 2 : 8;
-				s->items = xrealloc(s->items, s->cap * sizeof(*s->items));
-			}
+			GROW(s->items, s->n, s->cap);
 			s->items[s->n++] = item;
 		}
 		if (rc < 0)

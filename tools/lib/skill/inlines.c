@@ -29,7 +29,7 @@
 
 struct patterns {
 	pcre2_code *url, *skillpath, *uppath, *path, *file, *flag, *number, *placeholder, *env;
-	pcre2_match_data *md;
+	pcre2_match_data *md; /* the parse's own */
 };
 
 static pcre2_code *rx(const char *pat)
@@ -54,9 +54,8 @@ static pcre2_code *rx(const char *pat)
 /* No pattern may backtrack more than linearly per start: the $..SKILL..
  * variable is checked by a lookahead and then taken possessively (as
  * "[A-Za-z_]*SKILL[A-Za-z_]*" it was quadratic in the variable's length). */
-static struct patterns *compile_patterns(void)
+static void compile(struct patterns *p)
 {
-	struct patterns *p = xcalloc(1, sizeof *p);
 	p->url = rx("\\b(?:https?|ftp|file)://[^\\s<>\"'`]+");
 	p->skillpath = rx("(?<![\\w.~/$}\\-])(?:\\{baseDir\\}/|\\$\\{?(?=[A-Za-z_]*(?:SKILL|skill|Skill))[A-Za-z_]++\\}?/)?"
 			  "((?:\\./)?" SKILL_DIRS "/(?:[\\w\\-.@+]+/)*[\\w\\-.@+]*)");
@@ -71,16 +70,29 @@ static struct patterns *compile_patterns(void)
 		       "|\\.\\d+(?![\\w.]))|(?<![\\w.])\\d+\\.\\d+(?:\\.\\d+)*(?![\\w])");
 	p->placeholder = rx("\\{\\{[^{}\\n]{1,100}\\}\\}|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}");
 	p->env = rx("(?<![\\w$])\\$[A-Z_][A-Z0-9_]+\\b");
+}
+
+/* The patterns are compiled once per process (compiling them took most of
+ * a small document's parse) and never change after; each parse gets its
+ * own match data. */
+static struct patterns *use_patterns(void)
+{
+	static struct patterns compiled;
+	static bool ready;
+	if (!ready) {
+		compile(&compiled);
+		ready = true;
+	}
+	struct patterns *p = xmalloc(sizeof *p);
+	*p = compiled;
 	p->md = pcre2_match_data_create(4, NULL);
+	if (!p->md)
+		BUG("pcre2_match_data_create failed");
 	return p;
 }
 
-static void free_patterns(struct patterns *p)
+static void drop_patterns(struct patterns *p)
 {
-	pcre2_code *all[] = { p->url, p->skillpath, p->uppath, p->path, p->file, p->flag, p->number,
-			      p->placeholder, p->env };
-	for (size_t i = 0; i < ARRAY_LEN(all); i++)
-		pcre2_code_free(all[i]);
 	pcre2_match_data_free(p->md);
 	free(p);
 }
@@ -758,14 +770,14 @@ static void finish_refs(struct skilldoc *d)
 void sd_scan_inlines(struct parser *P)
 {
 	struct skilldoc *d = P->d;
-	P->rx = compile_patterns();
+	P->rx = use_patterns();
 	for (size_t b = 0, k = 0; b < d->nblocks; b++) {
 		size_t c0 = k;
 		while (k < d->ncodes && d->codes[k].block == (int)b)
 			k++;
 		scan_block(P, (int)b, c0, k);
 	}
-	free_patterns(P->rx);
+	drop_patterns(P->rx);
 	P->rx = NULL;
 	finish_literals(P);
 	finish_refs(d);

@@ -20,10 +20,7 @@
 
 /* Appends val to a growable array (arr, n, cap). */
 #define SD_PUSH(arr, n, cap, val) do { \
-	if ((n) == (cap)) { \
-		(cap) = (cap) ? (cap) * 2 : 16; \
-		(arr) = xrealloc((arr), (cap) * sizeof(*(arr))); \
-	} \
+	GROW((arr), (n), (cap)); \
 	(arr)[(n)++] = (val); \
 } while (0)
 

@@ -1,4 +1,4 @@
-/* skilldoc.h — the skill document model (docs/check.md#the-skill-document-model-toolslibskillskilldoch).
+/* skilldoc.h — the skill document model (docs/internals/document-model.md).
  *
  * A SKILL.md is kept as its original bytes plus an index over them:
  *   - the frontmatter span (a first line "---", up to a line "---"),

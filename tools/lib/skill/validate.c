@@ -29,10 +29,7 @@ static const char *const allowed_fields[] = {
 struct check_finding *check_add(struct check_finding **v, size_t *n, size_t *cap, const char *rule,
 				const char *file, int line, int col, const char *fmt, va_list ap)
 {
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 8;
-		*v = xrealloc(*v, *cap * sizeof(**v));
-	}
+	GROW(*v, *n, *cap);
 	struct check_finding *f = &(*v)[(*n)++];
 	struct buf b = BUF_INIT;
 	buf_vprintf(&b, fmt, ap);

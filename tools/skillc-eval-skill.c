@@ -1,0 +1,232 @@
+/* skillc-eval-skill — the seed's evaluation wrapper as one command: a
+ * skill from anywhere (or none) on one task, REPEAT trials, written as
+ * --output/test-001 ... test-NNN. A thin front over the pipeline's make
+ * (mk/skillc.mk): the run lives in --output/.run (RESULTS=--output,
+ * RUN_DIR=--output/.run, SKILL_SOURCE=--skill-source), so -j, the trial
+ * store, the locks, the completeness rules and .incomplete/ are the ones
+ * every make uses, and running it again resumes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/datadir.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "base/proc.h"
+#include "base/versions.h"
+#include "pipeline/settings.h"
+#include "skill/source.h"
+
+static const char usage[] =
+	"usage: skillc-eval-skill --task DIR (--skill-source DIR | --no-skill) --output DIR\n"
+	"                         [--harness H] [--model M] [--runner R] [--require-skill]\n"
+	"                         [--repeat N] [--max-parallel N]\n"
+	"\n"
+	"Evaluates the skill in --skill-source (a skill folder or a skills root holding one;\n"
+	"default: the task's own) or, with --no-skill, no skill at all, on the task DIR:\n"
+	"--repeat trials (default REPEAT, 3), --max-parallel at a time (make -j, default 1),\n"
+	"through the pipeline's make. Trials appear as --output/test-001 ... test-NNN (links\n"
+	"into the run folder --output/.run), complete ones only; attempts cut short are kept\n"
+	"in --output/.incomplete. Run it again to resume: what is done is not run again.\n"
+	"--harness, --model, --runner: HARNESS, MODEL, RUNNER (default: the settings' own).\n"
+	"Exit 0 every trial complete, 1 some trial failed or is missing, 2 bad input.\n";
+
+struct opts {
+	const char *task, *source, *output, *harness, *model, *runner;
+	bool no_skill, require_skill;
+	long repeat, parallel;
+};
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->parallel = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--no-skill"))
+			o->no_skill = true;
+		else if (!strcmp(a, "--require-skill"))
+			o->require_skill = true;
+		else if (!strcmp(a, "--task"))
+			o->task = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--skill-source"))
+			o->source = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--output"))
+			o->output = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--harness"))
+			o->harness = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--model"))
+			o->model = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--runner"))
+			o->runner = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--repeat"))
+			o->repeat = std_option_long(a, std_option_value(argc, argv, &i), 1, 1000);
+		else if (!strcmp(a, "--max-parallel"))
+			o->parallel = std_option_long(a, std_option_value(argc, argv, &i), 1, 1000);
+		else
+			die(2, "unknown option '%s' (see --help)", a);
+	}
+	if (!o->task || !o->output)
+		die(2, "--task and --output are required (see --help)");
+	if (o->no_skill && (o->source || o->require_skill))
+		die(2, "--no-skill takes no --skill-source or --require-skill: a no-skill trial has no skill to use");
+}
+
+/* NAME=value for make, checked against the settings table first. */
+static void push_setting(struct strlist *argv, const char *name, const char *value, const char *opt)
+{
+	struct err e = { 0 };
+	if (setting_check(setting_find(name), value, &e) < 0)
+		die(2, "%s: %s", opt, e.msg);
+	strlist_push_owned(argv, xasprintf("%s=%s", name, value));
+}
+
+/* The make command of the run: the index of the stage, which needs every trial. */
+static void make_argv(const struct opts *o, const char *task_dir, const char *out, struct strlist *argv)
+{
+	char *mk = make_fragment();
+	if (!mk)
+		die(2, "cannot find skillc.mk beside this tool (bin/../mk/ or share/skillc/): reinstall skillc");
+	strlist_push(argv, "make");
+	strlist_push(argv, "--no-print-directory");
+	strlist_push(argv, "-f");
+	strlist_push_owned(argv, mk);
+	strlist_push_owned(argv, xasprintf("-j%ld", o->parallel));
+	char *tasks = path_dir(task_dir), *run = path_join(out, ".run");
+	push_setting(argv, "task", path_base(task_dir), "--task");
+	push_setting(argv, "TASKS_DIR", tasks, "--task");
+	push_setting(argv, "RESULTS", out, "--output");
+	push_setting(argv, "RUN_DIR", run, "--output");
+	free(tasks);
+	free(run);
+	if (o->source)
+		push_setting(argv, "SKILL_SOURCE", o->source, "--skill-source");
+	const struct { const char *name, *value, *opt; } rest[] = {
+		{ "HARNESS", o->harness, "--harness" }, { "MODEL", o->model, "--model" },
+		{ "RUNNER", o->runner, "--runner" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(rest); i++)
+		if (rest[i].value)
+			push_setting(argv, rest[i].name, rest[i].value, rest[i].opt);
+	if (o->repeat)
+		strlist_push_owned(argv, xasprintf("REPEAT=%ld", o->repeat));
+	if (!o->no_skill)
+		strlist_push_owned(argv, xasprintf("REQUIRE_SKILL=%d", o->require_skill));
+	strlist_push(argv, o->no_skill ? "noskill-index" : "raw-index");
+}
+
+/* out/name -> target (relative), replaced atomically; never over a real folder. */
+static int link_as(const char *out, const char *name, const char *target, struct err *e)
+{
+	char *path = path_join(out, name), *tmp = xasprintf("%s/.%s.link.%ld", out, name, (long)getpid());
+	struct stat st;
+	int rc = 0;
+	if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
+		rc = err_set(e, ERR_INPUT, "'%s' is not a link this tool made: move it out of --output", path);
+	else if (unlink(tmp), symlink(target, tmp) < 0 || rename(tmp, path) < 0)
+		rc = err_set(e, ERR_WORK, "cannot link '%s':", path);
+	free(path);
+	free(tmp);
+	return rc;
+}
+
+/* A link of ours that no complete trial stands behind goes. */
+static void unlink_stale(const char *out, const char *name)
+{
+	char *path = path_join(out, name);
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		unlink(path);
+	free(path);
+}
+
+/* test-NNN for every complete trial of the stage (its trial.json published),
+ * and .incomplete; returns how many trials are there. */
+static long publish(const char *out, const char *task, const char *stage, long repeat, struct err *e)
+{
+	long have = 0;
+	for (long i = 1; i <= 100000; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "test-%03ld", i);
+		char *rel = xasprintf(".run/traces/%s/%s/%s", task, stage, name);
+		char *json = xasprintf("%s/%s/trial.json", out, rel);
+		bool complete = i <= repeat && fs_exists(json);
+		int rc = complete ? link_as(out, name, rel, e) : 0;
+		if (!complete)
+			unlink_stale(out, name);
+		free(rel);
+		free(json);
+		if (rc < 0)
+			return -1;
+		have += complete;
+		if (i > repeat) {
+			char *next = path_join(out, name);
+			bool more = fs_exists(next);
+			free(next);
+			if (!more)
+				break;
+		}
+	}
+	char *inc = path_join(out, ".run/.incomplete");
+	int rc = fs_is_dir(inc) ? link_as(out, ".incomplete", ".run/.incomplete", e) : 0;
+	free(inc);
+	return rc < 0 ? -1 : have;
+}
+
+/* The REPEAT the run worked with, as it remembers it (settings.json). */
+static long run_repeat(const char *out)
+{
+	char *p = path_join(out, ".run/settings.json");
+	struct err e;
+	cJSON *doc = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	const char *v = json_str(json_get(doc, "settings"), "REPEAT");
+	long n = strtol(v ? v : setting_find("REPEAT")->def, NULL, 10);
+	cJSON_Delete(doc);
+	free(p);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_EVAL_SKILL);
+	struct opts o;
+	parse(argc, argv, &o);
+	struct err e = { 0 };
+	char *task_dir = fs_is_dir(o.task) ? fs_real_path(o.task) : NULL;
+	if (!task_dir)
+		die(2, "task folder '%s' not found", o.task);
+	if (o.source) { /* a bad source: one line here, before any folder is made */
+		struct skill_source sk;
+		if (skill_source_open(o.source, true, 0, &sk, &e) < 0)
+			die(2, "--skill-source: %s", e.msg);
+		skill_source_free(&sk);
+	}
+	if (fs_mkdirs(o.output, &e) < 0)
+		die_err(&e);
+	char *out = fs_real_path(o.output);
+	struct strlist mk = STRLIST_INIT;
+	make_argv(&o, task_dir, out, &mk);
+	struct proc_spec spec = { .argv = mk.v, .stdin_fd = -1, .tee = { -1, -1 } };
+	struct proc_result res;
+	if (proc_run(&spec, &res, &e) < 0)
+		die_err(&e);
+	const char *stage = o.no_skill ? "noskill" : "raw";
+	long repeat = o.repeat ? o.repeat : run_repeat(out);
+	long have = publish(out, path_base(task_dir), stage, repeat, &e);
+	if (have < 0)
+		die_err(&e);
+	printf("skillc-eval-skill: %ld of %ld trials complete in %s (test-001 ... test-%03ld)\n", have, repeat, out, repeat);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die(1, "cannot write to stdout: %m");
+	strlist_free(&mk);
+	free(out);
+	free(task_dir);
+	if (res.interrupted)
+		return 128 + res.interrupted;
+	return res.exit_code == 0 && have == repeat ? 0 : 1;
+}
