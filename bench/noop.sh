@@ -7,8 +7,9 @@
 #    a run) with one make, then times the no-op make of the whole matrix
 #    (median of 5; wall and CPU time) and of one run (median of 11).
 # 2. Writes a Snakefile with the same graph (per run: ingest reads the
-#    skill's files, profile the profiles folder, static both outputs), builds
-#    it, then times `snakemake -n` (median of 5) and prints the ratio.
+#    skill's files, profile the profiles folder, static both outputs), makes
+#    its outputs up to date, then times `snakemake -n` (median of 5) and
+#    prints the ratio.
 #    Snakemake comes from Debian (apt-get install snakemake) when missing;
 #    without it the figure is left out, said so.
 # 3. Hashes the same ~256 MB with skillc-hash (tree hash) and with xxhsum
@@ -101,7 +102,20 @@ if command -v snakemake >/dev/null 2>&1; then
 		echo "    shell: 'touch {output}'"
 	} >Snakefile
 	echo "$names" >names.txt
-	snakemake --cores 2 -q >sm-build.out 2>&1 || { tail -5 sm-build.out >&2; exit 1; }
+	# the outputs are made here, not by Snakemake's own build (its 3N shell
+	# jobs took over 40 min for N=1000): touched in the graph's order, so
+	# every output is newer than its inputs. Without Snakemake's metadata
+	# records its dry run has less to check: if anything, the ratio favours it
+	for t in $names; do mkdir -p "sm/$t"; done
+	for f in ingest.ok skill.hash profile.ok profile.json; do
+		for t in $names; do echo "sm/$t/$f"; done
+	done | xargs touch
+	sleep 1.1 # a whole second newer, whatever the file system's time stamps
+	for f in static.ok S_static.hash; do
+		for t in $names; do echo "sm/$t/$f"; done
+	done | xargs touch
+	out=$(snakemake --cores 1 -n 2>&1) || { echo "$out" | tail -5 >&2; exit 1; }
+	case $out in *"Nothing to be done"*) ;; *) echo "bench/noop.sh: snakemake -n would run jobs:" >&2; echo "$out" | tail -5 >&2; exit 1 ;; esac
 	set -- $(median_of 5 snakemake --cores 1 -n -q)
 	echo "snakemake -n, same graph:   wall $1 ms, CPU $2 ms (median of 5; $(snakemake --version))"
 	echo "snakemake -n / skillc:      $(echo "$1 $sk_wall" | awk '{ printf "%.1f", $1 / $2 }')x wall, $(echo "$2 $sk_cpu" | awk '{ printf "%.1f", $1 / $2 }')x CPU"

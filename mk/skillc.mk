@@ -146,11 +146,10 @@ else
 # -------------------------------- the one make of every run (SKILLC_PLAN)
 MAKEFLAGS += -rR
 include $(SKILLC_PLAN)
-# each goal needs the targets the runs' rules.mk list for it
-$(foreach g,$(filter-out clean-stage images,$(SKILLC_WORK_GOALS)),$(eval $g: $$(SKILLC_GOAL_$g)))
+# each goal needs the targets the plan lists for it ("<goal>: ...")
 # the baked images of SANDBOX=docker (none under bwrap: the stages are not in the runs)
-images: $(SKILLC_GOAL_l2-image)
-	@$(if $(SKILLC_GOAL_l2-image),:,echo "skillc: no images in this run: they are for RUNNER=local SANDBOX=docker")
+images:
+	@$(if $(filter %/l2-image.ok,$^),:,echo "skillc: no images in this run: they are for RUNNER=local SANDBOX=docker")
 clean-stage:
 	@$(foreach r,$(SKILLC_RUNS),$(SKILLC_STAGE) clean $r $(STAGE) &&) :
 

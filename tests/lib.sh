@@ -19,6 +19,10 @@ t_at_exit() {
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$T_TMP"
 }
 trap t_at_exit EXIT
+# a test stopped by a signal still stops its daemons (sh runs the EXIT trap
+# only on exit, not when a signal ends it)
+trap 'exit 143' TERM
+trap 'exit 130' INT
 t_name=
 t_why=
 T_FAILED=0

@@ -349,7 +349,8 @@ static int write_file(const char *path, const struct buf *b, struct err *e)
 	return bad ? err_set(e, ERR_WORK, "cannot write '%s':", path) : 0;
 }
 
-/* <RESULTS>/.skillc/plan.<pid>.mk: every run's rules.mk, for the one make. */
+/* <RESULTS>/.skillc/plan.<pid>.mk: every run's rules.mk and the targets
+ * of each goal, for the one make. */
 static char *write_plan(const struct command *c, const struct runs *rs, struct err *e)
 {
 	char *dir = path_join(val(c, "RESULTS"), ".skillc");
@@ -361,6 +362,14 @@ static char *write_plan(const struct command *c, const struct runs *rs, struct e
 	buf_adds(&b, "\ninclude");
 	for (size_t i = 0; i < rs->n; i++)
 		buf_printf(&b, " %s/rules.mk", rs->v[i].dir);
+	/* each goal of the command: its targets in every run */
+	for (size_t g = 0; g < c->goals.n; g++) {
+		if (!strcmp(c->goals.v[g], "clean-stage"))
+			continue;
+		buf_printf(&b, "\n%s:", c->goals.v[g]);
+		for (size_t i = 0; i < rs->n; i++)
+			rules_goal_targets(&rs->v[i], c->goals.v[g], &b);
+	}
 	buf_addc(&b, '\n');
 	/* lives as long as this make: no fsync (a crash leaves nothing that is read again) */
 	int rc = fs_mkdirs(dir, e) < 0 ? -1 : write_file(p, &b, e);

@@ -26,6 +26,10 @@ starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }
 finished() { sacct --completion --noheader --parsable2 --format=jobname,state 2>/dev/null; }
 # jobs queued or running now: id|name|state
 queued() { squeue --noheader --format='%i|%j|%T' 2>/dev/null; }
+# ended NAME STATE: Slurm's completion log has the job NAME in STATE. The
+# record is written as the job ends, which may be a moment after srun or
+# scancel returned: callers poll (t_poll)
+ended() { finished | grep -qxF "$1|$2"; }
 
 t_begin "LAUNCHER=srun: each trial is a Slurm job named <run>:<target>, which sacct lists"
 script "pass sleep=0.5"
@@ -35,7 +39,7 @@ t_eq "bench runs" "$(starts)" 3
 R=results/compile-pipeline/$RUN
 for n in 001 002 003; do
 	t_contains "trial $n passed" "$(cat $R/traces/csv-column-sum/raw/test-$n/trial.json 2>/dev/null)" '"outcome": "passed"'
-	t_contains "job of trial $n" "$(finished)" "$RUN:raw-eval.$n|COMPLETED"
+	t_check "job of trial $n" t_poll 30 ended "$RUN:raw-eval.$n" COMPLETED
 	t_contains "trial $n launched by srun" "$(head -1 $R/logs/raw-eval.$n.log)" "srun -N1 -n1 --job-name=$RUN:raw-eval.$n"
 done
 t_eq "three jobs" "$(finished | grep -c "^$RUN:raw-eval")" 3
@@ -58,7 +62,7 @@ out=$($SK raw-eval REPEAT=4 2>&1)
 t_eq "exit" $? 2
 err=$("$T_ROOT/build/tests/helpers/jget" $R/status/raw-eval.004.json error)
 case $err in srun:*|"") t_fail "error is '$err'" ;; esac
-t_contains "the job failed" "$(finished)" "$RUN:raw-eval.004|FAILED"
+t_check "the job failed" t_poll 30 ended "$RUN:raw-eval.004" FAILED
 t_end
 
 # jobs of the run that Slurm runs now
@@ -89,8 +93,8 @@ wait $sid
 t_check "make stopped" test $? -ne 0
 t_eq "no job at work" "$(at_work)" ""
 t_check "nothing of make left running" t_poll 30 sh -c "! pgrep -s $sid"
-t_contains "cancelled" "$(finished)" "$RUN:raw-eval.004|CANCELLED"
-t_contains "cancelled" "$(finished)" "$RUN:raw-eval.005|CANCELLED"
+t_check "004 cancelled" t_poll 30 ended "$RUN:raw-eval.004" CANCELLED
+t_check "005 cancelled" t_poll 30 ended "$RUN:raw-eval.005" CANCELLED
 t_contains "the trial was told, and kept aside" "$(cat $R/.incomplete/raw/test-00*/reason.txt 2>/dev/null)" "interrupted by signal 15"
 t_end
 
@@ -102,7 +106,7 @@ t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.ou
 kill -TERM -$sid
 wait $sid
 t_eq "no job at work" "$(at_work)" ""
-t_contains "cancelled" "$(finished | tail -2)" "|CANCELLED"
+t_check "cancelled" t_poll 30 sh -c "sacct --completion --noheader --parsable2 --format=state | tail -2 | grep -qx CANCELLED"
 t_check "nothing of make left running" t_poll 30 sh -c "! pgrep -s $sid"
 t_end
 
@@ -127,7 +131,7 @@ out=$($SK -j2 raw-eval REPEAT=6 2>&1)
 t_eq "exit" $? 0
 for id in $orphans; do
 	t_contains "watchdog" "$out" "cancelled orphaned Slurm job $id of"
-	t_contains "cancelled in Slurm" "$(sacct --completion --noheader --parsable2 --format=jobid,state)" "$id|CANCELLED"
+	t_check "cancelled in Slurm" t_poll 30 sh -c "sacct --completion --noheader --parsable2 --format=jobid,state | grep -qxF '$id|CANCELLED'"
 	t_eq "orphan $id gone before the trials ran again" "$(queued | grep "^$id|")" ""
 done
 t_eq "no job at work" "$(at_work)" ""

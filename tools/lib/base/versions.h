@@ -7,7 +7,7 @@
 
 #define V_HASH "1"
 #define V_INGEST "1"
-#define V_RULES "1"
+#define V_RULES "2"
 #define V_STAGE "1"
 #define V_PROFILE "1"
 #define V_STATIC "1"

@@ -19,7 +19,7 @@
 
 void rules_memo_free(struct rules_memo *m)
 {
-	strlist_free(&m->paths);
+	strmap_free(&m->index);
 	free(m->hashes);
 	memset(m, 0, sizeof *m);
 }
@@ -66,24 +66,15 @@ static void emit_target(struct buf *mk, const struct run *r, const struct stage_
 	strlist_free(&out);
 }
 
-/* SKILLC_GOAL_<goal> += the targets of the goal's own stages (make pulls in
- * what they need through the rules). */
-static void emit_goal(struct buf *mk, const struct run *r, const char *goal, const struct stage_ref *refs, size_t n)
+void rules_goal_targets(const struct run *r, const char *goal, struct buf *out)
 {
-	const struct stage_def *last = stage_find(goal);
-	struct stage_ref *need = NULL;
-	int k = last ? 0 : goal_refs(r, goal, &need);
-	buf_printf(mk, "SKILLC_GOAL_%s +=", goal);
-	if (last) {
-		for (size_t i = 0; i < n; i++)
-			if (refs[i].def == last)
-				buf_printf(mk, " %s/status/%s.ok", r->dir, refs[i].name);
-	} else {
-		for (int i = 0; i < k; i++)
-			buf_printf(mk, " %s/status/%s.ok", r->dir, need[i].name);
-	}
-	buf_addc(mk, '\n');
-	free(need);
+	const struct stage_def *own = stage_find(goal);
+	struct stage_ref *refs = NULL;
+	int n = own ? (int)stage_refs(r, &refs) : goal_refs(r, goal, &refs);
+	for (int i = 0; i < n; i++)
+		if (!own || refs[i].def == own)
+			buf_printf(out, " %s/status/%s.ok", r->dir, refs[i].name);
+	free(refs);
 }
 
 static void add_list(struct buf *b, const char *const *v, size_t n)
@@ -170,11 +161,6 @@ static void emit_rules(struct buf *mk, const struct run *r, const hash_hex key)
 	size_t n = stage_refs(r, &refs);
 	for (size_t i = 0; i < n; i++)
 		emit_target(mk, r, &refs[i]);
-	buf_adds(mk, "\n# goals: the targets each user goal brings up to date\n");
-	for (size_t i = 0; i < stage_count; i++)
-		emit_goal(mk, r, stage_table[i].name, refs, n);
-	emit_goal(mk, r, "eval", refs, n);
-	emit_goal(mk, r, "final", refs, n);
 	free(refs);
 }
 
@@ -292,19 +278,21 @@ static int memo_hash(const struct run *r, const struct source_def *src, struct r
 	char *path = source_path(r, src);
 	char *key = xasprintf("%s\n%s", path, src->what);
 	free(path);
-	for (size_t i = 0; i < m->paths.n; i++)
-		if (!strcmp(m->paths.v[i], key)) {
-			memcpy(h, m->hashes[i], sizeof m->hashes[i]);
-			free(key);
-			return 0;
-		}
+	const size_t *slot = strmap_get(&m->index, key);
+	if (slot) {
+		memcpy(h, m->hashes[*slot], sizeof m->hashes[0]);
+		free(key);
+		return 0;
+	}
 	if (source_hash(r, src, true, h, e) < 0) {
 		free(key);
 		return -1;
 	}
-	m->hashes = xrealloc(m->hashes, (m->paths.n + 1) * sizeof *m->hashes);
-	memcpy(m->hashes[m->paths.n], h, sizeof m->hashes[0]);
-	strlist_push_owned(&m->paths, key);
+	if ((m->n & (m->n - 1)) == 0) /* grows at 1, 2, 4, ...: linear in all */
+		m->hashes = xrealloc(m->hashes, (m->n ? 2 * m->n : 1) * sizeof *m->hashes);
+	memcpy(m->hashes[m->n], h, sizeof m->hashes[0]);
+	*strmap_put(&m->index, key, NULL) = m->n++;
+	free(key);
 	return 0;
 }
 

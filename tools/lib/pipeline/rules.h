@@ -8,14 +8,16 @@
 #ifndef SKILLC_PIPELINE_RULES_H
 #define SKILLC_PIPELINE_RULES_H
 
+#include "base/strmap.h"
 #include "base/util.h"
 #include "pipeline/settings.h"
 
 /* Source hashes already taken in this process: a task shared by the runs of
  * a matrix is hashed once. */
 struct rules_memo {
-	struct strlist paths;
+	struct strmap index; /* "<path>\n<what>" -> its slot in hashes */
 	char (*hashes)[33];
+	size_t n;
 };
 void rules_memo_free(struct rules_memo *m);
 
@@ -28,6 +30,13 @@ void rules_set_output_check(rules_output_check *fn);
 
 /* Refreshes r. Returns 1 when rules.mk changed, 0 when not, -1 on error. */
 int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e);
+
+/* Appends " <target>" for each target of r that user goal brings up to
+ * date: a stage's own targets (make pulls in what they need through the
+ * rules), or every target eval or final needs. The one make's plan lists
+ * them a goal a line: one rule a run appending to a goal would cost make
+ * a walk of the goal's whole list each (quadratic over a matrix). */
+void rules_goal_targets(const struct run *r, const char *goal, struct buf *out);
 
 /* The marker a stage leaves in <run>/.inflight/ while it runs. */
 int inflight_mark(const char *run, const char *target, struct err *e);
