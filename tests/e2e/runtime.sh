@@ -19,8 +19,9 @@ kill -9 of the launcher: its watchdog removes the runtime container; Ctrl-C remo
 bad input: no runtime image, a daemon that is down, a bad REGISTRY_MIRROR: one line each"
 skip_all() { echo "$NAMES" | while read -r n; do t_skip "$n" "$1"; done; exit 0; }
 [ -z "${SANITIZE:-}" ] || skip_all "SANITIZE=1: the tools in the runtime image would need the sanitizers' runtime"
-# vfs copies the whole runtime image (a Debian with docker.io) for every layer: on disk
-SKILLC_TEST_DOCKER_TMPFS=0
+# vfs copies the whole runtime image (a Debian with docker.io) for every layer:
+# on the daemon's tmpfs (t_dockerd) that peaks near 1.8 GB and takes under 2
+# minutes; on disk (SKILLC_TEST_DOCKER_TMPFS=0) about 7
 t_dockerd || skip_all "$T_WHY"
 t_docker_base runtime skillc-test/runtime-base:1 || skip_all "$T_WHY"
 t_docker_base debian debian:12-slim || skip_all "$T_WHY"
@@ -46,6 +47,9 @@ printf '{"providers": {"fake": {"base_url": "%s", "key_required": false}}}\n' "$
 unset SANDBOX IMAGE HARNESS_PATH ROUTES ENV_FILE RESULTS TASKS_DIR REGISTRY_MIRROR
 cd "$W" || exit 2
 runtimes() { docker ps -aq --filter label=skillc.kind=runtime; }
+# for t_poll: asked again at every poll
+some_runtime() { [ -n "$(runtimes)" ]; }
+no_runtime() { [ -z "$(runtimes)" ]; }
 
 t_begin "make runtime-image: skillc, make and a Docker engine in one image; a second build builds nothing"
 start=$(date +%s)
@@ -72,7 +76,7 @@ echo "# make final in the runtime: $(( $(date +%s) - start ))s" >&2
 t_eq "exit ($(echo "$out" | tail -n 5))" $rc 0
 t_contains "the preflight" "$out" "skillc-runtime: preflight: Docker "
 t_contains "says which privileges" "$out" "skillc-runtime: "
-case $out in *"using --privileged"*|*"fails here"*) ;; *) t_fail "no line saying which privileges: $out" ;; esac
+case $out in *"skillc-runtime: using --cap-add ALL "*|*"; using --privileged"*) ;; *) t_fail "no line saying which privileges: $out" ;; esac
 t_contains "the inner daemon" "$out" "skillc-runtime: the inner daemon answers"
 t_contains "the base image loaded" "$out" "skillc-runtime: loaded debian:12-slim"
 R=results/compile-pipeline/inventory-check--scripted--fake_m1
@@ -90,14 +94,17 @@ t_check "the inner images stay out of the host's daemon" sh -c \
 t_end
 
 t_begin "kill -9 of the launcher: its watchdog removes the runtime container; Ctrl-C removes it; REGISTRY_MIRROR reaches the inner daemon"
+# no tasks: nothing to load (each load copies the image again under vfs)
+mkdir -p "$T_TMP/notasks"
+export TASKS_DIR="$T_TMP/notasks"
 setsid skillc-runtime run -- sleep 600 >"$T_TMP/kill.out" 2>&1 &
 sid=$!
 t_poll 300 grep -q "the inner daemon answers" "$T_TMP/kill.out"
-t_poll 60 test -n "$(runtimes)"
+t_poll 60 some_runtime
 t_check "the runtime container ran" test -n "$(runtimes)"
 while pkill -9 -s "$sid" 2>/dev/null; do sleep 0.01; done
 wait $sid 2>/dev/null
-t_poll 120 test -z "$(runtimes)"
+t_poll 120 no_runtime
 t_eq "gone after the watchdog passed" "$(runtimes)" ""
 # a background job of sh starts with SIGINT ignored: the default, as at a terminal
 # (and REGISTRY_MIRROR in the inner daemon's daemon.json)
@@ -106,12 +113,13 @@ REGISTRY_MIRROR=http://mirror.example:5000,https://m2.example setsid env --defau
 sid=$!
 t_poll 300 grep -q "mirror https://m2.example/" "$T_TMP/int.out"
 t_contains "REGISTRY_MIRROR reached the inner daemon" "$(cat "$T_TMP/int.out")" "mirror http://mirror.example:5000/ mirror https://m2.example/"
-t_poll 60 test -n "$(runtimes)"
+t_poll 60 some_runtime
 /bin/kill -s INT -- -$sid
 wait $sid
 rc=$?
 t_check "Ctrl-C: the launcher ends, not 0 ($rc)" test $rc -ne 0
 t_eq "Ctrl-C: no container left once it ended" "$(runtimes)" ""
+unset TASKS_DIR
 t_end
 
 t_begin "bad input: no runtime image, a daemon that is down, a bad REGISTRY_MIRROR: one line each"

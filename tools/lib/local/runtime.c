@@ -177,11 +177,12 @@ int runtime_preflight(struct buf *said, struct err *e)
 
 /* What Docker-in-Docker needs besides the privileges: the host's cgroups. */
 static const char *const dind_common[] = { "--cgroupns", "host", "--volume", "/sys/fs/cgroup:/sys/fs/cgroup:rw", NULL };
-/* The privileges, in the order tried (containers-and-clusters.md §4). */
+/* The privileges, narrowest first (containers-and-clusters.md §4: where the
+ * host's bounding set lacks CAP_SYS_RESOURCE, --privileged cannot start). */
 static const char *const *const dind_flags[] = {
-	(const char *const[]){ "--privileged", NULL },
 	(const char *const[]){ "--cap-add", "ALL", "--cap-drop", "SYS_RESOURCE", "--security-opt", "seccomp=unconfined",
 			       "--security-opt", "apparmor=unconfined", "--security-opt", "systempaths=unconfined", NULL },
+	(const char *const[]){ "--privileged", NULL },
 };
 
 static void push_all(struct strlist *a, const char *const *v)
@@ -198,48 +199,17 @@ static char *joined(const char *const *v)
 	return buf_detach(&b);
 }
 
-/* The first set of privileges a container of image starts with; its index. */
-static int pick_flags(const char *image, struct err *e)
-{
-	struct buf why = BUF_INIT;
-	for (size_t i = 0; i < ARRAY_LEN(dind_flags); i++) {
-		struct strlist a = STRLIST_INIT;
-		push_all(&a, (const char *const[]){ "docker", "run", "--rm", "--network", "none", "--entrypoint", "true", NULL });
-		push_all(&a, dind_flags[i]);
-		push_all(&a, dind_common);
-		strlist_push(&a, image);
-		int rc;
-		char *line = docker_line(a.v, &rc, e);
-		strlist_free(&a);
-		char *flags = joined(dind_flags[i]);
-		if (rc == 0) {
-			fprintf(stderr, "skillc-runtime: %susing %s\n", why.data ? why.data : "", flags);
-			free(flags);
-			free(line);
-			buf_free(&why);
-			return (int)i;
-		}
-		buf_printf(&why, "%s fails here (%s); ", flags, line);
-		free(flags);
-		free(line);
-		if (rc < 0)
-			break;
-	}
-	err_set(e, ERR_WORK, "no container of %s starts with the privileges Docker-in-Docker needs: %s", image,
-		why.data ? why.data : "");
-	buf_free(&why);
-	return -1;
-}
-
-/* docker run -d: the runtime container; *id its id (caller frees). */
-static int start(const struct runtime_run *r, int flags, char **id, struct err *e)
+/* docker run -d with one set of privileges: the runtime container's id
+ * (caller frees), or NULL with *rc (>0: docker said no, in *why). */
+static char *start_with(const struct runtime_run *r, const char *const *flags, int *rc, char **why, struct err *e)
 {
 	struct strlist a = STRLIST_INIT;
 	push_all(&a, (const char *const[]){ "docker", "run", "--detach", "--network", "host", "--label",
 					    LABEL_KIND "=runtime", NULL });
+	char *name = xasprintf("skillc-runtime-%ld-%ld", (long)getpid(), (long)time(NULL));
 	strlist_push(&a, "--name");
-	strlist_push_owned(&a, xasprintf("skillc-runtime-%ld-%ld", (long)getpid(), (long)time(NULL)));
-	push_all(&a, dind_flags[flags]);
+	strlist_push(&a, name);
+	push_all(&a, flags);
 	push_all(&a, dind_common);
 	strlist_push(&a, r->data ? "--volume" : "--tmpfs");
 	strlist_push_owned(&a, r->data ? xasprintf("%s:/var/lib/docker", r->data) : xstrdup("/var/lib/docker:exec,dev,suid"));
@@ -257,16 +227,45 @@ static int start(const struct runtime_run *r, int flags, char **id, struct err *
 		strlist_push(&a, "REGISTRY_MIRROR");
 	}
 	strlist_push(&a, r->image);
-	int rc;
-	char *line = docker_line(a.v, &rc, e);
+	char *line = docker_line(a.v, rc, e);
 	strlist_free(&a);
-	if (rc == 0)
-		*id = line;
-	else if (rc > 0)
-		err_set(e, ERR_WORK, "docker run %s: %s", r->image, line);
-	if (rc != 0)
-		free(line);
-	return rc == 0 ? 0 : -1;
+	if (*rc == 0) {
+		free(name);
+		return line;
+	}
+	/* a container that could not start stays created: remove it */
+	struct err ce;
+	if (*rc > 0)
+		container_remove(name, &ce);
+	free(name);
+	*why = line;
+	return NULL;
+}
+
+/* The runtime container, started with the first set of privileges that
+ * works here; says which. *id its id (caller frees). */
+static int start(const struct runtime_run *r, char **id, struct err *e)
+{
+	struct buf tried = BUF_INIT;
+	for (size_t i = 0; i < ARRAY_LEN(dind_flags); i++) {
+		int rc;
+		char *why = NULL, *flags = joined(dind_flags[i]);
+		*id = start_with(r, dind_flags[i], &rc, &why, e);
+		if (*id)
+			fprintf(stderr, "skillc-runtime: %susing %s\n", tried.data ? tried.data : "", flags);
+		else if (rc > 0)
+			buf_printf(&tried, "%s fails here (%s); ", flags, why);
+		free(flags);
+		free(why);
+		if (*id || rc < 0) {
+			buf_free(&tried);
+			return *id ? 0 : -1;
+		}
+	}
+	err_set(e, ERR_WORK, "no container of %s starts with the privileges Docker-in-Docker needs: %s", r->image,
+		tried.data ? tried.data : "");
+	buf_free(&tried);
+	return -1;
 }
 
 /* A docker query that a stop signal cuts short (proc_capture drops them):
@@ -398,10 +397,13 @@ static int inside(const struct runtime_run *r, const char *id, struct watchdog *
 {
 	if (wait_inner(id, r->start_timeout, e) < 0 || load_images(id, &r->load, e) < 0)
 		return -1;
-	/* the start is confirmed: from here the watchdog only guards our death */
-	watchdog_done(w);
-	if (watchdog_start(w, r->self, id, r->timeout, e) < 0)
+	/* the start is confirmed: from here a watchdog only guards our death (the
+	 * new one is up before the old one goes: a kill between finds one) */
+	struct watchdog guard = { .fd = -1 };
+	if (watchdog_start(&guard, r->self, id, r->timeout, e) < 0)
 		return -1;
+	watchdog_done(w);
+	*w = guard;
 	struct strlist a = STRLIST_INIT;
 	exec_args(r, id, &a);
 	fprintf(stderr, "skillc-runtime: running %s in %.12s\n", r->argv[0], id);
@@ -426,9 +428,8 @@ int runtime_run(const struct runtime_run *r, int *exit_code, struct err *e)
 	if (found <= 0)
 		return found < 0 ? -1 : err_set(e, ERR_WORK, "the runtime image '%s' does not exist (make runtime-image "
 						 "builds it)", r->image);
-	int flags = pick_flags(r->image, e);
 	char *id = NULL;
-	if (flags < 0 || start(r, flags, &id, e) < 0)
+	if (start(r, &id, e) < 0)
 		return -1;
 	fprintf(stderr, "skillc-runtime: started %.12s from %s\n", id, r->image);
 	struct watchdog w = { .fd = -1 };
