@@ -6,10 +6,10 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES DEEP_ROUNDS STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
-SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index
+SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-index deep-start deep-final final-eval final-index fast deep
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.
@@ -62,10 +62,30 @@ QEMU ?= auto
 RUNTIME_BASE ?= debian:12-slim
 # trials per evaluation
 REPEAT ?= 3
-# traces the fast stage needs
+# counting traces the fast stage needs; static-eval runs at least this many
 FAST_MIN_TRACES ?= 6
-# deep optimization rounds
+# traces in the fast stage's top group (docs/fast.md)
+FAST_TOP ?= 3
+# traces in the fast stage's bottom group
+FAST_BOTTOM ?= 3
+# patches the fast stage may keep (0: none)
+FAST_MAX_PATCHES ?= 4
+# deep optimization rounds (docs/deep.md)
 DEEP_ROUNDS ?= 3
+# candidate trials at a deep round's first look (0: REPEAT)
+DEEP_TRIALS ?= 0
+# candidate trials a deep round may extend to (0: 2 x DEEP_TRIALS)
+DEEP_MAX_TRIALS ?= 0
+# the deep decision's exact one-sided test on the pass counts
+DEEP_TEST ?= barnard
+# false-accept rate of the deep decision (exact one-sided test)
+DEEP_ALPHA ?= 0.10
+# largest median paired ratio of tokens, steps and time a deep edit may cost
+DEEP_TOLERANCE ?= 1.10
+# fresh trials of S_final in the final evaluation (0: REPEAT)
+FINAL_REPEAT ?= 0
+# 1: the final evaluation never reuses the selection trials of the last accepted round
+FINAL_FRESH ?= 0
 # static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
 STATIC_MODE ?= deterministic
 # 1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
@@ -74,7 +94,7 @@ BASELINE ?= 0
 REQUIRE_SKILL ?= 0
 # the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
 AGENT_TIMEOUT ?= 0
-# AgentRM scoring service
+# AgentRM scoring service for the fast stage; make doctor checks its /health
 RM_API_URL ?=
 # your model profiles, searched before rules/profiles/
 PROFILES_DIR ?= profiles
@@ -140,13 +160,23 @@ GATE_VS ?= none
 #:   QEMU=auto|yes|no                 SANDBOX=docker, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)
 #:   RUNTIME_BASE=debian:12-slim      the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)
 #:   REPEAT=3                         trials per evaluation
-#:   FAST_MIN_TRACES=6                traces the fast stage needs
-#:   DEEP_ROUNDS=3                    deep optimization rounds
+#:   FAST_MIN_TRACES=6                counting traces the fast stage needs; static-eval runs at least this many
+#:   FAST_TOP=3                       traces in the fast stage's top group (docs/fast.md)
+#:   FAST_BOTTOM=3                    traces in the fast stage's bottom group
+#:   FAST_MAX_PATCHES=4               patches the fast stage may keep (0: none)
+#:   DEEP_ROUNDS=3                    deep optimization rounds (docs/deep.md)
+#:   DEEP_TRIALS=0                    candidate trials at a deep round's first look (0: REPEAT)
+#:   DEEP_MAX_TRIALS=0                candidate trials a deep round may extend to (0: 2 x DEEP_TRIALS)
+#:   DEEP_TEST=barnard|fisher         the deep decision's exact one-sided test on the pass counts
+#:   DEEP_ALPHA=0.10                  false-accept rate of the deep decision (exact one-sided test)
+#:   DEEP_TOLERANCE=1.10              largest median paired ratio of tokens, steps and time a deep edit may cost
+#:   FINAL_REPEAT=0                   fresh trials of S_final in the final evaluation (0: REPEAT)
+#:   FINAL_FRESH=0                    1: the final evaluation never reuses the selection trials of the last accepted round
 #:   STATIC_MODE=deterministic|hybrid static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)
 #:   BASELINE=0                       1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
 #:   REQUIRE_SKILL=0                  1: a trial that never invoked the skill fails its check
 #:   AGENT_TIMEOUT=0                  the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
-#:   RM_API_URL=                      AgentRM scoring service
+#:   RM_API_URL=                      AgentRM scoring service for the fast stage; make doctor checks its /health
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
 #:   SKILL_SOURCE=                    evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)
 #:   MAX_FILE_MB=25                   largest file ingest accepts, in MB

@@ -150,6 +150,10 @@ include $(SKILLC_PLAN)
 # the baked images of SANDBOX=docker (none under bwrap: the stages are not in the runs)
 images:
 	@$(if $(filter %/l2-image.ok,$^),:,echo "skillc: no images in this run: they are for RUNNER=local SANDBOX=docker")
+# the whole pipeline ends with each run's summary written (the last line,
+# printed by skillc-rules, names the deliverable)
+final:
+	@$(foreach r,$(SKILLC_RUNS),$(SKILLC_BIN)/skillc-summary $r >/dev/null &&) :
 clean-stage:
 	@$(foreach r,$(SKILLC_RUNS),$(SKILLC_STAGE) clean $r $(STAGE) &&) :
 
@@ -176,7 +180,12 @@ h%lp: skillc-help ;
 #:   make task=T profile        resolve MODEL to a model profile (artifacts/static/profile.json)
 #:   make task=T static         static compile for MODEL (artifacts/static/S_static/, report.md)
 #:   make task=T raw-eval       REPEAT trials of the raw skill (-jN: N at a time)
-#:   make task=T static-eval    REPEAT trials of the compiled skill (reused when it equals the raw one)
+#:   make task=T static-eval    max(REPEAT, FAST_MIN_TRACES) trials of the compiled skill (reused when it equals the raw one)
+#:   make task=T fast-score     score the static traces (verifier, pre-score, AgentRM) and pick top/bottom groups
+#:   make task=T fast           the fast stage up to S_fast: scores, map calls (-jN), reduce, patches
+#:   make task=T fast-eval / fast-index   REPEAT trials of S_fast / their index.json
+#:   make task=T deep           the deep rounds up to S_final (deep-start, deep-K-score/-edit/-eval.NNN/-look.NNN/-decide, deep-final)
+#:   make task=T final-eval / final-index FINAL_REPEAT trials of S_final (or the last accepted round's) / their index.json
 #:   make task=T raw-index / static-index   that stage's traces/<task>/<stage>/index.json
 #:   make task=T noskill-eval   REPEAT trials with no skill at all (BASELINE=1: part of eval and final)
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json

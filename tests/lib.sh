@@ -56,6 +56,27 @@ t_contains() {
 	case $2 in *"$3"*) ;; *) t_fail "$1: '$3' not in '$2'" ;; esac
 }
 
+# t_bench_work [TASK...]: the work folder of a test that runs the pipeline
+# offline. W=$T_TMP/work becomes the current folder, with tasks/ (copies of
+# the project's tasks, or only the TASKs named) and fake/ first on PATH: the
+# stand-in bench (tests/helpers/fake-bench.sh: its log $W/bench.log, its
+# outcome script $W/script, every trial passing while there is none) and the
+# stand-in docker, so no test meets the machine's. SK is make with skillc.mk.
+t_bench_work() {
+	W=$T_TMP/work
+	mkdir -p "$W/fake" "$W/tasks" && cd "$W" || exit 2
+	if [ $# = 0 ]; then
+		cp -R "$T_ROOT/tasks/." tasks/ || exit 2
+	else
+		for _t; do cp -R "$T_ROOT/tasks/$_t" tasks/ || exit 2; done
+	fi
+	ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
+	ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
+	PATH=$W/fake:$PATH
+	export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+	SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+}
+
 # t_fakellm DIR SCRIPT: starts our loopback model server (tests/helpers/fakellm)
 # with the JSON script text SCRIPT, its files in DIR (script.json, log.jsonl,
 # port); sets FAKELLM_URL (http://127.0.0.1:<port>/v1). Stopped at exit.

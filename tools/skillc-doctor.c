@@ -39,7 +39,7 @@ static const char usage[] =
 	"  ROUTES, ENV_FILE     parse, when a model is called through the routes\n"
 	"  CACHE_DIR            writable, and LLM_CACHE valid\n"
 	"  MODEL                set; with RUNNER=local and trials due, routed and probed\n"
-	"  EXTERNAL_MODEL       routed and probed when a stage needs it (STATIC_MODE=hybrid)\n"
+	"  EXTERNAL_MODEL       routed and probed when a stage needs it (STATIC_MODE=hybrid, fast, deep)\n"
 	"  RUNNER               its program (bench, harbor, skillc-local), when trials are due\n"
 	"  HARNESS              its file; with RUNNER=local, its acp_command and program\n"
 	"  SANDBOX              RUNNER=local: bubblewrap starts a sandbox (or SANDBOX=none as root);\n"

@@ -58,6 +58,8 @@ static const char usage[] =
 	"                      last, an infra error is kept as an infra_error trial\n"
 	"  --env-file FILE     KEY=VALUE lines added to the runner's environment\n"
 	"  --rules DIR         rules folder (default: $SKILLC_RULES, else next to the tools)\n"
+	"  --split NAME        a namespace in the trial's key: trials of another split (or\n"
+	"                      none) are never reused for it (the final evaluation's fresh trials)\n"
 	"\n"
 	"Exit: 0 trial published (or reused, or already up to date), 1 the trial\n"
 	"failed (moved to .incomplete/, reason on stderr), 2 bad usage or input\n"
@@ -121,7 +123,11 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 			o->attempts = std_option_long(a, std_option_value(argc, argv, &i), 1, 100);
 		else if (!strcmp(a, "--env-file"))
 			o->env_file = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--rules"))
+		else if (!strcmp(a, "--split")) {
+			o->split = std_option_value(argc, argv, &i);
+			if (!name_is_safe(o->split))
+				die(2, "bad --split '%s': use letters, digits, '.', '_' and '-'", o->split);
+		} else if (!strcmp(a, "--rules"))
 			o->rules = std_option_value(argc, argv, &i);
 		else
 			die(2, "unknown argument '%s' (see --help)", a);
@@ -204,7 +210,7 @@ int main(int argc, char **argv)
 	int status = 0;
 	if (evaltrial_up_to_date(&j)) {
 		eval_progress(&j, "up to date");
-	} else {
+	} else if (!evaltrial_adopt(&j, &env_extra)) {
 		attempts_sweep_leftovers(&j);
 		eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
 			      o.no_skill ? "no-skill" : j.skill_names.v[0]);

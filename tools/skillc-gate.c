@@ -37,15 +37,6 @@ static double parse_delta(const char *s)
 	return v;
 }
 
-static long parse_count(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end || v < 0)
-		die(2, "--max-regressed (GATE_MAX_REGRESSED) wants a whole number >= 0, not '%s'", s);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -61,7 +52,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--min-delta")) {
 			rule.min_delta = parse_delta(std_option_value(argc, argv, &i));
 		} else if (!strcmp(argv[i], "--max-regressed")) {
-			rule.max_regressed = parse_count(std_option_value(argc, argv, &i));
+			rule.max_regressed = std_option_long("--max-regressed (GATE_MAX_REGRESSED)",
+			                                      std_option_value(argc, argv, &i), 0, 1000000);
 		} else if (!strcmp(argv[i], "--vs")) {
 			const char *v = std_option_value(argc, argv, &i);
 			if (strcmp(v, "noskill") && strcmp(v, "none") && *v)

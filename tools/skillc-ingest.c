@@ -77,13 +77,71 @@ static int copy_tree(const char *src, const char *dst, const struct fs_tree *t, 
 	return 0;
 }
 
+/* The validator's verdict: a skill no agent could find is refused, one
+ * that breaks the spec is taken with a warning. */
+static int vet_skill(const char *src, const char *skill, const struct opts *o, struct check_report **report,
+                     struct err *e)
+{
+	int verdict = check_skill(src, report);
+	/* no name and description to read: no agent could find the skill */
+	if (verdict == CHECK_UNUSABLE || !(*report)->frontmatter_parsed) {
+		const char *why = check_first_error(*report);
+		return err_set(e, ERR_INPUT, "%s", why ? why : "the skill cannot be read");
+	}
+	if (verdict == CHECK_INVALID)
+		warnf("warning: skill '%s' breaks the Agent Skills spec: %s (all findings: %s); ingesting it anyway",
+		      skill, check_first_error(*report) ? check_first_error(*report) : "?", o->report ? o->report : "skillc-check");
+	return 0;
+}
+
+/* Copies the skill folder into o->out as out/<skill>/, whole or not at all,
+ * and hashes what was copied. */
+static int publish_copy(const char *src, const char *skill, const struct fs_tree *t, const char *out, hash_hex h,
+                        struct err *e)
+{
+	char *tmp = fs_temp_beside(out);
+	if (mkdir(tmp, 0755) < 0) {
+		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
+		free(tmp);
+		return -1;
+	}
+	char *dst = path_join(tmp, skill);
+	int rc = copy_tree(src, dst, t, e) < 0 || hash_tree(tmp, h, e) < 0 ? -1 : 0;
+	if (rc == 0 && fs_fsync_dir(dst) < 0)
+		rc = err_set(e, ERR_WORK, "cannot sync '%s':", dst);
+	if (rc == 0)
+		rc = fs_publish_dir(tmp, out, e);
+	if (rc < 0) {
+		struct err ignore;
+		fs_remove_tree(tmp, &ignore);
+	}
+	free(dst);
+	free(tmp);
+	return rc;
+}
+
+/* The one-line result: what was ingested, how big, its hash. */
+static void print_result(const char *skill, const char *task, const struct fs_tree *t, const hash_hex h)
+{
+	off_t bytes = 0;
+	size_t files = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (S_ISREG(t->v[i].mode)) {
+			files++;
+			bytes += t->v[i].size;
+		}
+	printf("skillc-ingest: skill '%s' of task '%s': %zu files, %.1f KB, hash %.12s\n", skill, task, files,
+	       (double)bytes / 1024.0, h);
+}
+
 static int ingest(const struct opts *o, struct err *e)
 {
 	char *name = task_name(o->task);
 	int rc = -1;
-	char *root = NULL, *tmp = NULL, *dst = NULL;
+	char *root = NULL;
 	struct skill_source sk = { 0 };
 	struct check_report *report = NULL;
+	hash_hex h;
 	if (!name_is_safe(name)) {
 		err_set(e, ERR_INPUT, "bad task name '%s' (folder '%s'): use letters, digits, '.', '_' and '-', starting with a letter or digit", name, o->task);
 		goto out;
@@ -101,37 +159,8 @@ static int ingest(const struct opts *o, struct err *e)
 		}
 		goto out;
 	}
-	const char *skill = sk.name, *src = sk.dir;
-	const struct fs_tree *tree = &sk.tree;
-
-	int verdict = check_skill(src, &report);
-	/* no name and description to read: no agent could find the skill */
-	if (verdict == CHECK_UNUSABLE || !report->frontmatter_parsed) {
-		const char *why = check_first_error(report);
-		err_set(e, ERR_INPUT, "%s", why ? why : "the skill cannot be read");
+	if (vet_skill(sk.dir, sk.name, o, &report, e) < 0 || publish_copy(sk.dir, sk.name, &sk.tree, o->out, h, e) < 0)
 		goto out;
-	}
-	if (verdict == CHECK_INVALID)
-		warnf("warning: skill '%s' breaks the Agent Skills spec: %s (all findings: %s); ingesting it anyway",
-		      skill, check_first_error(report) ? check_first_error(report) : "?", o->report ? o->report : "skillc-check");
-
-	tmp = fs_temp_beside(o->out);
-	if (mkdir(tmp, 0755) < 0) {
-		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
-		goto out;
-	}
-	dst = path_join(tmp, skill);
-	hash_hex h;
-	if (copy_tree(src, dst, tree, e) < 0 || hash_tree(tmp, h, e) < 0)
-		goto out;
-	if (fs_fsync_dir(dst) < 0) {
-		err_set(e, ERR_WORK, "cannot sync '%s':", dst);
-		goto out;
-	}
-	if (fs_publish_dir(tmp, o->out, e) < 0)
-		goto out;
-	free(tmp);
-	tmp = NULL;
 	if (o->report) {
 		cJSON *j = check_report_json(report);
 		int w = json_write_if_changed(o->report, j, e);
@@ -141,27 +170,13 @@ static int ingest(const struct opts *o, struct err *e)
 	}
 	if (stamp_write(o->hash, h, e) < 0)
 		goto out;
-	off_t bytes = 0;
-	size_t files = 0;
-	for (size_t i = 0; i < tree->n; i++)
-		if (S_ISREG(tree->v[i].mode)) {
-			files++;
-			bytes += tree->v[i].size;
-		}
-	printf("skillc-ingest: skill '%s' of task '%s': %zu files, %.1f KB, hash %.12s\n", skill, name, files,
-	       (double)bytes / 1024.0, h);
+	print_result(sk.name, name, &sk.tree, h);
 	rc = 0;
 out:
-	if (tmp) {
-		struct err ignore;
-		fs_remove_tree(tmp, &ignore);
-	}
 	check_report_free(report);
 	skill_source_free(&sk);
 	free(name);
 	free(root);
-	free(tmp);
-	free(dst);
 	return rc;
 }
 
@@ -185,12 +200,9 @@ int main(int argc, char **argv)
 			o.source = v;
 		else if (!strcmp(a, "--report"))
 			o.report = v;
-		else if (!strcmp(a, "--max-file-mb")) {
-			char *end;
-			o.max_mb = strtol(v, &end, 10);
-			if (*end || o.max_mb < 1)
-				die(2, "--max-file-mb wants a whole number of MB, not '%s'", v);
-		} else
+		else if (!strcmp(a, "--max-file-mb"))
+			o.max_mb = std_option_long(a, v, 1, 4096); /* MAX_FILE_MB's range */
+		else
 			die(2, "unknown option '%s' (see --help)", a);
 	}
 	if (!o.task || !o.out || !o.hash)

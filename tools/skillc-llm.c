@@ -56,15 +56,6 @@ struct opts {
 	double temp;
 };
 
-static long parse_long(const char *s, const char *what, long min, long max)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < min || v > max)
-		die(2, "bad %s '%s': give a whole number from %ld to %ld", what, s, min, max);
-	return v;
-}
-
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -96,8 +87,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case O_MESSAGES: o->messages = optarg; break;
 		case O_JSON: o->json = true; break;
 		case O_REQUIRE: strlist_push(&o->require, optarg); break;
-		case O_REPAIRS: o->repairs = (int)parse_long(optarg, "--repairs", 0, 10); break;
-		case O_MAXTOK: o->max_tokens = (int)parse_long(optarg, "--max-tokens", 1, 10000000); break;
+		case O_REPAIRS: o->repairs = (int)std_option_long("--repairs", optarg, 0, 10); break;
+		case O_MAXTOK: o->max_tokens = (int)std_option_long("--max-tokens", optarg, 1, 10000000); break;
 		case O_TEMPLATE: o->template = optarg; break;
 		case O_LABEL: o->label = optarg; break;
 		case O_CACHE: o->llm.cache_mode = optarg; break;
@@ -198,6 +189,65 @@ static int show_route(struct llm_client *c, const char *model_id)
 	return 0;
 }
 
+/* --list: the model ids the route serves, one a line. */
+static int list_models(struct llm_client *c, const char *model, struct err *e)
+{
+	struct strlist ids = STRLIST_INIT;
+	int rc = llm_list_models(c, model, &ids, e);
+	for (size_t i = 0; rc == 0 && i < ids.n; i++)
+		printf("%s\n", ids.v[i]);
+	strlist_free(&ids);
+	return rc;
+}
+
+/* The conversation: --messages as given, or the prompt after --system.
+ * *prompt and *doc hold what the messages point into (caller frees). */
+static struct llm_msg *build_messages(int argc, char **argv, const struct opts *o, char **prompt, cJSON **doc,
+                                      size_t *n)
+{
+	struct llm_msg *msgs;
+	*n = 0;
+	if (o->messages) {
+		if (optind < argc || o->file || o->system)
+			die(2, "--messages replaces the prompt and --system: give one or the other");
+		*doc = read_messages(o->messages, &msgs, n);
+		return msgs;
+	}
+	*prompt = read_prompt(argc, argv, o);
+	msgs = xcalloc(2, sizeof *msgs);
+	if (o->system)
+		msgs[(*n)++] = (struct llm_msg){ "system", o->system };
+	msgs[(*n)++] = (struct llm_msg){ "user", *prompt };
+	return msgs;
+}
+
+/* The answer on stdout: canonical JSON with --json, else the text, ending in a newline. */
+static void print_answer(const struct opts *o, const struct llm_result *res)
+{
+	if (o->json) {
+		struct buf b = BUF_INIT;
+		json_canon(res->json, true, &b);
+		printf("%s\n", b.data);
+		buf_free(&b);
+		return;
+	}
+	size_t len = strlen(res->text);
+	fwrite(res->text, 1, len, stdout);
+	if (!len || res->text[len - 1] != '\n')
+		putchar('\n');
+}
+
+/* --stats: what the call cost, on stderr (stdout is the answer). */
+static void print_stats(const struct llm_result *res)
+{
+	char cost[32] = "unknown";
+	if (res->cost >= 0)
+		snprintf(cost, sizeof cost, "$%.6f", res->cost);
+	warnf("key %s: %ld tokens in, %ld out, %d request%s, %d cached, %d repair%s, cost %s", res->key,
+	      res->tokens_in, res->tokens_out, res->requests, res->requests == 1 ? "" : "s", res->cache_hits,
+	      res->repairs, res->repairs == 1 ? "" : "s", cost);
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -208,39 +258,18 @@ int main(int argc, char **argv)
 	struct llm_client *c = llm_open(&o.llm, &e);
 	if (!c)
 		die_err(&e);
-	if (o.show_route) {
-		show_route(c, o.model);
-		llm_close(c);
-		strlist_free(&o.require);
-		return 0;
-	}
-	if (o.list) {
-		struct strlist ids = STRLIST_INIT;
-		int rc = llm_list_models(c, o.model, &ids, &e);
-		for (size_t i = 0; rc == 0 && i < ids.n; i++)
-			printf("%s\n", ids.v[i]);
-		strlist_free(&ids);
+	if (o.show_route || o.list) {
+		int rc = o.show_route ? show_route(c, o.model) : list_models(c, o.model, &e);
 		llm_close(c);
 		strlist_free(&o.require);
 		if (rc < 0)
 			die_err(&e);
-		return 0;
+		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	char *prompt = NULL;
 	cJSON *msgdoc = NULL;
-	struct llm_msg *msgs;
-	size_t n = 0;
-	if (o.messages) {
-		if (optind < argc || o.file || o.system)
-			die(2, "--messages replaces the prompt and --system: give one or the other");
-		msgdoc = read_messages(o.messages, &msgs, &n);
-	} else {
-		prompt = read_prompt(argc, argv, &o);
-		msgs = xcalloc(2, sizeof *msgs);
-		if (o.system)
-			msgs[n++] = (struct llm_msg){ "system", o.system };
-		msgs[n++] = (struct llm_msg){ "user", prompt };
-	}
+	size_t n;
+	struct llm_msg *msgs = build_messages(argc, argv, &o, &prompt, &msgdoc, &n);
 	struct llm_request req = {
 		.model = o.model, .msgs = msgs, .n_msgs = n, .has_temperature = o.has_temp,
 		.temperature = o.temp, .max_tokens = o.max_tokens, .template = o.template,
@@ -249,27 +278,10 @@ int main(int argc, char **argv)
 	};
 	struct llm_result res;
 	int rc = llm_call(c, &req, &res, &e);
-	if (rc == 0) {
-		if (o.json) {
-			struct buf b = BUF_INIT;
-			json_canon(res.json, true, &b);
-			printf("%s\n", b.data);
-			buf_free(&b);
-		} else {
-			size_t len = strlen(res.text);
-			fwrite(res.text, 1, len, stdout);
-			if (!len || res.text[len - 1] != '\n')
-				putchar('\n');
-		}
-	}
-	if (o.stats && (rc == 0 || res.requests || res.cache_hits)) {
-		char cost[32] = "unknown";
-		if (res.cost >= 0)
-			snprintf(cost, sizeof cost, "$%.6f", res.cost);
-		warnf("key %s: %ld tokens in, %ld out, %d request%s, %d cached, %d repair%s, cost %s", res.key,
-		      res.tokens_in, res.tokens_out, res.requests, res.requests == 1 ? "" : "s", res.cache_hits,
-		      res.repairs, res.repairs == 1 ? "" : "s", cost);
-	}
+	if (rc == 0)
+		print_answer(&o, &res);
+	if (o.stats && (rc == 0 || res.requests || res.cache_hits))
+		print_stats(&res);
 	llm_result_free(&res);
 	llm_close(c);
 	free(prompt);

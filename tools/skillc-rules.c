@@ -174,13 +174,24 @@ static void runs_free(struct runs *rs)
 	free(rs->v);
 }
 
-/* Every goal is a stage, eval, final, images, clean-stage or status. */
+/* "deep-2", "deep-2-edit", "deep-2-eval.003": a round or one of its
+ * targets (skillc-stage clean resolves the target in the run). */
+static int in_a_round(const char *name)
+{
+	const char *dash = strchr(name, '-');
+	char *round = xstrndup(name, dash ? strcspn(dash + 1, "-") + (size_t)(dash + 1 - name) : strlen(name));
+	int k = stage_round_of(round);
+	free(round);
+	return k > 0;
+}
+
+/* Every goal is a stage, a group of stages, eval, final, images, clean-stage or status. */
 static int check_goals(const struct command *c, struct err *e)
 {
 	for (size_t i = 0; i < c->goals.n; i++) {
 		const char *g = c->goals.v[i];
-		if (!stage_find(g) && strcmp(g, "eval") && strcmp(g, "final") && strcmp(g, "images") &&
-		    strcmp(g, "clean-stage") && strcmp(g, "status"))
+		if (!stage_find(g) && !stage_group_find(g) && strcmp(g, "eval") && strcmp(g, "final") &&
+		    strcmp(g, "images") && strcmp(g, "clean-stage") && strcmp(g, "status"))
 			return err_set(e, ERR_INPUT, "unknown goal '%s'", g);
 	}
 	if (has_goal(c, "clean-stage") && !*val(c, "STAGE"))
@@ -189,11 +200,13 @@ static int check_goals(const struct command *c, struct err *e)
 	if (*val(c, "STAGE") && has_goal(c, "clean-stage") && !stage_find(val(c, "STAGE"))) {
 		const char *dot = strrchr(val(c, "STAGE"), '.');
 		char *base = dot ? xstrndup(val(c, "STAGE"), (size_t)(dot - val(c, "STAGE"))) : NULL;
-		int trial = base && stage_find(base) && stage_find(base)->repeat;
+		int trial = (base && stage_find(base) && stage_find(base)->repeat) || stage_group_find(val(c, "STAGE")) ||
+		            in_a_round(val(c, "STAGE"));
 		free(base);
 		if (!trial) {
 			char *names = stage_names();
-			err_set(e, ERR_INPUT, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003)",
+			err_set(e, ERR_INPUT,
+			        "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003; one round, e.g. STAGE=deep-2)",
 			        val(c, "STAGE"), names);
 			free(names);
 			return -1;
@@ -229,6 +242,31 @@ static int check_model(const struct command *c, const struct run *r, struct err 
 	return -1;
 }
 
+/* An optimizing stage (the fast stage and after) the goals run asks the
+ * compiler's model (the table's `needs`): say so before any work. A static
+ * compile that needs it fails itself, with its own message. */
+static bool optimizing(const struct stage_def *s)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		if (stage_table[i].optimizer && stage_depends_on(s, &stage_table[i]))
+			return true;
+	return false;
+}
+
+static int check_external_model(const struct command *c, const struct run *r, struct err *e)
+{
+	if (*run_get(r, "EXTERNAL_MODEL"))
+		return 0;
+	for (size_t i = 0; i < c->goals.n; i++)
+		for (size_t k = 0; goal_known(c->goals.v[i]) && k < stage_count; k++) {
+			const struct stage_def *s = &stage_table[k];
+			if (goal_includes(c->goals.v[i], s) && optimizing(s) && stage_needs(s, r, "EXTERNAL_MODEL"))
+				return err_set(e, ERR_INPUT, "set EXTERNAL_MODEL=provider/model-id, the compiler's model: make %s "
+				               "runs %s, which asks it (make eval needs none)", c->goals.v[i], s->name);
+		}
+	return 0;
+}
+
 /* The runs the command is about; with no task at all, a read-only goal is
  * about every run under RESULTS. */
 static int plan_runs(const struct command *c, int work, struct runs *rs, struct err *e)
@@ -249,7 +287,7 @@ static int plan_runs(const struct command *c, int work, struct runs *rs, struct 
 		rc = open_run(c, &m.v[i], m.repeat, rules, &rs->v[rs->n], e);
 		rs->n++;
 		if (rc == 0 && work)
-			rc = check_model(c, &rs->v[rs->n - 1], e);
+			rc = check_model(c, &rs->v[rs->n - 1], e) < 0 ? -1 : check_external_model(c, &rs->v[rs->n - 1], e);
 	}
 	matrix_free(&m);
 	free(rules);
@@ -339,6 +377,17 @@ static char *due_text(const struct command *c, const struct run *r)
 	return buf_detach(&b);
 }
 
+/* The goals that bring stages up to date, space-separated (not clean-stage). Caller frees. */
+static char *goals_text(const struct command *c)
+{
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "");
+	for (size_t g = 0; g < c->goals.n; g++)
+		if (strcmp(c->goals.v[g], "clean-stage"))
+			buf_printf(&b, "%s%s", b.len ? " " : "", c->goals.v[g]);
+	return buf_detach(&b);
+}
+
 static int write_file(const char *path, const struct buf *b, struct err *e)
 {
 	FILE *f = fopen(path, "we");
@@ -397,6 +446,7 @@ static int due_of(const struct run *r, const char *goal, struct buf *due, char *
 	struct stage_ref *need;
 	int n = goal_refs(r, goal, &need), k = 0;
 	const struct stage_def *last = NULL;
+	int last_round = 0;
 	for (int i = 0; i < n; i++) {
 		if (ok_exists(r, need[i].name))
 			continue;
@@ -408,17 +458,20 @@ static int due_of(const struct run *r, const char *goal, struct buf *due, char *
 				*failed = xasprintf("%s %s: %s", need[i].name, state, json_str(st, "error") ? json_str(st, "error") : "?");
 			cJSON_Delete(st);
 		}
-		/* a stage once, its trials counted */
-		if (need[i].def == last)
+		/* a stage once (a round's stage once a round: deep-2-eval), its trials counted */
+		if (need[i].def == last && need[i].round == last_round)
 			continue;
 		last = need[i].def;
+		last_round = need[i].round;
 		int trials = 0;
-		for (int j = i; j < n && need[j].def == last; j++)
+		for (int j = i; j < n && need[j].def == last && need[j].round == last_round; j++)
 			trials += !ok_exists(r, need[j].name);
+		int w = last->rounds ? (int)strcspn(need[i].name, ".") : (int)strlen(last->name);
+		const char *label = last->rounds ? need[i].name : last->name;
 		if (last->repeat)
-			buf_printf(due, "%s%s (%d trial%s)", due->len ? ", " : "", last->name, trials, trials == 1 ? "" : "s");
+			buf_printf(due, "%s%.*s (%d trial%s)", due->len ? ", " : "", w, label, trials, trials == 1 ? "" : "s");
 		else
-			buf_printf(due, "%s%s", due->len ? ", " : "", last->name);
+			buf_printf(due, "%s%.*s", due->len ? ", " : "", w, label);
 	}
 	free(need);
 	return k;
@@ -525,15 +578,17 @@ static int cmd_run(const struct command *c)
 		die_err(&e);
 	free(what);
 	struct rules_memo memo = { 0 };
+	char *goals = goals_text(c);
 	for (size_t i = 0; i < rs.n; i++) {
 		/* under the lock: Slurm jobs an earlier make left marked are orphans */
 		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_settings(&rs.v[i], &e) < 0 ||
-		    rules_refresh(&rs.v[i], &memo, &e) < 0)
+		    rules_refresh(&rs.v[i], &memo, &e) < 0 || state_write_due(&rs.v[i], goals, &e) < 0)
 			die_err(&e);
 		char *due = due_text(c, &rs.v[i]);
 		run_lock_note(fds[i], due);
 		free(due);
 	}
+	free(goals);
 	rules_memo_free(&memo);
 	char *plan = write_plan(c, &rs, &e);
 	if (!plan)
@@ -554,7 +609,7 @@ static int cmd_run(const struct command *c)
 	free(plan);
 	strlist_free(&argv);
 	if (last_line(c, &rs, res.exit_code) < 0) {
-		warnf("cannot write to stdout: %s", strerror(errno));
+		warnf("cannot write to %s: %s", res.exit_code ? "stderr" : "stdout", strerror(errno));
 		if (!res.exit_code)
 			res.exit_code = 1;
 	}

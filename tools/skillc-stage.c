@@ -194,6 +194,121 @@ static int make_keeps_going(void)
 	return memchr(mf, 'k', n) != NULL;
 }
 
+/* Before the tool starts: the log folder and the in-flight mark exist, no
+ * stamp is left to call a failed run done, and the leftovers of a cut-short
+ * run are moved aside (and said). */
+static void stage_clear(const struct run *r, const struct stage_ref *ref, const char *ok)
+{
+	struct err e = { 0 };
+	char *logdir = run_path(r, "logs");
+	if (fs_mkdirs(logdir, &e) < 0 || inflight_mark(r->dir, ref->name, &e) < 0)
+		die_err(&e);
+	free(logdir);
+	if (unlink(ok) < 0 && errno != ENOENT)
+		die(1, "cannot remove the stamp '%s': %s; remove it by hand", ok, strerror(errno));
+	sweep_leftovers(r, ref);
+
+	cJSON *prev = state_read(r->dir, ref->name);
+	const char *was = prev ? json_str(prev, "state") : NULL;
+	if (was && !strcmp(was, "running"))
+		warnf("%s: the previous run was cut short (started %s); running it again", ref->name,
+		      json_str(prev, "started") ? json_str(prev, "started") : "?");
+	cJSON_Delete(prev);
+}
+
+/* One run of the stage's tool: what it came to, and its log. */
+struct tool_run {
+	struct outcome o;
+	struct proc_result res;
+	char *logpath;
+	int logfd;       /* open until the stage's closing line is written */
+};
+
+/* Runs the stage's tool under its time limit (a Slurm job with
+ * LAUNCHER=srun), as make does: its results and progress on stdout, its
+ * diagnostics on stderr, both in the stage's log. */
+static void run_tool(const struct run *r, const struct stage_ref *ref, const char *when,
+                     const char *who, struct tool_run *t)
+{
+	struct err e = { 0 };
+	char *bindir = tool_dir();
+	struct strlist argv = STRLIST_INIT;
+	ref->def->command(ref, r, bindir, &argv);
+	free(bindir);
+	struct launcher_job launch; /* argv gets the srun prefix */
+	bool wrapped = launcher_wrap(r, ref, &argv, &launch, &e) == 0;
+	char *logdir = run_path(r, "logs");
+	t->logpath = xasprintf("%s/%s.log", logdir, ref->name);
+	free(logdir);
+	off_t from;
+	t->logfd = open_log(t->logpath, when, ref, &argv, &from);
+
+	/* tools that call models append their usage here (llm/usage.h) */
+	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref->name);
+	setenv("SKILLC_STAGE", ref->name, 1);
+	setenv("SKILLC_USAGE_FILE", usage_file, 1);
+	free(usage_file);
+
+	progressf("skillc: %s: started", who);
+	struct proc_spec spec = {
+		.argv = argv.v,
+		.timeout = (double)stage_timeout(ref->def, r),
+		.stdin_fd = -1,
+		.tee = { t->logfd, 1 },
+		.split = true,
+		.err_tee = { t->logfd, 2 },
+		.stop = launch.marker ? launcher_stop : NULL, /* a Slurm job is stopped through Slurm */
+		.stop_arg = &launch,
+	};
+	t->res = (struct proc_result){ 0 };
+	int started = wrapped && proc_run(&spec, &t->res, &e) == 0;
+	launcher_done(&launch, started, &t->res);
+	t->o = judge(r, ref, started, &t->res, &e, t->logpath, from);
+	strlist_free(&argv);
+}
+
+/* status/<name>.json as the stage ends; on success the stamp, last; the
+ * manifest and the log's closing line. */
+static void record_end(const struct run *r, const struct stage_ref *ref, cJSON *st,
+                       struct tool_run *t, const char *ok, double t0, double t1)
+{
+	struct err e = { 0 };
+	char when[32];
+	iso_time(t1, when);
+	int rc = t->o.rc;
+	json_set_str(st, "state", rc == 0 ? "done" : t->res.interrupted ? "interrupted" : "failed");
+	json_set_str(st, "ended", when);
+	json_set_num(st, "seconds", (double)(long)((t1 - t0) * 1000) / 1000);
+	json_set_num(st, "exit", rc);
+	json_set_str(st, "error", t->o.error);
+	if (rc)
+		sweep_leftovers(r, ref);
+	if (state_write(r->dir, ref->name, st, &e) < 0)
+		die_err(&e);
+	if (rc == 0 && fs_write_atomic(ok, "", 0, 0644, &e) < 0)
+		die_err(&e);
+	if (manifest_rebuild(r, &e) < 0)
+		warnf("%s", e.msg);
+	dprintf(t->logfd, "== %s %s: %s%s\n", when, ref->name, rc ? "failed: " : "done", rc ? t->o.error : "");
+	close(t->logfd);
+}
+
+/* The stage's one line on the console: done on stdout, failed on stderr;
+ * make without -k stops starting stages at the first failure, so a failure
+ * says how to run the rest. */
+static void say_end(const char *who, const struct tool_run *t, double seconds)
+{
+	const struct outcome *o = &t->o;
+	const char *rest = !t->res.interrupted && !make_keeps_going() ? "; make -k runs the stages that do not need it" : "";
+	if (o->rc && o->tool_said)
+		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)%s\n", who, seconds, t->logpath, rest);
+	else if (o->rc)
+		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)%s\n", who,
+		        t->res.interrupted ? "stopped" : "failed", seconds, o->error, t->logpath, rest);
+	else
+		progressf("skillc: %s: done in %.1f s", who, seconds);
+}
+
 static int cmd_run(const struct run *r, const char *name)
 {
 	struct stage_ref ref;
@@ -210,20 +325,8 @@ static int cmd_run(const struct run *r, const char *name)
 	/* a matrix make holds every run's lock: keep only this run's, so what
 	 * this stage starts holds no other run */
 	run_lock_keep_only(r->dir);
-	char *logdir = run_path(r, "logs");
-	if (fs_mkdirs(logdir, &e) < 0 || inflight_mark(r->dir, ref.name, &e) < 0)
-		die_err(&e);
 	char *ok = state_ok_path(r->dir, ref.name);
-	if (unlink(ok) < 0 && errno != ENOENT) /* a stamp left would call a failed run done */
-		die(1, "cannot remove the stamp '%s': %s; remove it by hand", ok, strerror(errno));
-	sweep_leftovers(r, &ref);
-
-	cJSON *prev = state_read(r->dir, ref.name);
-	const char *was = prev ? json_str(prev, "state") : NULL;
-	if (was && !strcmp(was, "running"))
-		warnf("%s: the previous run was cut short (started %s); running it again", ref.name,
-		      json_str(prev, "started") ? json_str(prev, "started") : "?");
-	cJSON_Delete(prev);
+	stage_clear(r, &ref, ok);
 
 	char when[32];
 	double t0 = now_wall();
@@ -232,78 +335,21 @@ static int cmd_run(const struct run *r, const char *name)
 	if (state_write(r->dir, ref.name, st, &e) < 0 || manifest_rebuild(r, &e) < 0)
 		die_err(&e);
 
-	char *bindir = tool_dir();
-	struct strlist argv = STRLIST_INIT;
-	ref.def->command(&ref, r, bindir, &argv);
-	free(bindir);
-	struct launcher_job launch; /* a Slurm job with LAUNCHER=srun: argv gets the srun prefix */
-	bool wrapped = launcher_wrap(r, &ref, &argv, &launch, &e) == 0;
-	char *logpath = xasprintf("%s/%s.log", logdir, ref.name);
-	off_t from;
-	int logfd = open_log(logpath, when, &ref, &argv, &from);
-
-	/* tools that call models append their usage here (llm/usage.h) */
-	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref.name);
-	setenv("SKILLC_STAGE", ref.name, 1);
-	setenv("SKILLC_USAGE_FILE", usage_file, 1);
-	free(usage_file);
-
 	/* in a matrix, a line names its run too */
 	char *who = getenv("SKILLC_MATRIX") ? xasprintf("%s %s", path_base(r->dir), ref.name) : xstrdup(ref.name);
-	progressf("skillc: %s: started", who);
-	/* as make does: the tool's results and progress on stdout, its
-	 * diagnostics on stderr, both in the stage's log */
-	struct proc_spec spec = {
-		.argv = argv.v,
-		.timeout = (double)stage_timeout(ref.def, r),
-		.stdin_fd = -1,
-		.tee = { logfd, 1 },
-		.split = true,
-		.err_tee = { logfd, 2 },
-		.stop = launch.marker ? launcher_stop : NULL, /* a Slurm job is stopped through Slurm */
-		.stop_arg = &launch,
-	};
-	struct proc_result res = { 0 };
-	int started = wrapped && proc_run(&spec, &res, &e) == 0;
-	launcher_done(&launch, started, &res);
-	struct outcome o = judge(r, &ref, started, &res, &e, logpath, from);
-
+	struct tool_run t;
+	run_tool(r, &ref, when, who, &t);
 	double t1 = now_wall();
-	iso_time(t1, when);
-	json_set_str(st, "state", o.rc == 0 ? "done" : res.interrupted ? "interrupted" : "failed");
-	json_set_str(st, "ended", when);
-	json_set_num(st, "seconds", (double)(long)((t1 - t0) * 1000) / 1000);
-	json_set_num(st, "exit", o.rc);
-	json_set_str(st, "error", o.error);
-	if (o.rc)
-		sweep_leftovers(r, &ref);
-	if (state_write(r->dir, ref.name, st, &e) < 0)
-		die_err(&e);
-	if (o.rc == 0 && fs_write_atomic(ok, "", 0, 0644, &e) < 0) /* the stamp comes last */
-		die_err(&e);
-	if (manifest_rebuild(r, &e) < 0)
-		warnf("%s", e.msg);
-	dprintf(logfd, "== %s %s: %s%s\n", when, ref.name, o.rc ? "failed: " : "done", o.rc ? o.error : "");
-	close(logfd);
-
-	/* make without -k stops starting stages at the first failure: say how to run the rest */
-	const char *rest = !res.interrupted && !make_keeps_going() ? "; make -k runs the stages that do not need it" : "";
-	if (o.rc && o.tool_said)
-		fprintf(stderr, "skillc: %s: failed after %.1f s (log: %s)%s\n", who, t1 - t0, logpath, rest);
-	else if (o.rc)
-		fprintf(stderr, "skillc: %s: %s after %.1f s: %s (log: %s)%s\n", who,
-		        res.interrupted ? "stopped" : "failed", t1 - t0, o.error, logpath, rest);
-	else
-		progressf("skillc: %s: done in %.1f s", who, t1 - t0);
+	record_end(r, &ref, st, &t, ok, t0, t1);
+	say_end(who, &t, t1 - t0);
+	int rc = t.o.rc;
 	free(who);
-	free(o.error);
-	free(logpath);
-	free(logdir);
+	free(t.o.error);
+	free(t.logpath);
 	free(ok);
-	strlist_free(&argv);
 	cJSON_Delete(st);
 	inflight_clear(r->dir, ref.name); /* left only by a kill -9: the next make then sweeps */
-	return o.rc;
+	return rc;
 }
 
 static int cmd_lock(const char *dir, const char *what, char **cmd)
@@ -338,6 +384,7 @@ static void forget(const struct run *r, const struct stage_ref *ref)
 	free(ok);
 	struct strlist outs = STRLIST_INIT;
 	stage_ref_outputs(ref, r, &outs);
+	stage_ref_side_outputs(ref, r, &outs);
 	for (size_t k = 0; k < outs.n; k++) {
 		char *out = run_path(r, outs.v[k]);
 		remove_quiet(out, &removed);
@@ -357,23 +404,38 @@ static void forget(const struct run *r, const struct stage_ref *ref)
 
 /* STAGE is a stage ("raw-eval": every instance) or one instance
  * ("raw-eval.003"); either way every later stage goes too. */
+/* Whether refs[i] is one of the targets STAGE names: that target
+ * ("raw-eval.003", "deep-2-edit"), a group's first stage ("fast"), a round
+ * ("deep-2": its first row), or every target of a stage ("raw-eval"). */
+static bool named(const struct stage_ref *ref, const char *name, const struct stage_def *def, int round, bool exact)
+{
+	if (exact)
+		return !strcmp(ref->name, name);
+	if (round)
+		return ref->round == round && (ref->def == stage_table || !ref->def[-1].rounds);
+	return ref->def == def;
+}
+
 static int cmd_clean(const struct run *r, const char *name)
 {
 	struct stage_ref one;
-	int single = stage_ref_find(r, name, &one) == 0 && one.index;
-	const struct stage_def *target = single ? one.def : stage_find(name);
-	if (!target) {
+	bool exact = stage_ref_find(r, name, &one) == 0;
+	const struct stage_group *grp = exact ? NULL : stage_group_find(name);
+	const struct stage_def *target = exact ? one.def : stage_find(grp ? grp->first : name);
+	int round = exact || target ? 0 : stage_round_of(name);
+	if (!target && !round) {
 		char *names = stage_names();
-		die(2, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003)", name, names);
+		die(2, "unknown STAGE=%s: the stages are %s (or one trial, e.g. STAGE=raw-eval.003; one round, e.g. STAGE=deep-2)",
+		    name, names);
 	}
 	struct stage_ref *refs;
 	size_t n = stage_refs(r, &refs);
 	for (size_t i = 0; i < n; i++) {
-		if (!stage_depends_on(refs[i].def, target))
-			continue;
-		if (single && refs[i].def == target && strcmp(refs[i].name, one.name))
-			continue;
-		forget(r, &refs[i]);
+		bool gone = false;
+		for (size_t t = 0; t < n && !gone; t++)
+			gone = named(&refs[t], name, target, round, exact) && stage_ref_depends_on(&refs[i], &refs[t]);
+		if (gone)
+			forget(r, &refs[i]);
 	}
 	free(refs);
 	struct err e = { 0 };

@@ -7,15 +7,8 @@
 # worse than no skill, and make gate GATE_VS=noskill judges real rows.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" "$W/tasks" && cd "$W" || exit 2
-cp -R "$T_ROOT/tasks/csv-column-sum" tasks/
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work csv-column-sum
 unset SKILL_SOURCE BASELINE RESULTS CACHE_DIR RUN_DIR ROUTES ENV_FILE BENCH GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
 M=vllm/qwen-27b
 P=results/compile-pipeline
 R=$P/csv-column-sum--opencode--vllm_qwen-27b

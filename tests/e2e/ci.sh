@@ -63,8 +63,9 @@ tar -C "$T_ROOT" --exclude=./build --exclude=./bin --exclude=./results --exclude
 	--exclude=./.git --exclude=./local.mk --exclude=./.env -cf - . | tar -C "$SRC" -xf -
 git -C "$SRC" init -q -b main && git -C "$SRC" add -A &&
 	git -C "$SRC" -c user.name=t -c user.email=t@example.com commit -qm skillc || exit 2
-# the planning model (STATIC_MODE=hybrid asks it once per compile)
-t_fakellm "$C/llm" '{"chat": [{"json": {"operations": []}}]}'
+# the compiler's model: STATIC_MODE=hybrid asks it once per compile, the fast stage once
+# per map unit, the deep stage once per section batch; it proposes nothing
+t_fakellm "$C/llm" '{"chat": [{"json": {"operations": [], "findings": [], "patches": [], "scores": []}}]}'
 requests() { if [ -f "$C/llm/log.jsonl" ]; then wc -l <"$C/llm/log.jsonl" | tr -d ' '; else echo 0; fi; }
 # the user's repository: two tasks and routes; the pull request edits one skill
 U=$C/origin
@@ -209,8 +210,12 @@ t_check "skillc installed by the workflow" test -x "$C/job1/workspace/.skillc/bi
 R=$C/job1/workspace/results/compile-pipeline
 t_check "the changed task ran" test -d $R/log-error-report--opencode--vllm_Qwen_Qwen3.5-27B/traces
 t_check "the unchanged one did not" test ! -e $R/csv-column-sum--opencode--vllm_Qwen_Qwen3.5-27B
-t_eq "trials paid" "$(trials)" 10
-t_eq "LLM requests" "$(requests)" 1
+# raw 5, static max(5, FAST_MIN_TRACES=6), final 5 fresh; fast's are static's from the
+# store (the stand-in model proposes no patch, so S_fast is S_static) and deep edits nothing
+t_eq "trials paid" "$(trials)" 16
+# the plan, 3 map units, the deep score of round 1 in two batches (SECTIONS_BATCH=8
+# units each; rounds 2 and 3 ask the same: cached)
+t_eq "LLM requests" "$(requests)" 6
 t_check "junit valid" xmllint --noout --schema "$XSD" $R/junit.xml
 t_check "summary" test -f $R/summary.md
 t_check "cache saved: trials" test -d "$C/store/results/.cache/trials"
@@ -273,7 +278,7 @@ L=$(cat "$C/job2/job.log")
 t_contains "changed tasks" "$L" "changed tasks: log-error-report"
 t_contains "reused" "$L" "reused from the trial store"
 t_contains "gate passes with a non-inferiority rule" "$L" "gate: PASS: 1 run, 1 pass"
-t_eq "every trial reused" "$(cat $R/log-error-report--*/traces/log-error-report/*/test-*/trial.json | grep -c '"reused": true')" 10
+t_eq "every trial reused" "$(cat $R/log-error-report--*/traces/log-error-report/*/test-*/trial.json | grep -c '"reused": true')" 21
 t_check "junit valid" xmllint --noout --schema "$XSD" $R/junit.xml
 t_end
 

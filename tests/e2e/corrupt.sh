@@ -4,13 +4,7 @@
 # generated) is written again instead of stopping every make.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log
+t_bench_work
 SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=benchflow MODEL=vllm/qwen-27b REPEAT=2"
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 T=$R/traces/csv-column-sum/raw

@@ -54,9 +54,9 @@ t_contains "needed" "$out" "problem EXTERNAL_MODEL: not set, and make static nee
 out=$(GOAL=static doctor MODEL=fake/m1 STATIC_MODE=hybrid EXTERNAL_MODEL=fake/m1)
 t_eq "set: exit (output: $out)" $? 0
 t_contains "probed" "$out" "ok      EXTERNAL_MODEL: fake/m1: no key needed, listed by the provider"
-out=$(GOAL=deep doctor 2>&1)
+out=$(GOAL=deeper doctor 2>&1)
 t_eq "bad goal exit" $? 2
-t_contains "bad goal" "$out" "unknown goal 'deep'"
+t_contains "bad goal" "$out" "unknown goal 'deeper'"
 t_end
 
 t_begin "RUNNER=benchflow or harbor: the runner's program, MODEL passed on, the harness's agent name"

@@ -5,13 +5,7 @@
 # trials after a kill, the no-skill baseline, and bad input in one line.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" "$W/tasks" && cd "$W" || exit 2
-cp -R "$T_ROOT/tasks/csv-column-sum" tasks/
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work csv-column-sum
 unset SKILL_SOURCE BASELINE RESULTS CACHE_DIR RUN_DIR REPEAT MODEL RUNNER HARNESS REQUIRE_SKILL
 script() { rm -rf script.n script.lock; printf '%s\n' "$@" >script; }
 starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }

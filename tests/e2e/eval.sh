@@ -4,16 +4,8 @@
 # writes BenchFlow's production layout and logs every invocation.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
+t_bench_work
 ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/skillc-local
-# never the machine's docker: cleanup after a kill talks to this stand-in
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
 M=vllm/qwen-27b
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 T=$R/traces/csv-column-sum/raw
@@ -197,6 +189,7 @@ t_eq "exit" $? 1
 t_contains "reason" "$out" "'raw/"
 t_contains "reason" "$out" "result.json' is not valid JSON (truncated, or still being written)"
 t_check "kept" test -f x/.incomplete/raw/test-001.*/reason.txt
+t_check "with the runner's exit recorded" grep -q '"exit_code": 0' x/.incomplete/raw/test-001.*/runner-exit.json
 script crash
 out=$($E --harness opencode --out x/traces/csv-column-sum/raw/test-002 2>&1)
 t_eq "exit" $? 1
@@ -246,3 +239,34 @@ t_contains "asked docker" "$(cat docker.log)" "ps -aq --no-trunc"
 t_check "removed the trial's container" grep -qx "rm -f c-trial" docker.log
 t_check "left the other alone" sh -c "! grep -q '^rm .*c-other' docker.log"
 t_end
+
+t_begin "a trial whose runner finished when its skillc-eval was killed is read, not run again"
+# what such a kill leaves: the temp folder beside the trial folder, the runner's exit recorded
+X=x/traces/csv-column-sum/raw
+script pass
+$E --harness opencode --out $X/test-008 >/dev/null 2>&1
+t_eq "first run" $? 0
+t_check "the record is not part of the trial" test ! -e $X/test-008/runner-exit.json
+key=$("$T_ROOT/build/tests/helpers/jget" $X/test-008/trial.json key)
+dead=$(sh -c 'echo $$')
+leave() { # leave KEY: test-008 back as the temp folder of a killed skillc-eval, its runner done
+	cp -R $X/test-008 $X/.test-008.tmp.$dead && rm -r $X/test-008 $X/.test-008.tmp.$dead/trial.json
+	printf '{"key": "%s", "exit_code": 0, "seconds": 3}\n' "$1" >$X/.test-008.tmp.$dead/runner-exit.json
+}
+leave "$key"
+b=$(starts)
+out=$($E --harness opencode --out $X/test-008 2>&1)
+t_eq "exit" $? 0
+t_contains "says so" "$out" "its runner had finished when a skillc-eval was killed: the output is read, not run again"
+t_contains "then the end line" "$out" "test-008 passed reward=1"
+t_eq "not run again" "$(starts)" "$b"
+t_check "published whole" grep -q '"complete": true' $X/test-008/trial.json
+t_check "without the record" test ! -e $X/test-008/runner-exit.json
+t_check "nothing left beside it" test ! -e $X/.test-008.tmp.$dead
+leave 00000000000000000000000000000000
+out=$($E --harness opencode --out $X/test-008 2>&1)
+t_eq "another key's: exit" $? 0
+t_contains "another key's: not read but taken from the store" "$out" "reused from the trial store"
+t_check "another key's: kept aside" test -f x/.incomplete/raw/test-008.*/runner-exit.json
+t_end
+

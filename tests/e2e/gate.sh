@@ -9,13 +9,7 @@
 
 command -v xmllint >/dev/null 2>&1 || { t_skip "gate.sh" "xmllint is not installed (apt-get install libxml2-utils)"; exit 0; }
 XSD=$T_ROOT/tests/fixtures/junit/junit.xsd
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 unset ROUTES ENV_FILE BENCH CACHE_DIR RESULTS GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 M=vllm/Qwen/Qwen3.5-27B
 RUNNAME=log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
@@ -171,6 +165,9 @@ t_eq "vs" $? 2
 t_contains "says vs" "$out" "bad GATE_VS 'raw': one of none noskill"
 skillc-gate --min-delta 1e400 win >/dev/null 2>&1
 t_eq "skillc-gate checks too" $? 2
+out=$(skillc-gate --max-regressed -1 win 2>&1)
+t_eq "a negative count" $? 2
+t_contains "says count" "$out" "skillc-gate: --max-regressed (GATE_MAX_REGRESSED) wants a whole number from 0 to 1000000, not '-1'"
 out=$(mk win summary gate 2>&1)
 t_eq "gate with other goals" $? 2
 t_contains "says alone" "$out" "run make gate on its own"

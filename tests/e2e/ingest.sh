@@ -112,5 +112,8 @@ t_eq "exit" $? 2
 t_contains "message" "$out" "skillc-ingest: --task, --out and --hash are required (see --help)"
 out=$(skillc-ingest --bogus 1 2>&1)
 t_contains "unknown" "$out" "unknown option '--bogus'"
+out=$(skillc-ingest --task x --out o --hash h --max-file-mb 25MB 2>&1)
+t_eq "a cap that is not a number: exit" $? 2
+t_eq "says the range" "$out" "skillc-ingest: --max-file-mb wants a whole number from 1 to 4096, not '25MB'"
 t_eq "version" "$(skillc-ingest --version)" "skillc-ingest 1"
 t_end

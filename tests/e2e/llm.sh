@@ -236,6 +236,9 @@ llm -m fake/m --json --repairs 1 "json please" >/dev/null 2>"$D/err"
 t_eq "exit" $? 1
 t_eq "requests" "$(requests)" 2
 t_contains "message" "$(cat "$D/err")" "model 'fake/m' gave no usable JSON object after 1 repair: it holds no JSON object"
+llm -m fake/m --json --repairs 11 "json please" >/dev/null 2>"$D/err"
+t_eq "too many repairs: bad usage" $? 2
+t_eq "says the range" "$(cat "$D/err")" "skillc-llm: --repairs wants a whole number from 0 to 10, not '11'"
 t_end
 stop_fake
 

@@ -66,7 +66,7 @@ t_end
 
 t_begin "a second make starts nothing"
 out=$($SK -j3 raw-eval REPEAT=3 2>&1)
-case $out in *start*) t_fail "a trial ran again: $out" ;; esac
+case $out in *started*) t_fail "a trial ran again: $out" ;; esac
 t_end
 
 t_begin "without bin/ in PATH, skillc-eval finds skillc-local beside itself"

@@ -4,12 +4,7 @@
 # captures the progress, and a stage's log holds both.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report MODEL=vllm/qwen-27b RUNNER=benchflow"
 R=results/compile-pipeline/log-error-report--opencode--vllm_qwen-27b
 

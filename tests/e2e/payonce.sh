@@ -6,14 +6,7 @@
 # stand-in bench (tests/helpers/fake-bench.sh).
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+t_bench_work
 M=anthropic/claude-sonnet-4
 starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }
 # distinct trial keys among the complete trials under a folder

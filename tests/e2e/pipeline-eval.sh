@@ -5,14 +5,11 @@
 # which must then say "up to date" (exit 0).
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+t_bench_work
+# final runs the optimizing stages: their compiler's model finds nothing to change
+t_fakellm "$T_TMP/llm" '{"chat": [{"json": {"findings": [], "patches": [], "scores": []}}]}'
+printf '{"providers": {"fake": {"base_url": "%s", "key_env": null}}}\n' "$FAKELLM_URL" >"$T_TMP/llm/routes.json"
+X="EXTERNAL_MODEL=fake/compiler ROUTES=$T_TMP/llm/routes.json ENV_FILE=$T_TMP/none.env"
 M=vllm/qwen-27b
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 RAW=$R/traces/csv-column-sum/raw
@@ -42,7 +39,7 @@ t_end
 
 t_begin "make -j3 final REPEAT=12 after a kill mid-trial: the resumed make leaves final up to date"
 script "pass sleep=0.3"
-setsid $SK -j3 task=csv-column-sum final REPEAT=12 RUNNER=benchflow MODEL=$M >kill.out 2>&1 &
+setsid $SK -j3 task=csv-column-sum final REPEAT=12 RUNNER=benchflow MODEL=$M $X >kill.out 2>&1 &
 sid=$!
 before=$(starts)
 i=0
@@ -52,10 +49,10 @@ wait $sid
 i=0
 while [ $i -lt 200 ] && pgrep -s $sid >/dev/null; do sleep 0.05; i=$((i + 1)); done
 script pass
-out=$($SK -j3 task=csv-column-sum final REPEAT=12 RUNNER=benchflow MODEL=$M 2>&1)
+out=$($SK -j3 task=csv-column-sum final REPEAT=12 RUNNER=benchflow MODEL=$M $X 2>&1)
 t_eq "resume exit" $? 0
 t_eq "raw index" "$(index_trials $RAW)" 12
-up_to_date final REPEAT=12
+up_to_date final REPEAT=12 $X
 t_end
 
 t_begin "status: trials not run yet say so, the index waits for them, one column for every name"

@@ -43,7 +43,8 @@ t_end
 t_begin "given a new value: one line says what changed and what runs again; then it is remembered"
 out=$($SK $T MAX_FILE_MB=31 ingest 2>&1)
 t_eq "exit" $? 0
-t_contains "said" "$out" "skillc: csv-column-sum--opencode--vllm_qwen-27b: MAX_FILE_MB 30 -> 31; due again: ingest, raw-eval, raw-index, static, static-eval, static-index (the run remembers it)"
+t_contains "said" "$out" "skillc: csv-column-sum--opencode--vllm_qwen-27b: MAX_FILE_MB 30 -> 31; due again: ingest, raw-eval, raw-index, static, static-eval, static-index, fast-score,"
+t_contains "up to the final evaluation" "$out" "final-eval, final-index (the run remembers it)"
 t_eq "one line" "$(printf '%s\n' "$out" | grep -c 'the run remembers')" 1
 t_contains "ran" "$out" "skillc: ingest: done"
 t_contains "recorded" "$(cat $R/settings.json)" '"MAX_FILE_MB": "31"'

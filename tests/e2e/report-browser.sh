@@ -13,12 +13,7 @@ if [ -z "$CHROMIUM" ]; then
 	done
 	exit 0
 fi
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 unset ROUTES ENV_FILE BENCH BUDGET_USD
 printf '%s\n' "fail sleep=0" "pass sleep=0" "fail sleep=0 tokens=3100" "pass sleep=0 tokens=1900" \
 	"pass sleep=0 tokens=2100" "pass sleep=0 tokens=1700" >script

@@ -9,12 +9,7 @@
 
 unset MODEL EXTERNAL_MODEL STATIC_MODE PROFILES_DIR ROUTES ENV_FILE CACHE_DIR LLM_CACHE SKILLC_USAGE_FILE BENCH BUDGET_USD
 [ -x "$T_ROOT/build/tests/helpers/fakellm" ] || { echo "FAIL report-cost.sh: fakellm is missing (make check builds it)"; exit 1; }
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 D=$T_TMP/llm
 t_fakellm "$D" '{"chat": [{"json": {"operations": []}}]}'
 # planner: $3 / $15 per million tokens; vllm: $0.50 / $1 for every model; "free" has no price

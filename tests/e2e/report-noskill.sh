@@ -7,12 +7,7 @@
 # than no skill at all); csv-column-sum: no skill 0/3 (the skill helps).
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 unset ROUTES ENV_FILE BENCH BUDGET_USD
 SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk RUNNER=benchflow MODEL=vllm/Qwen/Qwen3.5-27B BENCH=samples REPEAT=3"
 P=results/compile-pipeline
@@ -100,6 +95,9 @@ t_check "chart valid" xmllint --noout $A/charts/pass-rate.svg
 idx=$(cat $P/index.html)
 t_contains "index kpi" "$idx" '<div class="k">Worse than no skill</div><div class="v">1 of 2</div>'
 t_contains "index column" "$idx" '<th>No skill</th>'
+t_check "forest against no skill valid" xmllint --noout $P/charts/delta-noskill.svg
+t_eq "its points = summary.json" "$(grep -o 'data-value="[^"]*"' $P/charts/delta-noskill.svg | tr '\n' ' ')" \
+	'data-value="0.666667" data-value="-0.333333" '
 t_end
 
 t_begin "a run without the baseline has no no-skill columns"
@@ -109,5 +107,7 @@ t_eq "exit" $? 0
 case $(cat $A/summary.md $A/report.html $P/index.html) in
 *"| Δ vs no-skill [95% CI] |"* | *"| Worse than no-skill |"* | *"Δ vs no-skill</th>"* | *">No skill<"*) t_fail "a no-skill column without the baseline" ;;
 esac
+t_check "the forest against no skill is gone" test ! -e $P/charts/delta-noskill.svg
+t_check "the one against raw stays" test -f $P/charts/delta.svg
 t_eq "json fields null" "$(row '.groups[1] | [.delta_pp_vs_noskill, .worse_than_noskill]' $A)" '[null,false]'
 t_end

@@ -7,12 +7,7 @@
 # report's sections for those stages are checked before they all land.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 unset ROUTES ENV_FILE BENCH BUDGET_USD
 printf '%s\n' "fail sleep=0" "pass sleep=0" "fail sleep=0" "pass sleep=0" "fail sleep=0" "pass sleep=0" >script
 SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report RUNNER=benchflow MODEL=vllm/Qwen/Qwen3.5-27B BENCH=samples REPEAT=3"
@@ -52,7 +47,7 @@ EOF
 A=$R/artifacts
 skill_from $A/fast/S_fast $A/static/S_static 'Levels are exact: <script>x</script> & "ERROR" is not "error".'
 trials fast $A/fast/S_fast passed passed failed
-skill_from $A/deep/round-1/candidate $A/fast/S_fast 'Count per component, not per line.'
+skill_from $A/deep/round-1/candidate $A/static/S_static 'Count per component, not per line.'
 trials deep-1 $A/deep/round-1/candidate passed passed passed
 skill_from $A/deep/round-2/candidate $A/deep/round-1/candidate 'Sort the keys.'
 trials deep-2 $A/deep/round-2/candidate passed failed passed
@@ -81,7 +76,7 @@ EOF
 mkdir -p $A/deep/round-0
 cat >$A/deep/round-0/decision.json <<'EOF'
 {"format": 1, "round": 0, "verdict": "reject", "why": "2/3 vs baseline 2/3: no gain: static stays the start",
- "baseline": {"source": "static"}, "candidate": {"source": "fast"},
+ "baseline": "static", "candidate": "fast", "start": "static",
  "statistics": {"counts": {"baseline": {"passed": 2, "trials": 3}, "candidate": {"passed": 2, "trials": 3}}, "p_value": 0.5,
                 "false_accept": {"worst": 0.0834}}}
 EOF
@@ -94,6 +89,12 @@ cat >$A/deep/round-1/decision.json <<'EOF'
              "timeouts": {"baseline": 0, "candidate": 0}}}
 EOF
 printf '{"format": 1, "round": 1, "edit": {"section": "log-triage/gotchas#1", "op": "add"}}\n' >$A/deep/round-1/edit.json
+# the best skill after each round (deep-2's candidate is made from round 1's best)
+printf '{"format": 1, "round": 0, "source": "static", "skill": "artifacts/static/S_static"}\n' >$A/deep/round-0/best.json
+printf '{"format": 1, "round": 1, "source": "deep-1", "skill": "artifacts/deep/round-1/candidate"}\n' >$A/deep/round-1/best.json
+mkdir -p $A/deep/round-1/trials
+printf '{"index": 4, "needed": false, "why": "look 1 decided"}\n' >$A/deep/round-1/trials/004.json
+printf '{"format": 1, "final_source": "deep-1", "final_skill": "artifacts/deep/S_final/log-triage"}\n' >$A/deep/report.json
 cat >$A/deep/round-2/decision.json <<'EOF'
 {"format": 1, "round": 2, "verdict": "reject", "why": "2/3 vs baseline 3/3: no improvement",
  "edit": {"section": "log-triage/output#1", "op": "update"},
@@ -113,6 +114,7 @@ m = json.load(open(sys.argv[1]))
 for st in ('fast', 'deep-1', 'deep-2', 'final'):
     for i in (1, 2, 3):
         m['targets']['%s-eval.%03d' % (st, i)] = 'done'
+m['targets']['deep-1-eval.004'] = 'done'  # not needed by the rule: nothing ran
 m['final_skill'] = {'path': 'artifacts/deep/S_final/log-triage', 'hash': 'h-final'}
 m['targets'] = dict(sorted(m['targets'].items(), reverse=True))  # any order: the page sorts
 json.dump(m, open(sys.argv[1], 'w'), indent=2)
@@ -150,12 +152,23 @@ t_contains "deep accepted" "$html" '<span class="pill accepted">accepted</span>'
 t_contains "deep rejected" "$html" '<span class="pill rejected">rejected</span>'
 t_contains "p-value" "$html" '<td class="n">0.062</td>'
 t_contains "runtime" "$html" 'within: tokens ×0.97, seconds ×1.02'
-t_contains "start row" "$html" 'the start: static against fast'
+t_contains "start row" "$html" 'the start: fast against static'
+t_contains "start named" "$html" 'starts from static'
 t_contains "final row marked" "$html" '1 selection reused'
 t_contains "rejected list" "$html" 'Rejected edits'
 t_contains "deliverable" "$html" 'S_final: <code>artifacts/deep/S_final/log-triage</code>'
+t_contains "whose skill" "$html" '(hash <code>h-final</code>), the skill of deep-1.'
 t_contains "diff static to fast" "$html" 'static</h3>'
 t_contains "diff fast to deep-1" "$html" '<ins>+ - Count per component, not per line.'
+# each skill against the one it was made from: deep-1 from round 0's best
+# (static, not fast), deep-2 from round 1's best, final against raw
+got=$(python3 -c "import re,sys; s=open(sys.argv[1]).read(); s=s[s.index('id=\"skill\"'):]; print(' '.join(a + '>' + b for a, b in re.findall(r'<h3><span[^>]*></span>([^<]*) → <span[^>]*></span>([^<]*)</h3>', s)))" $R/report.html)
+t_eq "diff pairs" "$got" "raw>static static>fast static>deep-1 deep-1>deep-2 raw>final"
+t_check "deep-1 holds no fast line" sh -c "sed -n '/round 1&#39;s candidate/,/<h3>/p' $R/report.html | grep -q 'Count per component' && ! sed -n '/round 1&#39;s candidate/,/<h3>/p' $R/report.html | grep -q 'Levels are exact'"
+t_contains "deep-1's base named" "$html" 'round 1&#39;s candidate: static&#39;s skill with one edit'
+t_contains "final's note" "$html" 'S_final is the skill of deep-1'
+t_contains "selection trial marked" "$html" 'selection: deep-1/test-001'
+t_contains "not needed" "$html" '1 not needed by the rule'
 t_contains "added line escaped" "$html" '<ins>+ - Levels are exact: &lt;script&gt;x&lt;/script&gt; &amp; &quot;ERROR&quot;'
 t_check "no script element" sh -c "! grep -qi '<script' $R/report.html"
 t_end

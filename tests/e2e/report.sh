@@ -6,13 +6,7 @@
 # and a second make report that rewrites nothing.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 unset ROUTES ENV_FILE BENCH
 M=vllm/Qwen/Qwen3.5-27B
 SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report RUNNER=benchflow MODEL=$M BENCH=samples REPEAT=4"

@@ -6,15 +6,8 @@
 # way, and a bad source is one line, exit 2, with nothing built damaged.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" "$W/tasks" && cd "$W" || exit 2
-cp -R "$T_ROOT/tasks/csv-column-sum" tasks/
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log
+t_bench_work csv-column-sum
 unset SKILL_SOURCE BASELINE RESULTS CACHE_DIR RUN_DIR
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
 M=vllm/qwen-27b
 P=results/compile-pipeline
 EV="task=csv-column-sum RUNNER=benchflow MODEL=$M REPEAT=2"

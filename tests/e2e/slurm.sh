@@ -10,12 +10,7 @@ if ! t_slurm "$T_TMP/slurm"; then
 	t_skip "trials as Slurm jobs" "$T_SLURM_WHY"
 	exit 0
 fi
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 M=vllm/qwen-27b
 RUN=csv-column-sum--opencode--vllm_qwen-27b
 SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=benchflow MODEL=$M LAUNCHER=srun TRIAL_TIMEOUT=300"

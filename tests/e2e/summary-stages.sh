@@ -6,13 +6,7 @@
 # bench (the task source) and runner. Real make, the stand-in bench.
 . "$(dirname "$0")/../lib.sh"
 
-W=$T_TMP/work
-mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
-PATH=$W/fake:$PATH
-export PATH
-export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
+t_bench_work
 unset ROUTES ENV_FILE BENCH
 M=vllm/qwen-27b
 SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=benchflow MODEL=$M BENCH=samples"

@@ -11,7 +11,8 @@
 #        trajectory/llm_trajectory.jsonl,verifier/reward.txt}
 #
 # Outcome script: FAKE_BENCH_SCRIPT names a file of lines, one per
-# invocation, taken in order (the last line repeats). Unset: "pass".
+# invocation, taken in order (the last line repeats). Unset, or no such
+# file (yet): "pass".
 #   <outcome> [skill=invoked|read|none] [acp=empty] [sleep=SECONDS] [reward=R] [exit=N]
 #             [leak=VAR] (the value of VAR written into a file and a file name)
 #             [cost=USD|null] (the agent_result's cost_usd; default 0.0021)
@@ -22,6 +23,19 @@
 # in the same job dir) verifier-error hang (sleeps until killed) crash
 # (exits 1, writes nothing) truncated (result.json cut short).
 # skill= defaults to invoked with --skills-dir, none without.
+# More words: seconds=S (agent execution time),
+# tests=P/T (verifier/ctrf.json with T tests, P passed; failing=a,b names
+# the failing ones, else test_case_K), failcall=N (N failed tool calls),
+# loop=N (N identical repeated tool calls), ref=references/x.md (the agent
+# reads that file of the skill).
+#
+# Outcomes by skill content: FAKE_BENCH_RULES names a file of lines
+#   MARKER => OUTCOME ; OUTCOME ; ...
+# The first line whose MARKER (a fixed string, or * for any) occurs in an
+# injected SKILL.md decides, and the trial's number (NNN of the test-NNN in
+# --jobs-dir) picks OUTCOME number (NNN-1) mod count: the same skill bytes
+# and trial always give the same outcome, whatever ran before. A matching
+# rule wins over FAKE_BENCH_SCRIPT.
 #
 # FAKE_BENCH_MESSAGE names a file whose bytes (a JSON string's inside, any
 # bytes) become the agent's last message in the ACP trajectory (default "Done.").
@@ -74,9 +88,9 @@ case $mode in no-skill|with-skill) ;; *) die "bad --skill-mode $mode" ;; esac
 [ -z "$skills" ] || [ "$mode" = with-skill ] || die "--skills-dir is only valid with --skill-mode with-skill"
 for v in $(env | sed -n 's/^\([A-Z0-9_]*_API_KEY\)=.*/\1/p'); do log "env $$ $v"; done
 
-# take the next outcome line (a mkdir lock keeps parallel runs apart)
+# take the next outcome line (a lock keeps parallel runs apart)
 line=pass
-if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
+if [ -n "${FAKE_BENCH_SCRIPT:-}" ] && [ -e "$FAKE_BENCH_SCRIPT" ]; then
 	# a flock, not a mkdir: a bench killed while holding it must not
 	# leave the next ones waiting forever
 	exec 9>>"$FAKE_BENCH_SCRIPT.lock"
@@ -90,9 +104,35 @@ if [ -n "${FAKE_BENCH_SCRIPT:-}" ]; then
 	flock -u 9
 	exec 9>&-
 fi
+# a rule matching the injected skill's content wins (see the header)
+if [ -n "${FAKE_BENCH_RULES:-}" ]; then
+	idx=$(printf '%s\n' "$jobs" | sed -n 's/.*test-\([0-9][0-9]*\).*/\1/p' | sed 's/^0*//')
+	[ -n "$idx" ] || idx=1
+	while IFS= read -r rule; do
+		case $rule in ''|'#'*) continue ;; esac
+		marker=${rule%% => *}
+		outs=${rule#* => }
+		hit=
+		if [ "$marker" = '*' ]; then
+			hit=1
+		elif [ -n "$skills" ]; then
+			for f in "$skills"/*/SKILL.md; do
+				[ -f "$f" ] && grep -qF -- "$marker" "$f" && hit=1
+			done
+		fi
+		if [ -n "$hit" ]; then
+			count=$(printf '%s\n' "$outs" | awk -F';' '{ print NF }')
+			k=$(( (idx - 1) % count + 1 ))
+			line=$(printf '%s\n' "$outs" | awk -F';' -v k="$k" '{ print $k }')
+			break
+		fi
+	done <"$FAKE_BENCH_RULES"
+	log "rule $$ index=$idx $line"
+fi
 set -- $line
 outcome=$1; shift
 skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var= cost_opt= tokens_opt= wait_for=
+seconds_opt= tests_opt= failing_opt= failcall=0 loops=0 ref_opt=
 for w; do
 	case $w in
 	skill=*) skill_use=${w#skill=} ;;
@@ -103,6 +143,12 @@ for w; do
 	leak=*) leak_var=${w#leak=} ;;
 	cost=*) cost_opt=${w#cost=} ;;
 	tokens=*) tokens_opt=${w#tokens=} ;;
+	seconds=*) seconds_opt=${w#seconds=} ;;
+	tests=*) tests_opt=${w#tests=} ;;
+	failing=*) failing_opt=${w#failing=} ;;
+	failcall=*) failcall=${w#failcall=} ;;
+	loop=*) loops=${w#loop=} ;;
+	ref=*) ref_opt=${w#ref=} ;;
 	wait=*) wait_for=${w#wait=} ;;
 	esac
 done
@@ -134,6 +180,29 @@ job=$(date +%Y-%m-%d__%H-%M-%S)
 mkdir -p "$jobs/$job" || die "cannot create $jobs/$job"
 hex8() { od -An -N4 -tx1 /dev/urandom | tr -d ' \n'; }
 stamp() { date '+%Y-%m-%d %H:%M:%S.%6N'; }
+
+# verifier/ctrf.json for tests=P/T (failing=a,b names the failing tests)
+write_ctrf() {
+	tp=${tests_opt%/*} tt=${tests_opt#*/}
+	{
+		printf '{"results": {"tool": {"name": "pytest"}, "summary": {"tests": %s, "passed": %s, "failed": %s, "skipped": 0, "pending": 0, "other": 0, "start": 0, "stop": 1}, "tests": [' "$tt" "$tp" $((tt - tp))
+		i=0 sep=
+		while [ "$i" -lt "$tt" ]; do
+			i=$((i + 1))
+			if [ "$i" -le "$tp" ]; then
+				printf '%s{"name": "test_passing_%s", "status": "passed", "duration": 1}' "$sep" "$i"
+			else
+				k=$((i - tp))
+				name=$(printf '%s\n' "$failing_opt" | awk -F, -v k="$k" '{ print $k }')
+				[ -n "$name" ] || name=test_case_$k
+				printf '%s{"name": "%s", "status": "failed", "duration": 1, "message": "AssertionError: %s: counts differ for component db"}' "$sep" "$name" "$name"
+			fi
+			sep=', '
+		done
+		printf ']}}\n'
+	} >"$1/ctrf.json"
+	printf 'collected %s items\n%s passed, %s failed\n' "$tt" "$tp" $((tt - tp)) >"$1/test-stdout.txt"
+}
 
 # one rollout: write_rollout <kind> <reward or null> <category or null> <error or null>
 write_rollout() {
@@ -200,6 +269,22 @@ EOF
 			esac
 			printf '{"type": "tool_call", "tool_call_id": "call_bash_1", "kind": "execute", "title": "ls /root", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "data\\n"}}]}\n'
 			tools=$((tools + 1))
+			if [ -n "$ref_opt" ]; then
+				printf '{"type": "tool_call", "tool_call_id": "call_ref_1", "kind": "read", "title": "read {\\"filePath\\": \\"/home/agent/.opencode/skills/%s/%s\\"}", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "reference text"}}]}\n' "$first" "$ref_opt"
+				tools=$((tools + 1))
+			fi
+			i=0
+			while [ "$i" -lt "$failcall" ]; do
+				i=$((i + 1))
+				printf '{"type": "tool_call", "tool_call_id": "call_fail_%s", "kind": "execute", "title": "logtriage count --level ERROR app.log", "status": "failed", "content": [{"type": "content", "content": {"type": "text", "text": "logtriage: command not found (attempt %s)"}}]}\n' "$i" "$i"
+				tools=$((tools + 1))
+			done
+			i=0
+			while [ "$i" -lt "$loops" ]; do
+				i=$((i + 1))
+				printf '{"type": "tool_call", "tool_call_id": "call_loop_%s", "kind": "execute", "title": "grep -c ERROR /root/app.log", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "5"}}]}\n' "$i"
+				tools=$((tools + 1))
+			done
 			if [ "$kind" = timeout ]; then
 				printf '{"type": "tool_call", "tool_call_id": "call_write_1", "kind": "edit", "title": "write", "status": "in_progress", "content": []}\n'
 				printf '{"type": "agent_timeout", "reason": "wall_clock_timeout", "timeout_sec": %s, "pending_tool_call_ids": ["call_write_1"], "terminal_trajectory_complete": false}' "$timeout"
@@ -246,13 +331,14 @@ EOF
 	[ "$kind" = timeout ] && partial=true src='"partial_acp"'
 	[ "$agent_ran" = 0 ] && src=null
 	if [ "$agent_ran" = 1 ]; then
-		timing='{
-    "environment_setup": 1.5,
-    "agent_setup": 0.5,
-    "agent_execution": 4.2,
-    "verifier": 0.8,
-    "total": 7.0
-  }'
+		ae=${seconds_opt:-4.2}
+		timing="{
+    \"environment_setup\": 1.5,
+    \"agent_setup\": 0.5,
+    \"agent_execution\": $ae,
+    \"verifier\": 0.8,
+    \"total\": $(awk -v a="$ae" 'BEGIN { print a + 2.8 }')
+  }"
 	else
 		timing='{
     "environment_setup": 0.9,
@@ -319,6 +405,7 @@ EOF
 		mkdir -p "$dir/verifier"
 		printf '%s\n' "${rw%.0}" >"$dir/verifier/reward.txt"
 		printf '{"ts": "2026-08-20T14:05:07", "type": "terminal", "source": "verifier", "value": %s, "tag": "reward", "step_index": null, "space": "output", "granularity": "terminal", "meta": {}}\n' "$rw" >"$dir/rewards.jsonl"
+		[ -n "$tests_opt" ] && write_ctrf "$dir/verifier"
 	fi
 	last_dir=$dir
 }

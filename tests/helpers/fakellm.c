@@ -595,14 +595,29 @@ static int endpoint_of(const struct request *r)
 	return -1;
 }
 
+/* True when the body holds match: a string, or every string of a list. */
+static bool body_matches(const cJSON *match, const char *body)
+{
+	if (!body)
+		return false;
+	if (cJSON_IsString(match))
+		return strstr(body, match->valuestring) != NULL;
+	if (!cJSON_IsArray(match) || !match->child)
+		return false;
+	for (const cJSON *m = match->child; m; m = m->next)
+		if (!cJSON_IsString(m) || !strstr(body, m->valuestring))
+			return false;
+	return true;
+}
+
 /* The first rule whose "match" is in the body (and whose "endpoint",
  * default chat, is this one), or -1. */
 static int match_rule(const struct server *s, int ep, const struct request *r)
 {
 	int i = 0;
 	for (const cJSON *rule = s->rules ? s->rules->child : NULL; rule; rule = rule->next, i++) {
-		const char *m = json_str(rule, "match"), *want = json_str(rule, "endpoint");
-		if (m && r->body.data && strstr(r->body.data, m) && !strcmp(want ? want : "chat", ep_names[ep]))
+		const char *want = json_str(rule, "endpoint");
+		if (body_matches(json_get(rule, "match"), r->body.data) && !strcmp(want ? want : "chat", ep_names[ep]))
 			return i;
 	}
 	return -1;

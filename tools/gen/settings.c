@@ -49,7 +49,10 @@ static void print_mk(struct buf *b)
 	buf_adds(b, "\n\n# Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).\n"
 	            "SKILLC_STAGE_GOALS :=");
 	for (size_t i = 0; i < stage_count; i++)
-		buf_printf(b, " %s", stage_table[i].name);
+		if (!stage_table[i].rounds) /* a round's stages are goals as deep-K-... targets */
+			buf_printf(b, " %s", stage_table[i].name);
+	for (size_t i = 0; i < group_count; i++)
+		buf_printf(b, " %s", group_table[i].name);
 	buf_adds(b, "\n\n# The settings this command gives (command line, local.mk, environment),\n"
 	            "# found before the defaults below: a run keeps its recorded value of the rest.\n"
 	            "# A make started by skillc gets the list from the one that started it.\n"
@@ -96,6 +99,9 @@ static void accepts(struct buf *b, const struct setting_def *s)
 		break;
 	case SET_INT:
 		buf_printf(b, "%ld to %ld", s->min, s->max);
+		break;
+	case SET_DECIMAL:
+		buf_printf(b, "%ld to %ld (decimal)", s->min, s->max);
 		break;
 	case SET_USD:
 		buf_adds(b, "US dollars");
@@ -171,7 +177,8 @@ static void print_list(struct buf *b)
 	static const char *const kinds[] = { [SET_NAME] = "name", [SET_MODEL] = "model", [SET_PATH] = "path",
 	                                     [SET_URL] = "url", [SET_INT] = "int", [SET_ENUM] = "enum",
 	                                     [SET_NAMES] = "names", [SET_MODELS] = "models",
-	                                     [SET_ARGS] = "args", [SET_USD] = "usd", [SET_IMAGE] = "image" };
+	                                     [SET_ARGS] = "args", [SET_USD] = "usd",
+	                                     [SET_DECIMAL] = "decimal", [SET_IMAGE] = "image" };
 	for (size_t i = 0; i < settings_count; i++)
 		buf_printf(b, "%s %s %s\n", settings_table[i].name, kinds[settings_table[i].kind], settings_table[i].def);
 }

@@ -18,6 +18,8 @@
 #define V_REPORT "1"
 #define V_LLM "1"
 #define V_DOCTOR "1"
+#define V_FAST "1"
+#define V_DEEP "1"
 #define V_STATS "1"
 #define V_GATE "1"
 #define V_JUNIT "1"

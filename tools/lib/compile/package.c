@@ -25,7 +25,22 @@ int skill_src_load(const char *root, struct skill_src *s, struct err *e)
 	fs_tree_free(&top);
 	if (found != 1)
 		return err_set(e, ERR_INPUT, "'%s' must hold exactly one skill folder (found %d): run make task=<t> ingest", root, found);
-	s->dir = path_join(root, s->name);
+	char *dir = path_join(root, s->name);
+	free(s->name);
+	s->name = NULL;
+	int rc = skill_src_load_dir(dir, s, e);
+	free(dir);
+	return rc;
+}
+
+int skill_src_load_dir(const char *dir, struct skill_src *s, struct err *e)
+{
+	memset(s, 0, sizeof *s);
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	s->dir = xstrndup(dir, n);
+	s->name = xstrdup(path_base(s->dir));
 	if (fs_list_tree(s->dir, &s->tree, e) < 0)
 		return -1;
 	for (size_t i = 0; i < s->tree.n && !s->md_name; i++)

@@ -46,6 +46,8 @@ struct skill_out {
 /* Loads the one skill folder under root (a skills root such as inputs/skill/).
  * ERR_INPUT when root holds no skill folder or several. Free with skill_src_free. */
 int skill_src_load(const char *root, struct skill_src *s, struct err *e);
+/* Loads the skill folder dir itself (its name is dir's last part). */
+int skill_src_load_dir(const char *dir, struct skill_src *s, struct err *e);
 void skill_src_free(struct skill_src *s);
 
 void skill_out_init(struct skill_out *o, const struct skill_src *s); /* = the source */

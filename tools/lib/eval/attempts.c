@@ -38,35 +38,38 @@ char *attempts_keep(const struct eval_job *j, const char *dir, const char *reaso
 	return dst;
 }
 
-void attempts_sweep_leftovers(const struct eval_job *j)
+void attempts_leftovers(const struct eval_job *j, struct strlist *out)
 {
 	char *parent = path_dir(j->out);
 	DIR *d = opendir(parent);
-	if (!d) {
-		free(parent);
-		return;
-	}
 	char *prefix = xasprintf(".%s.tmp.", j->test);
-	struct strlist stale = STRLIST_INIT;
-	struct dirent *de;
-	while ((de = readdir(d))) {
+	for (struct dirent *de; d && (de = readdir(d));) {
 		if (strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
 		long pid = strtol(de->d_name + strlen(prefix), NULL, 10);
 		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) == 0)
 			continue; /* its writer is still at work */
-		strlist_push_owned(&stale, path_join(parent, de->d_name));
+		strlist_push_owned(out, path_join(parent, de->d_name));
 	}
-	closedir(d);
-	for (size_t i = 0; i < stale.n; i++) {
-		char *abs = fs_real_path(stale.v[i]);
-		runner_docker_cleanup(abs); /* its containers, when a watchdog has not removed them yet */
-		free(abs);
-		free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
-	}
-	strlist_free(&stale);
+	if (d)
+		closedir(d);
 	free(prefix);
 	free(parent);
+}
+
+void attempts_sweep_leftovers(const struct eval_job *j)
+{
+	struct strlist stale = STRLIST_INIT;
+	attempts_leftovers(j, &stale);
+	for (size_t i = 0; i < stale.n; i++) {
+		char *abs = fs_real_path(stale.v[i]);
+		if (abs)
+			runner_docker_cleanup(abs); /* its containers, when a watchdog has not removed them yet */
+		free(abs);
+		if (fs_exists(stale.v[i])) /* not adopted meanwhile (publish.h) */
+			free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
+	}
+	strlist_free(&stale);
 }
 
 /* Earlier failed attempts of this trial (interrupted ones do not count),

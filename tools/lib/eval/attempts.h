@@ -16,6 +16,10 @@
  * Returns where it went, or dir when it could not move (warned). Caller frees. */
 char *attempts_keep(const struct eval_job *j, const char *dir, const char *reason);
 
+/* The temp folders of this trial that a killed skillc-eval left beside
+ * the trial folder (their writer is gone), appended to out. */
+void attempts_leftovers(const struct eval_job *j, struct strlist *out);
+
 /* Keeps aside the temp folders of this trial that a killed skillc-eval
  * left beside the trial folder (their writer is gone). */
 void attempts_sweep_leftovers(const struct eval_job *j);

@@ -119,6 +119,8 @@ static cJSON *make_identity(const struct eval_job *j)
 		json_set(set, "agent_timeout", cJSON_CreateNull());
 	json_set(id, "settings", set);
 	json_set_num(id, "index", (double)j->o->index);
+	if (j->o->split)
+		json_set_str(id, "split", j->o->split);
 	return id;
 }
 

@@ -315,6 +315,47 @@ static int redact_run(const char *tmp, const struct strlist *env_extra, struct e
 	return r;
 }
 
+/* Written in tmp as soon as the runner has ended on its own: a temp folder
+ * a killed skillc-eval left with this file holds a run that was paid for,
+ * redacted and read by evaltrial_adopt instead of run again. */
+#define RUNNER_EXIT "runner-exit.json"
+
+static void mark_finished(const struct eval_job *j, const struct proc_result *pr, const char *tmp)
+{
+	cJSON *m = cJSON_CreateObject();
+	json_set_str(m, "key", j->key);
+	json_set_num(m, "exit_code", pr->exit_code);
+	json_set_num(m, "seconds", pr->seconds);
+	char *p = path_join(tmp, RUNNER_EXIT);
+	struct err e;
+	if (json_write_file(p, m, &e) < 0) /* then a kill before publishing costs this run */
+		warnf("%s", e.msg);
+	free(p);
+	cJSON_Delete(m);
+}
+
+/* What the runner left in tmp read, checked, and published or kept aside. */
+static int read_and_publish(const struct eval_job *j, int rc, const struct proc_result *pr, const char *tmp,
+			    const char *tmp_abs, const char *skills_root, long prior, struct err *e)
+{
+	char reason[1200] = "";
+	struct buf acp = BUF_INIT;
+	cJSON *t = read_run(j, rc, pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
+	struct err ce; /* the cleanup's own: e may still be the reason */
+	if (skills_root && fs_remove_tree(skills_root, &ce) < 0 && !*reason) /* a copy of what skill_hash names */
+		snprintf(reason, sizeof reason, "cannot remove the copy of the skill: %s", ce.msg);
+	if (t && !*reason)
+		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, e);
+	buf_free(&acp);
+	char *mark = path_join(tmp, RUNNER_EXIT);
+	if (!*reason && fs_exists(mark) && unlink(mark) < 0) /* not part of the trial */
+		warnf("cannot remove '%s': %s", mark, strerror(errno));
+	free(mark);
+	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
+	cJSON_Delete(t);
+	return status;
+}
+
 /* The runner run in tmp, what it left read, the folder published or kept aside. */
 static int run_and_publish(const struct eval_job *j, const struct strlist *env_extra, char *const *argv,
 			   const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
@@ -323,6 +364,8 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 	struct proc_result pr;
 	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
 	free(log_path);
+	if (rc == 0 && !pr.interrupted && !pr.timed_out)
+		mark_finished(j, &pr, tmp);
 	if (rc == 0 && redact_run(tmp, env_extra, e) < 0) {
 		/* never publish, file or keep aside what may hold a key */
 		warnf("%s: cannot take the keys out of the runner's output (%s); it is removed", j->prefix, e->msg);
@@ -330,18 +373,46 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 		fs_remove_tree(tmp, &ignore);
 		return 1;
 	}
-	char reason[1200] = "";
-	struct buf acp = BUF_INIT;
-	cJSON *t = read_run(j, rc, &pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
-	struct err ce; /* the cleanup's own: e may still be the reason */
-	if (skills_root && fs_remove_tree(skills_root, &ce) < 0 && !*reason) /* a copy of what skill_hash names */
-		snprintf(reason, sizeof reason, "cannot remove the copy of the skill: %s", ce.msg);
-	if (t && !*reason)
-		finish_trial(j, t, &pr, tmp, &acp, prior, reason, sizeof reason, e);
-	buf_free(&acp);
-	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
-	cJSON_Delete(t);
+	return read_and_publish(j, rc, &pr, tmp, tmp_abs, skills_root, prior, e);
+}
+
+/* A leftover temp folder: read and published (0) when its runner finished
+ * for this very key; else 1 (it is swept). */
+static int adopt_one(const struct eval_job *j, const struct strlist *env_extra, const char *tmp)
+{
+	char *mark = path_join(tmp, RUNNER_EXIT);
+	struct err e = { 0, "" };
+	cJSON *m = fs_exists(mark) ? json_read_file(mark, &e) : NULL;
+	free(mark);
+	const char *key = json_str(m, "key");
+	long prior;
+	int status = 1;
+	if (key && !strcmp(key, j->key) && attempts_left(j, &prior)) {
+		struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 0),
+					  .seconds = json_num(m, "seconds", 0) };
+		char *tmp_abs = fs_real_path(tmp);
+		char *skills = path_join(tmp_abs, ".skills");
+		eval_progress(j, "its runner had finished when a skillc-eval was killed: the output is read, not run again");
+		if (redact_run(tmp, env_extra, &e) < 0) /* the kill may have come before the redaction */
+			warnf("%s: cannot take the keys out of the runner's output (%s); it runs again", j->prefix, e.msg);
+		else
+			status = read_and_publish(j, 0, &pr, tmp, tmp_abs, fs_is_dir(skills) ? skills : NULL, prior, &e);
+		free(skills);
+		free(tmp_abs);
+	}
+	cJSON_Delete(m);
 	return status;
+}
+
+bool evaltrial_adopt(const struct eval_job *j, const struct strlist *env_extra)
+{
+	struct strlist left = STRLIST_INIT;
+	attempts_leftovers(j, &left);
+	bool done = false;
+	for (size_t i = 0; i < left.n && !done; i++)
+		done = adopt_one(j, env_extra, left.v[i]) == 0;
+	strlist_free(&left);
+	return done;
 }
 
 int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e)

@@ -20,6 +20,12 @@ bool evaltrial_up_to_date(const struct eval_job *j);
  * cannot be used (then the trial runs). */
 bool evaltrial_reuse(const struct eval_job *j);
 
+/* A trial whose runner had finished when the skillc-eval running it was
+ * killed (before it published): that output, in the temp folder left
+ * beside the trial folder, is redacted (env_extra's keys), read and
+ * published now; the run is not paid twice. False when there is none for j's key. */
+bool evaltrial_adopt(const struct eval_job *j, const struct strlist *env_extra);
+
 /* One attempt: the runner run with env_extra in its environment, its
  * output read, the folder published (and filed in the store unless it is
  * an infra error) or kept aside. Returns 0 when published, 1 when the

@@ -728,6 +728,7 @@ int llm_call(struct llm_client *c, const struct llm_request *req, struct llm_res
 			break;
 		}
 		if (r >= repairs) {
+			out->unusable = true;
 			err_set(e, ERR_WORK, "model '%s' gave no usable JSON object after %d repair%s: %s (cache key %s)",
 				req->model, r, r == 1 ? "" : "s", why.data, out->key);
 			buf_free(&why);

@@ -82,6 +82,7 @@ struct llm_result {
 	int cache_hits;
 	int repairs;          /* repair requests made */
 	bool uncached;        /* LLM_CACHE=only and the call failed for want of a cached answer */
+	bool unusable;        /* JSON mode: the model answered, but no answer was usable (text: the last) */
 	char key[33];         /* cache key of the last request */
 };
 

@@ -140,6 +140,27 @@ static int written_key(const struct run *r, hash_hex out)
 	return 0;
 }
 
+/* The last line of every rules.mk: one without it was not written whole by
+ * this tool (garbage, an edit, a cut-short copy) and is written again. */
+#define RULES_TRAILER "# rules.mk ends here (skillc-rules)\n"
+
+/* Whether the run's rules.mk ends with the trailer (absent: false). */
+static int written_whole(const struct run *r)
+{
+	char *p = run_path(r, "rules.mk");
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	if (fd < 0)
+		return 0;
+	char tail[sizeof RULES_TRAILER];
+	size_t n = sizeof RULES_TRAILER - 1;
+	struct stat st;
+	int whole = fstat(fd, &st) == 0 && st.st_size >= (off_t)n &&
+	            pread(fd, tail, n, st.st_size - (off_t)n) == (ssize_t)n && !memcmp(tail, RULES_TRAILER, n);
+	close(fd);
+	return whole;
+}
+
 /* Every config file the rules name is there (a user may have removed one). */
 static int configs_present(const struct run *r)
 {
@@ -162,6 +183,7 @@ static void emit_rules(struct buf *mk, const struct run *r, const hash_hex key)
 	for (size_t i = 0; i < n; i++)
 		emit_target(mk, r, &refs[i]);
 	free(refs);
+	buf_adds(mk, RULES_TRAILER);
 }
 
 int inflight_mark(const char *run, const char *target, struct err *e)
@@ -342,10 +364,10 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 		               run_get(r, "TASKS_DIR"));
 	hash_hex key, was;
 	rules_key(r, key);
-	int keyed = written_key(r, was) == 0;
-	int current = keyed && !strcmp(key, was) && configs_present(r);
+	int keyed = written_key(r, was) == 0, whole = written_whole(r);
+	int current = keyed && whole && !strcmp(key, was) && configs_present(r);
 	char *mkp = run_path(r, "rules.mk");
-	if (!keyed && fs_exists(mkp)) /* garbage would stop make: "missing separator" */
+	if (!whole && fs_exists(mkp))
 		warnf("%s is not what skillc-rules wrote (corrupt?): writing it again", mkp);
 	free(mkp);
 	int rc = 0;

@@ -38,13 +38,23 @@ const struct setting_def settings_table[] = {
 	{ "QEMU", SET_ENUM, "auto", "auto yes no", 0, 0, false, "SANDBOX=docker, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)", SCOPE_RUN },
 	{ "RUNTIME_BASE", SET_IMAGE, "debian:12-slim", NULL, 0, 0, false, "the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)", SCOPE_CALL },
 	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation", SCOPE_RUN },
-	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "traces the fast stage needs", SCOPE_RUN },
-	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds", SCOPE_RUN },
+	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "counting traces the fast stage needs; static-eval runs at least this many", SCOPE_RUN },
+	{ "FAST_TOP", SET_INT, "3", NULL, 1, 100, true, "traces in the fast stage's top group (docs/fast.md)", SCOPE_RUN },
+	{ "FAST_BOTTOM", SET_INT, "3", NULL, 1, 100, true, "traces in the fast stage's bottom group", SCOPE_RUN },
+	{ "FAST_MAX_PATCHES", SET_INT, "4", NULL, 0, 100, true, "patches the fast stage may keep (0: none)", SCOPE_RUN },
+	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true, "deep optimization rounds (docs/deep.md)", SCOPE_RUN },
+	{ "DEEP_TRIALS", SET_INT, "0", NULL, 0, 200, true, "candidate trials at a deep round's first look (0: REPEAT)", SCOPE_RUN },
+	{ "DEEP_MAX_TRIALS", SET_INT, "0", NULL, 0, 200, true, "candidate trials a deep round may extend to (0: 2 x DEEP_TRIALS)", SCOPE_RUN },
+	{ "DEEP_TEST", SET_ENUM, "barnard", "barnard fisher", 0, 0, true, "the deep decision's exact one-sided test on the pass counts", SCOPE_RUN },
+	{ "DEEP_ALPHA", SET_DECIMAL, "0.10", NULL, 0, 1, true, "false-accept rate of the deep decision (exact one-sided test)", SCOPE_RUN },
+	{ "DEEP_TOLERANCE", SET_DECIMAL, "1.10", NULL, 1, 100, true, "largest median paired ratio of tokens, steps and time a deep edit may cost", SCOPE_RUN },
+	{ "FINAL_REPEAT", SET_INT, "0", NULL, 0, 1000, true, "fresh trials of S_final in the final evaluation (0: REPEAT)", SCOPE_RUN },
+	{ "FINAL_FRESH", SET_INT, "0", NULL, 0, 1, true, "1: the final evaluation never reuses the selection trials of the last accepted round", SCOPE_RUN },
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true, "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)", SCOPE_RUN },
 	{ "BASELINE", SET_INT, "0", NULL, 0, 1, false, "1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)", SCOPE_RUN },
 	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true, "1: a trial that never invoked the skill fails its check", SCOPE_RUN },
 	{ "AGENT_TIMEOUT", SET_INT, "0", NULL, 0, 604800, true, "the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)", SCOPE_RUN },
-	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service", SCOPE_RUN },
+	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service for the fast stage; make doctor checks its /health", SCOPE_RUN },
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles/", SCOPE_RUN },
 	{ "SKILL_SOURCE", SET_PATH, "", NULL, 0, 0, false, "evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)", SCOPE_IDENTITY },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file ingest accepts, in MB", SCOPE_RUN },
@@ -142,6 +152,9 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 	case SET_INT:
 		snprintf(buf, n, "a whole number from %ld to %ld", s->min, s->max);
 		return buf;
+	case SET_DECIMAL:
+		snprintf(buf, n, "a decimal number from %ld to %ld, e.g. 0.10", s->min, s->max);
+		return buf;
 	case SET_ENUM:
 		snprintf(buf, n, "one of %s", s->choices);
 		return buf;
@@ -153,9 +166,27 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 	return "";
 }
 
+/* Digits with at most one '.', and at least one digit, in [min, max]. */
+static bool decimal_ok(const char *v, long min, long max)
+{
+	int digits = 0, dots = 0;
+	for (const char *p = v; *p; p++) {
+		if (*p == '.')
+			dots++;
+		else if (*p >= '0' && *p <= '9')
+			digits++;
+		else
+			return false;
+	}
+	if (!digits || dots > 1)
+		return false;
+	double x = strtod(v, NULL);
+	return x >= (double)min && x <= (double)max;
+}
+
 static bool value_ok(const struct setting_def *s, const char *v)
 {
-	if (!*v && !*s->def && s->kind != SET_INT && s->kind != SET_ENUM)
+	if (!*v && !*s->def && s->kind != SET_INT && s->kind != SET_ENUM && s->kind != SET_DECIMAL)
 		return true; /* left empty, as its default is */
 	switch (s->kind) {
 	case SET_NAME:
@@ -187,6 +218,8 @@ static bool value_ok(const struct setting_def *s, const char *v)
 	}
 	case SET_ENUM:
 		return enum_ok(s->choices, v);
+	case SET_DECIMAL:
+		return decimal_ok(v, s->min, s->max);
 	}
 	return false;
 }

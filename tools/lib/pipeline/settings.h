@@ -19,6 +19,7 @@ enum setting_kind {
 	SET_ENUM,   /* one of `choices` (space-separated) */
 	SET_NAMES,  /* a list of names, separated by spaces */
 	SET_MODELS, /* a list of provider/model-ids, separated by spaces */
+	SET_DECIMAL, /* a decimal number (digits, one optional '.') in [min, max] */
 	SET_USD,    /* an amount of US dollars >= 0 (2, 0.50; empty when the default is) */
 	SET_ARGS,   /* command-line options: name chars plus = , : / + @ % ~ [ ] and spaces */
 	SET_IMAGE,  /* a docker image reference: name chars plus '/', ':' and '@' (empty when the default is) */
@@ -39,7 +40,7 @@ struct setting_def {
 	enum setting_kind kind;
 	const char *def;       /* the default */
 	const char *choices;   /* SET_ENUM */
-	long min, max;         /* SET_INT */
+	long min, max;         /* SET_INT, SET_DECIMAL */
 	bool result;           /* changes results: part of inputs/config.json */
 	const char *help;      /* one line for `make help` and docs/settings.md */
 	enum setting_scope scope;

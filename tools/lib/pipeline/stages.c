@@ -51,14 +51,14 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 #define L1_STAMP "images/%T.l1.id"
 #define L2_STAMP "images/%T--%H.l2.id"
 
-static char *expand(const char *tmpl, const struct run *r, int index);
+static char *expand_ref(const char *tmpl, const struct run *r, int index, int round);
 
 /* The tag in the run's L2 stamp ("<id> <tag>"), or NULL without one. */
 static char *l2_tag(const struct run *r)
 {
 	if (strcmp(run_get(r, "RUNNER"), "local") || strcmp(run_get(r, "SANDBOX"), "docker"))
 		return NULL;
-	char *rel = expand(L2_STAMP, r, 0), *path = run_path(r, rel);
+	char *rel = expand_ref(L2_STAMP, r, 0, 0), *path = run_path(r, rel);
 	struct buf b = BUF_INIT;
 	struct err e;
 	char *tag = NULL;
@@ -80,11 +80,11 @@ static void image_argv(const struct run *r, const char *bindir, const char *kind
 	push_flag(argv, "--task", r->task_dir);
 	if (!strcmp(kind, "l2")) {
 		push_flag(argv, "--harness", run_get(r, "HARNESS"));
-		char *l1 = expand(L1_STAMP, r, 0);
+		char *l1 = expand_ref(L1_STAMP, r, 0, 0);
 		push_path(argv, "--l1", r, l1);
 		free(l1);
 	}
-	char *out = expand(!strcmp(kind, "l1") ? L1_STAMP : L2_STAMP, r, 0);
+	char *out = expand_ref(!strcmp(kind, "l1") ? L1_STAMP : L2_STAMP, r, 0, 0);
 	push_path(argv, "--out", r, out);
 	free(out);
 }
@@ -187,6 +187,280 @@ static void static_index_command(const struct stage_ref *ref, const struct run *
                                  struct strlist *argv)
 {
 	index_argv(r, bindir, argv, "static");
+}
+
+/* static-eval runs enough trials for the fast stage too; static-index and
+ * `make eval` take the first REPEAT of them. */
+static int static_trials(const struct run *r)
+{
+	long repeat = run_get_int(r, "REPEAT"), fast = run_get_int(r, "FAST_MIN_TRACES");
+	return (int)(repeat > fast ? repeat : fast);
+}
+
+static void push_int(struct strlist *argv, const char *flag, long v)
+{
+	strlist_push(argv, flag);
+	strlist_push_owned(argv, xasprintf("%ld", v));
+}
+
+static void push_traces(struct strlist *argv, const struct run *r, const char *stage)
+{
+	char *dir = xasprintf("traces/%s/%s", r->task, stage);
+	push_path(argv, "--traces", r, dir);
+	free(dir);
+}
+
+static void fast_score_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-fast"));
+	strlist_push(argv, "score");
+	push_traces(argv, r, "static");
+	push_int(argv, "--trials", static_trials(r));
+	push_path(argv, "--skill", r, "artifacts/static/S_static");
+	push_flag(argv, "--task", r->task_dir);
+	push_path(argv, "--dir", r, "artifacts/fast");
+	push_flag(argv, "--rm-api-url", run_get(r, "RM_API_URL"));
+	push_flag(argv, "--min-traces", run_get(r, "FAST_MIN_TRACES"));
+	push_flag(argv, "--top", run_get(r, "FAST_TOP"));
+	push_flag(argv, "--bottom", run_get(r, "FAST_BOTTOM"));
+}
+
+static int fast_units_of(const struct run *r)
+{
+	long top = run_get_int(r, "FAST_TOP"), bottom = run_get_int(r, "FAST_BOTTOM");
+	return (int)(top > bottom ? top : bottom);
+}
+
+static void fast_common(struct strlist *argv, const struct run *r, const char *bindir, const char *step)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-fast"));
+	strlist_push(argv, step);
+	push_path(argv, "--skill", r, "artifacts/static/S_static");
+	push_path(argv, "--dir", r, "artifacts/fast");
+}
+
+static void fast_map_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                             struct strlist *argv)
+{
+	fast_common(argv, r, bindir, "map");
+	push_int(argv, "--unit", ref->index);
+	push_traces(argv, r, "static");
+	push_flag(argv, "--task", r->task_dir);
+	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
+}
+
+static void fast_reduce_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                struct strlist *argv)
+{
+	fast_common(argv, r, bindir, "reduce");
+	push_int(argv, "--units", fast_units_of(r));
+	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
+	push_flag(argv, "--max-patches", run_get(r, "FAST_MAX_PATCHES"));
+	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+}
+
+static void fast_apply_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	fast_common(argv, r, bindir, "apply");
+	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+}
+
+static void fast_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                              struct strlist *argv)
+{
+	eval_argv(ref, r, bindir, argv, "fast", "artifacts/fast/S_fast");
+}
+
+static void fast_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/fast", r->task);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
+}
+
+/* ---- deep and final (docs/deep.md) */
+
+static long deep_first(const struct run *r)
+{
+	long t = run_get_int(r, "DEEP_TRIALS");
+	return t > 0 ? t : run_get_int(r, "REPEAT");
+}
+
+static int deep_max(const struct run *r)
+{
+	long f = deep_first(r), m = run_get_int(r, "DEEP_MAX_TRIALS");
+	m = m > 0 ? m : 2 * f;
+	m = m < f ? f : m;
+	return (int)(m > 200 ? 200 : m);
+}
+
+/* Looks after the first: one per extension of DEEP_TRIALS trials. */
+static int deep_extra_looks(const struct run *r)
+{
+	long f = deep_first(r), m = deep_max(r);
+	return (int)((m - f + f - 1) / f);
+}
+
+static long look_trials(const struct run *r, int j)
+{
+	long n = deep_first(r) * j;
+	return n < deep_max(r) ? n : deep_max(r);
+}
+
+static int final_repeat(const struct run *r)
+{
+	long n = run_get_int(r, "FINAL_REPEAT");
+	return (int)(n > 0 ? n : run_get_int(r, "REPEAT"));
+}
+
+static void push_rule(struct strlist *argv, const struct run *r)
+{
+	push_int(argv, "--first", deep_first(r));
+	push_int(argv, "--max", deep_max(r));
+	push_flag(argv, "--alpha", run_get(r, "DEEP_ALPHA"));
+	push_flag(argv, "--tolerance", run_get(r, "DEEP_TOLERANCE"));
+	push_flag(argv, "--test", run_get(r, "DEEP_TEST"));
+}
+
+static void deep_head(struct strlist *argv, const struct run *r, const char *bindir, const char *step, int round)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-deep"));
+	strlist_push(argv, step);
+	push_flag(argv, "--run", r->dir);
+	if (round)
+		push_int(argv, "--round", round);
+}
+
+static void deep_start_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	deep_head(argv, r, bindir, "start", 0);
+	char *st = xasprintf("traces/%s/static", r->task), *fa = xasprintf("traces/%s/fast", r->task);
+	push_flag(argv, "--base-source", "static");
+	push_flag(argv, "--base-skill", "artifacts/static/S_static");
+	push_flag(argv, "--base-trials", st);
+	push_int(argv, "--base-count", static_trials(r));
+	push_flag(argv, "--cand-source", "fast");
+	push_flag(argv, "--cand-skill", "artifacts/fast/S_fast");
+	push_flag(argv, "--cand-trials", fa);
+	push_flag(argv, "--cand-count", run_get(r, "REPEAT"));
+	push_rule(argv, r);
+	free(st);
+	free(fa);
+}
+
+static void deep_start_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
+{
+	for (long i = 1; i <= run_get_int(r, "REPEAT"); i++)
+		strlist_push_owned(out, xasprintf("traces/%s/fast/test-%03ld/trial.json", r->task, i));
+}
+
+static void deep_score_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	deep_head(argv, r, bindir, "score", ref->round);
+	push_flag(argv, "--task", r->task_dir);
+	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
+}
+
+static void deep_edit_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                              struct strlist *argv)
+{
+	deep_head(argv, r, bindir, "edit", ref->round);
+	push_flag(argv, "--task", r->task_dir);
+	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
+	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+}
+
+static void deep_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                              struct strlist *argv)
+{
+	deep_head(argv, r, bindir, "trial", ref->round);
+	push_int(argv, "--index", ref->index);
+	char *stage = xasprintf("deep-%d", ref->round), *trial = xasprintf("traces/%s/%s/test-%03d", r->task, stage, ref->index);
+	char *cand = xasprintf("artifacts/deep/round-%d/candidate", ref->round);
+	push_path(argv, "--trial", r, trial);
+	push_rule(argv, r);
+	strlist_push(argv, "--");
+	eval_argv(ref, r, bindir, argv, stage, cand);
+	free(stage);
+	free(trial);
+	free(cand);
+}
+
+/* A trial after the first look runs only when the look before its batch says so. */
+static void deep_eval_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
+{
+	long f = deep_first(r);
+	if (ref->index <= f)
+		return;
+	long batch = 1 + (ref->index - f + f - 1) / f;
+	strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/look-%03ld.json", ref->round, batch - 1));
+}
+
+static void deep_look_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                              struct strlist *argv)
+{
+	deep_head(argv, r, bindir, "look", ref->round);
+	push_int(argv, "--look", ref->index);
+	push_rule(argv, r);
+}
+
+static void deep_look_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
+{
+	for (long i = 1; i <= look_trials(r, ref->index); i++)
+		strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/trials/%03ld.json", ref->round, i));
+	if (ref->index > 1)
+		strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/look-%03d.json", ref->round, ref->index - 1));
+}
+
+static void deep_decide_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                struct strlist *argv)
+{
+	deep_head(argv, r, bindir, "decide", ref->round);
+	push_rule(argv, r);
+}
+
+static void deep_decide_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
+{
+	for (int j = 1; j <= deep_extra_looks(r); j++)
+		strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/look-%03d.json", ref->round, j));
+}
+
+static void deep_final_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	deep_head(argv, r, bindir, "final", 0);
+	push_flag(argv, "--rounds", run_get(r, "DEEP_ROUNDS"));
+}
+
+static void final_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                               struct strlist *argv)
+{
+	deep_head(argv, r, bindir, "final-trial", 0);
+	push_flag(argv, "--rounds", run_get(r, "DEEP_ROUNDS"));
+	push_int(argv, "--index", ref->index);
+	char *trial = xasprintf("traces/%s/final/test-%03d", r->task, ref->index);
+	push_path(argv, "--trial", r, trial);
+	free(trial);
+	if (run_get_int(r, "FINAL_FRESH"))
+		strlist_push(argv, "--fresh");
+	strlist_push(argv, "--");
+	eval_argv(ref, r, bindir, argv, "final", "artifacts/deep/S_final");
+	push_flag(argv, "--split", "final");
+}
+
+static void final_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                                struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
+	char *dir = xasprintf("traces/%s/final", r->task);
+	strlist_push_owned(argv, run_path(r, dir));
+	free(dir);
 }
 
 static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -332,7 +606,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "static-eval",
-		.help = "REPEAT trials of the statically compiled skill (reused from the store when its bytes equal the raw skill's)",
+		.help = "max(REPEAT, FAST_MIN_TRACES) trials of the statically compiled skill (reused from the store when its bytes equal the raw skill's)",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
 		.after = { "static", "l2-image" },
@@ -340,7 +614,7 @@ const struct stage_def stage_table[] = {
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.needs = { "MODEL" },
-		.repeat = "REPEAT",
+		.count = static_trials,
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
 		.command = static_eval_command,
@@ -356,8 +630,227 @@ const struct stage_def stage_table[] = {
 		.gather = "REPEAT",
 		.command = static_index_command,
 	},
+	{
+		.name = "fast-score",
+		.optimizer = true,
+		.help = "score every static trace (verifier, pre-score, AgentRM) and pick the top/bottom groups",
+		.tool = "skillc-fast",
+		.version = V_FAST,
+		.after = { "static-eval" },
+		.inputs = { "traces/%T/static/test-%N/trial.json", "artifacts/static/S_static.hash" },
+		.outputs = { "artifacts/fast/scores.json", "artifacts/fast/groups.json" },
+		.settings = { "RM_API_URL", "FAST_MIN_TRACES", "FAST_TOP", "FAST_BOTTOM" },
+		.gather_count = static_trials,
+		.command = fast_score_command,
+	},
+	{
+		.name = "fast-map",
+		.help = "one question to EXTERNAL_MODEL per top/bottom unit: typed findings, validated",
+		.tool = "skillc-fast",
+		.version = V_FAST,
+		.needs = { "EXTERNAL_MODEL" },
+		.after = { "fast-score" },
+		.inputs = { "artifacts/fast/groups.json", "artifacts/static/S_static.hash", "inputs/task.src.hash" },
+		.outputs = { "artifacts/fast/map/%N.json" },
+		.settings = { "EXTERNAL_MODEL" },
+		.count = fast_units_of,
+		.command = fast_map_command,
+	},
+	{
+		.name = "fast-reduce",
+		.help = "findings grouped by (section, kind), merged into at most FAST_MAX_PATCHES typed patches",
+		.tool = "skillc-fast",
+		.version = V_FAST,
+		.needs = { "EXTERNAL_MODEL" },
+		.after = { "fast-map" },
+		.inputs = { "artifacts/fast/map/%N.json", "artifacts/static/S_static.hash", "artifacts/static/profile.json" },
+		.outputs = { "artifacts/fast/reduce.json", "artifacts/fast/patches.json" },
+		.settings = { "EXTERNAL_MODEL", "FAST_MAX_PATCHES" },
+		.gather_count = fast_units_of,
+		.command = fast_reduce_command,
+	},
+	{
+		.name = "fast-apply",
+		.help = "the patches applied through the document model, guarded: S_fast/ + report",
+		.tool = "skillc-fast",
+		.version = V_FAST,
+		.after = { "fast-reduce" },
+		.inputs = { "artifacts/fast/patches.json", "artifacts/static/S_static.hash", "artifacts/static/profile.json" },
+		.outputs = { "artifacts/fast/S_fast", "artifacts/fast/S_fast.hash", "artifacts/fast/report.json",
+		             "artifacts/fast/report.md" },
+		.command = fast_apply_command,
+	},
+	{
+		.name = "fast-eval",
+		.help = "REPEAT trials of S_fast (reused from the store when its bytes equal an earlier skill's)",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.needs = { "MODEL" },
+		.after = { "fast-apply" },
+		.inputs = { "artifacts/fast/S_fast.hash", "inputs/task.src.hash", L2_STAMP },
+		.outputs = { "traces/%T/fast/test-%N", "traces/%T/fast/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
+		.command = fast_eval_command,
+	},
+	{
+		.name = "fast-index",
+		.help = "traces/<task>/fast/index.json: every fast trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "fast-eval" },
+		.inputs = { "traces/%T/fast/test-%N/trial.json" },
+		.outputs = { "traces/%T/fast/index.json" },
+		.gather = "REPEAT",
+		.command = fast_index_command,
+	},
+	{
+		.name = "deep-start",
+		.help = "round 1's start: S_fast if it beats S_static by the decision rule, else S_static",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.after = { "static-eval", "fast-eval" },
+		.inputs = { "traces/%T/static/test-%N/trial.json", "artifacts/static/S_static.hash",
+		            "artifacts/fast/S_fast.hash" },
+		.outputs = { "artifacts/deep/round-0/best.json", "artifacts/deep/round-0/rejected.json",
+		             "artifacts/deep/round-0/decision.json" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
+		.gather_count = static_trials,
+		.more_inputs = deep_start_inputs,
+		.command = deep_start_command,
+	},
+	{
+		.name = "deep-score",
+		.help = "every section (or paragraph) of the best skill scored on five dimensions, with quoted evidence",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.needs = { "EXTERNAL_MODEL" },
+		.after = { "deep-start" },
+		.inputs = { "artifacts/deep/round-%P/best.json", "inputs/task.src.hash" },
+		.outputs = { "artifacts/deep/round-%K/scores.json" },
+		.settings = { "EXTERNAL_MODEL" },
+		.rounds = "DEEP_ROUNDS",
+		.command = deep_score_command,
+	},
+	{
+		.name = "deep-edit",
+		.help = "one guarded edit of the weakest unit not rejected before: candidate/",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.needs = { "EXTERNAL_MODEL" },
+		.after = { "deep-score" },
+		.inputs = { "artifacts/deep/round-%K/scores.json", "artifacts/deep/round-%P/best.json",
+		            "artifacts/deep/round-%P/rejected.json", "artifacts/static/profile.json" },
+		.outputs = { "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/candidate",
+		             "artifacts/deep/round-%K/candidate.hash" },
+		.settings = { "EXTERNAL_MODEL" },
+		.rounds = "DEEP_ROUNDS",
+		.command = deep_edit_command,
+	},
+	{
+		.name = "deep-eval",
+		.help = "trials of the candidate: DEEP_TRIALS, then more while a look says so, up to DEEP_MAX_TRIALS",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.needs = { "MODEL" },
+		.after = { "deep-edit" },
+		.inputs = { "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/candidate.hash",
+		            "inputs/task.src.hash", L2_STAMP },
+		.outputs = { "artifacts/deep/round-%K/trials/%N.json" },
+		.side_outputs = { "traces/%T/deep-%K/test-%N" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT", "DEEP_TRIALS",
+		              "DEEP_MAX_TRIALS" },
+		.rounds = "DEEP_ROUNDS",
+		.count = deep_max,
+		.more_inputs = deep_eval_inputs,
+		.timeout = "TRIAL_TIMEOUT",
+		.command = deep_eval_command,
+	},
+	{
+		.name = "deep-look",
+		.help = "the decision rule after each batch of trials but the last: accept, reject or more trials",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.after = { "deep-eval" },
+		.inputs = { "artifacts/deep/round-%P/best.json", "artifacts/deep/round-%K/edit.json" },
+		.outputs = { "artifacts/deep/round-%K/look-%N.json" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
+		.rounds = "DEEP_ROUNDS",
+		.count = deep_extra_looks,
+		.more_inputs = deep_look_inputs,
+		.command = deep_look_command,
+	},
+	{
+		.name = "deep-decide",
+		.help = "accept the candidate (exact one-sided test, no runtime regression) or remember it as rejected",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.after = { "deep-look" },
+		.inputs = { "artifacts/deep/round-%P/best.json", "artifacts/deep/round-%P/rejected.json",
+		            "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/trials/%N.json" },
+		.outputs = { "artifacts/deep/round-%K/decision.json", "artifacts/deep/round-%K/best.json",
+		             "artifacts/deep/round-%K/rejected.json" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
+		.rounds = "DEEP_ROUNDS",
+		.gather_count = deep_max,
+		.more_inputs = deep_decide_inputs,
+		.command = deep_decide_command,
+	},
+	{
+		.name = "deep-final",
+		.help = "S_final: the best validated skill of the last round; rejected.json, report",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.after = { "deep-decide", "deep-start" },
+		.inputs = { "artifacts/deep/round-%R/best.json", "artifacts/deep/round-%R/rejected.json" },
+		.outputs = { "artifacts/deep/S_final", "artifacts/deep/S_final.hash", "artifacts/deep/rejected.json",
+		             "artifacts/deep/report.json", "artifacts/deep/report.md" },
+		.settings = { "DEEP_ROUNDS" },
+		.command = deep_final_command,
+	},
+	{
+		.name = "final-eval",
+		.help = "FINAL_REPEAT trials of S_final (the last accepted round's, reused, when S_final is its candidate)",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.needs = { "MODEL" },
+		.after = { "deep-final" },
+		.inputs = { "artifacts/deep/S_final.hash", "artifacts/deep/round-%R/best.json", "inputs/task.src.hash",
+		            L2_STAMP },
+		.outputs = { "traces/%T/final/test-%N", "traces/%T/final/test-%N/trial.json" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT", "FINAL_FRESH" },
+		.count = final_repeat,
+		.timeout = "TRIAL_TIMEOUT",
+		.command = final_eval_command,
+	},
+	{
+		.name = "final-index",
+		.help = "traces/<task>/final/index.json: every final trial, normalized",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "final-eval" },
+		.inputs = { "traces/%T/final/test-%N/trial.json" },
+		.outputs = { "traces/%T/final/index.json" },
+		.gather_count = final_repeat,
+		.command = final_index_command,
+	},
 };
 const size_t stage_count = ARRAY_LEN(stage_table);
+
+const struct stage_group group_table[] = {
+	{ "fast", "fast-score", "fast-apply" },
+	{ "deep", "deep-start", "deep-final" },
+};
+const size_t group_count = ARRAY_LEN(group_table);
+
+const struct stage_group *stage_group_find(const char *name)
+{
+	for (size_t i = 0; i < group_count; i++)
+		if (!strcmp(group_table[i].name, name))
+			return &group_table[i];
+	return NULL;
+}
 
 const struct stage_def *stage_find(const char *name)
 {
@@ -369,18 +862,56 @@ const struct stage_def *stage_find(const char *name)
 
 static int instances(const struct stage_def *s, const struct run *r)
 {
+	if (s->count)
+		return s->count(r);
 	return s->repeat ? (int)run_get_int(r, s->repeat) : 0;
 }
 
-static void ref_init(struct stage_ref *ref, const struct stage_def *s, int index, int count)
+static long gathered(const struct stage_def *s, const struct run *r)
+{
+	return s->gather_count ? s->gather_count(r) : run_get_int(r, s->gather);
+}
+
+#define ROUNDS_SETTING "DEEP_ROUNDS"
+
+static void ref_init(struct stage_ref *ref, const struct stage_def *s, int round, int index, int count)
 {
 	ref->def = s;
 	ref->index = index;
 	ref->count = count;
-	if (index)
-		snprintf(ref->name, sizeof ref->name, "%s.%03d", s->name, index);
+	ref->round = round;
+	char base[80];
+	size_t w = strcspn(s->name, "-");
+	if (round)
+		snprintf(base, sizeof base, "%.*s-%d%s", (int)w, s->name, round, s->name + w);
 	else
-		snprintf(ref->name, sizeof ref->name, "%s", s->name);
+		snprintf(base, sizeof base, "%s", s->name);
+	if (index)
+		snprintf(ref->name, sizeof ref->name, "%s.%03d", base, index);
+	else
+		snprintf(ref->name, sizeof ref->name, "%s", base);
+}
+
+static int rounds_of(const struct stage_def *s, const struct run *r)
+{
+	return s->rounds ? (int)run_get_int(r, s->rounds) : 0;
+}
+
+/* Appends the targets of one row (one round of it, or its only copy). */
+static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct stage_def *s, int round,
+		     const struct run *r)
+{
+	int k = instances(s, r);
+	if (s->count && !k)
+		return; /* a counted stage with no instance this run (e.g. no look) */
+	for (int j = k ? 1 : 0; j <= k; j++) {
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*v = xrealloc(*v, *cap * sizeof **v);
+		}
+		memset(&(*v)[*n], 0, sizeof **v);
+		ref_init(&(*v)[(*n)++], s, round, j, k);
+	}
 }
 
 bool stage_in_run(const struct stage_def *s, const struct run *r)
@@ -398,24 +929,67 @@ bool stage_in_run(const struct stage_def *s, const struct run *r)
 
 size_t stage_refs(const struct run *r, struct stage_ref **out)
 {
-	size_t n = 0;
+	struct stage_ref *v = NULL;
+	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < stage_count; i++) {
-		int k = instances(&stage_table[i], r);
-		n += k ? (size_t)k : 1;
-	}
-	struct stage_ref *v = xcalloc(n, sizeof *v);
-	n = 0;
-	for (size_t i = 0; i < stage_count; i++) {
-		if (!stage_in_run(&stage_table[i], r))
+		const struct stage_def *s = &stage_table[i];
+		if (!s->rounds) {
+			if (stage_in_run(s, r))
+				push_row(&v, &n, &cap, s, 0, r);
 			continue;
-		int k = instances(&stage_table[i], r);
-		if (!k)
-			ref_init(&v[n++], &stage_table[i], 0, 0);
-		for (int j = 1; j <= k; j++)
-			ref_init(&v[n++], &stage_table[i], j, k);
+		}
+		/* the block of round rows, round by round */
+		size_t end = i;
+		while (end < stage_count && stage_table[end].rounds)
+			end++;
+		for (int k = 1; k <= rounds_of(s, r); k++)
+			for (size_t j = i; j < end; j++)
+				push_row(&v, &n, &cap, &stage_table[j], k, r);
+		i = end - 1;
 	}
+	if (!v)
+		v = xcalloc(1, sizeof *v);
 	*out = v;
 	return n;
+}
+
+int stage_round_of(const char *name)
+{
+	for (size_t i = 0; i < stage_count; i++) {
+		const char *s = stage_table[i].name;
+		size_t w = strcspn(s, "-");
+		if (!stage_table[i].rounds || strncmp(name, s, w) || name[w] != '-')
+			continue;
+		char *end;
+		long k = strtol(name + w + 1, &end, 10);
+		if (end != name + w + 1 && !*end && k > 0 && k < 100000)
+			return (int)k;
+	}
+	return 0;
+}
+
+bool stage_ref_depends_on(const struct stage_ref *a, const struct stage_ref *up)
+{
+	if (a->def == up->def)
+		return a->round > up->round || (a->round == up->round && (a->index == up->index || !a->index || !up->index));
+	if (a->def->rounds && up->def->rounds && a->round != up->round)
+		return a->round > up->round;
+	return stage_depends_on(a->def, up->def);
+}
+
+bool stage_ref_after(const struct stage_ref *a, const struct stage_ref *up)
+{
+	const struct stage_def *s = a->def;
+	if (s->rounds && up->def->rounds && a->round != up->round) {
+		/* round K's first row comes after round K-1's last */
+		bool first = s == stage_table || !s[-1].rounds;
+		bool last = up->def == &stage_table[stage_count - 1] || !up->def[1].rounds;
+		return first && last && up->round == a->round - 1;
+	}
+	for (size_t k = 0; k < ARRAY_LEN(s->after) && s->after[k]; k++)
+		if (!strcmp(up->def->name, s->after[k]))
+			return !(up->def->rounds && s->rounds && up->round != a->round);
+	return false;
 }
 
 int stage_ref_find(const struct run *r, const char *name, struct stage_ref *out)
@@ -432,9 +1006,10 @@ int stage_ref_find(const struct run *r, const char *name, struct stage_ref *out)
 	return found;
 }
 
-/* Replaces %T with the task's name, %H with the harness's and %N with the
- * 3-digit instance. */
-static char *expand(const char *tmpl, const struct run *r, int index)
+/* Replaces %T with the task's name, %H with the harness's, %N with the
+ * 3-digit instance, %K with the round, %P with the round before it, %R
+ * with the last round. */
+static char *expand_ref(const char *tmpl, const struct run *r, int index, int round)
 {
 	struct buf b = BUF_INIT;
 	for (const char *p = tmpl; *p; p++) {
@@ -446,6 +1021,9 @@ static char *expand(const char *tmpl, const struct run *r, int index)
 			p++;
 		} else if (p[0] == '%' && p[1] == 'N') {
 			buf_printf(&b, "%03d", index);
+			p++;
+		} else if (p[0] == '%' && (p[1] == 'K' || p[1] == 'P' || p[1] == 'R')) {
+			buf_printf(&b, "%ld", p[1] == 'K' ? (long)round : p[1] == 'P' ? (long)round - 1 : run_get_int(r, ROUNDS_SETTING));
 			p++;
 		} else {
 			buf_addc(&b, *p);
@@ -472,21 +1050,30 @@ void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct s
 	for (size_t i = 0; i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++) {
 		if (made_by_absent_stage(s->inputs[i], r))
 			continue;
-		if (strstr(s->inputs[i], "%N") && !ref->index && s->gather) {
-			long k = run_get_int(r, s->gather);
+		if (strstr(s->inputs[i], "%N") && !ref->index && (s->gather || s->gather_count)) {
+			long k = gathered(s, r);
 			for (int j = 1; j <= k; j++)
-				strlist_push_owned(out, expand(s->inputs[i], r, j));
+				strlist_push_owned(out, expand_ref(s->inputs[i], r, j, ref->round));
 		} else {
-			strlist_push_owned(out, expand(s->inputs[i], r, ref->index));
+			strlist_push_owned(out, expand_ref(s->inputs[i], r, ref->index, ref->round));
 		}
 	}
+	if (s->more_inputs)
+		s->more_inputs(ref, r, out);
 }
 
 void stage_ref_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	const struct stage_def *s = ref->def;
 	for (size_t i = 0; i < ARRAY_LEN(s->outputs) && s->outputs[i]; i++)
-		strlist_push_owned(out, expand(s->outputs[i], r, ref->index));
+		strlist_push_owned(out, expand_ref(s->outputs[i], r, ref->index, ref->round));
+}
+
+void stage_ref_side_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
+{
+	const struct stage_def *s = ref->def;
+	for (size_t i = 0; i < ARRAY_LEN(s->side_outputs) && s->side_outputs[i]; i++)
+		strlist_push_owned(out, expand_ref(s->side_outputs[i], r, ref->index, ref->round));
 }
 
 int stage_depends_on(const struct stage_def *s, const struct stage_def *up)
@@ -523,10 +1110,27 @@ char *stage_config_path(const struct stage_def *s)
 	return xasprintf("inputs/config/%s.json", s->name);
 }
 
-/* An evaluation stage: its trials (repeat) or their gathering (gather). */
+/* True when some output of up (outs) is an input of the other target (ins). */
+static bool feeds(const struct strlist *outs, const struct strlist *ins)
+{
+	for (size_t i = 0; i < ins->n; i++)
+		for (size_t k = 0; k < outs->n; k++)
+			if (!strcmp(ins->v[i], outs->v[k]))
+				return true;
+	return false;
+}
+
+/* The stages `make eval` brings up to date: each stage gathering trials
+ * (raw-index, static-index) that needs no trace-driven optimization
+ * (nothing after a stage marked .optimizer, where model calls start). */
 static int is_eval_stage(const struct stage_def *s)
 {
-	return s->repeat || s->gather;
+	if (!s->gather && !s->gather_count)
+		return 0;
+	for (size_t i = 0; i < stage_count; i++)
+		if (stage_table[i].optimizer && stage_depends_on(s, &stage_table[i]))
+			return 0;
+	return 1;
 }
 
 /* True when goal `eval` needs stage s: some evaluation stage is s or comes after it. */
@@ -540,7 +1144,8 @@ static int eval_needs(const struct stage_def *s)
 
 bool goal_known(const char *goal)
 {
-	return stage_find(goal) || !strcmp(goal, "final") || !strcmp(goal, "all") || !strcmp(goal, "eval");
+	return stage_find(goal) || stage_group_find(goal) || !strcmp(goal, "final") || !strcmp(goal, "all") ||
+	       !strcmp(goal, "eval");
 }
 
 bool goal_includes(const char *goal, const struct stage_def *s)
@@ -549,7 +1154,8 @@ bool goal_includes(const char *goal, const struct stage_def *s)
 		return true;
 	if (!strcmp(goal, "eval"))
 		return eval_needs(s);
-	const struct stage_def *last = stage_find(goal);
+	const struct stage_group *grp = stage_group_find(goal);
+	const struct stage_def *last = stage_find(grp ? grp->last : goal);
 	return last && stage_depends_on(last, s);
 }
 
@@ -558,18 +1164,44 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	/* images: the L2s and the L1s they are built on */
 	if (!strcmp(goal, "images"))
 		goal = "l2-image";
+	const struct stage_group *grp = stage_group_find(goal);
+	const struct stage_def *last = stage_find(grp ? grp->last : goal);
+	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
+	int eval = !strcmp(goal, "eval");
 	*out = NULL;
 	if (!goal_known(goal))
 		return -1;
 	struct stage_ref *all;
 	size_t n = stage_refs(r, &all), k = 0;
-	/* the whole pipeline's goals leave out the stages the run does not want (BASELINE) */
-	bool whole = !strcmp(goal, "final") || !strcmp(goal, "all") || !strcmp(goal, "eval");
+	/* the goal's own targets, then every target whose outputs a needed
+	 * target reads (so only the instances a gathering stage takes) */
+	char *need = xcalloc(n ? n : 1, 1);
+	struct strlist *ins = xcalloc(n ? n : 1, sizeof *ins), *outs = xcalloc(n ? n : 1, sizeof *outs);
 	for (size_t i = 0; i < n; i++) {
-		const struct stage_def *s = all[i].def;
-		if (goal_includes(goal, s) && (!whole || stage_wanted(s, r)))
+		/* the whole pipeline's goals leave out the stages the run does not want (BASELINE) */
+		const struct stage_def *d = all[i].def;
+		if (everything || eval)
+			need[i] = (everything || is_eval_stage(d)) && stage_wanted(d, r);
+		else
+			need[i] = d == last;
+		if (!everything) {
+			stage_ref_inputs(&all[i], r, &ins[i]);
+			stage_ref_outputs(&all[i], r, &outs[i]);
+		}
+	}
+	for (size_t i = n; !everything && i-- > 0;) /* upstream targets come first */
+		for (size_t j = 0; need[i] && j < i; j++)
+			if (!need[j] && feeds(&outs[j], &ins[i]))
+				need[j] = 1;
+	for (size_t i = 0; i < n; i++) {
+		strlist_free(&ins[i]);
+		strlist_free(&outs[i]);
+		if (need[i])
 			all[k++] = all[i];
 	}
+	free(ins);
+	free(outs);
+	free(need);
 	*out = all;
 	return (int)k;
 }
@@ -708,6 +1340,8 @@ char *stage_names(void)
 		cond = cond ? cond : s;
 		buf_printf(&only, "%s%s", only.len ? ", " : "", s->name);
 	}
+	for (size_t i = 0; i < group_count; i++)
+		buf_printf(&names, ", %s (%s ... %s)", group_table[i].name, group_table[i].first, group_table[i].last);
 	if (cond) {
 		buf_adds(&names, "; with");
 		for (size_t k = 0; k < ARRAY_LEN(cond->when) && cond->when[k]; k++)

@@ -26,7 +26,8 @@ struct source_def {
 };
 
 /* A row of the graph. Paths are run-relative templates: %T is the task's
- * name, %H the harness's, %N the instance number (001, 002, ...). */
+ * name, %H the harness's, %N the instance number (001, 002, ...), %K the round (1, 2, ...),
+ * %P the round before it (0 for round 1), %R the last round (DEEP_ROUNDS). */
 struct stage_ref;
 struct stage_def {
 	const char *name;
@@ -45,9 +46,28 @@ struct stage_def {
 	 * this setting says, named "<name>.001"...: one make target each, so
 	 * make -jN runs N at once. */
 	const char *repeat;
+	/* Instead of repeat: the number of instances worked out from several
+	 * settings (e.g. max(REPEAT, FAST_MIN_TRACES)). */
+	int (*count)(const struct run *r);
 	/* In a stage that is not repeated, an input holding %N stands for
 	 * instances 1..(this setting) of a repeated upstream stage. */
 	const char *gather;
+	/* Instead of gather: that number worked out from several settings. */
+	int (*gather_count)(const struct run *r);
+	/* Trace-driven optimization starts here (model calls): `make eval`
+	 * leaves this stage and what follows it alone. */
+	bool optimizer;
+	/* A stage of every round: as many copies as this setting says, named
+	 * "<first word>-K-<rest>" ("deep-score" -> "deep-2-score"). The rows
+	 * of one round are contiguous; round K+1's first row comes after round
+	 * K's last. */
+	const char *rounds;
+	/* Inputs worked out per target, beyond `inputs` (e.g. the look that
+	 * decides whether an extension trial runs). */
+	void (*more_inputs)(const struct stage_ref *ref, const struct run *r, struct strlist *out);
+	/* Outputs the stage writes only in some cases: never required, removed
+	 * by clean-stage (e.g. the trial folder of a trial that was needed). */
+	const char *side_outputs[2];
 	/* A 0/1 setting: the stage is part of goals eval and final only when it
 	 * is 1 (BASELINE for the no-skill trials); its own goal always works. */
 	const char *wanted_if;
@@ -70,8 +90,19 @@ struct stage_ref {
 	const struct stage_def *def;
 	int index;       /* 1..count for a repeated stage, else 0 */
 	int count;       /* instances of a repeated stage, else 0 */
+	int round;       /* 1..DEEP_ROUNDS for a round stage, else 0 */
 	char name[96];   /* "ingest", "raw-eval.003": names status/<name>.json, logs/<name>.log */
 };
+
+/* A name for several stages in a row (e.g. "fast" for fast-score ...
+ * fast-apply): as a goal it means its last stage (and what that needs), to
+ * clean-stage its first stage (and everything after it). */
+struct stage_group {
+	const char *name, *first, *last;
+};
+extern const struct stage_group group_table[];
+extern const size_t group_count;
+const struct stage_group *stage_group_find(const char *name);
 
 extern const struct source_def source_table[];
 extern const size_t source_count;
@@ -91,6 +122,16 @@ void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct s
 void stage_ref_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out);
 /* True when `up` is `s` or comes before it (transitively). */
 int stage_depends_on(const struct stage_def *s, const struct stage_def *up);
+/* The same for targets: rounds in order, and no instance of a repeated
+ * stage depends on another instance of it. */
+bool stage_ref_depends_on(const struct stage_ref *a, const struct stage_ref *up);
+/* True when up is a direct upstream target of a (its `after`, or round
+ * K-1's last row for round K's first). */
+bool stage_ref_after(const struct stage_ref *a, const struct stage_ref *up);
+/* The side outputs of a target (run-relative). */
+void stage_ref_side_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out);
+/* "deep-2" -> the round (2) when name is "<first word of a round row>-K"; else 0. */
+int stage_round_of(const char *name);
 /* The stage's time limit in seconds. */
 long stage_timeout(const struct stage_def *s, const struct run *r);
 /* The slice of settings s reads, with the tool's format version. Caller frees. */
@@ -102,9 +143,9 @@ char *stage_config_path(const struct stage_def *s);
  * they need), or "final" (also "all") for every target of the run.
  * Returns how many (-1 for an unknown goal); *out is the caller's to free. */
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out);
-/* A stage's name, "eval", "final" or "all". */
+/* A stage's name, a group's (fast, deep), "eval", "final" or "all". */
 bool goal_known(const char *goal);
-/* True when the goal (a stage's name, "eval", "final" or "all") includes s. */
+/* True when the goal (as goal_known takes it) includes s. */
 bool goal_includes(const char *goal, const struct stage_def *s);
 /* True when s cannot run without `setting` (its `needs`, evaluated in r). */
 bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting);

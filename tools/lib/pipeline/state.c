@@ -76,6 +76,48 @@ cJSON *state_inputs(const struct run *r, const struct stage_ref *ref)
 	return in;
 }
 
+int state_write_due(const struct run *r, const char *goals, struct err *e)
+{
+	if (!goals || !*goals)
+		return 0;
+	struct stage_ref *all;
+	size_t n = stage_refs(r, &all);
+	char *due = xcalloc(n ? n : 1, 1);
+	char *list = xstrdup(goals);
+	for (char *save = NULL, *g = strtok_r(list, " ", &save); g; g = strtok_r(NULL, " ", &save)) {
+		struct stage_ref *need;
+		int k = goal_refs(r, g, &need);
+		for (int j = 0; j < k; j++)
+			for (size_t i = 0; i < n; i++)
+				if (!strcmp(all[i].name, need[j].name))
+					due[i] = 1;
+		free(need);
+	}
+	cJSON *d = cJSON_CreateObject();
+	json_set_str(d, "goals", goals);
+	cJSON *t = json_set(d, "targets", cJSON_CreateArray());
+	for (size_t i = 0; i < n; i++)
+		if (due[i])
+			cJSON_AddItemToArray(t, cJSON_CreateString(all[i].name));
+	char *dir = path_join(r->dir, "status"), *p = path_join(dir, "due.json");
+	int rc = fs_mkdirs(dir, e) < 0 ? -1 : json_write_if_changed(p, d, e) < 0 ? -1 : 0;
+	free(p);
+	free(dir);
+	cJSON_Delete(d);
+	free(list);
+	free(due);
+	free(all);
+	return rc;
+}
+
+static bool listed(const cJSON *names, const char *name)
+{
+	for (const cJSON *x = names ? names->child : NULL; x; x = x->next)
+		if (cJSON_IsString(x) && !strcmp(x->valuestring, name))
+			return true;
+	return false;
+}
+
 int manifest_rebuild(const struct run *r, struct err *e)
 {
 	char *lockp = path_join(r->dir, ".manifest.lock");
@@ -107,13 +149,19 @@ int manifest_rebuild(const struct run *r, struct err *e)
 	cJSON *errors = cJSON_AddArrayToObject(m, "errors");
 	struct stage_ref *refs;
 	size_t nrefs = stage_refs(r, &refs);
+	char *due_path = path_join(r->dir, "status/due.json");
+	struct err ignore;
+	cJSON *due = fs_exists(due_path) ? json_read_file(due_path, &ignore) : NULL;
+	free(due_path);
+	const cJSON *due_list = json_get(due, "targets");
 	for (size_t i = 0; i < nrefs; i++) {
 		const char *name = refs[i].name;
 		cJSON *st = state_read(r->dir, name);
 		const char *state = st ? json_str(st, "state") : NULL;
 		if (!st && !stage_wanted(refs[i].def, r))
 			continue; /* not asked for (BASELINE=0) and never run: not due */
-		cJSON_AddStringToObject(targets, name, state ? state : "pending");
+		if (!due_list || listed(due_list, name) || st)
+			cJSON_AddStringToObject(targets, name, state ? state : "pending");
 		if (!st)
 			continue;
 		cJSON *brief = cJSON_CreateObject();
@@ -134,8 +182,24 @@ int manifest_rebuild(const struct run *r, struct err *e)
 		cJSON_Delete(st);
 	}
 	free(refs);
+	cJSON_Delete(due);
 	char *final_dir = path_join(r->dir, "artifacts/deep/S_final");
-	json_set_str(m, "final_skill", fs_is_dir(final_dir) ? "artifacts/deep/S_final" : NULL);
+	/* the deliverable: {path (the skill folder), hash (S_final.hash)} */
+	char *final_hash = path_join(r->dir, "artifacts/deep/S_final.hash");
+	hash_hex fh;
+	struct err fe;
+	struct fs_tree ft = { 0 };
+	if (fs_is_dir(final_dir) && stamp_read(final_hash, fh, &fe) == 0 && fs_list_tree(final_dir, &ft, &fe) == 0 && ft.n) {
+		cJSON *f = json_set(m, "final_skill", cJSON_CreateObject());
+		char *path = xasprintf("artifacts/deep/S_final/%.*s", (int)strcspn(ft.v[0].path, "/"), ft.v[0].path);
+		json_set_str(f, "path", path);
+		json_set_str(f, "hash", fh);
+		free(path);
+	} else {
+		json_set(m, "final_skill", cJSON_CreateNull());
+	}
+	fs_tree_free(&ft);
+	free(final_hash);
 	free(final_dir);
 
 	char *path = path_join(r->dir, "manifest.json");

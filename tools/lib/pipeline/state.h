@@ -23,6 +23,11 @@ void state_input_hash(const char *run, const char *rel, char out[33]);
 /* { rel: hash } for every input of a target (and its config slice). Caller frees. */
 cJSON *state_inputs(const struct run *r, const struct stage_ref *ref);
 
+/* status/due.json: the targets the goals (space-separated stage or group
+ * names, eval or final) need, which the manifest lists as due; left alone
+ * when goals is empty (clean-stage, status). */
+int state_write_due(const struct run *r, const char *goals, struct err *e);
+
 /* Rewrites manifest.json from inputs/ and status/ (atomically, under
  * <run>/.manifest.lock so parallel stages never lose each other's news). */
 int manifest_rebuild(const struct run *r, struct err *e);

@@ -27,50 +27,50 @@ static char *maker_of(const struct run *r, const char *rel)
 	return maker;
 }
 
-/* Why a target is not up to date (a malloc'd sentence), or NULL when it is. */
-char *status_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
+/* Why the recorded state is not "done", or NULL when it is. */
+static char *why_state(const struct run *r, const cJSON *st, const char *stale_up)
 {
-	const struct stage_def *s = ref->def;
-	cJSON *st = state_read(r->dir, ref->name);
-	struct strlist outs = STRLIST_INIT, ins = STRLIST_INIT;
-	stage_ref_outputs(ref, r, &outs);
-	stage_ref_inputs(ref, r, &ins);
-	char *why = NULL;
 	const char *state = st ? json_str(st, "state") : NULL;
-	if (!st || !state) {
-		why = stale_up ? xasprintf("not yet run (waiting for %s)", stale_up) : xstrdup("not yet run");
-		goto out;
-	}
-	if (!strcmp(state, "running")) {
-		why = run_is_locked(r->dir) ? xstrdup("running now")
-		                            : xasprintf("cut short (started %s); it will run again", json_str(st, "started"));
-		goto out;
-	}
+	if (!state)
+		return stale_up ? xasprintf("not yet run (waiting for %s)", stale_up) : xstrdup("not yet run");
+	if (!strcmp(state, "running"))
+		return run_is_locked(r->dir) ? xstrdup("running now")
+		                             : xasprintf("cut short (started %s); it will run again", json_str(st, "started"));
 	if (strcmp(state, "done")) {
 		const char *err = json_str(st, "error");
-		why = xasprintf("%s: %s", state, err ? err : "no reason recorded");
-		goto out;
+		return xasprintf("%s: %s", state, err ? err : "no reason recorded");
 	}
+	return NULL;
+}
+
+/* An output missing or newer than the stamp, or the stamp itself missing. */
+static char *why_outputs(const struct run *r, const struct stage_ref *ref)
+{
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
 	char *ok = state_ok_path(r->dir, ref->name);
-	for (size_t i = 0; i < outs.n; i++) {
+	char *why = NULL;
+	for (size_t i = 0; !why && i < outs.n; i++) {
 		char *out = run_path(r, outs.v[i]);
 		char *problem = state_output_problem(out, ok);
 		free(out);
-		if (problem) {
+		if (problem)
 			why = !strcmp(problem, "is missing") ? xasprintf("missing output: %s", outs.v[i])
 			      : xasprintf("output %s %s", outs.v[i], problem);
-			free(problem);
-			free(ok);
-			goto out;
-		}
+		free(problem);
 	}
-	int has_ok = fs_exists(ok);
-	free(ok);
-	if (!has_ok) {
+	if (!why && !fs_exists(ok))
 		why = xstrdup("not marked done (interrupted before its stamp was written)");
-		goto out;
-	}
+	free(ok);
+	strlist_free(&outs);
+	return why;
+}
+
+/* The tool or one of the stage's settings changed since it ran. */
+static char *why_config(const struct run *r, const struct stage_def *s, const cJSON *st)
+{
 	cJSON *cfg = stage_config(s, r);
+	char *why = NULL;
 	const char *was = json_str(st, "tool"), *now = json_str(cfg, "tool");
 	if (was && now && strcmp(was, now))
 		why = xasprintf("tool changed: %s -> %s", was, now);
@@ -81,38 +81,68 @@ char *status_reason(const struct run *r, const struct stage_ref *ref, const char
 			why = xasprintf("setting changed: %s (%s -> %s)", c->string, a ? a : "unset", c->valuestring);
 	}
 	cJSON_Delete(cfg);
-	cJSON *inputs = json_get(st, "inputs");
-	for (size_t i = 0; !why && i < ins.n; i++) {
-		const char *rel = ins.v[i];
-		const char *recorded = json_str(inputs, rel);
-		hash_hex cur;
-		const struct source_def *src = NULL;
-		for (size_t k = 0; k < source_count; k++)
-			if (!strcmp(source_table[k].stamp, rel))
-				src = &source_table[k];
-		struct err e;
-		if (src) {
-			if (source_hash(r, src, false, cur, &e) < 0) /* status only reads */
-				snprintf(cur, sizeof cur, "unreadable");
-		} else {
-			state_input_hash(r->dir, rel, cur);
-		}
-		if (!src && !strcmp(cur, "absent")) {
-			/* an input that does not exist yet: the target making it has not run */
-			char *maker = maker_of(r, rel);
-			why = maker ? xasprintf("waiting for %s (not yet run)", maker) : xasprintf("input missing: %s", rel);
-			free(maker);
-		} else if (!recorded || strcmp(recorded, cur)) {
-			char *path = src ? source_path(r, src) : NULL;
-			why = xasprintf("input changed: %s", path ? path : rel);
-			free(path);
-		}
+	return why;
+}
+
+/* The source table's row whose stamp is rel, or NULL for a file of the run. */
+static const struct source_def *source_of(const char *rel)
+{
+	for (size_t k = 0; k < source_count; k++)
+		if (!strcmp(source_table[k].stamp, rel))
+			return &source_table[k];
+	return NULL;
+}
+
+/* One input against its recorded hash: not made yet, or changed. */
+static char *why_input(const struct run *r, const char *rel, const char *recorded)
+{
+	const struct source_def *src = source_of(rel);
+	hash_hex cur;
+	struct err e;
+	if (!src)
+		state_input_hash(r->dir, rel, cur);
+	else if (source_hash(r, src, false, cur, &e) < 0) /* status only reads */
+		snprintf(cur, sizeof cur, "unreadable");
+	if (!src && !strcmp(cur, "absent")) {
+		/* an input that does not exist yet: the target making it has not run */
+		char *maker = maker_of(r, rel);
+		char *why = maker ? xasprintf("waiting for %s (not yet run)", maker) : xasprintf("input missing: %s", rel);
+		free(maker);
+		return why;
 	}
+	if (recorded && !strcmp(recorded, cur))
+		return NULL;
+	char *path = src ? source_path(r, src) : NULL;
+	char *why = xasprintf("input changed: %s", path ? path : rel);
+	free(path);
+	return why;
+}
+
+static char *why_inputs(const struct run *r, const struct stage_ref *ref, const cJSON *st)
+{
+	struct strlist ins = STRLIST_INIT;
+	stage_ref_inputs(ref, r, &ins);
+	cJSON *inputs = json_get(st, "inputs");
+	char *why = NULL;
+	for (size_t i = 0; !why && i < ins.n; i++)
+		why = why_input(r, ins.v[i], json_str(inputs, ins.v[i]));
+	strlist_free(&ins);
+	return why;
+}
+
+/* Why a target is not up to date (a malloc'd sentence), or NULL when it is. */
+char *status_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
+{
+	cJSON *st = state_read(r->dir, ref->name);
+	char *why = why_state(r, st, stale_up);
+	if (!why)
+		why = why_outputs(r, ref);
+	if (!why)
+		why = why_config(r, ref->def, st);
+	if (!why)
+		why = why_inputs(r, ref, st);
 	if (!why && stale_up)
 		why = xasprintf("upstream stage is stale: %s", stale_up);
-out:
-	strlist_free(&outs);
-	strlist_free(&ins);
 	cJSON_Delete(st);
 	return why;
 }
@@ -125,12 +155,10 @@ int status_of(const struct run *r, const char *goal, struct stage_ref **refs, ch
 		return -1;
 	char **w = xcalloc((size_t)n + 1, sizeof *w);
 	for (int i = 0; i < n; i++) {
-		const struct stage_def *s = (*refs)[i].def;
-		const char *up = NULL; /* the first stale target of a stage this one comes after */
+		const char *up = NULL; /* the first stale target this one comes after */
 		for (int j = 0; j < i && !up; j++)
-			for (size_t k = 0; k < ARRAY_LEN(s->after) && s->after[k]; k++)
-				if (w[j] && !strcmp((*refs)[j].def->name, s->after[k]))
-					up = (*refs)[j].name;
+			if (w[j] && stage_ref_after(&(*refs)[i], &(*refs)[j]))
+				up = (*refs)[j].name;
 		w[i] = status_reason(r, &(*refs)[i], up);
 	}
 	*why = w;

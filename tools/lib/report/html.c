@@ -128,7 +128,7 @@ static const char style[] =
 	"padding:7px 9px;white-space:nowrap;font-size:12.5px}\n"
 	"td{border-bottom:1px solid #eef0f3;padding:6px 9px;vertical-align:top}\n"
 	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-	"td:first-child,td.nw{white-space:nowrap}\n"
+	"td:first-child,td.nw,code.nw{white-space:nowrap}\n"
 	"tr.stale td{color:#98a2b3}\n"
 	".scroll{overflow-x:auto}\n"
 	".pill{display:inline-block;padding:1px 9px;border-radius:999px;font-size:12px;font-weight:650;"

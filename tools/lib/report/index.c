@@ -156,7 +156,9 @@ static void kpis(struct index_page *p)
 	buf_adds(b, "</section>\n");
 }
 
-static void delta_chart(struct index_page *p)
+/* The forest plot of each cell's latest stage against raw, or against the
+ * no-skill baseline (charts/delta.svg, charts/delta-noskill.svg). */
+static void delta_chart(struct index_page *p, bool vs_noskill)
 {
 	struct svg_point *rows = xcalloc(p->n + 1, sizeof *rows);
 	char (*label)[200] = xcalloc(p->n + 1, sizeof *label), (*note)[64] = xcalloc(p->n + 1, sizeof *note);
@@ -164,9 +166,9 @@ static void delta_chart(struct index_page *p)
 	char (*key)[300] = xcalloc(p->n + 1, sizeof *key);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct cell *c = &p->cells[i];
-		const struct results_group *g = c->last;
-		double d = g && g != c->raw ? results_delta_pp(g) : NAN, lo = NAN, hi = NAN;
-		if (!isnan(d) && results_delta_ci(g, &lo, &hi)) {
+		const struct results_group *g = c->last, *base = vs_noskill ? c->noskill : c->raw;
+		double d = g && g != base ? results_delta_pp_vs(g, base) : NAN, lo = NAN, hi = NAN;
+		if (!isnan(d) && results_delta_ci_vs(g, base, &lo, &hi)) {
 			lo /= 100;
 			hi /= 100;
 		}
@@ -178,8 +180,11 @@ static void delta_chart(struct index_page *p)
 		rows[i] = (struct svg_point){ .key = key[i], .label = label[i], .sublabel = sub[i], .value = isnan(d) ? NAN : d / 100,
 					      .lo = lo, .hi = hi, .note = note[i][0] ? note[i] : NULL };
 	}
-	struct svg_forest f = { .id = "delta", .title = "Change in pass rate against the raw skill",
-				.subtitle = "latest stage of each run − raw, percentage points; line: Newcombe 95% interval",
+	struct svg_forest f = { .id = vs_noskill ? "delta-noskill" : "delta",
+				.title = vs_noskill ? "Change in pass rate against no skill at all"
+						    : "Change in pass rate against the raw skill",
+				.subtitle = vs_noskill ? "latest stage of each run − no-skill, percentage points; line: Newcombe 95% interval"
+						       : "latest stage of each run − raw, percentage points; line: Newcombe 95% interval",
 				.axis = "Δ pass rate (pp)", .min = -1, .max = 1, .scale = 100, .fmt = "%+.0f",
 				.rows = rows, .n = p->n };
 	page_forest(&p->charts, &p->html, &f);
@@ -289,13 +294,28 @@ int page_write_index(const char *dir, const struct strlist *runs, const struct r
 	kpis(&p);
 	buf_adds(&p.html, "<section class=\"card\" id=\"delta\">\n<h2>Compiled against raw</h2>\n<p class=\"lead\">Also "
 			  "<a href=\"charts/delta.svg\">charts/delta.svg</a>.</p>\n<div class=\"figure\">");
-	delta_chart(&p);
+	delta_chart(&p, false);
 	buf_adds(&p.html, "</div>\n</section>\n");
+	if (any_noskill(&p)) {
+		buf_adds(&p.html, "<section class=\"card\" id=\"delta-noskill\">\n<h2>Compiled against no skill</h2>\n"
+				  "<p class=\"lead\">The same task, harness and model with no skill at all (the noskill stage). "
+				  "Also <a href=\"charts/delta-noskill.svg\">charts/delta-noskill.svg</a>.</p>\n"
+				  "<div class=\"figure\">");
+		delta_chart(&p, true);
+		buf_adds(&p.html, "</div>\n</section>\n");
+	}
 	matrix(&p);
 	buf_adds(&p.html, "<footer>Made by skillc-report " V_REPORT "; every run's own page holds its stages, skill "
 			  "changes and trials.</footer>\n</main>\n");
 	html_page_close(&p.html);
 	int rc = page_write_files(dir, "index.html", &p.html, &p.charts, changed, e);
+	char *stale = path_join(dir, "charts/delta-noskill.svg");
+	if (rc == 0 && !any_noskill(&p) && fs_exists(stale)) { /* from when a run had the baseline: it would mislead */
+		rc = fs_remove_tree(stale, e);
+		if (rc == 0 && changed)
+			(*changed)++;
+	}
+	free(stale);
 	for (size_t i = 0; i < p.n; i++)
 		free(p.cells[i].rel);
 	free(p.cells);

@@ -198,6 +198,7 @@ static void pass_chart(struct run_page *p)
 	char subtitle[256];
 	snprintf(subtitle, sizeof subtitle, "%s · %s · %s", p->task, p->harness, p->model);
 	struct svg_chart c = { .id = "pass-rate", .title = "Pass rate by stage", .subtitle = subtitle,
+			       .w = n > 7 ? 150 + 80 * (int)n : 0, .h = 0, /* room under each bar for "12/20 passed" */
 			       .note = "Bars: passed / scored trials. Whiskers: 95% Wilson interval. Dashed line: raw.",
 			       .fmt = "%.0f%%",
 			       .scale = 100, .ymax = 1, .ref = raw && raw->scored ? results_pass_rate(raw) : NAN,
@@ -459,54 +460,85 @@ static void static_steps(struct buf *b, const char *dir)
 	cJSON_Delete(r);
 }
 
+/* The stage of this run named so with a skill; NULL when none. */
+static const struct runinfo_stage *skill_stage(const struct run_page *p, const char *name)
+{
+	const struct runinfo_stage *s = NULL;
+	for (size_t k = 0; k < p->ri.n; k++)
+		if (!strcmp(p->ri.st[k].name, name) && p->ri.st[k].skill_root)
+			s = &p->ri.st[k];
+	return s;
+}
+
+/* One stage's skill against the one it was made from. */
+static void skill_pair(struct run_page *p, const struct runinfo_stage *from, const struct runinfo_stage *s,
+		       const struct results_group *g, const char *note)
+{
+	struct buf *b = &p->html;
+	char *old = path_join(p->dir, from->skill_root), *root = path_join(p->dir, s->skill_root);
+	struct buf d = BUF_INIT;
+	struct diff_counts n;
+	diff_skill_html(&d, old, root, &n);
+	buf_adds(b, "<h3>");
+	page_stage_name(b, from->name);
+	buf_adds(b, " → ");
+	page_stage_name(b, s->name);
+	buf_adds(b, "</h3>\n<p class=\"note\">");
+	if (note) {
+		html_str(b, note);
+		buf_adds(b, "; ");
+	}
+	if (!strcmp(from->skill, s->skill) && s->skill[0])
+		buf_printf(b, "identical skills (same content hash); %ld of its %ld counted trials reused "
+			      "from the trial store",
+			   g->reused, g->trials);
+	else
+		buf_printf(b, "%ld section%s changed, %ld added, %ld removed, %ld moved; %ld other file%s; "
+			      "+%ld −%ld lines",
+			   n.sections_changed, n.sections_changed == 1 ? "" : "s", n.sections_added,
+			   n.sections_removed, n.sections_moved, n.files_changed, n.files_changed == 1 ? "" : "s",
+			   n.lines_added, n.lines_removed);
+	buf_adds(b, "</p>\n");
+	if (!strcmp(s->name, "static"))
+		static_steps(b, p->dir);
+	buf_add(b, d.data, d.len);
+	buf_free(&d);
+	free(old);
+	free(root);
+}
+
 static void skill_changes(struct run_page *p)
 {
 	struct buf *b = &p->html;
 	buf_adds(b, "<section class=\"card\" id=\"skill\">\n<h2>How the skill changed</h2>\n"
-		    "<p class=\"lead\">Each stage against the one before it, section by section (sections matched by "
-		    "their stable ids). Removed lines are red, added green; a section that moved keeps its id.</p>\n");
+		    "<p class=\"lead\">Each stage against the skill it was made from (a deep round's candidate against "
+		    "the best skill before it; final against raw: the whole change), section by section (sections "
+		    "matched by their stable ids). Removed lines are red, added green; a section that moved keeps its "
+		    "id.</p>\n");
 	const struct runinfo_stage *prev = NULL;
 	int pairs = 0;
 	for (size_t i = 0; i < p->tb.n; i++) {
-		const struct runinfo_stage *s = NULL;
-		for (size_t k = 0; k < p->ri.n; k++)
-			if (!strcmp(p->ri.st[k].name, p->tb.v[i].stage) && p->ri.st[k].skill_root)
-				s = &p->ri.st[k];
+		const struct runinfo_stage *s = skill_stage(p, p->tb.v[i].stage);
 		if (!s)
 			continue;
 		char *root = path_join(p->dir, s->skill_root);
 		bool there = fs_is_dir(root);
-		if (there && prev) {
-			char *old = path_join(p->dir, prev->skill_root);
-			struct buf d = BUF_INIT;
-			struct diff_counts n;
-			diff_skill_html(&d, old, root, &n);
-			buf_adds(b, "<h3>");
-			page_stage_name(b, prev->name);
-			buf_adds(b, " → ");
-			page_stage_name(b, s->name);
-			buf_adds(b, "</h3>\n<p class=\"note\">");
-			if (!strcmp(prev->skill, s->skill) && s->skill[0])
-				buf_printf(b, "identical skills (same content hash); %ld of its %ld counted trials reused "
-					      "from the trial store",
-					   p->tb.v[i].reused, p->tb.v[i].trials);
-			else
-				buf_printf(b, "%ld section%s changed, %ld added, %ld removed, %ld moved; %ld other file%s; "
-					      "+%ld −%ld lines",
-					   n.sections_changed, n.sections_changed == 1 ? "" : "s", n.sections_added,
-					   n.sections_removed, n.sections_moved, n.files_changed, n.files_changed == 1 ? "" : "s",
-					   n.lines_added, n.lines_removed);
-			buf_adds(b, "</p>\n");
-			if (!strcmp(s->name, "static"))
-				static_steps(b, p->dir);
-			buf_add(b, d.data, d.len);
-			buf_free(&d);
-			free(old);
+		free(root);
+		if (!there)
+			continue;
+		char *note, *base = pageopt_diff_base(p->dir, s->name, &note);
+		const struct runinfo_stage *from = base ? skill_stage(p, base) : NULL;
+		char *froot = from ? path_join(p->dir, from->skill_root) : NULL;
+		if (!froot || !fs_is_dir(froot))
+			from = prev;
+		if (from) {
+			skill_pair(p, from, s, &p->tb.v[i], note);
 			pairs++;
 		}
-		if (there)
-			prev = s;
-		free(root);
+		free(froot);
+		free(base);
+		free(note);
+		prev = s;
 	}
 	if (!pairs)
 		buf_adds(b, "<p class=\"note\">Only one version of the skill so far.</p>\n");
@@ -528,8 +560,11 @@ static void trials(struct run_page *p)
 		buf_printf(b, " <span class=\"muted small\">%ld counted", g->trials);
 		if (g->stale)
 			buf_printf(b, ", %ld stale", g->stale);
-		if (g->reused)
-			buf_printf(b, ", %ld reused from the trial store", g->reused);
+		if (g->reused - g->selection > 0)
+			buf_printf(b, ", %ld reused from the trial store", g->reused - g->selection);
+		if (g->selection)
+			buf_printf(b, ", %ld selection trial%s of the accepted round reused", g->selection,
+				   g->selection == 1 ? "" : "s");
 		buf_adds(b, "</span></h3>\n");
 		page_trial_table(b, g, "");
 	}

@@ -351,6 +351,28 @@ static void prow_cell_state(struct buf *b, const struct prow *r)
 	}
 }
 
+/* deep-K-eval's trials the rule did not need (artifacts/deep/round-K/
+ * trials/NNN.json saying "needed": false: done, but nothing ran). */
+static long not_needed(const char *run, const char *name, long targets)
+{
+	char *end;
+	if (strncmp(name, "deep-", 5) || name[5] < '1' || name[5] > '9')
+		return 0;
+	long k = strtol(name + 5, &end, 10), n = 0;
+	if (strcmp(end, "-eval"))
+		return 0;
+	for (long i = 1; i <= targets; i++) {
+		char *rel = xasprintf("artifacts/deep/round-%ld/trials/%03ld.json", k, i), *p = path_join(run, rel);
+		struct err e;
+		cJSON *j = fs_exists(p) ? json_read_file(p, &e) : NULL;
+		n += cJSON_IsFalse(json_get(j, "needed"));
+		cJSON_Delete(j);
+		free(p);
+		free(rel);
+	}
+	return n;
+}
+
 void page_pipeline_table(struct buf *b, const cJSON *manifest, const char *run, const struct page_cost_col *cost)
 {
 	const cJSON *targets = json_get(manifest, "targets"), *stages = json_get(manifest, "stages");
@@ -385,6 +407,9 @@ void page_pipeline_table(struct buf *b, const cJSON *manifest, const char *run, 
 		html_str(b, r->name);
 		buf_printf(b, "</b></td><td class=\"n\">%ld</td><td>", r->n);
 		prow_cell_state(b, r);
+		long idle = not_needed(run, r->name, r->n);
+		if (idle)
+			buf_printf(b, " <span class=\"muted small\">%ld not needed by the rule</span>", idle);
 		buf_printf(b, "</td><td class=\"n\">%s</td>", r->done + r->failed ? t : "–");
 		if (cost) {
 			buf_adds(b, "<td class=\"n\">");
@@ -471,8 +496,21 @@ static void trial_row(struct buf *b, const struct results_trial *t, const char *
 		html_str(b, t->outcome);
 		buf_adds(b, "</span>");
 	}
-	if (t->reused)
+	if (t->selection) {
+		/* the accepted round's own trial, hard-linked: optimistic (the winner's curse) */
+		buf_adds(b, " <span class=\"neg small\" title=\"the accepted round's own trial: optimistic\">selection");
+		if (t->reused_from) {
+			/* traces/<task>/deep-2/test-001: its stage/test is enough */
+			const char *s = t->reused_from + strlen(t->reused_from);
+			for (int slashes = 0; s > t->reused_from && slashes < 2; s--)
+				slashes += s[-1] == '/';
+			buf_adds(b, ": ");
+			html_str(b, s == t->reused_from ? s : s + 1);
+		}
+		buf_adds(b, "</span>");
+	} else if (t->reused) {
 		buf_adds(b, " <span class=\"muted small\">reused</span>");
+	}
 	buf_adds(b, "</td><td class=\"n\">");
 	page_num(b, t->reward, "%.2f");
 	buf_adds(b, "</td><td class=\"n\">");

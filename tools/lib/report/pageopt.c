@@ -126,7 +126,13 @@ static void fast_patches(struct buf *b, const char *run)
 			const char *st = json_str(x, "status");
 			cell_pill(b, st && !strcmp(st, "rolled_back") ? "rolled-back" : st);
 			buf_adds(b, "</td><td class=\"msg\">");
-			html_str_cut(b, json_str(p, "text"), 160);
+			if (json_str(p, "text"))
+				html_str_cut(b, json_str(p, "text"), 160);
+			else if (json_str(p, "find")) { /* a delete: what it removes */
+				buf_adds(b, "<del>");
+				html_str_cut(b, json_str(p, "find"), 160);
+				buf_adds(b, "</del>");
+			}
 			buf_adds(b, "</td><td class=\"msg\">");
 			if (guard) {
 				buf_adds(b, "guard: ");
@@ -226,6 +232,15 @@ static void runtime(struct buf *b, const cJSON *rt)
 		buf_adds(b, "–");
 }
 
+/* The stage name of a decision's baseline or candidate: a string (round 0
+ * names them) or an object's "source"; dflt when neither. */
+static const char *arm_source(const cJSON *d, const char *arm, const char *dflt)
+{
+	const cJSON *a = json_get(d, arm);
+	const char *s = cJSON_IsString(a) ? a->valuestring : json_str(a, "source");
+	return s ? s : dflt;
+}
+
 /* K of "round-K"; -1 when the name is not a round. */
 static int round_number(const char *name)
 {
@@ -259,27 +274,34 @@ static void deep_round(struct buf *b, const char *run, const char *name)
 	const cJSON *e = json_get(d, "edit") ? json_get(d, "edit") : json_get(ed, "edit") ? json_get(ed, "edit") : ed;
 	const char *sec = json_str(e, "section");
 	if (k == 0) {
-		const char *bs = json_str(json_get(d, "baseline"), "source"), *cs = json_str(json_get(d, "candidate"), "source");
 		buf_adds(b, "the start: ");
-		html_str(b, bs ? bs : "static");
+		html_str(b, arm_source(d, "candidate", "fast"));
 		buf_adds(b, " against ");
-		html_str(b, cs ? cs : "fast");
+		html_str(b, arm_source(d, "baseline", "static"));
 	} else if (sec) {
-		buf_adds(b, "<code>");
+		buf_adds(b, "<code class=\"nw\">");
 		html_str(b, sec);
 		buf_adds(b, "</code>");
 	} else {
 		buf_adds(b, ebad ? "(edit.json unreadable)" : "–");
 	}
 	buf_adds(b, "</td><td>");
-	if (d)
+	if (d) {
 		cell_pill(b, verdict && !strncmp(verdict, "accept", 6) ? "accepted" : verdict && !strncmp(verdict, "reject", 6) ? "rejected" : verdict);
-	else
+		if (k == 0 && json_str(d, "start")) {
+			buf_adds(b, "<br><span class=\"muted small\">starts from ");
+			html_str(b, json_str(d, "start"));
+			buf_adds(b, "</span>");
+		}
+	} else
 		buf_adds(b, dbad ? "unreadable" : "<span class=\"pill pending\">not decided</span>");
 	buf_adds(b, "</td><td class=\"n\">");
 	arm(b, json_get(counts, "baseline"));
 	buf_adds(b, "</td><td class=\"n\">");
 	arm(b, json_get(counts, "candidate"));
+	double looks = json_num(d, "decided_at_look", 1);
+	if (looks > 1)
+		buf_printf(b, "<br><span class=\"muted small\">at look %.0f</span>", looks);
 	buf_adds(b, "</td><td class=\"n\">");
 	page_num(b, json_num(st, "p_value", NAN), "%.3f");
 	buf_adds(b, "</td><td class=\"n\">");
@@ -352,7 +374,9 @@ static void rejected(struct buf *b, const char *run)
 	cJSON_Delete(r);
 }
 
-static void final_skill(struct buf *b, const cJSON *manifest)
+static char *rel_str(const char *run, const char *rel, const char *arm, const char *key);
+
+static void final_skill(struct buf *b, const char *run, const cJSON *manifest)
 {
 	const cJSON *f = json_get(manifest, "final_skill");
 	if (!f || cJSON_IsNull(f))
@@ -365,11 +389,56 @@ static void final_skill(struct buf *b, const cJSON *manifest)
 		html_str(b, json_str(f, "hash"));
 		buf_adds(b, "</code>)");
 	}
-	if (json_str(f, "from")) {
+	char *from = json_str(f, "from") ? xstrdup(json_str(f, "from"))
+					 : rel_str(run, "artifacts/deep/report.json", NULL, "final_source");
+	if (from) {
 		buf_adds(b, ", the skill of ");
-		html_str(b, json_str(f, "from"));
+		html_str(b, from);
+		free(from);
 	}
 	buf_adds(b, ".</p>\n");
+}
+
+/* A string field of <run>/<rel>, copied; NULL when absent or unreadable. */
+static char *rel_str(const char *run, const char *rel, const char *arm, const char *key)
+{
+	bool bad;
+	cJSON *j = read_rel(run, rel, &bad);
+	const cJSON *o = arm ? json_get(j, arm) : j;
+	const char *v = cJSON_IsString(o) && arm ? o->valuestring : json_str(o, key);
+	char *out = v && *v ? xstrdup(v) : NULL;
+	cJSON_Delete(j);
+	return out;
+}
+
+char *pageopt_diff_base(const char *run, const char *stage, char **note)
+{
+	*note = NULL;
+	if (!strcmp(stage, "final")) {
+		char *from = rel_str(run, "artifacts/deep/report.json", NULL, "final_source");
+		if (from) {
+			*note = xasprintf("S_final is the skill of %s", from);
+			free(from);
+		}
+		return xstrdup("raw");
+	}
+	char *end;
+	if (strncmp(stage, "deep-", 5) || stage[5] < '1' || stage[5] > '9')
+		return NULL;
+	long k = strtol(stage + 5, &end, 10);
+	if (*end)
+		return NULL;
+	char *rel = xasprintf("artifacts/deep/round-%ld/best.json", k - 1);
+	char *from = rel_str(run, rel, NULL, "source");
+	free(rel);
+	if (!from) {
+		rel = xasprintf("artifacts/deep/round-%ld/decision.json", k);
+		from = rel_str(run, rel, "baseline", "source");
+		free(rel);
+	}
+	if (from)
+		*note = xasprintf("round %ld's candidate: %s's skill with one edit", k, from);
+	return from;
 }
 
 void pageopt_deep(struct buf *b, const char *run, const cJSON *manifest)
@@ -387,6 +456,6 @@ void pageopt_deep(struct buf *b, const char *run, const cJSON *manifest)
 		    "trial counts, by enumeration. Runtime: median paired ratios candidate / baseline.</p>\n");
 	deep_rounds(b, run);
 	rejected(b, run);
-	final_skill(b, manifest);
+	final_skill(b, run, manifest);
 	buf_adds(b, "</section>\n");
 }

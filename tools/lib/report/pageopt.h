@@ -22,4 +22,13 @@ void pageopt_fast(struct buf *b, const char *run);
  * manifest names a final skill. */
 void pageopt_deep(struct buf *b, const char *run, const cJSON *manifest);
 
+/* The stage whose skill a stage's skill was made from, for the skill diffs:
+ * deep-K's candidate is the best skill after round K-1 plus one edit
+ * (round-(K-1)/best.json's source, else round K's decision baseline), so
+ * it is shown against that, not against a rejected deep-(K-1); final is
+ * shown against raw (the whole change; *note says whose skill S_final is,
+ * from artifacts/deep/report.json, or is NULL). NULL: the stage before it.
+ * Caller frees both. */
+char *pageopt_diff_base(const char *run, const char *stage, char **note);
+
 #endif

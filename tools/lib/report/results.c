@@ -83,6 +83,7 @@ static void trial_free(struct results_trial *t)
 	free(t->test);
 	free(t->error);
 	free(t->rollout);
+	free(t->reused_from);
 	free(t->stale);
 	free(t->outcome);
 }
@@ -166,6 +167,8 @@ static void read_trial(struct results_trial *t, const cJSON *j, const struct rou
 	t->rollout = rollout ? xstrdup(rollout) : NULL;
 	t->reused = json_bool(j, "reused", false);
 	t->selection = json_bool(j, "selection_reuse", false);
+	const char *from = json_str(json_get(j, "reused_from"), "trial");
+	t->reused_from = t->selection && from ? xstrdup(from) : NULL;
 	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
 	t->reward = num_or_nan(json_get(j, "reward"));
 	const cJSON *tok = json_get(j, "tokens");

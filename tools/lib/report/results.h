@@ -35,6 +35,7 @@ struct results_trial {
 	char *test;     /* "test-NNN" */
 	char *error;    /* the runner's error text, NULL when none */
 	char *rollout;  /* trial-relative folder of the rollout (files.rollout), NULL when none */
+	char *reused_from; /* a selection trial's origin (reused_from.trial, run-relative), NULL when none */
 	long index;
 	char *stale;    /* NULL: counted; else why it is not */
 	char *outcome;  /* passed failed timeout infra_error verifier_error */

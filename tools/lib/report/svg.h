@@ -16,7 +16,7 @@
 struct svg_bar {
 	const char *key;    /* data-key, e.g. the stage */
 	const char *label;  /* under the bar */
-	const char *sub;    /* a second, smaller line under it (may be NULL) */
+	const char *sub;    /* a second, smaller line under it (may be NULL): UTF-8, wrapped at " · " to fit */
 	double value;       /* NAN: no bar, "n/a" */
 	double lo, hi;      /* the whisker; NAN: none */
 	const char *color;  /* fill, e.g. "#4c78a8" */
