@@ -31,7 +31,9 @@ W=$T_TMP/work H=$T_TMP/work/harness
 mkdir -p "$H" "$W/tasks" && cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/" || exit 2
 cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "$T_ROOT/tests/helpers/acpagent.c" \
 	$(pkg-config --libs libcjson) || skip_all "cannot build the scripted agent"
-t_fakellm "$T_TMP/llm" '{"models": [{"models": ["m1"]}]}'
+# the fast stage's review and patch questions get empty answers (S_fast = S_static)
+t_fakellm "$T_TMP/llm" '{"rules": [{"match": "You review how an AI agent used a skill", "json": {"findings": []}},
+  {"match": "You turn findings about a skill", "json": {"patches": []}}], "models": [{"models": ["m1"]}]}'
 PORT=${FAKELLM_URL#http://127.0.0.1:}
 PORT=${PORT%/v1}
 # the agent asks the model server (over the relay) for its models, then does the task
@@ -70,7 +72,8 @@ t_end
 t_begin "skillc-runtime run: a whole make final inside, against the host's model server; results in the host's results/"
 start=$(date +%s)
 out=$(skillc-runtime run --data "$T_TMP/inner" --env HARNESS_PATH="$H" -- \
-	make task=inventory-check MODEL=fake/m1 HARNESS=scripted REPEAT=1 ROUTES="$W/routes.json" final 2>&1)
+	make task=inventory-check MODEL=fake/m1 EXTERNAL_MODEL=fake/m1 HARNESS=scripted REPEAT=1 FAST_MIN_TRACES=1 \
+	DEEP_ROUNDS=0 ROUTES="$W/routes.json" final 2>&1)
 rc=$?
 echo "# make final in the runtime: $(( $(date +%s) - start ))s" >&2
 t_eq "exit ($(echo "$out" | tail -n 5))" $rc 0
@@ -84,7 +87,7 @@ for st in raw static; do
 	t_contains "$st trial passed, on the host" "$(cat $R/traces/inventory-check/$st/test-001/trial.json 2>&1)" '"outcome": "passed"'
 	t_contains "$st trial in a container" "$(cat $R/traces/inventory-check/$st/test-001/trial.json 2>&1)" '"sandbox": "docker"'
 done
-t_check "the final index" test -s $R/traces/inventory-check/static/index.json
+t_check "the final evaluation's index" test -s $R/traces/inventory-check/final/index.json
 t_check "the agent reached the host's model server" grep -q '"m1"' \
 	$R/traces/inventory-check/raw/test-001/raw/*/*/artifacts/models.txt
 t_check "the model server logged it" grep -q 'models' "$T_TMP/llm/log.jsonl"
