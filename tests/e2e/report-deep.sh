@@ -9,6 +9,7 @@
 # the run's own files, diff each skill against the one it was made from,
 # and its charts must carry summary.json's numbers.
 . "$(dirname "$0")/../lib.sh"
+. "$T_ROOT/tests/helpers/browser.sh"
 
 [ -x "$T_ROOT/bin/skillc-deep" ] || { t_skip "report-deep" "no skillc-deep in this tree (the deep stage has not landed)"; exit 0; }
 unset MODEL EXTERNAL_MODEL RM_API_URL ROUTES ENV_FILE CACHE_DIR LLM_CACHE SKILLC_USAGE_FILE REPEAT DEEP_ROUNDS FINAL_FRESH BUDGET_USD BENCH
@@ -18,6 +19,7 @@ ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
 ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
 PATH=$W/fake:$PATH
 export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_RULES=$W/rules
+# (round 1's edit, a model's answer, carries markup: the page shows it as text)
 # the raw and static skill pass 2 of 6; fast's patch (FASTMARK) 2 of 3: no
 # significant gain, static stays the start; round 1's edit 1 of 3, round 2's 3 of 3
 cat >rules <<'EOF'
@@ -38,7 +40,7 @@ t_fakellm "$L" "{\"chat\": [{\"text\": \"unscripted\"}], \"rules\": [
    {\"unit\": \"log-triage/quick-start#1\", $(printf "$dims" 2 2 2)},
    {\"unit\": \"log-triage/gotchas#1\", $(printf "$dims" 3 3 3)}]}},
  {\"match\": \"The unit to edit: [log-triage/quick-start#1]\", \"json\": {\"edit\": {\"op\": \"update\",
-   \"find\": \"4. Check the counts by hand on one component with \`grep -c\`.\", \"text\": \"4. Check the counts by hand on one component with \`grep -c\` (USELESS).\", \"why\": \"w\"}}},
+   \"find\": \"4. Check the counts by hand on one component with \`grep -c\`.\", \"text\": \"4. Check the counts by hand on one component with \`grep -c\` (USELESS <script>alert(1)</script> & 'q').\", \"why\": \"w\"}}},
  {\"match\": \"The unit to edit: [log-triage/gotchas#1]\", \"json\": {\"edit\": {\"op\": \"add\", \"text\": \"- HELPS: strip only the brackets.\", \"why\": \"w\"}}}]}"
 printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 20, "prices": {"*": {"input": 1, "output": 2}}}}}\n' \
 	"$FAKELLM_URL" >"$L/routes.json"
@@ -70,11 +72,16 @@ t_contains "start kept" "$html" 'starts from static'
 t_contains "round 1 rejected" "$html" '<td class="n">1</td><td><code class="nw">log-triage/quick-start#1</code></td><td><span class="pill rejected">rejected</span>'
 t_contains "round 2 accepted" "$html" '<td class="n">2</td><td><code class="nw">log-triage/gotchas#1</code></td><td><span class="pill accepted">accepted</span>'
 t_contains "its p-value" "$html" "<td class=\"n\">$(jget $D/round-2/decision.json statistics.p_value | awk '{ printf "%.3f", $1 }')</td>"
-t_contains "rejected edit" "$html" '(USELESS).'
+pw=$(jq -r '.statistics.operating[] | select(.kind == "gain" and .p_base == 0.3) | .accept * 100 | round' $D/round-2/decision.json)
+t_contains "its power" "$html" "0.3→0.8: $pw%"
+t_contains "its why" "$html" '<tr class="why"><td></td><td colspan="8" class="small muted">3/3 vs baseline 2/6: barnard p = 0.04952'
+t_contains "rejected edit, escaped" "$html" "(USELESS &lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;q&#39;)."
 t_contains "deliverable" "$html" 'the skill of deep-2.'
 t_contains "extension trials not run" "$html" '3 not needed by the rule'
+t_contains "a lone repeated target's log" "$html" '<a href="logs/deep-1-look.001.log">log</a>'
 t_contains "selection trials" "$html" 'selection: deep-2/test-001'
 t_check "no script element" sh -c "! grep -qi '<script' $R/report.html"
+t_contains "index marks the optimistic final" "$(cat results/compile-pipeline/index.html)" '3 selection reused</span>'
 t_end
 
 t_begin "each skill is shown against the one it was made from"
@@ -102,9 +109,52 @@ t_eq "pass-rate bars = summary rows" "$got" "True raw static fast deep-1 deep-2 
 t_eq "final counted" "$(jq -r '.groups[] | select(.stage == "final") | "\(.passed)/\(.trials) \(.selection_trials_reused)"' $R/summary.json)" "3/3 3"
 t_end
 
-t_begin "the compiler's calls are priced; a second make report rewrites nothing"
-t_eq "deep calls known" "$(jq '[.groups[] | select(.stage | startswith("deep")) | .stage_cost_unknown_items // 0] | add' $R/summary.json)" 0
+t_begin "the compiler's calls are priced: each stage's cost is its usage records plus its trials"
+got=$(python3 - $R <<'EOF'
+import glob, json, os, sys
+run = sys.argv[1]
+groups = {g['stage']: g for g in json.load(open(run + '/summary.json'))['groups']}
+out = []
+for stage, families in (('fast', ('fast-map', 'fast-reduce')), ('deep-1', ('deep-1-score', 'deep-1-edit')),
+                        ('deep-2', ('deep-2-score', 'deep-2-edit'))):
+    llm = 0.0
+    for f in glob.glob(run + '/status/*.usage.jsonl'):
+        if os.path.basename(f).split('.')[0] in families:
+            for line in open(f):
+                r = json.loads(line)
+                # the route's prices: $1 in, $2 out per million tokens; a cache hit pays nothing
+                want = 0 if r['cache'] == 'hit' else (r['tokens_in'] + 2 * r['tokens_out']) / 1e6
+                assert abs(r['cost_usd'] - want) < 1e-9, (f, r)
+                llm += want
+    trials = [json.load(open(t)) for t in glob.glob(run + '/traces/*/%s/test-*/trial.json' % stage)]
+    paid = sum(t['cost_usd'] for t in trials if not t['reused'])
+    g = groups[stage]
+    out.append('%s %s %s' % (stage, abs(g['llm_cost_usd'] - llm) < 2e-6 and llm > 0,
+                             abs(g['stage_cost_usd'] - llm - paid) < 2e-6 and g['stage_cost_unknown_items'] == 0))
+print(' '.join(out))
+EOF
+)
+t_eq "llm and stage cost" "$got" "fast True True deep-1 True True deep-2 True True"
+t_end
+
+t_begin "a second make report rewrites nothing"
 out=$($SK report 2>&1)
 t_eq "exit" $? 0
 t_contains "nothing rewritten" "$out" "0 files rewritten"
 t_end
+
+if [ -z "$CHROMIUM" ]; then
+	t_skip "the whole pipeline's page in a real browser" "no chromium on PATH (apt-get install chromium)"
+else
+	t_begin "the whole pipeline's page in a real browser: no console message, not blank, prints"
+	browse "file://$W/$R/report.html" page
+	t_eq "console" "$(console page)" ""
+	t_contains "deep section rendered" "$(cat page.dom)" 'Deep: the rounds and their decisions'
+	got=$(not_blank page.png 2>&1)
+	t_eq "not blank ($got)" $? 0
+	print_pdf "file://$W/$R/report.html" page.pdf
+	t_check "prints" test "$(head -c 5 page.pdf)" = "%PDF-"
+	t_check "on several pages" test "$(pdf_pages page.pdf)" -ge 3
+	[ -n "${REPORT_SHOTS:-}" ] && mkdir -p "$REPORT_SHOTS" && cp page.png page.pdf "$REPORT_SHOTS/"
+	t_end
+fi

@@ -238,6 +238,9 @@ static void matrix(struct index_page *p)
 		page_stage_name(b, g->stage);
 		buf_adds(b, " ");
 		page_rate_ci(b, g);
+		if (g->selection) /* the winner's curse: say so where the number is read */
+			buf_printf(b, "<br><span class=\"neg small\" title=\"the accepted round's own trials: optimistic\">"
+				      "%ld selection reused</span>", g->selection);
 		buf_adds(b, "</td><td class=\"n\">");
 		if (g != c->raw)
 			page_delta(b, g, c->raw);

@@ -419,8 +419,15 @@ void page_pipeline_table(struct buf *b, const cJSON *manifest, const char *run, 
 		buf_adds(b, "<td class=\"msg\">");
 		html_str_cut(b, r->error, 300);
 		buf_adds(b, "</td><td class=\"links\">");
+		/* a repeated stage's first target's log (deep-1-look.001 even when it is the only one) */
 		char *log = xasprintf("logs/%s%s.log", r->name, r->n > 1 ? ".001" : "");
 		char *abs = path_join(run, log);
+		if (!fs_exists(abs) && r->n == 1) {
+			free(log);
+			free(abs);
+			log = xasprintf("logs/%s.001.log", r->name);
+			abs = path_join(run, log);
+		}
 		if (fs_exists(abs)) {
 			buf_adds(b, "<a href=\"");
 			html_href(b, log);

@@ -241,6 +241,24 @@ static const char *arm_source(const cJSON *d, const char *arm, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* The rule's power at these trial counts: its chance of accepting each real
+ * gain of "operating" (report/decide.h's enumeration), "p→q N%" a line. */
+static void power(struct buf *b, const cJSON *operating)
+{
+	bool any = false;
+	for (const cJSON *o = cJSON_IsArray(operating) ? operating->child : NULL; o; o = o->next) {
+		const char *kind = json_str(o, "kind");
+		double a = json_num(o, "accept", NAN);
+		if (!kind || strcmp(kind, "gain") || isnan(a))
+			continue;
+		buf_printf(b, "%s<span class=\"nw\">%.1f→%.1f: %.0f%%</span>", any ? "<br>" : "", json_num(o, "p_base", NAN),
+			   json_num(o, "p_cand", NAN), a * 100);
+		any = true;
+	}
+	if (!any)
+		buf_adds(b, "–");
+}
+
 /* K of "round-K"; -1 when the name is not a round. */
 static int round_number(const char *name)
 {
@@ -267,9 +285,9 @@ static void deep_round(struct buf *b, const char *run, const char *name)
 	const char *verdict = json_str(d, "verdict");
 	int k = round_number(name);
 	if (k == 0)
-		buf_adds(b, "<tr><td class=\"n\">start</td><td>");
+		buf_adds(b, "<tr class=\"has-why\"><td class=\"n\">start</td><td>");
 	else
-		buf_printf(b, "<tr><td class=\"n\">%d</td><td>", k);
+		buf_printf(b, "<tr class=\"has-why\"><td class=\"n\">%d</td><td>", k);
 	/* round 0 picks the start (static or fast); a round K edits a section */
 	const cJSON *e = json_get(d, "edit") ? json_get(d, "edit") : json_get(ed, "edit") ? json_get(ed, "edit") : ed;
 	const char *sec = json_str(e, "section");
@@ -306,10 +324,13 @@ static void deep_round(struct buf *b, const char *run, const char *name)
 	page_num(b, json_num(st, "p_value", NAN), "%.3f");
 	buf_adds(b, "</td><td class=\"n\">");
 	page_num(b, json_num(json_get(st, "false_accept"), "worst", NAN), "%.3f");
+	buf_adds(b, "</td><td class=\"n small\">");
+	power(b, json_get(st, "operating"));
 	buf_adds(b, "</td><td class=\"small\">");
 	runtime(b, json_get(d, "runtime"));
-	buf_adds(b, "</td><td class=\"msg\">");
-	html_str_cut(b, json_str(d, "why"), 240);
+	/* the why is a sentence: its own line under the numbers, the table's width */
+	buf_adds(b, "</td></tr>\n<tr class=\"why\"><td></td><td colspan=\"8\" class=\"small muted\">");
+	html_str_cut(b, json_str(d, "why"), 400);
 	buf_adds(b, "</td></tr>\n");
 	cJSON_Delete(d);
 	cJSON_Delete(ed);
@@ -336,8 +357,8 @@ static void deep_rounds(struct buf *b, const char *run)
 	if (names.n) {
 		buf_adds(b, "<div class=\"scroll\"><table>\n<tr><th class=\"n\">Round</th><th>Section edited</th>"
 			    "<th>Decision</th><th class=\"n\">Baseline</th><th class=\"n\">Candidate</th>"
-			    "<th class=\"n\">p-value</th><th class=\"n\">False-accept</th><th>Runtime (paired)</th>"
-			    "<th>Why</th></tr>\n");
+			    "<th class=\"n\">p-value</th><th class=\"n\">False-accept</th><th class=\"n\">Power</th>"
+			    "<th>Runtime (paired)</th></tr>\n");
 		for (size_t i = 0; i < names.n; i++)
 			deep_round(b, run, names.v[i]);
 		buf_adds(b, "</table></div>\n");
@@ -453,7 +474,9 @@ void pageopt_deep(struct buf *b, const char *run, const cJSON *manifest)
 		    "Each round edits the weakest section, runs the candidate, and accepts it only when an exact "
 		    "one-sided test on the pass counts says so at the rule's level with no runtime regression "
 		    "(docs/statistics.md). False-accept: the rule's worst chance of accepting a useless edit at these "
-		    "trial counts, by enumeration. Runtime: median paired ratios candidate / baseline.</p>\n");
+		    "trial counts, by enumeration; power: its chance of accepting a real gain of that size (pass rate "
+		    "p→q), so a rejection with low power says little. Runtime: median paired ratios candidate / "
+		    "baseline.</p>\n");
 	deep_rounds(b, run);
 	rejected(b, run);
 	final_skill(b, run, manifest);
