@@ -8,6 +8,7 @@
 #include <stdnoreturn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -354,6 +355,13 @@ int watchdog_main(const char *id, double deadline)
 		}
 		break; /* EOF without done: the runner died */
 	}
+	/* a loaded daemon may refuse once (a kill it did not see end, a removal
+	 * in progress): ask again for a while before giving up */
 	struct err e;
-	return container_remove(id, &e) < 0 ? 1 : 0;
+	for (int tries = 0; tries < 12; tries++) {
+		if (container_remove(id, &e) == 0)
+			return 0;
+		nanosleep(&(struct timespec){ 5, 0 }, NULL);
+	}
+	return 1;
 }
