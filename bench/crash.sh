@@ -69,10 +69,13 @@ run_dir() { echo "$W/$1/results/$TASK--opencode--vllm_qwen-27b"; }
 requests() { grep -c '"endpoint":"chat"' llm/requests.jsonl 2>/dev/null || echo 0; }
 # complete entries of the LLM cache and the trial store
 llm_entries() { find "$W/$1/cache" -path '*/llm/*' -type f -name '*.json' ! -name '.*' 2>/dev/null | wc -l; }
-store_entries() { find "$W/$1/cache/trials" -mindepth 2 -maxdepth 2 -name '*.sum' ! -name '.*' 2>/dev/null | wc -l; }
+store_entries() { find "$W/$1/cache/trials" -mindepth 3 -maxdepth 3 -name trial.json ! -path '*/.*' 2>/dev/null | wc -l; }
 bench_starts() { grep -c '^start ' "$FAKE_BENCH_LOG" 2>/dev/null || echo 0; }
-# distinct trial keys of the run's indexes
-keys() { cat "$(run_dir "$1")"/traces/*/*/index.json 2>/dev/null | jq -r '.trials[].key' | sort -u | wc -l; }
+# distinct trial keys of the run's complete trials (every stage's)
+keys() {
+	find "$(run_dir "$1")" -name trial.json -path '*/test-*' ! -path '*/.incomplete/*' -exec jq -r 'select(.complete) | .key' {} + |
+		sort -u | wc -l
+}
 bench_finished() { grep -c '^end .* 0$' "$FAKE_BENCH_LOG" 2>/dev/null || echo 0; }
 
 # the final state that must not depend on a crash: hashes of the skill,

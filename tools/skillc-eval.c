@@ -163,10 +163,16 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
  * in the store again (another make, or a stage with the same skill, may
  * have run it meanwhile); a holder that failed or died leaves nothing
  * there, and then it runs here. */
-static int run_once(const struct eval_job *j, const struct strlist *env_extra, struct err *e)
+static int run_or_resume(const struct eval_job *j, const struct strlist *env_extra, const char *finished,
+			 struct err *e)
+{
+	return finished ? evaltrial_resume(j, env_extra, finished, e) : evaltrial_run(j, env_extra, e);
+}
+
+static int run_once(const struct eval_job *j, const struct strlist *env_extra, const char *finished, struct err *e)
 {
 	if (j->o->no_cache)
-		return evaltrial_run(j, env_extra, e);
+		return run_or_resume(j, env_extra, finished, e);
 	char *holder = NULL;
 	int fd = trialstore_lock(j->o->cache, j->key, false, &holder, e);
 	if (fd < 0 && holder) {
@@ -176,12 +182,14 @@ static int run_once(const struct eval_job *j, const struct strlist *env_extra, s
 		fd = trialstore_lock(j->o->cache, j->key, true, &holder, e);
 		if (fd >= 0 && evaltrial_reuse(j)) {
 			trialstore_unlock(fd);
+			if (finished) /* paid for, but the store had it first */
+				free(attempts_keep(j, finished, "not needed: the same trial was filed meanwhile"));
 			return 0;
 		}
 	}
 	if (fd < 0)
 		return -1;
-	int status = evaltrial_run(j, env_extra, e);
+	int status = run_or_resume(j, env_extra, finished, e);
 	trialstore_unlock(fd);
 	return status;
 }
@@ -216,12 +224,21 @@ int main(int argc, char **argv)
 	int status = 0;
 	if (evaltrial_up_to_date(&j)) {
 		eval_progress(&j, "up to date");
-	} else if (!evaltrial_adopt(&j, &env_extra)) {
-		attempts_sweep_leftovers(&j);
-		eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
-			      o.no_skill ? "no-skill" : j.skill_names.v[0]);
-		if (!evaltrial_reuse(&j))
-			status = check_local_harness(&o, &e) < 0 ? -1 : run_once(&j, &env_extra, &e);
+	} else {
+		/* a leftover whose runner finished (or wrote a complete result) for
+		 * this key was paid for: it is read instead of run (publish.h) */
+		char *left = attempts_sweep_leftovers(&j);
+		if (left && !evaltrial_resumable(&j, left)) {
+			free(attempts_keep(&j, left, "interrupted: left behind by a skillc-eval that was killed"));
+			free(left);
+			left = NULL;
+		}
+		if (!left)
+			eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
+				      o.no_skill ? "no-skill" : j.skill_names.v[0]);
+		if (left || !evaltrial_reuse(&j))
+			status = check_local_harness(&o, &e) < 0 ? -1 : run_once(&j, &env_extra, left, &e);
+		free(left);
 		if (status < 0)
 			die_err(&e);
 	}

@@ -48,7 +48,8 @@ static const char usage[] =
 	"or settings, 128+N interrupted by signal N.\n";
 
 /* Moves temp files left beside the stage's outputs (a crash between write
- * and rename) into .incomplete/<stage>/: kept for forensics, never reused. */
+ * and rename) into .incomplete/<stage>/: kept for forensics, never reused.
+ * A resumable temp folder (FS_TEMP_RESUMABLE) is its tool's to pick up. */
 static void sweep_leftovers(const struct run *r, const struct stage_ref *ref)
 {
 	struct strlist outs = STRLIST_INIT;
@@ -62,8 +63,13 @@ static void sweep_leftovers(const struct run *r, const struct stage_ref *ref)
 		struct strlist found = STRLIST_INIT;
 		struct dirent *de;
 		while (d && (de = readdir(d)))
-			if (!strncmp(de->d_name, prefix, strlen(prefix)))
-				strlist_push_owned(&found, path_join(dir, de->d_name));
+			if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+				char *p = path_join(dir, de->d_name);
+				if (fs_temp_resumable(p))
+					free(p);
+				else
+					strlist_push_owned(&found, p);
+			}
 		if (d)
 			closedir(d);
 		for (size_t k = 0; k < found.n; k++) {

@@ -22,12 +22,13 @@
 #define VERSION V_TRACES
 
 static const char usage[] =
-	"usage: skillc-traces STAGE_DIR\n"
+	"usage: skillc-traces STAGE_DIR [--first N]\n"
 	"       skillc-traces --parse DIR [--runner R] [--harness H] [--skill NAME]... [--require-skill]\n"
 	"                     [--rules DIR]\n"
 	"\n"
 	"STAGE_DIR (traces/<task>/<stage>): writes STAGE_DIR/index.json listing every\n"
-	"complete trial (test-NNN/trial.json), rewritten only when it changed.\n"
+	"complete trial (test-NNN/trial.json), rewritten only when it changed; with\n"
+	"--first N only test-001 to test-N (the stage's own, when more are there).\n"
 	"\n"
 	"--parse DIR reads what a runner wrote (BenchFlow jobs dir, job dir or rollout\n"
 	"dir; Harbor jobs dir, job dir or trial dir) and prints the normalized trial\n"
@@ -42,7 +43,17 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int index_stage(const char *stage_dir, struct err *e)
+/* True for "test-NNN" with NNN from 1 to first (first 0: any NNN). */
+static bool wanted_trial(const char *name, long first)
+{
+	if (strncmp(name, "test-", 5) || !name_is_safe(name))
+		return false;
+	char *end;
+	long n = strtol(name + 5, &end, 10);
+	return !first || (!*end && n >= 1 && n <= first);
+}
+
+static int index_stage(const char *stage_dir, long first, struct err *e)
 {
 	DIR *d = opendir(stage_dir);
 	if (!d)
@@ -50,7 +61,7 @@ static int index_stage(const char *stage_dir, struct err *e)
 	struct strlist names = STRLIST_INIT;
 	struct dirent *de;
 	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "test-", 5) && name_is_safe(de->d_name))
+		if (wanted_trial(de->d_name, first))
 			strlist_push(&names, de->d_name);
 	closedir(d);
 	qsort(names.v, names.n, sizeof *names.v, cmp_str);
@@ -106,6 +117,7 @@ static int index_stage(const char *stage_dir, struct err *e)
 struct traces_opts {
 	const char *parse, *harness, *rules, *runner, *stage_dir;
 	bool require;
+	long first; /* index test-001..test-<first> only; 0: every one */
 	struct strlist skills;
 };
 
@@ -114,6 +126,10 @@ static void parse_args(int argc, char **argv, struct traces_opts *o)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--parse"))
 			o->parse = std_option_value(argc, argv, &i);
+		else if (!strcmp(argv[i], "--first")) {
+			const char *opt = argv[i];
+			o->first = std_option_long(opt, std_option_value(argc, argv, &i), 1, 100000);
+		}
 		else if (!strcmp(argv[i], "--harness"))
 			o->harness = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--rules"))
@@ -179,7 +195,7 @@ int main(int argc, char **argv)
 	struct err e = { 0, "" };
 	if (o.parse)
 		rc = parse_trial(&o);
-	else if (index_stage(o.stage_dir, &e) < 0)
+	else if (index_stage(o.stage_dir, o.first, &e) < 0)
 		die_err(&e);
 	strlist_free(&o.skills);
 	return rc;

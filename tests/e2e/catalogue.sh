@@ -28,7 +28,43 @@ RUN="task=csv-column-sum RUNNER=benchflow MODEL=vllm/qwen-27b REPEAT=1 ENV_FILE=
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 SKILL=tasks/csv-column-sum/environment/skills/csv-sum
 B=$W/bad
-export SK RUN R B SKILL
+export SK RUN R B SKILL T_ROOT
+# the model's answers, chosen by a word of the prompt
+t_fakellm "$T_TMP/llm" '{"rules": [
+ {"match": "ANSWER-PROSE", "text": "I would say yes, mostly."},
+ {"match": "ANSWER-NOKEY", "json": {"b": 1}},
+ {"match": "ANSWER-500", "status": 500},
+ {"match": "ANSWER-401", "status": 401},
+ {"match": "ANSWER-MALFORMED", "malformed": true},
+ {"match": "ANSWER-TRUNCATED", "truncate": true},
+ {"match": "You plan edits to an Agent Skill", "text": "Here is my plan: make it shorter."}],
+ "chat": [{"text": "ok"}]}'
+printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 5, "connect_timeout": 2,
+ "retry": {"attempts": 2, "base_delay": 0.01, "max_delay": 0.02}}}}\n' "$FAKELLM_URL" >"$W/routes.json"
+LLM="skillc-llm --routes $W/routes.json --env-file $W/none.env --cache off -m fake/m"
+# a scratch run of its own for the rows that change a run's settings
+SCRATCH="task=csv-column-sum RUNNER=benchflow MODEL=vllm/scratch REPEAT=1 ENV_FILE=$W/none.env RESULTS=$W/bad/results CACHE_DIR=$W/bad/cache"
+# in-full FOLDER SIZE CMD...: CMD with a private tmpfs of SIZE over FOLDER
+# (it fills up); in-ro FOLDER CMD...: CMD with FOLDER read-only. Private
+# mounts (unshare -m): gone with the command. Rows using them need root.
+cat >fake/in-full <<'EOF'
+#!/bin/sh
+exec unshare -m sh -c 'd=$1 size=$2; shift 2; mount -t tmpfs -o size=$size tmpfs "$d" && exec "$@"' in-full "$@"
+EOF
+cat >fake/in-ro <<'EOF'
+#!/bin/sh
+exec unshare -m sh -c 'd=$1; shift; mount --bind -o ro "$d" "$d" && exec "$@"' in-ro "$@"
+EOF
+# fake-run DIR: what the stand-in bench writes for one passing trial
+cat >fake/fake-run <<EOF
+#!/bin/sh
+FAKE_BENCH_LOG= FAKE_BENCH_SCRIPT= exec sh "$T_ROOT/tests/helpers/fake-bench.sh" eval run --tasks-dir "$W/tasks/csv-column-sum" \\
+	--agent opencode --model vllm/m --skill-mode no-skill --jobs-dir "\$1" >/dev/null
+EOF
+chmod +x fake/in-full fake/in-ro fake/fake-run
+export LLM SCRATCH W
+MOUNTS=no
+[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && MOUNTS=yes
 
 # the checksum listing of the run folder (bookkeeping of a failed goal aside)
 listing() {
@@ -50,28 +86,100 @@ check: no such folder ~ 2 ~ skillc-check: .*/bad/nope: Path does not exist ~ ski
 check: a file, not a folder ~ 2 ~ Not a directory: .*/bad/f ~ : >$B/f; skillc-check $B/f
 check: no SKILL.md ~ 2 ~ Missing required file: SKILL.md ~ mkdir $B/s; skillc-check $B/s
 check: no frontmatter ~ 1 ~ SKILL.md:1:1: error: SKILL.md must start with YAML frontmatter ~ mkdir $B/s; echo '# hi' >$B/s/SKILL.md; skillc-check $B/s
-check: a UTF-8 BOM ~ 1 ~ SKILL.md:1:1: .*BOM ~ mkdir $B/s; printf '\357\273\277---\nname: s\ndescription: d\n---\n' >$B/s/SKILL.md; skillc-check $B/s
-check: a flow list in the frontmatter ~ 1 ~ SKILL.md:[0-9]+:[0-9]+: error: Invalid YAML in frontmatter ~ mkdir $B/s; printf -- '---\nname: s\ndescription: d\nallowed-tools: [a, b\n---\n' >$B/s/SKILL.md; skillc-check $B/s
+check: a UTF-8 BOM ~ 1 ~ SKILL.md:1:1: .*byte order mark \(BOM\) ~ mkdir $B/s; printf '\357\273\277---\nname: s\ndescription: d\n---\n' >$B/s/SKILL.md; skillc-check $B/s
+check: a flow list in the frontmatter ~ 1 ~ SKILL.md:4:16: error: Invalid YAML in frontmatter: flow sequences ~ mkdir $B/s; printf -- '---\nname: s\ndescription: d\nallowed-tools: [a, b\n---\n' >$B/s/SKILL.md; skillc-check $B/s
 check: a name in capitals ~ 1 ~ SKILL.md:2:7: error: Skill name 'Bad_S' must be lowercase ~ mkdir $B/Bad_S; printf -- '---\nname: Bad_S\ndescription: d\n---\n' >$B/Bad_S/SKILL.md; skillc-check $B/Bad_S
-check: no description ~ 1 ~ SKILL.md:.*description ~ mkdir $B/s; printf -- '---\nname: s\n---\n' >$B/s/SKILL.md; skillc-check $B/s
-check: frontmatter never closed ~ 1 ~ SKILL.md:.*(closed|end|---) ~ mkdir $B/s; printf -- '---\nname: s\ndescription: d\n' >$B/s/SKILL.md; skillc-check $B/s
-check: Latin-1 bytes ~ 2 ~ SKILL.md.*UTF-8 ~ mkdir $B/s; printf -- '---\nname: s\ndescription: caf\351\n---\n' >$B/s/SKILL.md; skillc-check $B/s
+check: no description ~ 1 ~ SKILL.md:1:1: error: Missing required field in frontmatter: description ~ mkdir $B/s; printf -- '---\nname: s\n---\n' >$B/s/SKILL.md; skillc-check $B/s
+check: frontmatter never closed ~ 1 ~ SKILL.md:1:1: error: SKILL.md frontmatter not properly closed with --- ~ mkdir $B/s; printf -- '---\nname: s\ndescription: d\n' >$B/s/SKILL.md; skillc-check $B/s
+check: Latin-1 bytes ~ 2 ~ SKILL.md:3:17: error: SKILL.md is not valid UTF-8 \(byte 0xE9\) ~ mkdir $B/s; printf -- '---\nname: s\ndescription: caf\351\n---\n' >$B/s/SKILL.md; skillc-check $B/s
+check: a colon in the description ~ 1 ~ SKILL.md:3:.*quote the value ~ mkdir $B/s; printf -- '---\nname: s\ndescription: Use when: always\n---\n' >$B/s/SKILL.md; skillc-check $B/s
+check: a name that differs from the folder ~ 1 ~ SKILL.md:2:7: error: .*(folder|directory) ~ mkdir $B/s; printf -- '---\nname: other\ndescription: d\n---\n\nBody.\n' >$B/s/SKILL.md; skillc-check $B/s
 ROWS
 	# --- settings (checked in C by the one table, before anything runs)
 	cat <<'ROWS'
-setting: REPEAT=abc ~ 2 ~ REPEAT ~ $SK $RUN REPEAT=abc raw-eval
-setting: REPEAT=0 ~ 2 ~ REPEAT ~ $SK $RUN REPEAT=0 raw-eval
-setting: WATCH_TIMEOUT=abc ~ 2 ~ WATCH_TIMEOUT ~ $SK $RUN WATCH_TIMEOUT=abc watch
-setting: LLM_CACHE=sometimes ~ 2 ~ LLM_CACHE ~ $SK $RUN LLM_CACHE=sometimes static
-setting: a MODEL with make syntax ~ 2 ~ bad MODEL ~ $SK $RUN 'MODEL=a/$(shell touch pwned)' static
-setting: RUNNER=nosuch ~ 2 ~ RUNNER ~ $SK $RUN RUNNER=nosuch raw-eval
-setting: STATIC_MODE=magic ~ 2 ~ STATIC_MODE ~ $SK $RUN STATIC_MODE=magic static
-setting: MAX_FILE_MB=-1 ~ 2 ~ MAX_FILE_MB ~ $SK $RUN MAX_FILE_MB=-1 ingest
+setting: REPEAT=abc ~ 2 ~ skillc: bad REPEAT 'abc': a whole number from 1 to 1000 ~ $SK $RUN REPEAT=abc raw-eval
+setting: REPEAT=0 ~ 2 ~ skillc: bad REPEAT '0': a whole number from 1 to 1000 ~ $SK $RUN REPEAT=0 raw-eval
+setting: WATCH_TIMEOUT=abc ~ 2 ~ skillc: bad WATCH_TIMEOUT 'abc' ~ $SK $RUN WATCH_TIMEOUT=abc watch
+setting: LLM_CACHE=sometimes ~ 2 ~ skillc: bad LLM_CACHE 'sometimes': one of use refresh off only ~ $SK $RUN LLM_CACHE=sometimes static
+setting: a MODEL with make syntax ~ 2 ~ skillc: bad MODEL 'a/\$\(shell touch pwned\)': write provider/model-id ~ $SK $RUN 'MODEL=a/$(shell touch pwned)' static; rc=$?; test ! -e pwned || exit 9; exit $rc
+setting: RUNNER=nosuch ~ 2 ~ skillc: bad RUNNER 'nosuch': one of benchflow harbor local ~ $SK $RUN RUNNER=nosuch raw-eval
+setting: STATIC_MODE=magic ~ 2 ~ skillc: bad STATIC_MODE 'magic': one of deterministic hybrid ~ $SK $RUN STATIC_MODE=magic static
+setting: MAX_FILE_MB=-1 ~ 2 ~ skillc: bad MAX_FILE_MB '-1': a whole number from 1 to 4096 ~ $SK $RUN MAX_FILE_MB=-1 ingest
+setting: STATIC_MODE=hybrid without EXTERNAL_MODEL ~ 2 ~ EXTERNAL_MODEL ~ $SK $SCRATCH STATIC_MODE=hybrid static
+setting: CLEAN-STAGE of no stage ~ 2 ~ (no stage|unknown stage|STAGE) ~ $SK $RUN clean-stage STAGE=nosuch
 ROWS
 	# --- tasks
 	cat <<'ROWS'
-task: no such task ~ 2 ~ task 'nosuch' not found ~ $SK task=nosuch RUNNER=benchflow MODEL=vllm/qwen-27b static
-task: a name with a space ~ 2 ~ bad task name 'a b' ~ skillc-ingest --task "$B/a b" --out $B/o --hash $B/h
+task: no such task ~ 2 ~ skillc: task 'nosuch' not found: no folder tasks/nosuch ~ $SK task=nosuch RUNNER=benchflow MODEL=vllm/qwen-27b static
+task: a name with a space ~ 2 ~ skillc-ingest: bad task name 'a b' ~ skillc-ingest --task "$B/a b" --out $B/o --hash $B/h
+task: no skill in it ~ 2 ~ skillc-ingest: no skill: no folder in '.*/bad/t/environment/skills' holds a SKILL.md ~ cp -R tasks/csv-column-sum $B/t; rm -rf $B/t/environment/skills/*; skillc-ingest --task $B/t --out $B/o --hash $B/h
+task: two skills ~ 2 ~ skillc-ingest: 2 skills in '.*/bad/t/environment/skills' \(csv-sum, other\); skillc compiles one skill per task ~ cp -R tasks/csv-column-sum $B/t; cp -R $B/t/environment/skills/csv-sum $B/t/environment/skills/other; skillc-ingest --task $B/t --out $B/o --hash $B/h
+task: a file over MAX_FILE_MB ~ 2 ~ skillc-ingest: '.*/big.bin' is 1.9 MB, over the 1 MB cap \(MAX_FILE_MB\) ~ cp -R tasks/csv-column-sum $B/t; head -c 2000000 /dev/zero >$B/t/environment/skills/csv-sum/big.bin; skillc-ingest --task $B/t --out $B/o --hash $B/h --max-file-mb 1
+task: a symlink out of the skill ~ 2 ~ skillc-ingest: symlink '.*/csv-sum/pw' points outside the skill folder ~ cp -R tasks/csv-column-sum $B/t; ln -s /etc/passwd $B/t/environment/skills/csv-sum/pw; skillc-ingest --task $B/t --out $B/o --hash $B/h
+task: a fifo in the skill ~ 2 ~ skillc-ingest: '.*/csv-sum/p' is not a regular file, folder or symlink ~ cp -R tasks/csv-column-sum $B/t; mkfifo $B/t/environment/skills/csv-sum/p; skillc-ingest --task $B/t --out $B/o --hash $B/h
+task: task.toml that does not parse ~ 2 ~ skillc-local: .*/bad/t/task.toml:1: expected '\]' to close the header ~ cp -R tasks/csv-column-sum $B/t; printf '[agent\ntimeout = \n' >$B/t/task.toml; skillc-local eval run --tasks-dir $B/t --agent opencode --model vllm/m --sandbox local --skill-mode no-skill --jobs-dir $B/j
+task: no tests/test.sh ~ 2 ~ skillc-eval: task folder '.*/bad/t' has no tests/test.sh ~ cp -R tasks/csv-column-sum $B/t; rm $B/t/tests/test.sh; skillc-eval --task $B/t --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/test-001
+task: an unknown harness ~ 2 ~ (harness|nosuch) ~ skillc-eval --task tasks/csv-column-sum --skill $SKILL --harness nosuch --model vllm/m --runner benchflow --out $B/test-001
+task: --out not test-NNN ~ 2 ~ skillc-eval: --out '.*/bad/trial' is not named test-NNN ~ skillc-eval --task tasks/csv-column-sum --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/trial
+ROWS
+	# --- routes and .env (skillc-llm --show-route: nothing is sent)
+	cat <<'ROWS'
+routes: no such file ~ 2 ~ skillc-llm: routes '.*/bad/nope.json' cannot be read \(set ROUTES ~ skillc-llm --routes $B/nope.json --env-file $B/none.env --show-route -m vllm/m
+routes: not JSON ~ 2 ~ skillc-llm: routes '.*/bad/r.json' is not valid JSON \(near line 2\) ~ echo '{"providers": ' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m vllm/m
+routes: two JSON values ~ 2 ~ skillc-llm: routes '.*/bad/r.json' .*(more after its JSON value|not valid JSON) ~ echo '{"providers": {}} {"providers": {}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m vllm/m
+routes: a provider without base_url ~ 2 ~ skillc-llm: routes '.*/bad/r.json': provider 'p': 'base_url' must be ~ echo '{"providers": {"p": {"key_env": null}}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m p/m
+routes: base_url not http ~ 2 ~ skillc-llm: routes '.*/bad/r.json': provider 'p': 'base_url' must be an http:// or https:// URL ~ echo '{"providers": {"p": {"base_url": "ftp://x", "key_env": null}}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m p/m
+routes: timeout a string ~ 2 ~ skillc-llm: routes '.*/bad/r.json': provider 'p': 'timeout' must be a number ~ echo '{"providers": {"p": {"base_url": "http://127.0.0.1:9/v1", "key_env": null, "timeout": "ten"}}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m p/m
+routes: unknown provider ~ 2 ~ unknown provider 'nosuch' in model 'nosuch/m': add it to routes ~ skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/none.env --show-route -m nosuch/m
+routes: a model without a provider ~ 2 ~ (provider/model|provider) ~ skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/none.env --show-route -m justamodel
+env: a line without = ~ 2 ~ skillc-llm: '.*/bad/e.env' line 1: expected NAME=VALUE ~ printf 'JUST_A_WORD\n' >$B/e.env; skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/e.env --show-route -m vllm/m
+env: a bad name ~ 2 ~ skillc-llm: '.*/bad/e.env' line 1: bad variable name \(use letters, digits and '_'\) ~ printf '1BAD=x\n' >$B/e.env; skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/e.env --show-route -m vllm/m
+env: an unclosed quote ~ 2 ~ skillc-llm: '.*/bad/e.env' line 1: unterminated quote in the value of K ~ printf 'K="abc\n' >$B/e.env; skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/e.env --show-route -m vllm/m
+env: over 1 MiB ~ 2 ~ skillc-llm: ENV_FILE '.*/bad/e.env' is over 1 MiB: an env file holds a few NAME=VALUE lines ~ head -c 1100000 /dev/zero | tr '\0' a >$B/e.env; skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/e.env --show-route -m vllm/m
+env: a folder ~ 2 ~ skillc-llm: ENV_FILE: cannot read '.*/bad/e.env': Is a directory ~ mkdir $B/e.env; skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/e.env --show-route -m vllm/m
+env: a bad line, through make ~ 2 ~ skillc-eval: '.*/bad/e.env' line 1: expected NAME=VALUE ~ printf 'JUST_A_WORD\n' >$B/e.env; $SK $SCRATCH ENV_FILE=$B/e.env raw-eval
+ROWS
+	# --- profiles
+	cat <<'ROWS'
+profile: not JSON ~ 2 ~ skillc-profile: '.*/bad/p.json' is not valid JSON \(truncated, or still being written\) ~ echo '{' >$B/p.json; skillc-profile --check $B/p.json
+profile: an unknown field ~ 2 ~ skillc-profile: .*/bad/p.json: unknown field "name" \(see docs/static.md#model-profiles\) ~ echo '{"name": "p"}' >$B/p.json; skillc-profile --check $B/p.json
+profile: a match that is not a regex ~ 2 ~ skillc-profile: .*/bad/p.json: bad "match" pattern at offset 1: missing closing parenthesis ~ echo '{"profile": "p", "match": "(", "about": "x"}' >$B/p.json; skillc-profile --check $B/p.json
+profile: a bad body_budget ~ 2 ~ skillc-profile: .*/bad/p.json: "body_budget" must be \{"tokens": N, "lines": N\} ~ echo '{"profile": "p", "match": "x", "about": "x", "context_window": 1000, "body_budget": 5}' >$B/p.json; skillc-profile --check $B/p.json
+profile: a user profile that is an array ~ 2 ~ skillc-profile: .*/bad/pr/a.json: a profile must be a JSON object ~ mkdir $B/pr; echo '[]' >$B/pr/a.json; skillc-profile --model vllm/m --user-profiles $B/pr
+profile: PROFILES_DIR broken, through make ~ 2 ~ skillc-profile: '.*/bad/pr/a.json' is not valid JSON ~ mkdir $B/pr; echo '{' >$B/pr/a.json; $SK $SCRATCH PROFILES_DIR=$B/pr profile
+ROWS
+	# --- runner outputs (skillc-traces --parse reads what the runner wrote)
+	cat <<'ROWS'
+runner: result.json not JSON ~ 2 ~ skillc-traces: '.*/result.json' is not valid JSON \(truncated, or still being written\) ~ fake-run $B/raw; for f in $B/raw/*/*/result.json; do echo '{"rew' >$f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: result.json an array ~ 2 ~ skillc-traces: '.*/result.json' holds a JSON array, not the object a runner writes ~ fake-run $B/raw; for f in $B/raw/*/*/result.json; do echo '[1, 2]' >$f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: a reward of Infinity ~ 2 ~ skillc-traces: '.*/result.json' line [0-9]+: Infinity is not a JSON number \(Python's json writes it ~ fake-run $B/raw; for f in $B/raw/*/*/result.json; do sed -i 's/"reward": *[0-9.]*/"reward": Infinity/' $f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: wrong types in result.json ~ 1 ~ result.json: 'rewards' is a string, not an object: the runner wrote a result this reader does not know ~ fake-run $B/raw; for f in $B/raw/*/*/result.json; do echo '{"rewards": "one", "error": 5}' >$f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: no result.json ~ 2 ~ skillc-traces: '.*/bad/raw' holds no trial: no result.json of a BenchFlow rollout or Harbor trial ~ fake-run $B/raw; rm $B/raw/*/*/result.json; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: an ACP line that is not JSON ~ 1 ~ acp_trajectory.jsonl line 2 is not JSON \(truncated trajectory\) ~ fake-run $B/raw; for f in $B/raw/*/*/trajectory/acp_trajectory.jsonl; do sed -i '1a {"type": oops' $f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: bytes after the value in result.json ~ 2 ~ skillc-traces: '.*/result.json' holds more after its JSON value \(from line [0-9]+\): two writers, or bytes appended ~ fake-run $B/raw; for f in $B/raw/*/*/result.json; do echo '{"stray": 1}' >>$f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: two values on one ACP line ~ 1 ~ acp_trajectory.jsonl line 1 is not JSON ~ fake-run $B/raw; for f in $B/raw/*/*/trajectory/acp_trajectory.jsonl; do sed -i '1s/$/{"type": "x"}/' $f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: an empty folder ~ 2 ~ skillc-traces: '.*/bad/raw' holds no trial ~ mkdir $B/raw; skillc-traces --parse $B/raw --runner benchflow --harness opencode
+runner: the stand-in crashes, through make ~ 2 ~ skillc-eval: \[1/1\] csv-column-sum raw test-001: the runner exited 1 and wrote no raw/ output: Traceback ~ echo crash >$B/script; FAKE_BENCH_SCRIPT=$B/script $SK $SCRATCH raw-eval
+runner: truncated result.json, through make ~ 2 ~ skillc-eval: \[1/1\] csv-column-sum raw test-001: 'raw/.*/result.json' is not valid JSON \(truncated, or still being written\) ~ echo truncated >$B/script; FAKE_BENCH_SCRIPT=$B/script $SK $SCRATCH raw-eval
+runner: not installed ~ 2 ~ RUNNER=harbor needs the `harbor` command, which is not on PATH ~ $SK $SCRATCH RUNNER=harbor raw-eval
+ROWS
+	# --- model answers (the loopback model server; skillc-llm, the hybrid compile)
+	cat <<'ROWS'
+answer: prose where JSON is wanted ~ 1 ~ skillc-llm: model 'fake/m' gave no usable JSON object after 2 repairs: it holds no JSON object ~ $LLM --json ANSWER-PROSE
+answer: JSON without the required key ~ 1 ~ skillc-llm: model 'fake/m' gave no usable JSON object after 2 repairs: the object lacks the key "a" ~ $LLM --json --require a ANSWER-NOKEY
+answer: HTTP 500 every time ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts ~ $LLM ANSWER-500
+answer: HTTP 401 ~ 2 ~ skillc-llm: provider 'fake' wants a key \(HTTP 401\) but its route has no key_env: add one to routes '.*/routes.json' ~ $LLM ANSWER-401
+answer: a body that is not JSON ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: the answer is not JSON \(malformed or cut short\) ~ $LLM ANSWER-MALFORMED
+answer: cut short ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: .*transfer closed with [0-9]+ bytes remaining ~ $LLM ANSWER-TRUNCATED
+answer: a plan that is prose, through make ~ 2 ~ skillc-static: model 'fake/planner' gave no usable JSON object after 2 repairs: it holds no JSON object ~ $SK $SCRATCH STATIC_MODE=hybrid EXTERNAL_MODEL=fake/planner ROUTES=$W/routes.json static
+ROWS
+	# --- a full disk and a read-only folder (private mounts; root only)
+	cat <<'ROWS'
+mount: ingest to a full disk ~ 1 ~ skillc-ingest: .*No space left on device ~ mkdir $B/fs; cp -R tasks/csv-column-sum $B/t; head -c 300000 /dev/urandom >$B/t/environment/skills/csv-sum/big.bin; in-full $B/fs 64k skillc-ingest --task $B/t --out $B/fs/skill --hash $B/fs/skill.hash
+mount: static to a full disk ~ 1 ~ skillc-static: cannot write '.*/bad/fs/.*': No space left on device ~ mkdir $B/fs; in-full $B/fs 4k skillc-static --skill $R/inputs/skill --profile $R/artifacts/static/profile.json --out $B/fs/S --hash $B/fs/h
+mount: summary into a read-only run ~ 2 ~ skillc-summary: cannot create '.*/csv-column-sum--opencode--vllm_qwen-27b/.summary.json.tmp.*': Read-only file system ~ in-ro $R $SK $RUN summary
+mount: a new trial in a read-only run ~ 2 ~ skillc: cannot open '.*/csv-column-sum--opencode--vllm_qwen-27b/.lock': Read-only file system ~ in-ro $R $SK $RUN REPEAT=2 raw-eval
+mount: a read-only CACHE_DIR ~ 1 ~ skillc-llm: cannot create directory '.*/bad/cache/llm': Read-only file system ~ mkdir -p $B/cache; in-ro $B/cache $LLM --cache-dir $B/cache --cache use hello
 ROWS
 }
 
@@ -80,6 +188,7 @@ rows | while IFS='~' read -r name code pat cmd; do
 	name=$(echo "$name" | sed 's/ *$//') code=$(echo $code) pat=$(echo "$pat" | sed 's/^ *//; s/ *$//')
 	[ -n "$name" ] || continue
 	rm -rf "$B" && mkdir -p "$B"
+	case $name in mount:*) [ $MOUNTS = yes ] || { t_skip "$name" "needs root and unshare -m"; continue; } ;; esac
 	t_begin "$name"
 	out=$(sh -c "$cmd" 2>&1)
 	rc=$?

@@ -67,3 +67,20 @@ t_contains "says so" "$out" "rules.mk is not what skillc-rules wrote (corrupt?):
 case $out in *"missing separator"*) t_fail "make read the garbage: $out" ;; esac
 t_eq "written again" "$(head -c 10 $R/rules.mk)" "# rules.mk"
 t_end
+
+t_begin "temp files of the run's bookkeeping whose writer is gone are removed, a live writer's are not"
+# a kill before any stage began (no .inflight marker) leaves these behind
+sh -c 'exit 0' & dead=$!
+wait $dead
+for f in inputs/.config.hash.tmp.$dead.0 "inputs/..task.src.cache.tmp.$dead.3" status/.ingest.json.tmp.$dead.1 \
+	inputs/.config.hash.tmp.$$.0; do
+	echo partial >"$R/$f"
+done
+out=$($SK raw-eval 2>&1); rc=$?
+t_eq "exit" $rc 0
+t_check "the config temp is gone" test ! -e $R/inputs/.config.hash.tmp.$dead.0
+t_check "the source cache temp is gone" test ! -e "$R/inputs/..task.src.cache.tmp.$dead.3"
+t_check "the status temp is gone" test ! -e $R/status/.ingest.json.tmp.$dead.1
+t_check "a live writer's temp stays" test -e $R/inputs/.config.hash.tmp.$$.0
+rm -f $R/inputs/.config.hash.tmp.$$.0
+t_end

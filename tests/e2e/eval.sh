@@ -12,7 +12,8 @@ T=$R/traces/csv-column-sum/raw
 
 # the outcome script; a kill can leave the stand-in's line lock behind
 script() { rm -rf script.n script.lock; printf '%s\n' "$@" >script; }
-starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }
+# bench runs so far (0 before the first: one number, never grep's 0 and a second)
+starts() { cat bench.log 2>/dev/null | grep -c '^start '; }
 # the most bench processes alive at once, from the start/end lines
 overlap() {
 	awk '$1 == "start" { print $2, 1 } $1 == "end" { print $2, -1 }' bench.log | sort -n |
@@ -124,10 +125,12 @@ K=killed/csv-column-sum--opencode--vllm_qwen-27b
 setsid $SK -j3 task=csv-column-sum raw-eval REPEAT=6 RUNNER=benchflow MODEL=$M RESULTS=killed CACHE_DIR=cache2 \
 	>make.out 2>&1 &
 sid=$!
-i=0
-while [ $i -lt 600 ] && [ "$(starts)" -lt 6 ]; do sleep 0.05; i=$((i + 1)); done
-# the three hanging trials are at work: each has written its rollout's config.json
-hanging() { [ "$(find $K/traces/csv-column-sum/raw -path '*/.test-*' -name config.json | wc -l)" -eq 3 ]; }
+# the three hanging trials are at work: all six started, the first three
+# published, and each of the others has written its rollout's config.json
+hanging() {
+	[ "$(starts)" -eq 6 ] && [ "$(complete_trials $K/traces/csv-column-sum/raw)" -eq 3 ] &&
+		[ "$(find $K/traces/csv-column-sum/raw -path '*/.test-*' -name config.json | wc -l)" -eq 3 ]
+}
 t_poll 60 hanging || t_fail "the three hanging trials never got to work"
 # SIGTERM to the whole session, as a killed terminal would send (a background
 # job of sh ignores SIGINT, so Ctrl-C cannot be played here)
@@ -189,7 +192,7 @@ t_eq "exit" $? 1
 t_contains "reason" "$out" "'raw/"
 t_contains "reason" "$out" "result.json' is not valid JSON (truncated, or still being written)"
 t_check "kept" test -f x/.incomplete/raw/test-001.*/reason.txt
-t_check "with the runner's exit recorded" grep -q '"exit_code": 0' x/.incomplete/raw/test-001.*/runner-exit.json
+t_check "with the runner's exit recorded" grep -q '"exit_code": 0' x/.incomplete/raw/test-001.*/.resume.json
 script crash
 out=$($E --harness opencode --out x/traces/csv-column-sum/raw/test-002 2>&1)
 t_eq "exit" $? 1
@@ -246,12 +249,12 @@ X=x/traces/csv-column-sum/raw
 script pass
 $E --harness opencode --out $X/test-008 >/dev/null 2>&1
 t_eq "first run" $? 0
-t_check "the record is not part of the trial" test ! -e $X/test-008/runner-exit.json
+t_check "the record is not part of the trial" test ! -e $X/test-008/.resume.json
 key=$("$T_ROOT/build/tests/helpers/jget" $X/test-008/trial.json key)
 dead=$(sh -c 'echo $$')
 leave() { # leave KEY: test-008 back as the temp folder of a killed skillc-eval, its runner done
 	cp -R $X/test-008 $X/.test-008.tmp.$dead && rm -r $X/test-008 $X/.test-008.tmp.$dead/trial.json
-	printf '{"key": "%s", "exit_code": 0, "seconds": 3}\n' "$1" >$X/.test-008.tmp.$dead/runner-exit.json
+	printf '{"key": "%s", "exit_code": 0, "seconds": 3}\n' "$1" >$X/.test-008.tmp.$dead/.resume.json
 }
 leave "$key"
 b=$(starts)
@@ -261,12 +264,12 @@ t_contains "says so" "$out" "its runner had finished when a skillc-eval was kill
 t_contains "then the end line" "$out" "test-008 passed reward=1"
 t_eq "not run again" "$(starts)" "$b"
 t_check "published whole" grep -q '"complete": true' $X/test-008/trial.json
-t_check "without the record" test ! -e $X/test-008/runner-exit.json
+t_check "without the record" test ! -e $X/test-008/.resume.json
 t_check "nothing left beside it" test ! -e $X/.test-008.tmp.$dead
 leave 00000000000000000000000000000000
 out=$($E --harness opencode --out $X/test-008 2>&1)
 t_eq "another key's: exit" $? 0
 t_contains "another key's: not read but taken from the store" "$out" "reused from the trial store"
-t_check "another key's: kept aside" test -f x/.incomplete/raw/test-008.*/runner-exit.json
+t_check "another key's: kept aside" test -f x/.incomplete/raw/test-008.*/.resume.json
 t_end
 

@@ -50,16 +50,17 @@ t_end
 
 t_begin "the holder killed -9: the waiter runs the trial itself"
 rm -f bench.log
-echo "pass sleep=30" >script
+# the holder's agent works until it is killed (wait=: at most 120 s), however
+# long the second make takes to get there on a busy machine
+printf 'pass sleep=0 wait=%s\n' "$W/never" >script
 $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/c-d RESULTS=k1 CACHE_DIR=$W/k >k1.out 2>&1 &
 first=$!
-i=0; while [ "$(starts)" -lt 1 ] && [ $i -lt 500 ]; do sleep 0.05; i=$((i + 1)); done
+t_poll 100 sh -c '[ "$(grep -c "^start " bench.log 2>/dev/null)" -ge 1 ]'
 echo "pass sleep=1" >script
 rm -f script.n
 $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/c-d RESULTS=k2 CACHE_DIR=$W/k >k2.out 2>&1 &
 second=$!
-i=0; while ! grep -q 'waiting: the same trial' k2.out && [ $i -lt 500 ]; do sleep 0.05; i=$((i + 1)); done
-t_check "the second waits" grep -q 'waiting: the same trial' k2.out
+t_check "the second waits" t_poll 100 grep -q 'waiting: the same trial' k2.out
 # the first make's whole session goes, as a kill -9 of a terminal would
 # the holder named by its lock (the line a waiter prints)
 holder=$(sed -n 's/^pid \([0-9]*\) on .*/\1/p' "$W"/k/trials/*/*.lock)
@@ -70,4 +71,73 @@ wait $first 2>/dev/null
 t_eq "second exit" $rc 0
 t_eq "bench runs: the killed one and the waiter's own" "$(starts)" 2
 t_check "second complete" grep -q '"complete": true' k2/*/traces/*/raw/test-001/trial.json
+t_end
+
+t_begin "skillc-eval killed after its runner finished: the next make reads what the runner left, bench runs no more"
+# the agent's last message is large, so reading the run takes a moment: the
+# session is frozen as soon as the runner is recorded done (.resume.json
+# gets its exit status), and killed;
+# tried again until a freeze lands before the trial is published
+head -c 30000000 /dev/zero | tr '\0' 'a' >big.msg
+export FAKE_BENCH_MESSAGE=$W/big.msg
+echo "pass sleep=0" >script
+RK=rk/csv-column-sum--opencode--vllm_e-f
+T1=$RK/traces/csv-column-sum/raw/test-001
+caught=0 tries=0
+while [ $caught -eq 0 ] && [ $tries -lt 20 ]; do
+	tries=$((tries + 1))
+	rm -rf rk "$W/rkc" bench.log
+	setsid $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/e-f RESULTS=rk CACHE_DIR=$W/rkc >rk.out 2>&1 &
+	sid=$!
+	i=0
+	while [ $i -lt 6000 ] && ! cat $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json 2>/dev/null | grep -q exit_code; do
+		kill -0 $sid 2>/dev/null || break
+		sleep 0.005
+		i=$((i + 1))
+	done
+	pkill -STOP -s $sid 2>/dev/null
+	[ ! -e $T1/trial.json ] && cat $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json 2>/dev/null | grep -q exit_code && caught=1
+	while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
+	wait $sid 2>/dev/null
+done
+t_eq "a freeze landed between the runner's end and the publish (in $tries tries)" $caught 1
+# what the killed one may have been writing: never published
+sh -c 'exit 0' & dead=$!
+wait $dead
+for d in $RK/traces/csv-column-sum/raw/.test-001.tmp.*/; do echo partial >"$d/.trial.json.tmp.$dead.0"; done
+before=$(starts)
+out=$($SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/e-f RESULTS=rk CACHE_DIR=$W/rkc 2>&1)
+t_eq "resume exit" $? 0
+t_contains "says so" "$out" "its runner had finished when a skillc-eval was killed: the output is read, not run again"
+t_eq "bench runs: only the first" "$(starts)" "$before"
+t_eq "bench run once" "$before" 1
+t_check "complete" grep -q '"complete": true' $T1/trial.json
+t_check "filed in the store" test -n "$(find $W/rkc/trials -name '*.sum')"
+t_eq "no temp left, none published" "$(find $RK -name '.*.tmp.*' -not -path '*/.incomplete/*' | wc -l)" 0
+unset FAKE_BENCH_MESSAGE
+t_end
+
+t_begin "the runner killed with its result complete (it had not exited yet): the next make reads it, bench runs no more"
+# a bench that writes the whole result, then lingers until it is killed
+mkdir -p "$W/slow"
+cat >"$W/slow/bench" <<SH
+#!/bin/sh
+sh "$T_ROOT/tests/helpers/fake-bench.sh" "\$@"
+: >"$W/bench-done"
+sleep 60
+SH
+chmod +x "$W/slow/bench"
+rm -f bench.log "$W/bench-done" script.n
+echo "pass sleep=0" >script
+RL=rl/csv-column-sum--opencode--vllm_g-h
+setsid env PATH="$W/slow:$PATH" $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/g-h RESULTS=rl CACHE_DIR=$W/rlc >rl.out 2>&1 &
+sid=$!
+t_poll 60 test -e "$W/bench-done" || t_fail "the bench never finished writing"
+while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
+wait $sid 2>/dev/null
+out=$($SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/g-h RESULTS=rl CACHE_DIR=$W/rlc 2>&1)
+t_eq "resume exit" $? 0
+t_contains "says so" "$out" "its runner had written a complete result when a skillc-eval was killed"
+t_eq "bench runs: the first only" "$(starts)" 1
+t_check "complete" grep -q '"complete": true' $RL/traces/csv-column-sum/raw/test-001/trial.json
 t_end

@@ -76,3 +76,14 @@ script "crash"
 out=$($SK -k task=csv-column-sum raw-eval REPEAT=15 RUNNER=benchflow MODEL=$M 2>&1)
 case $out in *"make -k runs"*) t_fail "the hint under -k: $out" ;; esac
 t_end
+
+t_begin "skillc-traces --first N indexes test-001 to test-N only (static-index: the fast stage's extra trials are not the stage's)"
+cp -R $RAW "$T_TMP/first"
+skillc-traces "$T_TMP/first" --first 3
+t_eq "exit" $? 0
+t_eq "three" "$(index_trials "$T_TMP/first")" 3
+t_eq "the first three" "$(jq -r '[.trials[].dir] | join(" ")' "$T_TMP/first/index.json")" "test-001 test-002 test-003"
+out=$(skillc-traces "$T_TMP/first" --first 0 2>&1)
+t_eq "0 is refused" $? 2
+t_contains "says so" "$out" "--first"
+t_end

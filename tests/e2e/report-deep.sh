@@ -75,6 +75,11 @@ t_contains "its p-value" "$html" "<td class=\"n\">$(jget $D/round-2/decision.jso
 pw=$(jq -r '.statistics.operating[] | select(.kind == "gain" and .p_base == 0.3) | .accept * 100 | round' $D/round-2/decision.json)
 t_contains "its power" "$html" "0.3→0.8: $pw%"
 t_contains "its why" "$html" '<tr class="why"><td></td><td colspan="8" class="small muted">3/3 vs baseline 2/6: barnard p = 0.04952'
+t_contains "fast's own report" "$html" '<a href="artifacts/fast/report.md">'
+t_contains "deep's own report" "$html" '<a href="artifacts/deep/report.md">'
+# the section scores, weakest first: quick-start (2) before gotchas (3) in round 1
+t_contains "section scores" "$html" '<tr><td class="n">1</td><td><code class="nw">log-triage/quick-start#1</code></td><td class="n">2.00</td><td class="n">3</td>'
+t_check "weakest first" sh -c "sed -n '/Section scores by round/,/<\/details>/p' $R/report.html | grep -o 'log-triage/[a-z-]*#1' | head -2 | tr '\n' ' ' | grep -qx 'log-triage/quick-start#1 log-triage/gotchas#1 '"
 t_contains "rejected edit, escaped" "$html" "(USELESS &lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;q&#39;)."
 t_contains "deliverable" "$html" 'the skill of deep-2.'
 t_contains "extension trials not run" "$html" '3 not needed by the rule'

@@ -3,8 +3,10 @@
 # raw and static come from a run made by real make with the stand-in
 # bench. HAND-BUILT (written by this test in the layout the fast and deep
 # stages document, not by the stages): fast (artifacts/fast/ and its
-# trials), two deep rounds (one accepted, one rejected) and final, so the
-# report's sections for those stages are checked before they all land.
+# trials), two deep rounds (one accepted, one rejected) and final: the
+# cases the real stages (tests/e2e/report-deep.sh) do not make on demand —
+# an accepted round followed by a rejected one, a guard rollback with its
+# item, a damaged decision.json.
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work

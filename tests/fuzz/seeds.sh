@@ -8,7 +8,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$1
 rm -rf "$OUT"
-for h in skilldoc frontmatter check toml dotenv routes profile trial acp plan static; do mkdir -p "$OUT/$h"; done
+for h in skilldoc frontmatter check toml dotenv routes profile trial acp acpframe plan static fast; do mkdir -p "$OUT/$h"; done
 # seed HARNESS <data: the next numbered input (also at the end of a pipe)
 seed() { cat >"$OUT/$1/seed-$(ls "$OUT/$1" | wc -l)"; }
 sep() { printf '\n----\n'; }
@@ -23,6 +23,7 @@ for f in "$ROOT"/tasks/*/task.toml "$ROOT"/tests/fixtures/tasks/*/task.toml; do 
 printf '# keys\nOPENAI_API_KEY=sk-test-0123456789\nexport B = "q \\" \\$x" # c\nC='"'"'lit # x'"'"'\n' | seed dotenv
 printf 'A=1\r\nEMPTY=\nDUP=a\nDUP=b\n' | seed dotenv
 seed routes <"$ROOT/rules/provider_routes.json"
+printf '\007\000\100\001{"jsonrpc":"2.0","id":1,"result":{}}\r\n\n{"jsonrpc":"2.0","method":"session/update","params":{}}\nnot json\n{"cut' | seed acpframe
 for f in "$ROOT"/rules/profiles/*.json; do seed profile <"$f"; done
 
 # runner output: what the stand-in bench writes for each outcome, then a
@@ -49,6 +50,7 @@ for outcome in pass fail timeout infra retry verifier-error "pass skill=read" "p
 		cat "$d/verifier/reward.txt" 2>/dev/null || true
 	} | seed trial
 	cat "$d/trajectory/acp_trajectory.jsonl" 2>/dev/null | seed acp || true
+	{ printf '\001\017\377\003'; cat "$d/trajectory/acp_trajectory.jsonl" 2>/dev/null; } | seed acpframe || true
 done
 {
 	printf '{"task_name": "demo", "trial_name": "demo__x", "agent_info": {"name": "claude-code", "model_info": {"name": "m", "provider": "p"}},'
@@ -83,3 +85,42 @@ done
 	printf ' {"op": "move_to_reference", "section": "fence-skill/background", "when": "you need the history."}]}\n```\n'
 } | seed plan
 echo "seeds: $(find "$OUT" -type f | wc -l) files for $(ls "$OUT" | wc -l) harnesses in $OUT"
+
+# fast and deep answers on the sample task's skill: findings, patches, an edit
+# (a short skill: a harness run stays fast, so the fuzzer explores more)
+LT=$W/log-triage.md
+cat >"$LT" <<'MD'
+---
+name: log-triage
+description: Count log lines by level and component. Use when a task asks for error counts.
+---
+
+# Log triage
+
+## Overview
+
+Logs have one event per line: time, level, component, message.
+
+## Quick start
+
+1. Count the levels with `scripts/count_levels.sh`.
+2. Check the counts by hand with `grep -c`.
+
+```sh
+scripts/count_levels.sh ERROR /root/app.log > /root/report.json
+```
+
+## Gotchas
+
+- Levels are upper case: `ERROR`, not `error`.
+MD
+{ cat "$LT"; sep
+  printf '{"findings": [{"section": "log-triage/gotchas#1", "kind": "missing", "evidence": "ls /root", "suggestion": "Say that levels are exact."},'
+  printf ' {"section": "nope#1", "kind": "missing", "evidence": "ls /root", "suggestion": "x"}, {"section": "log-triage/quick-start", "kind": "odd", "evidence": "e", "suggestion": "y"}]}'; sep
+  printf 'ls /root => data'; } | seed fast
+{ cat "$LT"; sep
+  printf 'Here you go:\n```json\n{"patches": [{"op": "add", "section": "log-triage/gotchas#1", "text": "- Count only lines whose level is exactly `ERROR`.", "why": "u"},'
+  printf ' {"op": "delete", "section": "log-triage/quick-start#1", "find": "```sh", "why": "shorter"}, {"op": "update", "section": "log-triage/overview#1", "text": "New.", "why": "w"}]}\n```'; sep
+  printf 'ls /root'; } | seed fast
+{ cat "$LT"; sep
+  printf '{"edit": {"op": "update", "section": "log-triage/gotchas#1", "find": "ERROR", "text": "Only `ERROR`.", "why": "w"}}'; sep; } | seed fast

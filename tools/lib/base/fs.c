@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,52 @@ char *fs_temp_beside(const char *target)
 bool fs_is_temp_name(const char *base)
 {
 	return base[0] == '.' && strstr(base, ".tmp.") != NULL;
+}
+
+bool fs_temp_resumable(const char *dir)
+{
+	char *p = path_join(dir, FS_TEMP_RESUMABLE);
+	struct stat st;
+	bool yes = lstat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return yes;
+}
+
+bool fs_temp_orphaned(const char *base)
+{
+	const char *t = fs_is_temp_name(base) ? strstr(base, ".tmp.") : NULL;
+	if (!t)
+		return false;
+	char *end;
+	long pid = strtol(t + 5, &end, 10);
+	return pid > 0 && end != t + 5 && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+int fs_remove_orphaned_temps(const char *dir, struct err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(e, ERR_WORK, "cannot list '%s':", dir);
+	struct strlist names = STRLIST_INIT;
+	for (struct dirent *de; (de = readdir(d));)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strlist_push(&names, de->d_name);
+	closedir(d);
+	int rc = 0;
+	for (size_t i = 0; i < names.n && rc == 0; i++) {
+		char *p = path_join(dir, names.v[i]);
+		struct stat st;
+		if (lstat(p, &st) < 0)
+			rc = errno == ENOENT ? 0 : err_set(e, ERR_WORK, "cannot stat '%s':", p);
+		else if (fs_temp_orphaned(names.v[i]))
+			rc = S_ISDIR(st.st_mode) ? fs_remove_tree(p, e)
+			   : unlink(p) == 0 || errno == ENOENT ? 0 : err_set(e, ERR_WORK, "cannot remove '%s':", p);
+		else if (S_ISDIR(st.st_mode))
+			rc = fs_remove_orphaned_temps(p, e);
+		free(p);
+	}
+	strlist_free(&names);
+	return rc;
 }
 
 char *path_dir(const char *path)

@@ -24,6 +24,16 @@ int fs_write_if_changed(const char *path, const void *data, size_t len, struct e
 char *fs_temp_beside(const char *target);
 /* True for names made by fs_temp_beside (used to sweep leftovers of a crash). */
 bool fs_is_temp_name(const char *base);
+/* True for such a name whose writing process no longer exists. */
+bool fs_temp_orphaned(const char *base);
+/* Removes every such file or folder in the tree dir (symlinks not followed). */
+int fs_remove_orphaned_temps(const char *dir, struct err *e);
+/* A temp folder holding this file is resumable: the tool that made it picks
+ * it up again after a crash (skillc-eval: a runner that had finished, not
+ * to be paid for twice), so a generic sweep of leftovers leaves it alone. */
+#define FS_TEMP_RESUMABLE ".resume.json"
+/* True when the folder dir holds FS_TEMP_RESUMABLE. */
+bool fs_temp_resumable(const char *dir);
 
 /* Swaps the finished directory tmp in at target (atomically when target
  * exists, with renameat2 RENAME_EXCHANGE), then removes the old tree. */

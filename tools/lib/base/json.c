@@ -211,12 +211,32 @@ static void parse_error(const char *text, size_t len, size_t at, const char *nam
 		err_set(e, ERR_INPUT, "'%s' is not valid JSON (near line %d, column %d)", name, line, col);
 }
 
+size_t json_after_value(const char *text, size_t len, const char *end)
+{
+	size_t at = (size_t)(end - text);
+	while (at < len && strchr(" \t\r\n", text[at]) && text[at])
+		at++;
+	return at < len ? at : 0;
+}
+
 cJSON *json_parse_text(const char *text, size_t len, const char *name, struct err *e)
 {
 	const char *end = NULL;
 	cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-	if (!v)
+	if (!v) {
 		parse_error(text, len, end ? (size_t)(end - text) : 0, name, e);
+		return NULL;
+	}
+	size_t more = json_after_value(text, len, end);
+	if (more) {
+		int line = 1;
+		for (size_t i = 0; i < more; i++)
+			line += text[i] == '\n';
+		err_set(e, ERR_INPUT, "'%s' holds more after its JSON value (from line %d): two writers, or bytes "
+			"appended to it; write it again", name, line);
+		cJSON_Delete(v);
+		return NULL;
+	}
 	return v;
 }
 

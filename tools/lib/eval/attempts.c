@@ -57,19 +57,36 @@ void attempts_leftovers(const struct eval_job *j, struct strlist *out)
 	free(parent);
 }
 
-void attempts_sweep_leftovers(const struct eval_job *j)
+/* True when dir holds ATTEMPT_RUNNER_MARK for j's key: its runner started
+ * for this very trial (and ended, when the mark says how). */
+static bool runner_marked(const struct eval_job *j, const char *dir)
+{
+	char *p = path_join(dir, ATTEMPT_RUNNER_MARK);
+	struct err e;
+	cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	const char *key = json_str(m, "key");
+	bool same = key && !strcmp(key, j->key);
+	cJSON_Delete(m);
+	free(p);
+	return same;
+}
+
+char *attempts_sweep_leftovers(const struct eval_job *j)
 {
 	struct strlist stale = STRLIST_INIT;
 	attempts_leftovers(j, &stale);
+	char *marked = NULL;
 	for (size_t i = 0; i < stale.n; i++) {
 		char *abs = fs_real_path(stale.v[i]);
-		if (abs)
-			runner_docker_cleanup(abs); /* its containers, when a watchdog has not removed them yet */
+		runner_docker_cleanup(abs); /* its containers, when a watchdog has not removed them yet */
 		free(abs);
-		if (fs_exists(stale.v[i])) /* not adopted meanwhile (publish.h) */
+		if (!marked && runner_marked(j, stale.v[i]))
+			marked = xstrdup(stale.v[i]);
+		else
 			free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
 	}
 	strlist_free(&stale);
+	return marked;
 }
 
 /* Earlier failed attempts of this trial (interrupted ones do not count),

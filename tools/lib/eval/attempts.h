@@ -10,19 +10,29 @@
 #include <stddef.h>
 #include <cJSON.h>
 
+#include "base/fs.h"
 #include "eval/job.h"
 
 /* Moves dir to <incomplete>/<stage>/test-NNN.<time>/ with reason.txt.
  * Returns where it went, or dir when it could not move (warned). Caller frees. */
 char *attempts_keep(const struct eval_job *j, const char *dir, const char *reason);
 
+/* Written into the trial's temp folder with the trial's key when its
+ * runner starts, and again with the runner's exit status and seconds when
+ * it ends (never part of a published trial): a skillc-eval killed after the
+ * end (or after the runner wrote a complete result) left a run that was
+ * paid for, which the next one reads instead of running the trial again. */
+#define ATTEMPT_RUNNER_MARK FS_TEMP_RESUMABLE
+
 /* The temp folders of this trial that a killed skillc-eval left beside
  * the trial folder (their writer is gone), appended to out. */
 void attempts_leftovers(const struct eval_job *j, struct strlist *out);
 
 /* Keeps aside the temp folders of this trial that a killed skillc-eval
- * left beside the trial folder (their writer is gone). */
-void attempts_sweep_leftovers(const struct eval_job *j);
+ * left beside the trial folder (their writer is gone), except the first
+ * whose runner was started for j's key (ATTEMPT_RUNNER_MARK): that one stays
+ * in place for evaltrial_resume and is returned (caller frees), else NULL. */
+char *attempts_sweep_leftovers(const struct eval_job *j);
 
 /* True when the trial may run again; *prior gets its failed attempts so
  * far. False after --attempts of them: says so (progress line, and one

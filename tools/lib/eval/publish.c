@@ -67,6 +67,16 @@ static void end_line(const struct eval_job *j, const cJSON *t, const char *how)
 	eval_progress(j, "%s reward=%s %s%s in %.1fs", json_str(t, "outcome"), rbuf, use, how, now_mono() - j->start);
 }
 
+/* The published trial t filed in the store, unless it is an infra error:
+ * those are facts about the machine, not the trial, and never reused. */
+static void file_trial(const struct eval_job *j, const cJSON *t)
+{
+	const char *outcome = json_str(t, "outcome");
+	struct err e;
+	if (outcome && strcmp(outcome, "infra_error") && trialstore_put(j->o->cache, j->key, j->out, &e) < 0)
+		warnf("could not file the trial in the store: %s", e.msg);
+}
+
 bool evaltrial_up_to_date(const struct eval_job *j)
 {
 	char *p = path_join(j->out, "trial.json");
@@ -82,6 +92,8 @@ bool evaltrial_up_to_date(const struct eval_job *j)
 		warnf("cannot renew the time of '%s' (%s): the trial runs again", p, strerror(errno));
 		ok = false;
 	}
+	if (ok && !j->o->no_cache && !trialstore_has(j->o->cache, j->key))
+		file_trial(j, t); /* a kill came between publishing and filing */
 	cJSON_Delete(t);
 	free(p);
 	return ok;
@@ -315,18 +327,19 @@ static int redact_run(const char *tmp, const struct strlist *env_extra, struct e
 	return r;
 }
 
-/* Written in tmp as soon as the runner has ended on its own: a temp folder
- * a killed skillc-eval left with this file holds a run that was paid for,
- * redacted and read by evaltrial_adopt instead of run again. */
-#define RUNNER_EXIT "runner-exit.json"
-
-static void mark_finished(const struct eval_job *j, const struct proc_result *pr, const char *tmp)
+/* Records in tmp that the runner of j's key started (pr NULL) or ended
+ * (ATTEMPT_RUNNER_MARK): from its end on a kill loses nothing paid for, and
+ * a runner killed after writing a complete result is not paid twice either.
+ * A failure to write it only warns. */
+static void mark_runner(const struct eval_job *j, const char *tmp, const struct proc_result *pr)
 {
 	cJSON *m = cJSON_CreateObject();
 	json_set_str(m, "key", j->key);
-	json_set_num(m, "exit_code", pr->exit_code);
-	json_set_num(m, "seconds", pr->seconds);
-	char *p = path_join(tmp, RUNNER_EXIT);
+	if (pr) {
+		json_set_num(m, "exit_code", pr->exit_code);
+		json_set_num(m, "seconds", pr->seconds);
+	}
+	char *p = path_join(tmp, ATTEMPT_RUNNER_MARK);
 	struct err e;
 	if (json_write_file(p, m, &e) < 0) /* then a kill before publishing costs this run */
 		warnf("%s", e.msg);
@@ -334,10 +347,18 @@ static void mark_finished(const struct eval_job *j, const struct proc_result *pr
 	cJSON_Delete(m);
 }
 
-/* What the runner left in tmp read, checked, and published or kept aside. */
-static int read_and_publish(const struct eval_job *j, int rc, const struct proc_result *pr, const char *tmp,
-			    const char *tmp_abs, const char *skills_root, long prior, struct err *e)
+/* What the ended runner left in tmp (rc and pr: how it ended) with the
+ * keys taken out, read, checked, and the folder published or kept aside. */
+static int publish_run(const struct eval_job *j, const struct strlist *env_extra, int rc, const struct proc_result *pr,
+		       const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
 {
+	if (rc == 0 && redact_run(tmp, env_extra, e) < 0) {
+		/* never publish, file or keep aside what may hold a key */
+		warnf("%s: cannot take the keys out of the runner's output (%s); it is removed", j->prefix, e->msg);
+		struct err ignore;
+		fs_remove_tree(tmp, &ignore);
+		return 1;
+	}
 	char reason[1200] = "";
 	struct buf acp = BUF_INIT;
 	cJSON *t = read_run(j, rc, pr, tmp, tmp_abs, &acp, reason, sizeof reason, e);
@@ -347,8 +368,8 @@ static int read_and_publish(const struct eval_job *j, int rc, const struct proc_
 	if (t && !*reason)
 		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, e);
 	buf_free(&acp);
-	char *mark = path_join(tmp, RUNNER_EXIT);
-	if (!*reason && fs_exists(mark) && unlink(mark) < 0) /* not part of the trial */
+	char *mark = path_join(tmp, ATTEMPT_RUNNER_MARK);
+	if (!*reason && unlink(mark) < 0 && errno != ENOENT) /* not part of the trial */
 		warnf("cannot remove '%s': %s", mark, strerror(errno));
 	free(mark);
 	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
@@ -356,63 +377,87 @@ static int read_and_publish(const struct eval_job *j, int rc, const struct proc_
 	return status;
 }
 
-/* The runner run in tmp, what it left read, the folder published or kept aside. */
+/* The runner run in tmp, then what it left published or kept aside. */
 static int run_and_publish(const struct eval_job *j, const struct strlist *env_extra, char *const *argv,
 			   const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
 {
 	char *log_path = path_join(tmp, "runner.log");
 	struct proc_result pr;
+	mark_runner(j, tmp, NULL);
 	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
 	free(log_path);
 	if (rc == 0 && !pr.interrupted && !pr.timed_out)
-		mark_finished(j, &pr, tmp);
-	if (rc == 0 && redact_run(tmp, env_extra, e) < 0) {
-		/* never publish, file or keep aside what may hold a key */
-		warnf("%s: cannot take the keys out of the runner's output (%s); it is removed", j->prefix, e->msg);
-		struct err ignore;
-		fs_remove_tree(tmp, &ignore);
-		return 1;
-	}
-	return read_and_publish(j, rc, &pr, tmp, tmp_abs, skills_root, prior, e);
+		mark_runner(j, tmp, &pr);
+	return publish_run(j, env_extra, rc, &pr, tmp, tmp_abs, skills_root, prior, e);
 }
 
-/* A leftover temp folder: read and published (0) when its runner finished
- * for this very key; else 1 (it is swept). */
-static int adopt_one(const struct eval_job *j, const struct strlist *env_extra, const char *tmp)
+/* True when what the runner wrote in tmp/raw is a complete trial: it was
+ * killed with its work done (e.g. between its last write and its exit). */
+static bool wrote_complete_result(const struct eval_job *j, const char *tmp)
 {
-	char *mark = path_join(tmp, RUNNER_EXIT);
-	struct err e = { 0, "" };
-	cJSON *m = fs_exists(mark) ? json_read_file(mark, &e) : NULL;
-	free(mark);
-	const char *key = json_str(m, "key");
-	long prior;
-	int status = 1;
-	if (key && !strcmp(key, j->key) && attempts_left(j, &prior)) {
-		struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 0),
-					  .seconds = json_num(m, "seconds", 0) };
-		char *tmp_abs = fs_real_path(tmp);
-		char *skills = path_join(tmp_abs, ".skills");
-		eval_progress(j, "its runner had finished when a skillc-eval was killed: the output is read, not run again");
-		if (redact_run(tmp, env_extra, &e) < 0) /* the kill may have come before the redaction */
-			warnf("%s: cannot take the keys out of the runner's output (%s); it runs again", j->prefix, e.msg);
-		else
-			status = read_and_publish(j, 0, &pr, tmp, tmp_abs, fs_is_dir(skills) ? skills : NULL, prior, &e);
-		free(skills);
-		free(tmp_abs);
-	}
+	char *raw = path_join(tmp, "raw");
+	struct trial_opts to = { &j->h, j->rules_dir, j->o->runner, &j->skill_names, j->o->require_skill, NULL };
+	struct err e;
+	cJSON *t = fs_is_dir(raw) ? trial_parse(raw, tmp, &to, &e) : NULL;
+	bool complete = t && json_bool(t, "complete", false);
+	cJSON_Delete(t);
+	free(raw);
+	return complete;
+}
+
+/* What the killed one began after the run (the trajectories, trial.json,
+ * any temp file it was writing) is undone, to be done again from the start. */
+static int undo_after_run(const char *tmp, struct err *e)
+{
+	char *traj = path_join(tmp, "trajectory"), *tp = path_join(tmp, "trial.json");
+	int rc = 0;
+	if ((fs_exists(traj) && fs_remove_tree(traj, e) < 0) || fs_remove_orphaned_temps(tmp, e) < 0)
+		rc = -1;
+	else if (unlink(tp) < 0 && errno != ENOENT)
+		rc = err_set(e, ERR_WORK, "cannot remove '%s':", tp);
+	free(tp);
+	free(traj);
+	return rc;
+}
+
+/* The mark in tmp (NULL when it cannot be read); caller deletes. */
+static cJSON *read_mark(const char *tmp, struct err *e)
+{
+	char *mp = path_join(tmp, ATTEMPT_RUNNER_MARK);
+	cJSON *m = json_read_file(mp, e);
+	free(mp);
+	return m;
+}
+
+bool evaltrial_resumable(const struct eval_job *j, const char *tmp)
+{
+	struct err e;
+	cJSON *m = read_mark(tmp, &e);
+	bool ended = json_get(m, "exit_code") != NULL;
 	cJSON_Delete(m);
-	return status;
+	return m && (ended || wrote_complete_result(j, tmp));
 }
 
-bool evaltrial_adopt(const struct eval_job *j, const struct strlist *env_extra)
+int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e)
 {
-	struct strlist left = STRLIST_INIT;
-	attempts_leftovers(j, &left);
-	bool done = false;
-	for (size_t i = 0; i < left.n && !done; i++)
-		done = adopt_one(j, env_extra, left.v[i]) == 0;
-	strlist_free(&left);
-	return done;
+	long prior;
+	if (!attempts_left(j, &prior))
+		return 1;
+	cJSON *m = read_mark(tmp, e);
+	if (!m)
+		return -1;
+	struct proc_result pr = { .exit_code = (int)json_num(m, "exit_code", 0), .seconds = json_num(m, "seconds", 0) };
+	bool ended = json_get(m, "exit_code") != NULL;
+	cJSON_Delete(m);
+	eval_progress(j, "its runner had %s when a skillc-eval was killed: the output is read, not run again",
+		      ended ? "finished" : "written a complete result");
+	if (undo_after_run(tmp, e) < 0)
+		return -1;
+	char *tmp_abs = fs_real_path(tmp), *skills_root = path_join(tmp, ".skills");
+	int status = publish_run(j, env_extra, 0, &pr, tmp, tmp_abs, fs_is_dir(skills_root) ? skills_root : NULL, prior, e);
+	free(skills_root);
+	free(tmp_abs);
+	return status;
 }
 
 int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e)

@@ -12,19 +12,14 @@
 #include "base/util.h"
 
 /* True when the published trial.json is complete and has j's key; then
- * its mtime is renewed (make compares mtimes). */
+ * its mtime is renewed (make compares mtimes), and it is filed in the
+ * trial store if a kill came between publishing and filing it. */
 bool evaltrial_up_to_date(const struct eval_job *j);
 
 /* Publishes the stored trial of j's key, restamped and checked again
  * (unless --no-cache); prints the end line. False when there is none or it
  * cannot be used (then the trial runs). */
 bool evaltrial_reuse(const struct eval_job *j);
-
-/* A trial whose runner had finished when the skillc-eval running it was
- * killed (before it published): that output, in the temp folder left
- * beside the trial folder, is redacted (env_extra's keys), read and
- * published now; the run is not paid twice. False when there is none for j's key. */
-bool evaltrial_adopt(const struct eval_job *j, const struct strlist *env_extra);
 
 /* One attempt: the runner run with env_extra in its environment, its
  * output read, the folder published (and filed in the store unless it is
@@ -33,5 +28,17 @@ bool evaltrial_adopt(const struct eval_job *j, const struct strlist *env_extra);
  * when it cannot start: the runner is not installed (ERR_INPUT) or the temp
  * folder cannot be made. */
 int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e);
+
+/* A trial whose runner had finished when the skillc-eval running it was
+ * killed (before it published) was paid for: tmp, the temp folder it left
+ * beside the trial folder (attempts_sweep_leftovers), is resumable when its
+ * mark (attempts.h) says the runner of j's key ended, or what the runner
+ * wrote is a complete trial. */
+bool evaltrial_resumable(const struct eval_job *j, const char *tmp);
+
+/* Such a folder's output redacted (env_extra's keys), read, and published or
+ * kept aside as evaltrial_run would have, without running the trial again.
+ * Returns as evaltrial_run. */
+int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e);
 
 #endif

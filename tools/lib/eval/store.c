@@ -12,6 +12,7 @@
 
 #include "base/datadir.h"
 #include "base/fs.h"
+#include "base/log.h"
 #include "base/hash.h"
 #include "base/json.h"
 
@@ -101,7 +102,12 @@ static int check_sum(const char *cache, const char *key, const char *entry, stru
 	hash_hex want, have;
 	struct err ignore;
 	int r = 0;
-	if (stamp_read(sum, want, &ignore) == 0 && hash_tree(entry, have, e) == 0 && strcmp(want, have)) {
+	if (!fs_exists(sum)) {
+		/* its writer was killed between filing the entry (renamed whole) and
+		 * writing the sum: the sum is taken now, so later edits are caught */
+		if (write_sum(entry, &ignore) < 0)
+			warnf("%s", ignore.msg);
+	} else if (stamp_read(sum, want, &ignore) == 0 && hash_tree(entry, have, e) == 0 && strcmp(want, have)) {
 		char *aside_dir = xasprintf("%s/trials/.corrupt", cache);
 		char *aside = fs_move_aside_as(entry, aside_dir, key, &ignore);
 		unlink(sum);

@@ -52,7 +52,12 @@ long trial_jsonl_each(const char *path, void (*fn)(const cJSON *v, long line, vo
 		while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
 			i++;
 		if (i < len) {
-			cJSON *v = cJSON_ParseWithLength(p, len);
+			const char *stop = NULL;
+			cJSON *v = cJSON_ParseWithLengthOpts(p, len, &stop, 0);
+			if (v && json_after_value(p, len, stop)) { /* "{...}{..." : two writers, or cut and rejoined */
+				cJSON_Delete(v);
+				v = NULL;
+			}
 			if (!v) {
 				if (!*bad_line)
 					*bad_line = lineno;

@@ -275,6 +275,7 @@ struct conn {
 	pid_t pid;
 	int to_agent, from_agent;  /* our pipe ends, non-blocking */
 	struct buf in, out;
+	size_t in_scanned;         /* bytes of in known to hold no '\n' (acp_frame) */
 	int state;
 	char *session;
 	double start, prompt_at, last_activity;
@@ -590,6 +591,27 @@ static void on_line(struct conn *c, char *line, size_t len)
 	cJSON_Delete(msg);
 }
 
+void acp_frame(struct buf *in, size_t *scanned, const char *bytes, size_t n, acp_line_fn *fn, void *ctx)
+{
+	buf_add(in, bytes, n);
+	size_t off = 0, from = *scanned < in->len ? *scanned : in->len;
+	char *nl;
+	while ((nl = memchr(in->data + from, '\n', in->len - from))) {
+		*nl = '\0';
+		fn(ctx, in->data + off, (size_t)(nl - (in->data + off)));
+		off = from = (size_t)(nl - in->data) + 1;
+	}
+	memmove(in->data, in->data + off, in->len - off);
+	in->len -= off;
+	in->data[in->len] = '\0';
+	*scanned = in->len;
+}
+
+static void on_agent_line(void *ctx, char *line, size_t len)
+{
+	on_line(ctx, line, len);
+}
+
 static void read_agent(struct conn *c)
 {
 	char chunk[65536];
@@ -602,18 +624,7 @@ static void read_agent(struct conn *c)
 		stop(c, ACP_CLOSED, "Agent process closed stdout before the prompt finished");
 		return;
 	}
-	buf_add(&c->in, chunk, (size_t)n);
-	size_t off = 0;
-	for (;;) {
-		char *nl = memchr(c->in.data + off, '\n', c->in.len - off);
-		if (!nl)
-			break;
-		*nl = '\0';
-		on_line(c, c->in.data + off, (size_t)(nl - (c->in.data + off)));
-		off = (size_t)(nl - c->in.data) + 1;
-	}
-	memmove(c->in.data, c->in.data + off, c->in.len - off);
-	c->in.len -= off;
+	acp_frame(&c->in, &c->in_scanned, chunk, (size_t)n, on_agent_line, c);
 	if (c->in.len > ACP_MAX_LINE)
 		stop(c, ACP_PROTOCOL, "Agent wrote a line of more than %u bytes on stdout", ACP_MAX_LINE);
 }

@@ -86,6 +86,14 @@ struct acp_result {
 	struct acp_traj traj;
 };
 
+/* The framing of an agent's stdout: newline-delimited messages arriving in
+ * pieces. Appends the n bytes to in and calls fn with every line now
+ * complete (NUL-terminated, without its '\n'); the unfinished tail stays in
+ * in. *scanned (start at 0) counts the tail's bytes already searched, so a
+ * long line arriving in many pieces is searched once: linear in its length. */
+typedef void acp_line_fn(void *ctx, char *line, size_t len);
+void acp_frame(struct buf *in, size_t *scanned, const char *bytes, size_t n, acp_line_fn *fn, void *ctx);
+
 /* Runs the agent to its end. Returns 0 when it ran (see r->status),
  * -1 only for errors of our own (pipes, fork). Free r with acp_result_free. */
 int acp_run(const struct acp_spec *s, struct acp_result *r, struct err *e);

@@ -224,39 +224,42 @@ static void list_all(const char *dir, struct strlist *out)
 }
 
 /* Temp files of the run's own bookkeeping (status, manifest, config,
- * rules.mk) left by a kill -9 hold nothing worth keeping: remove them.
+ * rules.mk) left by a kill -9 hold nothing worth keeping: remove them,
+ * those whose writer is gone (a kill before any stage began), and after a
+ * stage was cut short (its marker is left in .inflight/) all of them.
  * Temps beside a stage's outputs are that stage's to sweep into
- * .incomplete/. Only after a stage was cut short (its marker is left in
- * .inflight/); one folder level each, never the whole run. */
+ * .incomplete/. One folder level each, never the whole run. */
 static void remove_bookkeeping_temps(const struct run *r)
 {
 	char *inflight = path_join(r->dir, ".inflight");
 	int cut_short = rmdir(inflight) < 0 && errno != ENOENT;
-	if (cut_short) {
-		static const char *const dirs[] = { "", "status", "inputs/config", "inputs", ".inflight" };
-		for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
-			char *dir = *dirs[i] ? run_path(r, dirs[i]) : xstrdup(r->dir);
-			struct strlist names = STRLIST_INIT;
-			int all = !strcmp(dirs[i], ".inflight");
-			list_all(dir, &names);
-			for (size_t k = 0; k < names.n; k++) {
-				const char *name = names.v[k];
-				if (!all && !fs_is_temp_name(name))
-					continue;
-				/* in inputs/ only the files this tool writes */
-				if (!strcmp(dirs[i], "inputs") && strncmp(name, ".config.", 8) && !strstr(name, ".src.hash.tmp."))
-					continue;
-				char *p = path_join(dir, name);
-				struct stat st;
-				if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
-					unlink(p);
-				free(p);
-			}
-			strlist_free(&names);
-			free(dir);
+	static const char *const dirs[] = { "", "status", "inputs/config", "inputs", ".inflight" };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		int all = !strcmp(dirs[i], ".inflight");
+		if (all && !cut_short)
+			continue;
+		char *dir = *dirs[i] ? run_path(r, dirs[i]) : xstrdup(r->dir);
+		struct strlist names = STRLIST_INIT;
+		list_all(dir, &names);
+		for (size_t k = 0; k < names.n; k++) {
+			const char *name = names.v[k];
+			if (!all && !(fs_is_temp_name(name) && (cut_short || fs_temp_orphaned(name))))
+				continue;
+			/* in inputs/ only the files this tool writes */
+			if (!strcmp(dirs[i], "inputs") && strncmp(name, ".config.", 8) && !strstr(name, ".src.hash.tmp.") &&
+			    !strstr(name, ".src.cache.tmp."))
+				continue;
+			char *p = path_join(dir, name);
+			struct stat st;
+			if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(p);
+			free(p);
 		}
-		rmdir(inflight);
+		strlist_free(&names);
+		free(dir);
 	}
+	if (cut_short)
+		rmdir(inflight);
 	free(inflight);
 }
 

@@ -187,6 +187,9 @@ static void static_index_command(const struct stage_ref *ref, const struct run *
                                  struct strlist *argv)
 {
 	index_argv(r, bindir, argv, "static");
+	/* the fast stage's extra trials may be there, or still running */
+	strlist_push(argv, "--first");
+	strlist_push(argv, run_get(r, "REPEAT"));
 }
 
 /* static-eval runs enough trials for the fast stage too; static-index and

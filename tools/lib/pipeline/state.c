@@ -159,8 +159,9 @@ static cJSON *stage_brief(const char *name, const cJSON *st, cJSON *errors)
 	return brief;
 }
 
-/* Every target due with its state, every stage that ran in brief, and the
- * errors of those that did not end done. */
+/* Every target due (status/due.json's, when the last command wrote one)
+ * with its state, every stage that ran in brief, and the errors of those
+ * that did not end done. */
 static void manifest_stages(cJSON *m, const struct run *r)
 {
 	cJSON *stages = cJSON_AddObjectToObject(m, "stages");
@@ -189,20 +190,10 @@ static void manifest_stages(cJSON *m, const struct run *r)
 	cJSON_Delete(due);
 }
 
-int manifest_rebuild(const struct run *r, struct err *e)
+/* The deliverable: {path (the skill folder), hash (S_final.hash)}, or null. */
+static void manifest_final(cJSON *m, const struct run *r)
 {
-	char *lockp = path_join(r->dir, ".manifest.lock");
-	int fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	free(lockp);
-	if (fd < 0)
-		return err_set(e, ERR_WORK, "cannot open the manifest lock in '%s': %s", r->dir, strerror(errno));
-	flock(fd, LOCK_EX); /* stages finishing together take turns; each writes all of it */
-
-	cJSON *m = cJSON_CreateObject();
-	manifest_identity(m, r);
-	manifest_stages(m, r);
 	char *final_dir = path_join(r->dir, "artifacts/deep/S_final");
-	/* the deliverable: {path (the skill folder), hash (S_final.hash)} */
 	char *final_hash = path_join(r->dir, "artifacts/deep/S_final.hash");
 	hash_hex fh;
 	struct err fe;
@@ -219,6 +210,21 @@ int manifest_rebuild(const struct run *r, struct err *e)
 	fs_tree_free(&ft);
 	free(final_hash);
 	free(final_dir);
+}
+
+int manifest_rebuild(const struct run *r, struct err *e)
+{
+	char *lockp = path_join(r->dir, ".manifest.lock");
+	int fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(lockp);
+	if (fd < 0)
+		return err_set(e, ERR_WORK, "cannot open the manifest lock in '%s':", r->dir);
+	flock(fd, LOCK_EX); /* stages finishing together take turns; each writes all of it */
+
+	cJSON *m = cJSON_CreateObject();
+	manifest_identity(m, r);
+	manifest_stages(m, r);
+	manifest_final(m, r);
 
 	char *path = path_join(r->dir, "manifest.json");
 	int rc = json_write_if_changed(path, m, e) < 0 ? -1 : 0;

@@ -48,6 +48,20 @@ static void cell_pill(struct buf *b, const char *state)
 	buf_adds(b, "</span>");
 }
 
+/* A link to the stage's own report (its report.md) when the run has it. */
+static void own_report(struct buf *b, const char *run, const char *rel)
+{
+	char *p = path_join(run, rel);
+	if (fs_exists(p)) {
+		buf_adds(b, "<p class=\"note\">The stage's own report: <a href=\"");
+		html_href(b, rel);
+		buf_adds(b, "\">");
+		html_str(b, rel);
+		buf_adds(b, "</a>.</p>\n");
+	}
+	free(p);
+}
+
 /* ------------------------------------------------------------------ fast */
 
 static void fast_groups(struct buf *b, const char *run)
@@ -190,6 +204,7 @@ void pageopt_fast(struct buf *b, const char *run)
 		    "traces of the static skill ranked (verifier first, AgentRM within an outcome, then the structural "
 		    "pre-score), paired top against bottom, one map question per pair, the findings reduced to typed "
 		    "patches, each applied through the guard.</p>\n");
+	own_report(b, run, "artifacts/fast/report.md");
 	fast_groups(b, run);
 	fast_patches(b, run);
 	fast_scores(b, run);
@@ -338,6 +353,67 @@ static void deep_round(struct buf *b, const char *run, const char *name)
 	free(erel);
 }
 
+static int cmp_unit_score(const void *a, const void *b)
+{
+	double x = json_num(*(const cJSON *const *)a, "score", 0), y = json_num(*(const cJSON *const *)b, "score", 0);
+	return (x > y) - (x < y);
+}
+
+/* One round's section scores (round-K/scores.json), weakest first: the
+ * units the edit was asked for, in the order it tries them. */
+static void round_scores(struct buf *b, const char *run, const char *name)
+{
+	char *rel = xasprintf("artifacts/deep/%s/scores.json", name);
+	bool bad;
+	cJSON *sc = read_rel(run, rel, &bad);
+	if (bad)
+		unreadable(b, rel);
+	const cJSON *units = json_get(sc, "units");
+	int n = cJSON_GetArraySize(units);
+	if (n > 0) {
+		const cJSON **v = xcalloc((size_t)n, sizeof *v);
+		int k = 0;
+		for (const cJSON *u = units->child; u; u = u->next)
+			v[k++] = u;
+		qsort(v, (size_t)n, sizeof *v, cmp_unit_score);
+		for (int i = 0; i < n; i++) {
+			buf_printf(b, "<tr><td class=\"n\">%d</td><td><code class=\"nw\">", round_number(name));
+			cell_str(b, v[i], "unit");
+			buf_adds(b, "</code></td><td class=\"n\">");
+			page_num(b, json_num(v[i], "score", NAN), "%.2f");
+			buf_adds(b, "</td><td class=\"n\">");
+			page_num(b, json_num(v[i], "dimensions_counted", NAN), "%.0f");
+			buf_adds(b, "</td><td class=\"n\">");
+			page_num(b, json_num(v[i], "bytes", NAN), "%.0f");
+			buf_adds(b, "</td></tr>\n");
+		}
+		free(v);
+		buf_printf(b, "<tr><td class=\"n\">%d</td><td colspan=\"4\" class=\"small muted\">%d unit%s unscored (never "
+			      "edited), %d answer%s dropped</td></tr>\n",
+			   round_number(name), cJSON_GetArraySize(json_get(sc, "unscored")),
+			   cJSON_GetArraySize(json_get(sc, "unscored")) == 1 ? "" : "s", cJSON_GetArraySize(json_get(sc, "dropped")),
+			   cJSON_GetArraySize(json_get(sc, "dropped")) == 1 ? "" : "s");
+	}
+	cJSON_Delete(sc);
+	free(rel);
+}
+
+static void deep_scores(struct buf *b, const char *run, const struct strlist *rounds)
+{
+	struct buf rows = BUF_INIT;
+	for (size_t i = 0; i < rounds->n; i++)
+		round_scores(&rows, run, rounds->v[i]);
+	if (rows.len) {
+		buf_adds(b, "<details class=\"file\"><summary>Section scores by round (scores.json: the mean of the "
+			    "counted dimensions, 1–5; the weakest unit not yet rejected is edited)</summary>\n<div "
+			    "class=\"scroll\"><table>\n<tr><th class=\"n\">Round</th><th>Unit</th><th class=\"n\">Score</th>"
+			    "<th class=\"n\">Dimensions</th><th class=\"n\">Bytes</th></tr>\n");
+		buf_add(b, rows.data, rows.len);
+		buf_adds(b, "</table></div></details>\n");
+	}
+	buf_free(&rows);
+}
+
 static void deep_rounds(struct buf *b, const char *run)
 {
 	char *dir = path_join(run, "artifacts/deep");
@@ -362,6 +438,7 @@ static void deep_rounds(struct buf *b, const char *run)
 		for (size_t i = 0; i < names.n; i++)
 			deep_round(b, run, names.v[i]);
 		buf_adds(b, "</table></div>\n");
+		deep_scores(b, run, &names);
 	}
 	strlist_free(&names);
 }
@@ -477,6 +554,7 @@ void pageopt_deep(struct buf *b, const char *run, const cJSON *manifest)
 		    "trial counts, by enumeration; power: its chance of accepting a real gain of that size (pass rate "
 		    "p→q), so a rejection with low power says little. Runtime: median paired ratios candidate / "
 		    "baseline.</p>\n");
+	own_report(b, run, "artifacts/deep/report.md");
 	deep_rounds(b, run);
 	rejected(b, run);
 	final_skill(b, run, manifest);

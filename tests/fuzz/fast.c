@@ -1,0 +1,88 @@
+/* fast — the answers of the fast and deep stages as the compiler's model
+ * could give them, on the skill it was asked about. The input is cut at
+ * "----" lines into a SKILL.md, the answer's text and the trace text the
+ * question showed. The JSON is found in the answer (JSON mode); its
+ * findings are validated as the map step does (kept + dropped account for
+ * every answered one, at most 8 kept, each naming a section); its patches
+ * (the reduce step) and its edit (the deep edit) are checked and each well
+ * formed one applied as the stages do: the guard holds after every one. */
+#include "fuzz.h"
+#include "compile/guard.h"
+#include "llm/client.h"
+#include "optimize/map.h"
+#include "optimize/patch.h"
+#include "optimize/reduce.h"
+
+static void check_findings(const cJSON *answer, const struct skilldoc *d, const char *seen)
+{
+	cJSON *out = cJSON_CreateObject();
+	map_validate(answer, d, seen, out);
+	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(out, "counts");
+	int kept = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(out, "findings"));
+	int dropped = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(out, "dropped"));
+	int answered = cJSON_GetObjectItemCaseSensitive(counts, "answered")->valueint;
+	FUZZ_CHECK(kept + dropped == answered && kept <= MAP_MAX_FINDINGS);
+	FUZZ_CHECK(cJSON_GetObjectItemCaseSensitive(counts, "kept")->valueint == kept);
+	cJSON_Delete(out);
+}
+
+static void apply(const struct skill_src *src, const struct guard_base *g, const struct skilldoc *d, struct skill_out *out,
+		  const cJSON *patch)
+{
+	if (patch_problem(patch, d))
+		return; /* dropped with its reason, as reduce does */
+	cJSON *step = cJSON_CreateObject();
+	patch_apply(src, g, out, patch, 300, step);
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(step, "status"));
+	FUZZ_CHECK(st && (!strcmp(st, "applied") || !strcmp(st, "unchanged") || !strcmp(st, "rolled_back") ||
+			  !strcmp(st, "rejected")));
+	struct guard_fail f;
+	FUZZ_CHECK(guard_check(g, src, out, &f) == 0); /* a patch that breaks it is rolled back */
+	cJSON_Delete(step);
+}
+
+static void check_patches(const struct skill_src *src, const struct skilldoc *d, const cJSON *answer)
+{
+	struct guard_base g;
+	guard_init(&g, src);
+	struct skill_out out;
+	skill_out_init(&out, src);
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(answer, "patches");
+	for (const cJSON *p = cJSON_IsArray(list) ? list->child : NULL; p; p = p->next)
+		apply(src, &g, d, &out, p);
+	const cJSON *edit = cJSON_GetObjectItemCaseSensitive(answer, "edit");
+	if (cJSON_IsObject(edit))
+		apply(src, &g, d, &out, edit);
+	skill_out_free(&out);
+	guard_free(&g);
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	const char *part[3];
+	size_t len[3];
+	fuzz_parts((const char *)data, size, part, len, 3);
+	char *root = fuzz_fresh("fast");
+	char *md = path_join("demo", "SKILL.md");
+	fuzz_put(root, md, part[0], len[0]);
+	free(md);
+	struct skill_src src;
+	struct err e;
+	char *answer = xstrndup(part[1], len[1]), *seen = xstrndup(part[2], len[2]);
+	if (skill_src_load(root, &src, &e) == 0) {
+		cJSON *a = llm_extract_json(answer);
+		struct skilldoc *d = a ? sd_parse(src.md.data, src.md.len) : NULL;
+		if (d) {
+			check_findings(a, d, seen);
+			check_patches(&src, d, a);
+		}
+		sd_free(d);
+		cJSON_Delete(a);
+	}
+	skill_src_free(&src);
+	free(answer);
+	free(seen);
+	free(root);
+	return 0;
+}
