@@ -77,13 +77,14 @@ char *attempts_sweep_leftovers(const struct eval_job *j)
 	attempts_leftovers(j, &stale);
 	char *marked = NULL;
 	for (size_t i = 0; i < stale.n; i++) {
+		if (!marked && runner_marked(j, stale.v[i])) {
+			marked = xstrdup(stale.v[i]); /* its runner's outcome is taken: its watchdog minds its containers */
+			continue;
+		}
 		char *abs = fs_real_path(stale.v[i]);
 		runner_docker_cleanup(abs); /* its containers, when a watchdog has not removed them yet */
 		free(abs);
-		if (!marked && runner_marked(j, stale.v[i]))
-			marked = xstrdup(stale.v[i]);
-		else
-			free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
+		free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
 	}
 	strlist_free(&stale);
 	return marked;
