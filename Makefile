@@ -69,6 +69,16 @@ bin/%: tools/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@$(if $(V),,echo '  CCLD    $@')
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
 
+# skillc-init runs inside sandboxes and containers, whose images lack our
+# libraries: linked statically from the few sources it needs, never with
+# the sanitizers (they cannot link statically).
+INIT_SRC := tools/skillc-init.c tools/lib/local/supervisor.c tools/lib/local/relay.c \
+	tools/lib/base/proc.c tools/lib/base/util.c tools/lib/base/log.c tools/lib/base/fs.c
+bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
+	@mkdir -p bin
+	@$(if $(V),,echo '  CCLD    $@ (static)')
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS)
+
 libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p libexec
 	@$(if $(V),,echo '  CCLD    $@')

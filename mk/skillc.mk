@@ -22,9 +22,9 @@ include $(SKILLC_MK_DIR)defaults.mk
 
 # Goals that work on runs (they take the locks), that only read, and that
 # need no run. SKILLC_STAGE_GOALS comes from the stage table (defaults.mk).
-SKILLC_WORK_GOALS := $(SKILLC_STAGE_GOALS) eval final clean-stage
+SKILLC_WORK_GOALS := $(SKILLC_STAGE_GOALS) eval final images clean-stage
 SKILLC_READ_GOALS := status
-SKILLC_FREE_GOALS := summary report watch doctor gate junit
+SKILLC_FREE_GOALS := summary report watch doctor gate junit runtime-image
 SKILLC_GOALS := $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) $(SKILLC_FREE_GOALS)
 # The targets that run a tool: in the source tree they need the tools built.
 SKILLC_NEEDS_TOOLS := skillc-run $(SKILLC_FREE_GOALS)
@@ -137,6 +137,8 @@ junit:
 watch:
 	@$(SKILLC_BIN)/skillc-summary --watch $(if $(filter-out 0,$(WATCH_TIMEOUT)),--timeout $(WATCH_TIMEOUT)) \
 		$(call skillc_quote,$(skillc_results_of))
+runtime-image:
+	@$(SKILLC_BIN)/skillc-runtime build --base $(call skillc_quote,$(RUNTIME_BASE))
 
 .PHONY: $(SKILLC_GOALS) skillc-run skillc-not-well
 
@@ -145,6 +147,9 @@ else
 MAKEFLAGS += -rR
 include $(SKILLC_PLAN)
 # each goal needs the targets the plan lists for it ("<goal>: ...")
+# the baked images of SANDBOX=docker (none under bwrap: the stages are not in the runs)
+images:
+	@$(if $(filter %/l2-image.ok,$^),:,echo "skillc: no images in this run: they are for RUNNER=local SANDBOX=docker")
 # the whole pipeline ends with each run's summary written (the last line,
 # printed by skillc-rules, names the deliverable)
 final:
@@ -185,6 +190,7 @@ h%lp: skillc-help ;
 #:   make task=T noskill-eval   REPEAT trials with no skill at all (BASELINE=1: part of eval and final)
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
+#:   make task=T images         SANDBOX=docker: the task's L1 and L2 images that are due (-jN with tasks=)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
@@ -194,7 +200,8 @@ h%lp: skillc-help ;
 #:                              over a matrix or every run under RESULTS: one line a run
 #:   make -n / make -q ...      what make would start / whether it would (from the same records)
 #:   make task=T clean-stage STAGE=S   forget stage S (or one trial, raw-eval.003) and every stage after it
-#:   make doctor [GOAL=stage]   check what the goal (default final) needs: models, runner, harness, sandbox, cluster
+#:   make runtime-image         the Docker-in-Docker runtime image (skillc-runtime run -- make ...)
+#:   make doctor [GOAL=stage]   check what the goal (default final) needs: models, runner, harness, sandbox, cluster, docker
 #:   make demo                  the whole pipeline offline on a sample task (source tree; docs/demo.md)
 #:   make help / skillc-help    this text (help is yours when your Makefile has one)
 #:   make / make check / make install   build the tools, run the tests, install

@@ -10,6 +10,7 @@ PATH=$T_BIN:$PATH
 export PATH
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/skillc-e2e.XXXXXX")
 T_PIDS=
+T_DOCKERD=
 # functions run at exit before T_PIDS are stopped (e.g. t_slurm_stop)
 T_AT_EXIT=
 t_at_exit() {
@@ -86,6 +87,69 @@ t_fakellm() {
 	T_PIDS="$T_PIDS $!"
 	t_poll 20 test -s "$1/port"
 	FAKELLM_URL=http://127.0.0.1:$(cat "$1/port")/v1
+}
+
+# t_dockerd: starts a private Docker daemon (containers-and-clusters.md §1):
+# socket, data root, exec root and pidfile in $T_TMP/docker, vfs storage,
+# no bridge; exports DOCKER_HOST. Stopped by pid at exit, with whatever
+# containers it still runs. Returns 1, the reason in T_WHY, where dockerd is
+# absent or cannot start here (the caller then t_skips).
+t_dockerd() {
+	T_WHY=
+	command -v dockerd >/dev/null 2>&1 && command -v docker >/dev/null 2>&1 ||
+		{ T_WHY="no dockerd (apt-get install -y docker.io)"; return 1; }
+	[ "$(id -u)" = 0 ] || { T_WHY="a private dockerd needs root"; return 1; }
+	T_DOCKER=$T_TMP/docker
+	mkdir -p "$T_DOCKER"
+	# vfs copies the whole image for every layer: on a tmpfs that costs memory, not minutes
+	# of disk (SKILLC_TEST_DOCKER_TMPFS=0: on disk; else its size cap)
+	T_DOCKER_TMPFS=
+	if [ "${SKILLC_TEST_DOCKER_TMPFS:-8g}" != 0 ] &&
+		mount -t tmpfs -o "size=${SKILLC_TEST_DOCKER_TMPFS:-8g},mode=0711" skillc-test-docker "$T_DOCKER" 2>/dev/null; then
+		T_DOCKER_TMPFS=1
+	fi
+	dockerd --host "unix://$T_DOCKER/docker.sock" --data-root "$T_DOCKER/data" --exec-root "$T_DOCKER/exec" \
+		--pidfile "$T_DOCKER/docker.pid" --storage-driver vfs --iptables=false --bridge=none \
+		>"$T_DOCKER/dockerd.log" 2>&1 &
+	T_DOCKERD=$!
+	T_AT_EXIT="$T_AT_EXIT t_dockerd_stop"
+	DOCKER_HOST=unix://$T_DOCKER/docker.sock
+	export DOCKER_HOST
+	_i=0
+	until docker version >/dev/null 2>&1; do
+		if ! kill -0 "$T_DOCKERD" 2>/dev/null || [ $_i -ge 600 ]; then
+			T_WHY="dockerd does not start here: $(tail -n 1 "$T_DOCKER/dockerd.log")"
+			t_dockerd_stop
+			return 1
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+t_dockerd_stop() {
+	[ -n "$T_DOCKERD" ] || return 0
+	docker ps -aq 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1
+	kill "$T_DOCKERD" 2>/dev/null
+	_i=0
+	while kill -0 "$T_DOCKERD" 2>/dev/null && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
+	# mounts a daemon killed mid-way can leave (a container's shm): never leave them under rm -rf
+	grep -o " $T_DOCKER/[^ ]*" /proc/mounts 2>/dev/null | sort -r | while read -r m; do umount -l "$m"; done
+	[ -z "$T_DOCKER_TMPFS" ] || umount -l "$T_DOCKER"
+	T_DOCKERD=
+}
+
+# t_docker_base KIND TAG: imports a base image made without a registry into
+# the private daemon as TAG: busybox, or debian (a debootstrap'd bookworm,
+# which needs the Debian mirror the first time). The root filesystem tars
+# are made once by tests/helpers/base-images.sh into $SKILLC_TEST_CACHE
+# (default build/test-cache). Returns 1 with T_WHY when it cannot.
+t_docker_base() {
+	T_WHY=
+	_cache=${SKILLC_TEST_CACHE:-$T_ROOT/build/test-cache}
+	_tar=$("$T_ROOT/tests/helpers/base-images.sh" "$1" "$_cache" 2>"$T_TMP/base-$1.err") ||
+		{ T_WHY="no $1 base image: $(tail -n 1 "$T_TMP/base-$1.err")"; return 1; }
+	docker import "$_tar" "$2" >/dev/null 2>"$T_TMP/import.err" ||
+		{ T_WHY="docker import failed: $(tail -n 1 "$T_TMP/import.err")"; return 1; }
 }
 
 # t_slurm DIR: starts a private single-node Slurm cluster with every file

@@ -22,8 +22,10 @@
 #include "llm/agentrm.h"
 #include "llm/client.h"
 #include "llm/routes.h"
+#include "local/dockerdoctor.h"
 #include "local/launch.h"
 #include "pipeline/launcher.h"
+#include "pipeline/matrix.h"
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
 
@@ -40,7 +42,10 @@ static const char usage[] =
 	"  EXTERNAL_MODEL       routed and probed when a stage needs it (STATIC_MODE=hybrid, fast, deep)\n"
 	"  RUNNER               its program (bench, harbor, skillc-local), when trials are due\n"
 	"  HARNESS              its file; with RUNNER=local, its acp_command and program\n"
-	"  SANDBOX              RUNNER=local: bubblewrap starts a sandbox (or SANDBOX=none as root)\n"
+	"  SANDBOX              RUNNER=local: bubblewrap starts a sandbox (or SANDBOX=none as root);\n"
+	"                       SANDBOX=docker: the daemon, its storage driver and mirrors, proxies,\n"
+	"                       the architecture (QEMU), and which of the run's L1/L2 images exist\n"
+	"                       or are due (with task=, TASKS_DIR, RESULTS, RUN_DIR, IMAGE)\n"
 	"  LAUNCHER             when trials are due: local, or with srun the cluster answering and\n"
 	"                       the partition SRUN_ARGS names (or the default) up\n"
 	"  RM_API_URL           when set: AgentRM answers GET /health\n"
@@ -201,6 +206,11 @@ static bool runs_trials(const struct doctor *d)
 static bool runs_local_trials(const struct doctor *d)
 {
 	return runs_trials(d) && !strcmp(run_get(&d->run, "RUNNER"), "local");
+}
+
+static bool runs_docker_trials(const struct doctor *d)
+{
+	return runs_local_trials(d) && !strcmp(run_get(&d->run, "SANDBOX"), "docker");
 }
 
 /* Our own calls go to a model through ROUTES: EXTERNAL_MODEL whenever a
@@ -379,8 +389,10 @@ static void check_sandbox(struct doctor *d)
 			report(d, true, "SANDBOX", "none: agents run UNSANDBOXED on this machine, as root");
 		return;
 	}
+	if (mode && !strcmp(mode, "docker"))
+		return; /* check_docker */
 	if (mode && *mode && strcmp(mode, "bwrap")) {
-		report(d, false, "SANDBOX", "'%s': use bwrap (the default) or none", mode);
+		report(d, false, "SANDBOX", "'%s': use bwrap (the default), docker or none", mode);
 		return;
 	}
 	char *bwrap = fs_find_in_path("bwrap");
@@ -414,6 +426,31 @@ static void check_launcher(struct doctor *d)
 	buf_free(&what);
 }
 
+static void docker_line(void *ctx, bool ok, const char *check, const char *msg)
+{
+	report(ctx, ok, check, "%s", msg);
+}
+
+/* SANDBOX=docker (local/dockerdoctor.h); with task=, its folder and run. */
+static void check_docker(struct doctor *d)
+{
+	const struct run *r = &d->run;
+	const char *task = getenv("task");
+	task = task && *task ? task : NULL;
+	char *task_dir = task ? path_join(run_get(r, "TASKS_DIR"), task) : NULL;
+	char *slug = model_slug(run_get(r, "MODEL"));
+	char *run = !task ? NULL : *run_get(r, "RUN_DIR") ? xstrdup(run_get(r, "RUN_DIR"))
+		    : xasprintf("%s/%s--%s--%s", run_get(r, "RESULTS"), task, run_get(r, "HARNESS"), slug);
+	struct docker_doctor dd = { .sandbox = run_get(r, "SANDBOX"), .qemu = run_get(r, "QEMU"),
+				    .image = run_get(r, "IMAGE"),
+				    .task_dir = task_dir && fs_is_dir(task_dir) ? task_dir : NULL, .run_dir = run,
+				    .harness = run_get(r, "HARNESS") };
+	docker_doctor_run(&dd, docker_line, d);
+	free(run);
+	free(slug);
+	free(task_dir);
+}
+
 struct check {
 	bool (*needed)(const struct doctor *d);
 	void (*run)(struct doctor *d);
@@ -431,6 +468,7 @@ static const struct check checks[] = {
 	{ runs_trials, check_harness },
 	{ runs_local_trials, check_sandbox },
 	{ runs_trials, check_launcher },
+	{ runs_docker_trials, check_docker },
 	{ needs_agentrm, check_agentrm },
 };
 

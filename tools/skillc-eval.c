@@ -49,7 +49,10 @@ static const char usage[] =
 	"  --agent-timeout S   the agent's wall-clock limit inside the runner\n"
 	"  --deadline S        hard limit for the whole trial (default 2*agent-timeout+900,\n"
 	"                      or 14400): the runner's process group is killed\n"
-	"  --sandbox NAME      runner sandbox (default: local for --runner local, else docker)\n"
+	"  --sandbox NAME      runner sandbox (default: local for --runner local, docker with\n"
+	"                      SANDBOX=docker there, else docker); part of the trial's key\n"
+	"  --image TAG         --runner local --sandbox docker: the trial image (make images\n"
+	"                      bakes it); part of the trial's key\n"
 	"  --require-skill     a trial where our skill was never invoked fails\n"
 	"  --attempts N        failed attempts allowed per trial (default 3); after the\n"
 	"                      last, an infra error is kept as an infra_error trial\n"
@@ -85,8 +88,11 @@ static void check_args(struct eval_opts *o)
 		die(2, "no model given: set MODEL=provider/model-id (the target model)");
 	if (!model_is_safe(o->model))
 		die(2, "bad model '%s': use provider/model-id (letters, digits, '.', '_', '-', '/', ':', '@')", o->model);
-	if (!o->sandbox) /* the local runner is its own sandbox; the others default to docker */
-		o->sandbox = strcmp(o->runner, "local") ? "docker" : "local";
+	const char *env_sandbox = getenv("SANDBOX");
+	if (!o->sandbox) /* the local runner is its own sandbox unless SANDBOX=docker; the others default to docker */
+		o->sandbox = strcmp(o->runner, "local") || (env_sandbox && !strcmp(env_sandbox, "docker")) ? "docker" : "local";
+	if (o->image && (strcmp(o->runner, "local") || strcmp(o->sandbox, "docker")))
+		die(2, "--image is for --runner local with --sandbox docker");
 	if (!name_is_safe(o->sandbox))
 		die(2, "bad sandbox name '%s'", o->sandbox);
 	if (!o->cache)
@@ -133,6 +139,8 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 			o->deadline = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
 		else if (!strcmp(a, "--sandbox"))
 			o->sandbox = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--image"))
+			o->image = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--require-skill"))
 			o->require_skill = true;
 		else if (!strcmp(a, "--attempts"))

@@ -15,11 +15,11 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "local/agent.h"
+#include "local/dockersetup.h"
 #include "local/setup.h"
 #include "local/rollout.h"
 #include "base/log.h"
 #include "base/pyjson.h"
-#include "local/supervisor.h"
 #include "local/task.h"
 #include "base/util.h"
 #include "local/verifier.h"
@@ -28,17 +28,20 @@
 
 static const char usage[] =
 	"usage: skillc-local eval run --tasks-dir TASK --agent HARNESS --model PROVIDER/MODEL --jobs-dir DIR\n"
-	"                             [--sandbox local] [--skill-mode no-skill|with-skill] [--skills-dir ROOT]\n"
+	"                             [--sandbox local|docker] [--image IMAGE]\n"
+	"                             [--skill-mode no-skill|with-skill] [--skills-dir ROOT]\n"
 	"                             [--config-override JSON|@FILE|key.path=VALUE]... [--agent-env KEY=VALUE]...\n"
 	"                             [--agent-idle-timeout SEC|none] [--quiet]\n"
 	"\n"
-	"Runs one trial of TASK in a bubblewrap sandbox, drives HARNESS (rules/harness/HARNESS.json,\n"
+	"Runs one trial of TASK in a bubblewrap sandbox (or, with SANDBOX=docker or --sandbox docker,\n"
+	"in a container of the task's own image, --image or built now), drives HARNESS (rules/harness/HARNESS.json,\n"
 	"or HARNESS_PATH) over ACP, runs the task's tests/test.sh, and writes BenchFlow's layout:\n"
 	"DIR/<job>/<task>__<8 hex>/{result,config,timing,prompts}.json, trajectory/acp_trajectory.jsonl,\n"
 	"verifier/reward.txt, DIR/<job>/summary.json and DIR/summary.json.\n"
 	"Exit: 0 the trial was scored (pass or fail), 1 it errored (no reward), 2 bad usage or input.\n"
-	"Environment: ROUTES (provider_routes.json), ENV_FILE (.env), SANDBOX=bwrap|none,\n"
-	"HARNESS_PATH, SKILLC_RULES, KEEP_SANDBOX=1 (keep the sandbox folder for forensics).\n";
+	"Environment: ROUTES (provider_routes.json), ENV_FILE (.env), SANDBOX=bwrap|docker|none,\n"
+	"IMAGE (docker: a local image in place of the task's L1), DOCKER_HOST, HARNESS_PATH, SKILLC_RULES,\n"
+	"KEEP_SANDBOX=1 (keep the sandbox folder for forensics). See docs/local.md, docs/containers.md.\n";
 
 static const char none_warning[] =
 	"SANDBOX=none: running the agent and the verifier UNSANDBOXED on this machine: they can read your "
@@ -48,140 +51,202 @@ static const char none_warning[] =
 static int choose_sandbox(struct local_trial *t, struct err *e)
 {
 	const char *mode = getenv("SANDBOX");
+	if (!strcmp(t->o->sandbox, "docker") || (mode && !strcmp(mode, "docker"))) {
+		t->box.mode = SANDBOX_DOCKER; /* whether the daemon answers is the trial's first step */
+		return 0;
+	}
+	if (t->o->image)
+		return err_set(e, ERR_INPUT, "--image is for the docker sandbox (--sandbox docker or SANDBOX=docker)");
 	if (mode && !strcmp(mode, "none")) {
 		if (geteuid() != 0)
 			return err_set(e, ERR_WORK, "SANDBOX=none needs root: the task's paths (/root, /logs, /tests) "
 				       "are created on this host; use bubblewrap instead (apt-get install -y bubblewrap)");
-		t->mode = SANDBOX_NONE;
+		t->box.mode = SANDBOX_NONE;
 		warnf("%s", none_warning);
 		return 0;
 	}
 	if (mode && *mode && strcmp(mode, "bwrap"))
-		return err_set(e, ERR_INPUT, "SANDBOX='%s': use bwrap (the default) or none", mode);
-	t->mode = SANDBOX_BWRAP;
-	t->bwrap = fs_find_in_path("bwrap");
-	if (!t->bwrap)
+		return err_set(e, ERR_INPUT, "SANDBOX='%s': use bwrap (the default), docker or none", mode);
+	t->box.mode = SANDBOX_BWRAP;
+	t->box.bwrap = fs_find_in_path("bwrap");
+	if (!t->box.bwrap)
 		return err_set(e, ERR_WORK, "bubblewrap (bwrap) is not installed: install it with "
 			       "apt-get install -y bubblewrap, or set SANDBOX=none to run agents unsandboxed "
 			       "(they could then read your files and keys and write anywhere you can)");
 	return 0;
 }
 
+/* The trial's inputs: task, harness, model route, sandbox. Returns 0, or
+ * the exit status (e says why). */
+static int open_trial(struct local_trial *t, struct err *e)
+{
+	const struct local_opts *o = t->o;
+	t->clock.start = now_mono();
+	benchflow_time(now_wall(), t->clock.started_at);
+	if (task_load(o->tasks_dir, o->override, &t->task, e) < 0 || launch_load(o->agent, &t->h, e) < 0 ||
+	    model_route_resolve(o->model, &t->route, e) < 0)
+		return 2;
+	if (choose_sandbox(t, e) < 0)
+		return e->code;
+	if (o->skills_dir && strcmp(o->skill_mode, "with-skill")) {
+		err_set(e, ERR_INPUT, "--skills-dir is only valid with --skill-mode with-skill");
+		return 2;
+	}
+	return 0;
+}
+
+/* One unsandboxed trial at a time: they share the host's paths. */
+static int lock_unsandboxed(int *lockfd, struct err *e)
+{
+	*lockfd = open("/tmp/skillc-local-unsandboxed.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (*lockfd < 0 || flock(*lockfd, LOCK_EX) < 0)
+		return err_set(e, ERR_WORK, "cannot lock /tmp/skillc-local-unsandboxed.lock:");
+	return 0;
+}
+
+/* The job and a new rollout in it; *done when the job already holds a
+ * final result for the task (bench then skips it). */
+static int claim_rollout(struct local_trial *t, bool *done, struct err *e)
+{
+	*done = false;
+	if (benchflow_pick_job(t, e) < 0)
+		return -1;
+	char *found = benchflow_completed_rollout(t);
+	if (found) {
+		if (!t->o->quiet)
+			fprintf(stderr, "%s: %s already has a result in %s (bench resumes, skipping it)\n",
+				log_prog(), t->task.name, t->paths.job_dir);
+		free(found);
+		*done = true;
+		return 0;
+	}
+	return benchflow_make_rollout(t, e);
+}
+
+/* Builds what the agent runs in. A problem of the host or the harness is
+ * the trial's error. Returns 0, or the exit status when the run must stop:
+ * 2 when the task or --skills-dir is at fault (the rollout is removed). */
+static int prepare(struct local_trial *t, struct err *e)
+{
+	struct trial_box *b = &t->box;
+	b->share_net = t->task.agent_network || b->mode == SANDBOX_NONE;
+	b->skill_source = xstrdup(strcmp(t->o->skill_mode, "with-skill") ? "none"
+				  : t->o->skills_dir ? "custom_runtime" : "task_bundled");
+	double t0 = now_mono();
+	if (b->mode == SANDBOX_DOCKER) {
+		docker_setup_image(t, t->o->image);
+	} else {
+		task_unreproduced(&t->task, &b->unreproduced);
+		local_setup_preflight(t);
+	}
+	if (!t->agent.error && local_setup_sandbox(t, e) < 0) {
+		if (e->code == ERR_INPUT) {
+			struct err ce; /* no trial, nothing left */
+			fs_remove_tree(t->paths.dir, &ce);
+			return 2;
+		}
+		agent_outcome_sandbox_failure(&t->agent, e->msg);
+	}
+	if (!t->agent.error && b->mode != SANDBOX_DOCKER && local_setup_program(t, e) < 0)
+		agent_outcome_sandbox_failure(&t->agent, e->msg);
+	if (!t->agent.error && b->mode != SANDBOX_NONE && local_setup_supervisor(t, e) < 0)
+		agent_outcome_sandbox_failure(&t->agent, e->msg);
+	if (!t->agent.error && !b->share_net && local_setup_relay(t, e) < 0)
+		agent_outcome_sandbox_failure(&t->agent, e->msg);
+	if (b->mode != SANDBOX_NONE)
+		strlist_push(&b->agent_argv, "--"); /* the supervisor's options end */
+	if (!t->agent.error && local_setup_env(t, e) < 0)
+		return 1;
+	if (!t->agent.error && b->mode == SANDBOX_DOCKER)
+		docker_setup_container(t);
+	t->clock.env = now_mono() - t0;
+	return 0;
+}
+
+/* The agent, then the verifier unless the agent's part failed before a
+ * time limit. Returns 0, or the exit status when the run must stop. */
+static int execute(struct local_trial *t, struct err *e)
+{
+	/* a model server that is down fails the trial now, not at the agent's time limit */
+	if (!t->agent.error && model_route_probe(&t->route, 5, e) < 0)
+		agent_outcome_error(&t->agent, "model_unreachable", "%s (start the model server, or check ROUTES)", e->msg);
+	if (!t->agent.error)
+		local_agent_run(t);
+	if (t->agent.ran && t->agent.acp.status == ACP_INTERRUPTED) {
+		err_set(e, ERR_WORK, "interrupted by signal %d; the trial in %s is incomplete", t->agent.acp.interrupted,
+			t->paths.dir);
+		return 128 + t->agent.acp.interrupted;
+	}
+	if ((!t->agent.error || agent_outcome_timed_out(&t->agent)) && verifier_run(t, e) < 0)
+		return 1;
+	local_trial_judge(t);
+	return 0;
+}
+
+/* The one line on stderr saying how the trial ended. */
+static void say_outcome(const struct local_trial *t)
+{
+	const struct agent_outcome *a = &t->agent;
+	const struct verdict *v = &t->verdict;
+	if (verdict_scored(v)) {
+		double rw = pyjson_number(json_get(v->rewards, "reward"));
+		fprintf(stderr, "%s: %s %s, reward %g%s%s: %s\n", log_prog(), t->task.name, rw == 1.0 ? "passed" : "failed",
+			rw, a->error ? ", " : "", a->error ? a->category : "", t->paths.dir);
+	} else {
+		fprintf(stderr, "%s: %s errored (%s: %s): %s\n", log_prog(), t->task.name, a->error ? a->category : v->category,
+			a->error ? a->error : v->error, t->paths.dir);
+	}
+}
+
+/* result.json (redacted), the summaries, the line; returns the exit status. */
+static int report(const struct local_trial *t, struct err *e)
+{
+	if (benchflow_write_result(t, e) < 0 || local_trial_redact(t, e) < 0 || benchflow_write_summary(t, e) < 0)
+		return 1;
+	if (!t->o->quiet)
+		say_outcome(t);
+	e->msg[0] = '\0';
+	return verdict_scored(&t->verdict) ? 0 : 1;
+}
+
+/* The container goes, and the sandbox's folder (unless KEEP_SANDBOX) with
+ * its parent when empty. */
+static void clean_up(struct local_trial *t)
+{
+	if (!t->paths.scratch)
+		return;
+	struct err ce;
+	bool keep = getenv("KEEP_SANDBOX") != NULL;
+	if (box_cleanup(&t->box, keep, &ce) < 0)
+		warnf("%s", ce.msg);
+	if (keep)
+		return;
+	char *parent = path_join(t->paths.jobs, ".skillc-local");
+	rmdir(parent); /* only when no other trial uses it */
+	free(parent);
+}
+
 /* Returns the exit status. */
 static int run_trial(const struct local_opts *o, struct err *e)
 {
 	struct local_trial t = { .o = o };
-	int status = 2;
 	int lockfd = -1;
-	t.t_start = now_mono();
-	benchflow_time(now_wall(), t.started_at);
-	if (task_load(o->tasks_dir, o->override, &t.task, e) < 0 || launch_load(o->agent, &t.h, e) < 0 ||
-	    model_route_resolve(o->model, &t.route, e) < 0)
-		goto out;
-	if (choose_sandbox(&t, e) < 0) {
-		status = e->code;
-		goto out;
-	}
-	if (o->skills_dir && strcmp(o->skill_mode, "with-skill")) {
-		err_set(e, ERR_INPUT, "--skills-dir is only valid with --skill-mode with-skill");
-		goto out;
-	}
-	status = 1;
-	if (t.mode == SANDBOX_NONE) {
-		/* one unsandboxed trial at a time: they share the host's paths */
-		lockfd = open("/tmp/skillc-local-unsandboxed.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
-			err_set(e, ERR_WORK, "cannot lock /tmp/skillc-local-unsandboxed.lock:");
-			goto out;
-		}
-	}
-	if (benchflow_pick_job(&t, e) < 0)
-		goto out;
-	char *done = benchflow_completed_rollout(&t);
-	if (done) {
-		if (!o->quiet)
-			fprintf(stderr, "%s: %s already has a result in %s (bench resumes, skipping it)\n",
-				log_prog(), t.task.name, t.job_dir);
-		free(done);
-		status = 0;
-		goto out;
-	}
-	if (benchflow_make_rollout(&t, e) < 0)
-		goto out;
-	char *hidden = path_join(t.jobs, ".skillc-local");
-	if (fs_mkdirs(hidden, e) < 0) {
-		free(hidden);
-		goto out;
-	}
-	t.scratch = path_join(hidden, t.rollout);
-	free(hidden);
-	t.share_net = t.task.agent_network || t.mode == SANDBOX_NONE;
-	t.skill_source = xstrdup(strcmp(o->skill_mode, "with-skill") ? "none" : o->skills_dir ? "custom_runtime" : "task_bundled");
-	local_setup_preflight(&t);
-	double t0 = now_mono();
-	if (!t.error && local_setup_sandbox(&t, e) < 0) {
-		if (e->code == ERR_INPUT) {
-			/* the task (or --skills-dir) is at fault: no trial, nothing left */
-			struct err ce;
-			fs_remove_tree(t.dir, &ce);
-			status = 2;
-			goto out_clean;
-		}
-		local_trial_sandbox_failure(&t, e->msg);
-	}
-	if (!t.error && local_setup_program(&t, e) < 0)
-		local_trial_sandbox_failure(&t, e->msg);
-	if (!t.error && t.mode == SANDBOX_BWRAP && local_setup_supervisor(&t, e) < 0)
-		local_trial_sandbox_failure(&t, e->msg);
-	if (!t.error && !t.share_net && local_setup_relay(&t, e) < 0)
-		local_trial_sandbox_failure(&t, e->msg);
-	if (t.mode == SANDBOX_BWRAP)
-		strlist_push(&t.agent_argv, "--"); /* the supervisor's options end */
-	if (!t.error && local_setup_env(&t, e) < 0)
-		goto out_clean;
-	t.t_env = now_mono() - t0;
-	if (benchflow_write_config(&t, e) < 0)
-		goto out_clean;
-	/* a model server that is down fails the trial now, not at the agent's time limit */
-	if (!t.error && model_route_probe(&t.route, 5, e) < 0)
-		local_trial_error(&t, "model_unreachable", "%s (start the model server, or check ROUTES)", e->msg);
-	if (!t.error)
-		local_agent_run(&t);
-	if (t.ran_agent && t.acp.status == ACP_INTERRUPTED) {
-		err_set(e, ERR_WORK, "interrupted by signal %d; the trial in %s is incomplete", t.acp.interrupted, t.dir);
-		status = 128 + t.acp.interrupted;
-		goto out_clean;
-	}
-	bool verify = !t.error || !strcmp(t.error_category, "timeout") || !strcmp(t.error_category, "idle_timeout");
-	if (verify && verifier_run(&t, e) < 0) {
+	bool done = false;
+	int status = open_trial(&t, e);
+	if (status == 0 && t.box.mode == SANDBOX_NONE && lock_unsandboxed(&lockfd, e) < 0)
 		status = 1;
-		goto out_clean;
+	if (status == 0 && claim_rollout(&t, &done, e) < 0)
+		status = 1;
+	if (status == 0 && !done) {
+		status = prepare(&t, e);
+		if (status == 0 && benchflow_write_config(&t, e) < 0)
+			status = 1;
+		if (status == 0)
+			status = execute(&t, e);
+		if (status == 0)
+			status = report(&t, e);
+		clean_up(&t);
 	}
-	if (benchflow_write_result(&t, e) < 0 || local_trial_redact(&t, e) < 0 ||
-	    benchflow_write_summary(&t, e) < 0)
-		goto out_clean;
-	bool scored = t.rewards && !t.verifier_error;
-	status = scored ? 0 : 1;
-	if (!o->quiet) {
-		double rw = scored ? pyjson_number(json_get(t.rewards, "reward")) : 0;
-		if (scored)
-			fprintf(stderr, "%s: %s %s, reward %g%s%s: %s\n", log_prog(), t.task.name,
-				rw == 1.0 ? "passed" : "failed", rw, t.error ? ", " : "", t.error ? t.error_category : "", t.dir);
-		else
-			fprintf(stderr, "%s: %s errored (%s: %s): %s\n", log_prog(), t.task.name,
-				t.error ? t.error_category : t.verifier_category, t.error ? t.error : t.verifier_error, t.dir);
-	}
-	e->msg[0] = '\0';
-out_clean:
-	if (t.scratch && !getenv("KEEP_SANDBOX")) {
-		struct err ce;
-		if (sandbox_cleanup(&t.sb, &ce) < 0)
-			warnf("%s", ce.msg);
-		char *parent = path_join(t.jobs ? t.jobs : o->jobs_dir, ".skillc-local");
-		rmdir(parent); /* only when no other trial uses it */
-		free(parent);
-	}
-out:
 	if (lockfd >= 0)
 		close(lockfd);
 	local_trial_free(&t);
@@ -205,6 +270,7 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 {
 	struct err e = { 0 };
 	o->skill_mode = "no-skill";
+	o->sandbox = "local";
 	o->idle_timeout = 600;
 	char name[64]; /* the flag of a "--flag=value" argument */
 	for (int i = 3; i < argc; i++) {
@@ -237,8 +303,11 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 				die(2, "--skill-mode '%s': use no-skill or with-skill", v);
 			o->skill_mode = v;
 		} else if (!strcmp(a, "--sandbox")) {
-			if (strcmp(v, "local"))
-				die(2, "--sandbox '%s': skillc-local runs only --sandbox local (use bench for %s)", v, v);
+			if (strcmp(v, "local") && strcmp(v, "docker"))
+				die(2, "--sandbox '%s': skillc-local runs --sandbox local or docker (use bench for %s)", v, v);
+			o->sandbox = v;
+		} else if (!strcmp(a, "--image")) {
+			o->image = v;
 		} else if (!strcmp(a, "--config-override")) {
 			if (task_parse_override(v, &o->override, &e) < 0)
 				die_err(&e);
@@ -261,36 +330,12 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 		die(2, "--tasks-dir, --agent, --model and --jobs-dir are required (see --help)");
 }
 
-/* skillc-local sandbox-init [--listen ADDR:PORT[,...] --to SOCKET] -- COMMAND... */
-static int supervise(int argc, char **argv)
-{
-	struct supervisor_opts o = { NULL, NULL, NULL };
-	int i = 2;
-	for (; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--listen") && i + 1 < argc)
-			o.listen = argv[++i];
-		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
-			o.to = argv[++i];
-		else
-			die(2, "sandbox-init: unknown argument '%s'", argv[i]);
-	}
-	if (i + 1 >= argc || (o.listen && !o.to))
-		die(2, "sandbox-init: usage: sandbox-init [--listen ADDR:PORT[,ADDR:PORT] --to SOCKET] -- COMMAND...");
-	o.cmd = argv + i + 1;
-	struct err e = { 0 };
-	int status = supervisor_run(&o, &e);
-	if (status < 0)
-		die_err(&e);
-	/* _exit: a leak checker cannot run without capabilities in the sandbox */
-	_exit(status);
-}
-
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	if (argc >= 2 && !strcmp(argv[1], "sandbox-init"))
-		return supervise(argc, argv);
 	std_options(argc, argv, usage, VERSION);
+	if (argc == 4 && !strcmp(argv[1], "watchdog")) /* container.h: started by a docker trial */
+		return watchdog_main(argv[2], strtod(argv[3], NULL));
 	if (argc < 3 || strcmp(argv[1], "eval") || strcmp(argv[2], "run")) {
 		fputs(usage, stderr);
 		return 2;

@@ -36,6 +36,7 @@
 #include "pipeline/stages.h"
 #include "pipeline/state.h"
 #include "pipeline/status.h"
+#include "local/image.h"
 
 static const char usage[] =
 	"usage: skillc-rules check NAME=VALUE...\n"
@@ -184,13 +185,13 @@ static int in_a_round(const char *name)
 	return k > 0;
 }
 
-/* Every goal is a stage, a group of stages, eval, final, clean-stage or status. */
+/* Every goal is a stage, a group of stages, eval, final, images, clean-stage or status. */
 static int check_goals(const struct command *c, struct err *e)
 {
 	for (size_t i = 0; i < c->goals.n; i++) {
 		const char *g = c->goals.v[i];
-		if (!stage_find(g) && !stage_group_find(g) && strcmp(g, "eval") && strcmp(g, "final") && strcmp(g, "clean-stage") &&
-		    strcmp(g, "status"))
+		if (!stage_find(g) && !stage_group_find(g) && strcmp(g, "eval") && strcmp(g, "final") &&
+		    strcmp(g, "images") && strcmp(g, "clean-stage") && strcmp(g, "status"))
 			return err_set(e, ERR_INPUT, "unknown goal '%s'", g);
 	}
 	if (has_goal(c, "clean-stage") && !*val(c, "STAGE"))
@@ -221,7 +222,8 @@ static int check_model(const struct command *c, const struct run *r, struct err 
 	int needs = 0;
 	for (size_t i = 0; i < c->goals.n; i++)
 		needs |= strcmp(c->goals.v[i], "ingest") && strcmp(c->goals.v[i], "clean-stage") &&
-		         strcmp(c->goals.v[i], "status");
+		         strcmp(c->goals.v[i], "status") && strcmp(c->goals.v[i], "images") &&
+		         strcmp(c->goals.v[i], "l1-image") && strcmp(c->goals.v[i], "l2-image");
 	if (!needs || *run_get(r, "MODEL"))
 		return 0;
 	struct matrix all;
@@ -678,6 +680,15 @@ static int cmd_report(const struct command *c)
 	return stale ? 1 : 0;
 }
 
+/* An image stamp stands for an image in the Docker daemon: deleted there, built again. */
+static char *image_gone(const char *tool, const char *path)
+{
+	struct err e;
+	if (strcmp(tool, "skillc-image") || image_stamp_check(path, &e) != 0)
+		return NULL;
+	return xstrdup("names an image that is gone from the Docker daemon");
+}
+
 /* A bad SKILL_SOURCE stops make while it reads the makefile, in one line,
  * before any run is touched. */
 static int check_source(int argc, char **argv, struct err *e)
@@ -709,6 +720,7 @@ int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, V_RULES);
+	rules_set_output_check(image_gone);
 	log_speak_as("skillc"); /* it speaks for make: "skillc: bad task ..." */
 	struct err e = { 0 };
 	if (argc < 2)

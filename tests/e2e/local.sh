@@ -132,7 +132,19 @@ t_eq "exit status" "$RC" 0
 t_check "reward 0.0" grep -q '"reward": 0.0' "$R/result.json"
 t_eq "summary failed" "$($J "$T_TMP/jobs-fail/summary.json" failed)" 1
 t_eq "error" "$($J "$R/result.json" error)" null
+t_eq "the Dockerfile's RUN step was not reproduced" "$($J "$R/config.json" local.environment)" not_reproduced
+t_eq "and is named" "$($J "$R/config.json" local.dockerfile_not_reproduced)" '["RUN"]'
 no_strays
+t_end
+
+t_begin "a failure the missing environment explains: environment_not_reproduced, not failed"
+script lacking '[{"exec": "grep-the-task-installs --version 2>&1"}, {"write": {"path": "/root/answer.txt", "content": "?\n"}}]'
+run lacking
+t_eq "exit status" "$RC" 1
+t_eq "error_category" "$($J "$R/result.json" error_category)" environment_not_reproduced
+t_contains "quotes the sign" "$($J "$R/result.json" error)" "a tool call of the agent said: sh: 1: grep-the-task-installs: not found"
+t_eq "no reward counted" "$($J "$R/result.json" rewards)" null
+t_eq "summary: errored, not failed" "$($J "$T_TMP/jobs-lacking/summary.json" errored):$($J "$T_TMP/jobs-lacking/summary.json" failed)" 1:0
 t_end
 
 t_begin "agent timeout: agent_timeout line, verifier still runs, no strays"
@@ -140,7 +152,7 @@ script hang "[{\"spawn\": \"sleep 300; echo $MARK\"}, {\"message\": \"thinking\"
 start=$(date +%s)
 run hang --config-override agent.timeout_sec=2
 took=$(( $(date +%s) - start ))
-t_eq "exit status (scored: reward forced to 0)" "$RC" 0
+t_eq "exit status (scored)" "$RC" 0
 t_eq "error_category" "$($J "$R/result.json" error_category)" timeout
 t_eq "error" "$($J "$R/result.json" error)" "Agent prompt exceeded wall-clock budget 2s"
 t_eq "reward" "$($J "$R/result.json" rewards.reward)" 0
@@ -152,6 +164,25 @@ t_eq "override recorded" "$($J "$R/config.json" config_override.patch.agent.time
 t_check "verifier ran" test -f "$R/verifier/reward.txt"
 t_check "ended within 12 s (took ${took}s)" test "$took" -le 12
 no_strays
+t_end
+
+t_begin "agent timeout and no reward file: reward 0.0 (BenchFlow's rule, the verifier's word)"
+script hang0 '[{"exec": "touch /root/no-reward"}, {"hang": true}]'
+run hang0 --config-override agent.timeout_sec=2
+t_eq "exit status (scored)" "$RC" 0
+t_eq "error_category" "$($J "$R/result.json" error_category)" timeout
+t_check "no reward file" test ! -e "$R/verifier/reward.txt"
+t_eq "reward" "$($J "$R/result.json" rewards.reward)" 0
+t_eq "verifier_error" "$($J "$R/result.json" verifier_error)" null
+no_strays
+t_end
+
+t_begin "no reward file without a timeout: a verifier_failure"
+script noreward '[{"exec": "touch /root/no-reward"}]'
+run noreward
+t_eq "exit status" "$RC" 1
+t_eq "verifier_error_category" "$($J "$R/result.json" verifier_error_category)" verifier_failure
+t_contains "verifier_error" "$($J "$R/result.json" verifier_error)" "verifier exited with rc=3; no reward file"
 t_end
 
 t_begin "agent crash: pipe_closed, no reward, exit 1"
@@ -375,8 +406,10 @@ t_eq "unknown harness status" "$?" 2
 t_contains "unknown harness" "$out" "no harness file nosuch.json in $H"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model other/m1 --jobs-dir "$T_TMP/j2" 2>&1)
 t_eq "no route" "$?:$out" "2:skillc-local: unknown provider 'other' in model 'other/m1': add it to routes '$T_TMP/routes.json' (known: fake)"
-out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j2" --sandbox docker 2>&1)
-t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox 'docker': skillc-local runs only --sandbox local (use bench for docker)"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j2" --sandbox daytona 2>&1)
+t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox 'daytona': skillc-local runs --sandbox local or docker (use bench for daytona)"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j2" --image x:1 2>&1)
+t_eq "--image without docker" "$?:$out" "2:skillc-local: --image is for the docker sandbox (--sandbox docker or SANDBOX=docker)"
 t_check "nothing written" test ! -e "$T_TMP/j2"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j3" \
 	--skill-mode with-skill --skills-dir "$T_TMP/no-such-root" 2>&1)

@@ -41,7 +41,7 @@ t_begin "a bad value of every setting stops make with one line naming it, exit 2
 while read -r name kind def; do
 	case $kind in
 	name) bad='a b' ;; names) bad='ok -bad' ;; args) bad='-p x;y' ;; model) bad='no-slash' ;; models) bad='a/b no-slash' ;;
-	path) bad='a b' ;; url) bad='ftp://x' ;; int) bad='12x' ;; enum) bad='no-such-choice' ;; usd) bad='lots' ;; decimal) bad='0.1.2' ;;
+	path) bad='a b' ;; url) bad='ftp://x' ;; int) bad='12x' ;; enum) bad='no-such-choice' ;; usd) bad='lots' ;; decimal) bad='0.1.2' ;; image) bad='-image' ;;
 	*) t_fail "kind $kind has no bad value in this test"; continue ;;
 	esac
 	out=$($SK summary "$name=$bad" 2>&1)

@@ -91,8 +91,11 @@ int main(int argc, char **argv)
 		}
 		free(path);
 	}
-	if (!at)
+	if (!at) {
+		cJSON_Delete(v);
+		free(text);
 		return 1;
+	}
 	if (cJSON_IsString(at)) {
 		printf("%s\n", at->valuestring);
 	} else {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "local/acp.h"
+#include "local/arch.h"
 #include "base/fs.h"
 #include "local/launch.h"
 #include "base/json.h"
@@ -65,11 +66,17 @@ static void t_dockerfile(void)
 	CHECK(t.copies[4].as_child);
 	CHECK_INT(t.skill_copies_dropped, 1);
 	CHECK_STR(t.workdir, "/app/sub");
+	CHECK_STR(t.base_image, "debian:12-slim");
+	CHECK(t.base_platform == NULL);
 	CHECK_INT(t.ignored.n, 4);
 	CHECK_STR(t.ignored.v[0], "RUN");
 	CHECK_STR(t.ignored.v[1], "COPY --from");
 	CHECK_STR(t.ignored.v[2], "ADD <url>");
 	CHECK_STR(t.ignored.v[3], "ENV");
+	struct strlist unrep = STRLIST_INIT;
+	task_unreproduced(&t, &unrep); /* EXPOSE-like keywords would not count; these do */
+	CHECK_INT(unrep.n, 4);
+	strlist_free(&unrep);
 	free(want_src);
 	task_free(&t);
 
@@ -92,6 +99,27 @@ static void t_dockerfile(void)
 	task_free(&t);
 	fs_remove_tree(ctx, &e);
 	free(ctx);
+}
+
+/* The Dockerfile an L1 image is built from: skill sources left out, the rest as written. */
+static void t_dockerfile_without_skills(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "FROM x\nRUN a \\\n  && b\n", "FROM x\nRUN a \\\n  && b\n" },
+		{ "# a comment\nFROM x\nCOPY skills /root/.claude/skills\n",
+		  "FROM x\n# skillc: dropped, the skill is mounted at /skills instead: COPY skills /root/.claude/skills\n" },
+		{ "COPY ./skills/x /a/\nCOPY data /data", "# skillc: dropped, the skill is mounted at /skills instead: COPY ./skills/x /a/\nCOPY data /data\n" },
+		{ "COPY --chown=1:1 data skills /app/\n", "COPY --chown=1:1 [\"data\",\"/app/\"]\n" },
+		{ "ADD [\"skills\", \"notes.txt\", \"/srv/\"]\n", "ADD [\"notes.txt\",\"/srv/\"]\n" },
+		{ "COPY skillset /s\n", "COPY skillset /s\n" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		char *got = task_dockerfile_without_skills(cases[i].in);
+		CHECK_STR(got, cases[i].out);
+		free(got);
+	}
 }
 
 static void t_task_load(void)
@@ -320,14 +348,69 @@ static void t_relay(void)
 	free(dir);
 }
 
+/* The architecture decision of SANDBOX=docker, one row per case. */
+static void t_arch_decide(void)
+{
+	static const struct {
+		const char *daemon, *image, *qemu;
+		bool binfmt;
+		int rc;
+		const char *platform, *says;
+	} cases[] = {
+		{ "amd64", "amd64", "auto", false, 0, NULL, "both amd64: no emulation" },
+		{ "arm64", "arm64", "yes", true, 0, NULL, "no emulation" },
+		{ "arm64", NULL, "no", false, 0, NULL, "not known before its build" },
+		{ "arm64", "amd64", "auto", true, 0, "linux/amd64", "emulated with qemu-user-static" },
+		{ "arm64", "amd64", "auto", false, -1, NULL, "no qemu-x86_64 handler is registered" },
+		{ "amd64", "arm64", "auto", false, -1, NULL, "no qemu-aarch64 handler" },
+		{ "arm64", "amd64", "yes", false, 0, "linux/amd64", "binfmt_misc not checked" },
+		{ "arm64", "amd64", "no", true, -1, NULL, "QEMU=no" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		enum qemu_mode m;
+		struct err e = { 0 };
+		CHECK_INT(qemu_mode_parse(cases[i].qemu, &m, &e), 0);
+		struct arch_facts f = { cases[i].daemon, cases[i].image, cases[i].binfmt };
+		struct arch_plan p;
+		int r = arch_decide(&f, m, &p, &e);
+		CHECK_INT(r, cases[i].rc);
+		if (cases[i].platform)
+			CHECK_STR(p.platform, cases[i].platform);
+		else
+			CHECK(p.platform == NULL);
+		CHECK(strstr(r == 0 ? p.why : e.msg, cases[i].says) != NULL);
+		arch_plan_free(&p);
+	}
+	struct err e = { 0 };
+	enum qemu_mode m;
+	CHECK_INT(qemu_mode_parse("maybe", &m, &e), -1);
+	CHECK(strstr(e.msg, "use auto, yes or no") != NULL);
+	char buf[32];
+	CHECK_STR(arch_of_platform("linux/arm64/v8", buf, sizeof buf), "arm64");
+	CHECK_STR(arch_of_platform("x86_64", buf, sizeof buf), "amd64");
+	CHECK_STR(arch_docker_name("aarch64"), "arm64");
+	CHECK_STR(arch_qemu_name("arm64"), "aarch64");
+	struct task t;
+	memset(&t, 0, sizeof t);
+	char *ctx = t_tmpdir();
+	CHECK_INT(task_parse_dockerfile(&t, "FROM a:1 AS one\nFROM --platform=linux/arm64 bb:local AS two\nRUN true\n",
+					ctx, "Dockerfile", &e), 0);
+	CHECK_STR(t.base_image, "bb:local");
+	CHECK_STR(t.base_platform, "linux/arm64");
+	task_free(&t);
+	free(ctx);
+}
+
 int main(void)
 {
 	RUN(t_dockerfile);
+	RUN(t_dockerfile_without_skills);
 	RUN(t_task_load);
 	RUN(t_harness_render);
 	RUN(t_trajectory);
 	RUN(t_acp_not_started);
 	RUN(t_sandbox_open);
 	RUN(t_relay);
+	RUN(t_arch_decide);
 	T_EXIT();
 }

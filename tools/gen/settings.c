@@ -106,6 +106,9 @@ static void accepts(struct buf *b, const struct setting_def *s)
 	case SET_USD:
 		buf_adds(b, "US dollars");
 		break;
+	case SET_IMAGE:
+		buf_adds(b, "an image");
+		break;
 	case SET_ENUM:
 		for (const char *p = s->choices; *p;) {
 			size_t w = strcspn(p, " ");
@@ -175,7 +178,7 @@ static void print_list(struct buf *b)
 	                                     [SET_URL] = "url", [SET_INT] = "int", [SET_ENUM] = "enum",
 	                                     [SET_NAMES] = "names", [SET_MODELS] = "models",
 	                                     [SET_ARGS] = "args", [SET_USD] = "usd",
-	                                     [SET_DECIMAL] = "decimal" };
+	                                     [SET_DECIMAL] = "decimal", [SET_IMAGE] = "image" };
 	for (size_t i = 0; i < settings_count; i++)
 		buf_printf(b, "%s %s %s\n", settings_table[i].name, kinds[settings_table[i].kind], settings_table[i].def);
 }

@@ -61,3 +61,27 @@ void envlist_add_proxies(struct strlist *env)
 		if (getenv(pass[i]))
 			envlist_set(env, pass[i], getenv(pass[i]));
 }
+
+const char *envlist_get(const struct strlist *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=')
+			return env->v[i] + n + 1;
+	return NULL;
+}
+
+bool envlist_secret_name(const char *name)
+{
+	static const char *const marks[] = { "KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIALS", "COOKIE",
+					     "AUTHORIZATION", "AUTH", "BEARER", "SESSION" };
+	char up[256];
+	size_t i = 0;
+	for (; name[i] && i < sizeof up - 1; i++)
+		up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+	up[i] = '\0';
+	for (size_t k = 0; k < ARRAY_LEN(marks); k++)
+		if (strstr(up, marks[k]))
+			return true;
+	return false;
+}

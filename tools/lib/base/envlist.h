@@ -4,6 +4,7 @@
 #ifndef SKILLC_BASE_ENVLIST_H
 #define SKILLC_BASE_ENVLIST_H
 
+#include <stdbool.h>
 #include <cJSON.h>
 
 #include "base/util.h"
@@ -17,5 +18,12 @@ void envlist_add_table(struct strlist *env, const cJSON *table);
 /* Passes on the runner's http(s)_proxy / no_proxy settings (either case),
  * for a process that shares the host's network. */
 void envlist_add_proxies(struct strlist *env);
+
+/* The value of name in env, or NULL. Borrowed. */
+const char *envlist_get(const struct strlist *env, const char *name);
+/* True for names that look like they hold a secret (KEY, TOKEN, SECRET,
+ * PASSWORD, AUTH, ... in any case): such values stay off command lines
+ * and out of written settings. */
+bool envlist_secret_name(const char *name);
 
 #endif

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef SKILLC_STATIC_INIT /* skillc-init links statically, without cJSON (Makefile) */
 #include "base/json.h"
+#endif
 
 /* The one piece of process-wide state: the name set by main. */
 static const char *prog = "skillc";
@@ -40,7 +42,9 @@ void log_init(const char *progname)
 {
 	const char *slash = strrchr(progname, '/');
 	prog = slash ? slash + 1 : progname;
+#ifndef SKILLC_STATIC_INIT
 	json_use_project_allocator();
+#endif
 	on_exit(close_stdout, NULL);
 }
 

@@ -23,5 +23,7 @@
 #define V_STATS "1"
 #define V_GATE "1"
 #define V_JUNIT "1"
+#define V_IMAGE "1"
+#define V_RUNTIME "1"
 
 #endif

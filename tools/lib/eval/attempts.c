@@ -10,6 +10,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "eval/runner.h"
 
 /* Where failed attempts of this trial go: <incomplete>/<stage>/. */
 static char *attempts_dir(const struct eval_job *j)
@@ -76,10 +77,14 @@ char *attempts_sweep_leftovers(const struct eval_job *j)
 	attempts_leftovers(j, &stale);
 	char *marked = NULL;
 	for (size_t i = 0; i < stale.n; i++) {
-		if (!marked && runner_marked(j, stale.v[i]))
-			marked = xstrdup(stale.v[i]);
-		else
-			free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
+		if (!marked && runner_marked(j, stale.v[i])) {
+			marked = xstrdup(stale.v[i]); /* its runner's outcome is taken: its watchdog minds its containers */
+			continue;
+		}
+		char *abs = fs_real_path(stale.v[i]);
+		runner_docker_cleanup(abs); /* its containers, when a watchdog has not removed them yet */
+		free(abs);
+		free(attempts_keep(j, stale.v[i], "interrupted: left behind by a skillc-eval that was killed"));
 	}
 	strlist_free(&stale);
 	return marked;
@@ -135,12 +140,19 @@ bool attempts_left(const struct eval_job *j, long *prior)
 	return left;
 }
 
+/* Infra errors that are facts of the task's environment, not of the
+ * machine's moment: another attempt would end the same. */
+static bool settled(const char *category)
+{
+	return category && !strcmp(category, "environment_not_reproduced");
+}
+
 bool attempts_retry_infra(const struct eval_job *j, long prior, const cJSON *t, char *reason, size_t size)
 {
 	const char *outcome = json_str(t, "outcome");
-	if (!outcome || strcmp(outcome, "infra_error") || prior + 1 >= j->o->attempts)
-		return false;
 	const char *cat = json_str(t, "error_category"), *err = json_str(t, "error");
+	if (!outcome || strcmp(outcome, "infra_error") || prior + 1 >= j->o->attempts || settled(cat))
+		return false;
 	snprintf(reason, size, "infra error (%s): %.600s; attempt %ld of %ld, the next make tries again",
 		 cat ? cat : "unknown", err ? err : "the runner gave no error text (see runner.log)", prior + 1,
 		 j->o->attempts);

@@ -142,6 +142,30 @@ static void bf_trajectories(struct ctx *c, const cJSON *res, const char *rollout
 	json_set(c->t, "trajectory", tr);
 }
 
+/* Whether the trial ran in the task's own environment: the local
+ * runner's config.json says so ("reproduced" / "not_reproduced" and the
+ * sandbox); null for other runners. */
+static void bf_environment(struct ctx *c, const char *rollout)
+{
+	char *p = path_join(rollout, "config.json");
+	struct err e;
+	cJSON *cfg = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	const cJSON *local = json_get(cfg, "local");
+	const char *env = json_str(local, "environment"), *sandbox = json_str(local, "sandbox");
+	if (env && sandbox) {
+		cJSON *o = cJSON_CreateObject();
+		json_set_str(o, "sandbox", sandbox);
+		json_set_bool(o, "reproduced", !strcmp(env, "reproduced"));
+		json_set(o, "not_reproduced", cJSON_Duplicate(json_get(local, "dockerfile_not_reproduced"), true));
+		json_set_str(o, "image", json_str(local, "image"));
+		json_set(c->t, "environment", o);
+	} else {
+		json_set(c->t, "environment", cJSON_CreateNull());
+	}
+	cJSON_Delete(cfg);
+	free(p);
+}
+
 void read_benchflow(struct ctx *c, const struct cand *best, long retries, const struct strlist *attempts)
 {
 	const cJSON *res = best->res;
@@ -157,5 +181,6 @@ void read_benchflow(struct ctx *c, const struct cand *best, long retries, const 
 	tr_set_file(c, "result", rp);
 	free(rp);
 	bf_job_summary(c, rollout);
+	bf_environment(c, rollout);
 	bf_trajectories(c, res, rollout, o != TRIAL_INFRA_ERROR);
 }

@@ -111,6 +111,8 @@ static cJSON *make_identity(const struct eval_job *j)
 	json_set_str(id, "runner", j->o->runner);
 	cJSON *set = cJSON_CreateObject();
 	json_set_str(set, "sandbox", j->o->sandbox);
+	if (j->o->image) /* its tag is its content key: a rebuilt image of the same content is the same */
+		json_set_str(set, "image", j->o->image);
 	if (j->o->agent_timeout > 0)
 		json_set_num(set, "agent_timeout", j->o->agent_timeout);
 	else

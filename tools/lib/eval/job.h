@@ -15,6 +15,7 @@
 struct eval_opts {
 	const char *task, *harness, *model, *runner, *out, *stage, *incomplete, *cache, *env_file, *rules;
 	const char *sandbox;
+	const char *image;     /* local runner, docker sandbox: the trial image (NULL: the runner builds it) */
 	const char *split;     /* a namespace in the trial's key (e.g. "final"): never a store hit for another split */
 	struct strlist skills; /* skill folders */
 	bool no_skill, no_cache, require_skill;

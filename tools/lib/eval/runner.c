@@ -68,6 +68,10 @@ static void benchflow_argv(const struct eval_job *j, const char *tmp, const char
 	strlist_push(a, j->o->model);
 	strlist_push(a, "--sandbox");
 	strlist_push(a, j->o->sandbox);
+	if (j->o->image) {
+		strlist_push(a, "--image");
+		strlist_push(a, j->o->image);
+	}
 	strlist_push(a, "--skill-mode");
 	if (skills_root) {
 		strlist_push(a, "with-skill");

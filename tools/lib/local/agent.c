@@ -29,23 +29,85 @@ static char *startup_failure(const char *log)
 	return found;
 }
 
+/* The harness under its supervisor, as a command line of the box. */
+static void agent_command(const struct local_trial *t, struct strlist *cmd, struct strlist *env)
+{
+	struct strlist inner = STRLIST_INIT;
+	for (size_t i = 0; i < t->box.agent_argv.n; i++)
+		strlist_push(&inner, t->box.agent_argv.v[i]);
+	strlist_push(&inner, t->box.program);
+	for (size_t i = 1; i < t->h.argv.n; i++)
+		strlist_push(&inner, t->h.argv.v[i]);
+	struct box_run run = { .share_net = t->box.share_net, .cwd = t->task.workdir, .interactive = true };
+	box_command(&t->box, &run, inner.v, &t->box.agent_env, cmd, env);
+	strlist_free(&inner);
+}
+
+/* An agent that closed its pipe: a sandbox that never started, or BenchFlow's pipe_closed. */
+static void record_closed(struct agent_outcome *out, const char *agent_log)
+{
+	const struct acp_result *a = &out->acp;
+	char *why = a->handshake_done ? NULL : startup_failure(agent_log);
+	if (why || a->status == ACP_NOT_STARTED) {
+		agent_outcome_sandbox_failure(out, why ? why : a->message);
+		free(why);
+		return;
+	}
+	agent_outcome_error(out, "pipe_closed", "%s", a->message);
+	out->transport_info = cJSON_CreateObject();
+	cJSON_AddStringToObject(out->transport_info, "reason", "transport_closed");
+	cJSON_AddNumberToObject(out->transport_info, "process_exit_code", a->exit_code);
+	cJSON_AddStringToObject(out->transport_info, "transport_diagnosis",
+				a->term_signal ? "agent process killed by a signal" : "agent process exited");
+}
+
+/* How the agent ended, as BenchFlow names it. */
+static void record_end(struct agent_outcome *out, const char *agent_log)
+{
+	const struct acp_result *a = &out->acp;
+	switch (a->status) {
+	case ACP_DONE:
+	case ACP_INTERRUPTED:
+		break;
+	case ACP_TIMEOUT:
+		agent_outcome_error(out, "timeout", "%s", a->message);
+		break;
+	case ACP_IDLE:
+		agent_outcome_error(out, "idle_timeout", "%s", a->message);
+		break;
+	case ACP_CLOSED:
+	case ACP_NOT_STARTED:
+		record_closed(out, agent_log);
+		break;
+	case ACP_PROTOCOL:
+		agent_outcome_error(out, "acp_error", "%s", a->message);
+		break;
+	}
+}
+
+/* BenchFlow's agent_timeout trajectory line. */
+static void add_timeout_line(struct acp_result *a, double timeout_sec)
+{
+	cJSON *l = cJSON_CreateObject();
+	cJSON_AddStringToObject(l, "type", "agent_timeout");
+	cJSON_AddStringToObject(l, "reason", a->status == ACP_TIMEOUT ? "wall_clock_timeout" : "idle_timeout");
+	cJSON_AddNumberToObject(l, "timeout_sec", timeout_sec);
+	cJSON_AddItemToObject(l, "pending_tool_call_ids", acp_traj_pending(&a->traj));
+	cJSON_AddBoolToObject(l, "terminal_trajectory_complete", a->prompt_answered);
+	cJSON_AddItemToArray(a->traj.lines, l);
+}
+
 void local_agent_run(struct local_trial *t)
 {
 	struct err e = { 0 };
-	int logfd = open(t->agent_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	struct strlist inner = STRLIST_INIT;
-	for (size_t i = 0; i < t->agent_argv.n; i++)
-		strlist_push(&inner, t->agent_argv.v[i]);
-	strlist_push(&inner, t->program);
-	for (size_t i = 1; i < t->h.argv.n; i++)
-		strlist_push(&inner, t->h.argv.v[i]);
-	struct strlist cmd = STRLIST_INIT;
-	struct sandbox_run run = { .share_net = t->share_net, .cwd = t->task.workdir };
-	sandbox_command(&t->sb, &run, inner.v, &cmd);
-	struct acp_fs fs = { &t->sb, sandbox_fs_open };
+	int logfd = open(t->paths.agent_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct strlist cmd = STRLIST_INIT, env = STRLIST_INIT;
+	agent_command(t, &cmd, &env);
+	/* a container's files are not ours to serve: the agent uses its own tools */
+	struct acp_fs fs = { &t->box.sb, sandbox_fs_open };
 	struct acp_spec spec = {
 		.argv = cmd.v,
-		.envp = t->agent_env.v,
+		.envp = env.v,
 		.session_cwd = t->task.workdir,
 		.prompt = t->task.instruction,
 		.timeout = t->task.agent_timeout,
@@ -53,56 +115,22 @@ void local_agent_run(struct local_trial *t)
 		.handshake_timeout = t->task.agent_timeout < 60 ? t->task.agent_timeout : 60,
 		.idle_timeout = t->o->idle_timeout,
 		.stderr_fd = logfd,
-		.fs = &fs,
-		.relay = t->relay,
+		.fs = t->box.mode == SANDBOX_DOCKER ? NULL : &fs,
+		.relay = t->box.relay,
 	};
-	t->ran_agent = true;
-	if (acp_run(&spec, &t->acp, &e) < 0)
-		local_trial_error(t, "infra_failure", "%s", e.msg);
+	struct agent_outcome *out = &t->agent;
+	out->ran = true;
+	if (acp_run(&spec, &out->acp, &e) < 0)
+		agent_outcome_error(out, "infra_failure", "%s", e.msg);
 	if (logfd >= 0)
 		close(logfd);
 	strlist_free(&cmd);
-	strlist_free(&inner);
-	struct acp_result *a = &t->acp;
-	char *why = NULL;
-	switch (a->status) {
-	case ACP_DONE:
-		break;
-	case ACP_TIMEOUT:
-		local_trial_error(t, "timeout", "%s", a->message);
-		break;
-	case ACP_IDLE:
-		local_trial_error(t, "idle_timeout", "%s", a->message);
-		break;
-	case ACP_CLOSED:
-	case ACP_NOT_STARTED:
-		why = a->handshake_done ? NULL : startup_failure(t->agent_log);
-		if (why || a->status == ACP_NOT_STARTED) {
-			local_trial_sandbox_failure(t, why ? why : a->message);
-		} else {
-			local_trial_error(t, "pipe_closed", "%s", a->message);
-			t->transport_info = cJSON_CreateObject();
-			cJSON_AddStringToObject(t->transport_info, "reason", "transport_closed");
-			cJSON_AddNumberToObject(t->transport_info, "process_exit_code", a->exit_code);
-			cJSON_AddStringToObject(t->transport_info, "transport_diagnosis",
-						a->term_signal ? "agent process killed by a signal" : "agent process exited");
-		}
-		free(why);
-		break;
-	case ACP_PROTOCOL:
-		local_trial_error(t, "acp_error", "%s", a->message);
-		break;
-	case ACP_INTERRUPTED:
-		break;
-	}
-	if (a->status == ACP_TIMEOUT || a->status == ACP_IDLE) {
-		cJSON *l = cJSON_CreateObject();
-		cJSON_AddStringToObject(l, "type", "agent_timeout");
-		cJSON_AddStringToObject(l, "reason", a->status == ACP_TIMEOUT ? "wall_clock_timeout" : "idle_timeout");
-		cJSON_AddNumberToObject(l, "timeout_sec", a->status == ACP_TIMEOUT ? t->task.agent_timeout : t->o->idle_timeout);
-		cJSON_AddItemToObject(l, "pending_tool_call_ids", acp_traj_pending(&a->traj));
-		cJSON_AddBoolToObject(l, "terminal_trajectory_complete", a->prompt_answered);
-		cJSON_AddItemToArray(a->traj.lines, l);
-	}
+	for (size_t i = 0; i < env.n; i++)
+		memset(env.v[i], 0, strlen(env.v[i])); /* it holds the key */
+	strlist_free(&env);
+	record_end(out, t->paths.agent_log);
+	if (out->acp.status == ACP_TIMEOUT)
+		add_timeout_line(&out->acp, t->task.agent_timeout);
+	else if (out->acp.status == ACP_IDLE)
+		add_timeout_line(&out->acp, t->o->idle_timeout);
 }
-

@@ -6,7 +6,7 @@
 
 #include "local/rollout.h"
 
-/* Runs the agent to its end (t->acp, t->ran_agent) and records how it
+/* Runs the agent to its end and records in t->agent how it
  * ended as BenchFlow names it: timeout, idle_timeout (both with an
  * agent_timeout trajectory line), pipe_closed, acp_error, sandbox_setup
  * (bwrap or the supervisor could not start), infra_failure. */

@@ -12,7 +12,7 @@
 #include "local/rollout.h"
 #include "base/util.h"
 
-/* Sets t->jobs (--jobs-dir, absolute), t->job_dir and t->job_name: like
+/* Sets t->paths.jobs (--jobs-dir, absolute), job_dir and job_name: like
  * bench, the alphabetically last job folder is resumed, else a new one is
  * named after the local time. Creates them. */
 int benchflow_pick_job(struct local_trial *t, struct err *e);
@@ -21,9 +21,9 @@ int benchflow_pick_job(struct local_trial *t, struct err *e);
  * verifier errored (bench skips such a task), or NULL. Caller frees. */
 char *benchflow_completed_rollout(const struct local_trial *t);
 
-/* Names a new rollout <task>__<8 random hex> (t->rollout, t->dir,
- * t->agent_log) and creates its agent/, verifier/, artifacts/ and
- * trajectory/ folders. */
+/* Names a new rollout <task>__<8 random hex> (t->paths: rollout, dir,
+ * agent_log, scratch) and creates its agent/, verifier/, artifacts/ and
+ * trajectory/ folders, and the scratch folder's parent. */
 int benchflow_make_rollout(struct local_trial *t, struct err *e);
 
 /* config.json: the trial's settings, plus a "local" object of what only
@@ -32,9 +32,9 @@ int benchflow_make_rollout(struct local_trial *t, struct err *e);
 int benchflow_write_config(const struct local_trial *t, struct err *e);
 
 /* The rollout's trajectory files, prompts.json, rewards.jsonl (when
- * scored), timing.json and, last, result.json. An agent timeout that the
- * verifier ran after without a reward gets reward 0.0 in t->rewards. */
-int benchflow_write_result(struct local_trial *t, struct err *e);
+ * scored), timing.json and, last, result.json: what t says, as it says it
+ * (the writer decides nothing about the outcome). */
+int benchflow_write_result(const struct local_trial *t, struct err *e);
 
 /* The job's summary.json over the newest result.json of each task, and
  * its copy in JOBS/summary.json. */

@@ -88,6 +88,24 @@ int model_route_probe(const struct model_route *r, double timeout, struct err *e
 	return 0;
 }
 
+int model_route_connect(void *route)
+{
+	const struct model_route *r = route;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	if (getaddrinfo(r->host, r->port, &hints, &ai) != 0)
+		return -1;
+	int fd = -1;
+	for (const struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+		fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
 /* MODEL "provider/model-id" through ROUTES; the key from the environment or ENV_FILE. */
 int model_route_resolve(const char *model, struct model_route *r, struct err *e)
 {

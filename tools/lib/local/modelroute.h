@@ -24,6 +24,9 @@ int model_route_resolve(const char *model, struct model_route *r, struct err *e)
  * timeout seconds: a model server that is down fails the trial at once as
  * an infra error instead of letting the agent retry until its time limit. */
 int model_route_probe(const struct model_route *r, double timeout, struct err *e);
+/* A connected TCP socket to the route's host and port, or -1 (a relay's
+ * connector: ctx is the struct model_route). */
+int model_route_connect(void *route);
 /* Frees r, wiping the key. */
 void model_route_free(struct model_route *r);
 

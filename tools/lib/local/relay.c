@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -28,37 +30,62 @@ struct pair {
 
 struct relay {
 	int lfd;
-	char *unix_path, *host, *port;
+	char *unix_path;
+	relay_connect_fn *connect;
+	void *ctx;
 	struct pair *p[RELAY_MAX];
 	int count;
 };
 
-struct relay *relay_new(int listen_fd, const char *unix_path, const char *host, const char *port)
+struct relay *relay_new(int listen_fd, const char *unix_path, relay_connect_fn *connect, void *ctx)
 {
 	struct relay *r = xcalloc(1, sizeof *r);
 	r->lfd = listen_fd;
 	r->unix_path = unix_path ? xstrdup(unix_path) : NULL;
-	r->host = host ? xstrdup(host) : NULL;
-	r->port = port ? xstrdup(port) : NULL;
+	r->connect = connect;
+	r->ctx = ctx;
 	return r;
+}
+
+/* addr:port as a socket address (numeric only). */
+static socklen_t tcp_addr(const char *addr, const char *port, struct sockaddr_storage *ss)
+{
+	char *end;
+	long p = strtol(port, &end, 10);
+	if (!*port || *end || p < 0 || p > 65535)
+		return 0;
+	memset(ss, 0, sizeof *ss);
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)p);
+		return sizeof *in4;
+	}
+	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+		return sizeof *in6;
+	}
+	return 0;
 }
 
 int relay_listen_tcp(const char *addr, const char *port, struct err *e)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_PASSIVE, .ai_socktype = SOCK_STREAM }, *ai;
-	if (getaddrinfo(addr, port, &hints, &ai) != 0)
-		return err_set(e, ERR_INPUT, "'%s' is not a numeric address", addr);
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct sockaddr_storage ss;
+	socklen_t len = tcp_addr(addr, port, &ss);
+	if (!len)
+		return err_set(e, ERR_INPUT, "'%s' port '%s' is not a numeric address and port", addr, port);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	int one = 1;
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 16) < 0) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
 		err_set(e, ERR_WORK, "cannot listen on %s port %s:", addr, port);
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
 	}
-	freeaddrinfo(ai);
 	return fd;
 }
 
@@ -124,18 +151,8 @@ static int connect_upstream(const struct relay *r)
 		}
 		if (dirfd >= 0)
 			close(dirfd);
-	} else {
-		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
-		if (getaddrinfo(r->host, r->port, &hints, &ai) != 0)
-			return -1;
-		for (a = ai; a && fd < 0; a = a->ai_next) {
-			fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
-				close(fd);
-				fd = -1;
-			}
-		}
-		freeaddrinfo(ai);
+	} else if (r->connect) {
+		fd = r->connect(r->ctx);
 	}
 	if (fd >= 0)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -251,7 +268,5 @@ void relay_free(struct relay *r)
 			pair_close(r, i);
 	close(r->lfd);
 	free(r->unix_path);
-	free(r->host);
-	free(r->port);
 	free(r);
 }

@@ -13,12 +13,16 @@
 
 struct relay;
 
-/* A relay accepting on listen_fd (non-blocking, listening) and connecting
- * each client to the Unix socket at unix_path, or (unix_path NULL) to
- * host:port over TCP. Takes listen_fd. */
-struct relay *relay_new(int listen_fd, const char *unix_path, const char *host, const char *port);
+/* Opens the upstream connection for one client: a connected socket, or -1. */
+typedef int relay_connect_fn(void *ctx);
 
-/* Listening sockets: TCP on addr:port (addr numeric) / Unix at path. -1 with e set. */
+/* A relay accepting on listen_fd (non-blocking, listening) and connecting
+ * each client to the Unix socket at unix_path, or (unix_path NULL) through
+ * connect(ctx), e.g. to the model route over TCP. Takes listen_fd. */
+struct relay *relay_new(int listen_fd, const char *unix_path, relay_connect_fn *connect, void *ctx);
+
+/* Listening sockets: TCP on addr:port (addr numeric) / Unix at path. -1 with e set.
+ * No name lookup here: the supervisor links this statically. */
 int relay_listen_tcp(const char *addr, const char *port, struct err *e);
 int relay_listen_unix(const char *path, struct err *e);
 

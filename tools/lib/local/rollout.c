@@ -6,33 +6,118 @@
 #include <sys/stat.h>
 
 #include "base/fs.h"
+#include "base/json.h"
+#include "base/pyjson.h"
 #include "base/redact.h"
 
 const char local_sandbox_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-void local_trial_error(struct local_trial *t, const char *category, const char *fmt, ...)
+void agent_outcome_error(struct agent_outcome *a, const char *category, const char *fmt, ...)
 {
-	if (t->error)
+	if (a->error)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
 	struct buf b = BUF_INIT;
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	t->error = buf_detach(&b);
-	t->error_category = xstrdup(category);
+	a->error = buf_detach(&b);
+	a->category = xstrdup(category);
 }
 
-void local_trial_sandbox_failure(struct local_trial *t, const char *msg)
+void agent_outcome_sandbox_failure(struct agent_outcome *a, const char *msg)
 {
-	local_trial_error(t, "sandbox_setup", "Sandbox startup failed: %s", msg);
-	t->sandbox_info = cJSON_CreateObject();
-	cJSON_AddStringToObject(t->sandbox_info, "reason", "sandbox_startup_failed");
-	cJSON_AddNullToObject(t->sandbox_info, "sandbox_id");
-	cJSON_AddNullToObject(t->sandbox_info, "sandbox_state");
-	cJSON_AddNumberToObject(t->sandbox_info, "attempts", 1);
-	cJSON_AddNullToObject(t->sandbox_info, "build_timeout_sec");
-	cJSON_AddStringToObject(t->sandbox_info, "raw_message", msg);
+	if (a->error)
+		return;
+	agent_outcome_error(a, "sandbox_setup", "Sandbox startup failed: %s", msg);
+	cJSON *info = a->sandbox_info = cJSON_CreateObject();
+	cJSON_AddStringToObject(info, "reason", "sandbox_startup_failed");
+	cJSON_AddNullToObject(info, "sandbox_id");
+	cJSON_AddNullToObject(info, "sandbox_state");
+	cJSON_AddNumberToObject(info, "attempts", 1);
+	cJSON_AddNullToObject(info, "build_timeout_sec");
+	cJSON_AddStringToObject(info, "raw_message", msg);
+}
+
+bool agent_outcome_timed_out(const struct agent_outcome *a)
+{
+	return a->category && (!strcmp(a->category, "timeout") || !strcmp(a->category, "idle_timeout"));
+}
+
+bool verdict_scored(const struct verdict *v)
+{
+	return v->rewards && !v->error;
+}
+
+/* Lines that say a program or module the task needed was not there. */
+static const char *missing_line(const char *text, size_t *len)
+{
+	static const char *const marks[] = { "command not found", ": not found", "No module named" };
+	for (size_t k = 0; k < ARRAY_LEN(marks); k++) {
+		const char *hit = strstr(text, marks[k]);
+		if (!hit)
+			continue;
+		const char *start = hit;
+		while (start > text && start[-1] != '\n')
+			start--;
+		*len = strcspn(start, "\n");
+		return start;
+	}
+	return NULL;
+}
+
+/* What says the environment was missing something: the verifier's output,
+ * else the agent's tool results. Caller frees; NULL: nothing does. */
+static char *missing_evidence(const struct local_trial *t)
+{
+	char *out = path_join(t->paths.dir, "verifier/test-stdout.txt");
+	struct buf b = BUF_INIT;
+	struct err e;
+	size_t len = 0;
+	const char *hit = NULL;
+	if (fs_read(out, 8 << 20, &b, &e) == 0 && b.data)
+		hit = missing_line(b.data, &len);
+	char *found = hit ? xasprintf("the verifier said: %.*s", (int)len, hit) : NULL;
+	buf_free(&b);
+	free(out);
+	for (const cJSON *l = t->agent.acp.traj.lines ? t->agent.acp.traj.lines->child : NULL; l && !found; l = l->next) {
+		if (strcmp(json_str(l, "type") ? json_str(l, "type") : "", "tool_call"))
+			continue;
+		for (const cJSON *c = json_get(l, "content") ? json_get(l, "content")->child : NULL; c && !found; c = c->next) {
+			const char *text = json_str(json_get(c, "content"), "text");
+			if (text && (hit = missing_line(text, &len)))
+				found = xasprintf("a tool call of the agent said: %.*s", (int)len, hit);
+		}
+	}
+	return found;
+}
+
+void local_trial_judge(struct local_trial *t)
+{
+	struct verdict *v = &t->verdict;
+	if (!t->box.unreproduced.n || (t->agent.error && !agent_outcome_timed_out(&t->agent)))
+		return; /* reproduced, or already an infra error */
+	if (verdict_scored(v) && pyjson_number(json_get(v->rewards, "reward")) == 1.0)
+		return; /* it passed all the same */
+	char *why = missing_evidence(t);
+	if (!why)
+		return; /* nothing points at the environment: the verdict stands */
+	struct buf what = BUF_INIT;
+	for (size_t i = 0; i < t->box.unreproduced.n; i++)
+		buf_printf(&what, "%s%s", i ? ", " : "", t->box.unreproduced.v[i]);
+	free(t->agent.error);
+	free(t->agent.category);
+	t->agent.error = t->agent.category = NULL;
+	agent_outcome_error(&t->agent, "environment_not_reproduced",
+			    "environment not reproduced: the sandbox runs this machine's programs without the Dockerfile's %s "
+			    "steps and %s; run the task with SANDBOX=docker", what.data, why);
+	buf_free(&what);
+	free(why);
+	cJSON_Delete(v->rewards);
+	v->rewards = NULL;
+	free(v->error);
+	free(v->category);
+	v->error = v->category = NULL;
 }
 
 int local_trial_redact(const struct local_trial *t, struct err *e)
@@ -41,10 +126,38 @@ int local_trial_redact(const struct local_trial *t, struct err *e)
 		return 0;
 	struct strlist keys = STRLIST_INIT;
 	strlist_push(&keys, t->route.key);
-	int r = redact_tree(t->dir, &keys, e);
+	int r = redact_tree(t->paths.dir, &keys, e);
 	explicit_bzero(keys.v[0], strlen(keys.v[0]));
 	strlist_free(&keys);
 	return r;
+}
+
+static void paths_free(struct rollout_paths *p)
+{
+	free(p->jobs);
+	free(p->job_dir);
+	free(p->job_name);
+	free(p->rollout);
+	free(p->dir);
+	free(p->agent_log);
+	free(p->scratch);
+}
+
+static void agent_outcome_free(struct agent_outcome *a)
+{
+	acp_result_free(&a->acp);
+	free(a->error);
+	free(a->category);
+	cJSON_Delete(a->sandbox_info);
+	cJSON_Delete(a->transport_info);
+}
+
+static void verdict_free(struct verdict *v)
+{
+	cJSON_Delete(v->rewards);
+	free(v->error);
+	free(v->category);
+	cJSON_Delete(v->timeout_info);
 }
 
 void local_trial_free(struct local_trial *t)
@@ -52,30 +165,8 @@ void local_trial_free(struct local_trial *t)
 	task_free(&t->task);
 	launch_free(&t->h);
 	model_route_free(&t->route);
-	free(t->bwrap);
-	sandbox_free(&t->sb);
-	free(t->jobs);
-	free(t->job_dir);
-	free(t->job_name);
-	free(t->rollout);
-	free(t->dir);
-	free(t->scratch);
-	free(t->agent_log);
-	free(t->skill_source);
-	free(t->effective_skills);
-	free(t->program);
-	strlist_free(&t->agent_argv);
-	for (size_t i = 0; i < t->agent_env.n; i++)
-		memset(t->agent_env.v[i], 0, strlen(t->agent_env.v[i])); /* it holds the key */
-	strlist_free(&t->agent_env);
-	relay_free(t->relay);
-	acp_result_free(&t->acp);
-	free(t->error);
-	free(t->error_category);
-	cJSON_Delete(t->sandbox_info);
-	cJSON_Delete(t->transport_info);
-	cJSON_Delete(t->rewards);
-	free(t->verifier_error);
-	free(t->verifier_category);
-	cJSON_Delete(t->verifier_timeout_info);
+	paths_free(&t->paths);
+	box_free(&t->box);
+	agent_outcome_free(&t->agent);
+	verdict_free(&t->verdict);
 }

@@ -1,8 +1,11 @@
-/* rollout.h — one trial of the local runner (skillc-local): its
- * options, the task, harness, route and sandbox, its folders, timings and
- * outcome. The runner's modules fill it in turn: setup.h builds the
- * sandbox, agent.h runs the agent, verifier.h scores it, and
- * layout.h writes it in BenchFlow's layout. */
+/* rollout.h — one trial of the local runner (skillc-local), as parts that
+ * each belong to one concern and are filled by one module:
+ *   paths    where its files go            layout.h (benchflow_pick_job, benchflow_make_rollout)
+ *   box      what the agent runs in        setup.h, dockersetup.h (box.h)
+ *   agent    how the agent's part ended    agent.h (and setup's failures)
+ *   verdict  what the verifier said        verifier.h
+ *   clock    when things happened          the runner
+ * The writer (layout.h) only reads a trial: the outcome is decided before. */
 #ifndef SKILLC_LOCAL_ROLLOUT_H
 #define SKILLC_LOCAL_ROLLOUT_H
 
@@ -10,6 +13,7 @@
 #include <cJSON.h>
 
 #include "local/acp.h"
+#include "local/box.h"
 #include "local/launch.h"
 #include "local/modelroute.h"
 #include "local/relay.h"
@@ -24,10 +28,46 @@ extern const char local_sandbox_path[];
 struct local_opts {
 	const char *tasks_dir, *agent, *model, *jobs_dir, *skills_dir;
 	const char *skill_mode;   /* "no-skill" or "with-skill" */
+	const char *sandbox;      /* --sandbox: "local" (SANDBOX decides) or "docker" */
+	const char *image;        /* --image: the trial image for docker; NULL: build it */
 	cJSON *override;          /* merged --config-override values */
 	struct strlist agent_env; /* --agent-env KEY=VALUE */
 	double idle_timeout;      /* 0: none */
 	bool quiet;
+};
+
+/* Where a trial's files go, in BenchFlow's layout. */
+struct rollout_paths {
+	char *jobs;      /* --jobs-dir, absolute */
+	char *job_dir;   /* jobs/<job_name> */
+	char *job_name;  /* YYYY-MM-DD__HH-MM-SS */
+	char *rollout;   /* <task>__<8 hex> */
+	char *dir;       /* job_dir/rollout */
+	char *agent_log; /* dir/agent/<harness>.txt */
+	char *scratch;   /* the sandbox's host side: jobs/.skillc-local/<rollout> */
+};
+
+/* How the agent's part ended: BenchFlow's error and error_category. */
+struct agent_outcome {
+	struct acp_result acp;
+	bool ran;                  /* the agent was started */
+	char *error, *category;    /* the first error recorded; NULL: none */
+	cJSON *sandbox_info, *transport_info;
+};
+
+/* What the verifier said. */
+struct verdict {
+	bool ran;
+	double seconds;
+	cJSON *rewards;            /* {"reward": float, ...}; NULL: unscored */
+	char *error, *category;    /* verifier_error(_category) */
+	cJSON *timeout_info;
+};
+
+struct trial_clock {
+	double start;              /* now_mono() at the start */
+	double env;                /* seconds spent setting up the sandbox */
+	char started_at[32];
 };
 
 struct local_trial {
@@ -35,36 +75,35 @@ struct local_trial {
 	struct task task;
 	struct launch h;
 	struct model_route route;
-	enum sandbox_mode mode;
-	char *bwrap;
-	struct sandbox sb;
-	char *jobs, *job_dir, *job_name, *rollout, *dir; /* dir = job_dir/rollout; jobs: --jobs-dir, absolute */
-	char *scratch;          /* the sandbox's host side: jobs/.skillc-local/rollout */
-	char *agent_log;        /* dir/agent/<harness>.txt */
-	char *skill_source, *effective_skills;
-	bool share_net;         /* the agent uses the host's network */
-	char *program;          /* the harness program, resolved */
-	struct strlist agent_argv; /* the supervisor's command line before the harness's */
-	struct strlist agent_env;  /* holds the model key */
-	struct relay *relay;
-	double t_start, t_env, t_verifier; /* now_mono() at the start; seconds */
-	char started_at[32];
-	/* outcome */
-	struct acp_result acp;
-	bool ran_agent;
-	char *error, *error_category;
-	cJSON *sandbox_info, *transport_info;
-	cJSON *rewards;
-	char *verifier_error, *verifier_category;
-	cJSON *verifier_timeout_info;
+	struct rollout_paths paths;
+	struct trial_box box;
+	struct trial_clock clock;
+	struct agent_outcome agent;
+	struct verdict verdict;
 };
 
 /* Records the trial's error (BenchFlow's error and error_category); the
  * first one recorded stays. */
-void local_trial_error(struct local_trial *t, const char *category, const char *fmt, ...)
+void agent_outcome_error(struct agent_outcome *a, const char *category, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Records a sandbox_setup error with BenchFlow's sandbox_startup_info. */
-void local_trial_sandbox_failure(struct local_trial *t, const char *msg);
+void agent_outcome_sandbox_failure(struct agent_outcome *a, const char *msg);
+/* True when the agent's part ended at a time limit (the verifier still runs). */
+bool agent_outcome_timed_out(const struct agent_outcome *a);
+
+/* True when the verifier gave a reward (the trial is scored). */
+bool verdict_scored(const struct verdict *v);
+
+/* Decides what the verifier's word counts for. A trial whose box could
+ * not reproduce the task's environment (a sandbox over the host's
+ * programs, the Dockerfile's RUN/ENV/... steps dropped) that did not pass
+ * and where the environment is to blame (the verifier's output or the
+ * agent's tool results say a program or module was not found) is not the
+ * agent's failure: it becomes the infra error
+ * environment_not_reproduced, saying why, excluded from pass rates. A
+ * trial with no such sign keeps its verdict; config.json marks its
+ * environment not reproduced either way. */
+void local_trial_judge(struct local_trial *t);
 
 /* Replaces the model key wherever it occurs in the trial folder's files and
  * names (an agent can print its environment into its output, log,

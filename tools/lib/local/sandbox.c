@@ -100,7 +100,7 @@ int sandbox_provide(struct sandbox *sb, const char *path, struct err *e)
 
 int sandbox_bind(struct sandbox *sb, const char *src, const char *dest, bool rw, struct err *e)
 {
-	if (sb->mode == SANDBOX_BWRAP) {
+	if (sb->mode != SANDBOX_NONE) {
 		push_bind(sb, src, dest, rw);
 		return 0;
 	}

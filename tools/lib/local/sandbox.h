@@ -21,7 +21,9 @@
 
 #include "base/util.h"
 
-enum sandbox_mode { SANDBOX_BWRAP, SANDBOX_NONE };
+/* DOCKER: the trial's container (container.h); a sandbox then only keeps
+ * the host side, the scratch folder and the binds, for docker create. */
+enum sandbox_mode { SANDBOX_BWRAP, SANDBOX_NONE, SANDBOX_DOCKER };
 
 struct sandbox_bind {
 	char *src;   /* host path */

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "base/envlist.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -28,7 +29,7 @@ void local_setup_preflight(struct local_trial *t)
 		char *msg = xasprintf("task needs programs this host lacks: %s (install them, "
 				      "e.g. apt-get install -y <package>; the task lists them in [metadata] required_programs)",
 				      missing.data);
-		local_trial_sandbox_failure(t, msg);
+		agent_outcome_sandbox_failure(&t->agent, msg);
 		free(msg);
 	}
 	buf_free(&missing);
@@ -50,17 +51,17 @@ int local_setup_program(struct local_trial *t, struct err *e)
 		const char *hint = json_str(t->h.doc, "install");
 		char *msg = xasprintf("harness command '%s' not found in PATH%s%s%s", t->h.argv.v[0],
 				      hint ? " (install it: " : "", hint ? hint : "", hint ? ")" : "");
-		local_trial_error(t, "install_failure", "%s", msg);
+		agent_outcome_error(&t->agent, "install_failure", "%s", msg);
 		free(msg);
 		free(found);
 		return 0;
 	}
 	free(found);
-	t->program = xstrdup(real);
-	if (t->mode == SANDBOX_BWRAP && !under_system(real)) {
+	t->box.program = xstrdup(real);
+	if (t->box.mode == SANDBOX_BWRAP && !under_system(real)) {
 		char *dir = xstrdup(real);
 		*strrchr(dir, '/') = '\0';
-		int r = sandbox_bind(&t->sb, dir, dir, false, e);
+		int r = sandbox_bind(&t->box.sb, dir, dir, false, e);
 		free(dir);
 		return r;
 	}
@@ -78,9 +79,9 @@ static int setup_skills(struct local_trial *t, struct err *e)
 		return err_set(e, ERR_INPUT, "%s: --skill-mode with-skill but %s", t->task.dir,
 			       t->o->skills_dir ? "--skills-dir is not a folder" : "the task has no environment/skills");
 	char real[PATH_MAX];
-	t->effective_skills = xstrdup(realpath(src, real) ? real : src);
+	t->box.effective_skills = xstrdup(realpath(src, real) ? real : src);
 	/* a private copy: the agent must not change the source, even through /skills */
-	char *copy = path_join(t->scratch, "skills");
+	char *copy = path_join(t->paths.scratch, "skills");
 	if (fs_mkdirs(copy, e) < 0) {
 		free(copy);
 		return -1;
@@ -100,13 +101,14 @@ static int setup_skills(struct local_trial *t, struct err *e)
 	}
 	fs_tree_free(&tree);
 	if (r == 0)
-		r = sandbox_bind(&t->sb, copy, "/skills", false, e);
+		r = sandbox_bind(&t->box.sb, copy, "/skills", false, e);
 	for (size_t i = 0; r == 0 && i < t->h.skill_paths.n; i++) {
 		const char *d = t->h.skill_paths.v[i];
 		char *at = d[0] == '~' ? xasprintf("/root%s", d + 1) : xstrdup(d);
-		r = sandbox_provide(&t->sb, at, e);
-		if (r == 0)
-			r = sandbox_symlink(&t->sb, "/skills", at, e);
+		if (t->box.mode == SANDBOX_DOCKER) /* the image's own folders stay: the skill is bound over its path */
+			r = sandbox_bind(&t->box.sb, copy, at, false, e);
+		else if ((r = sandbox_provide(&t->box.sb, at, e)) == 0)
+			r = sandbox_symlink(&t->box.sb, "/skills", at, e);
 		free(at);
 	}
 	free(copy);
@@ -134,10 +136,33 @@ static const char **template_vars(const struct local_trial *t, const char *out[1
 	return out;
 }
 
+/* A generated file at `at` in the box: written into its top (bwrap, none)
+ * or kept in the scratch folder and bound there (docker). */
+static int place_file(struct local_trial *t, const char *at, int n, const struct buf *text, struct err *e)
+{
+	const char *data = text->data ? text->data : "";
+	if (t->box.mode != SANDBOX_DOCKER) {
+		if (sandbox_provide(&t->box.sb, at, e) < 0)
+			return -1;
+		return sandbox_write(&t->box.sb, at, data, text->len, 0600, e);
+	}
+	char *dir = path_join(t->paths.scratch, "config");
+	char *name = xasprintf("%s/%d-%s", dir, n, path_base(at));
+	int r = fs_mkdirs(dir, e);
+	if (r == 0)
+		r = fs_write_atomic(name, data, text->len, 0600, e);
+	if (r == 0)
+		r = sandbox_bind(&t->box.sb, name, at, true, e);
+	free(name);
+	free(dir);
+	return r;
+}
+
 static int setup_config_files(struct local_trial *t, struct err *e)
 {
 	const char *vars[16];
 	template_vars(t, vars);
+	int n = 0;
 	for (const cJSON *c = t->h.config_files ? t->h.config_files->child : NULL; c; c = c->next) {
 		const char *path = json_str(c, "path");
 		char *at = path[0] == '~' ? xasprintf("/root%s", path + 1) : xstrdup(path);
@@ -163,9 +188,7 @@ static int setup_config_files(struct local_trial *t, struct err *e)
 		if (r < 0)
 			err_set(e, ERR_INPUT, "%s: config file %s: %s", t->h.file, path, e->msg);
 		if (r == 0)
-			r = sandbox_provide(&t->sb, at, e);
-		if (r == 0)
-			r = sandbox_write(&t->sb, at, text.data ? text.data : "", text.len, 0600, e);
+			r = place_file(t, at, n++, &text, e);
 		buf_free(&text);
 		free(at);
 		if (r < 0)
@@ -174,18 +197,37 @@ static int setup_config_files(struct local_trial *t, struct err *e)
 	return 0;
 }
 
+/* The proxies of the host, with the model route kept off them: the agent
+ * reaches its model directly (share_net) or through the relay on loopback. */
+static void add_proxies(struct strlist *env, const struct model_route *route)
+{
+	envlist_add_proxies(env);
+	static const char *const names[] = { "NO_PROXY", "no_proxy" };
+	if (!envlist_get(env, "HTTP_PROXY") && !envlist_get(env, "HTTPS_PROXY") && !envlist_get(env, "http_proxy") &&
+	    !envlist_get(env, "https_proxy"))
+		return;
+	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+		const char *old = envlist_get(env, names[i]);
+		char *v = xasprintf("%s%slocalhost,127.0.0.1,::1,%s", old ? old : "", old && *old ? "," : "", route->host);
+		envlist_set(env, names[i], v);
+		free(v);
+	}
+}
+
 int local_setup_env(struct local_trial *t, struct err *e)
 {
-	struct strlist *env = &t->agent_env;
-	envlist_set(env, "HOME", "/root");
-	envlist_set(env, "USER", "root");
-	envlist_set(env, "LOGNAME", "root");
-	envlist_set(env, "PATH", local_sandbox_path);
-	envlist_set(env, "LANG", "C.UTF-8");
-	envlist_set(env, "TMPDIR", "/tmp");
+	struct strlist *env = &t->box.agent_env;
+	if (t->box.mode != SANDBOX_DOCKER) { /* a container has its image's own */
+		envlist_set(env, "HOME", "/root");
+		envlist_set(env, "USER", "root");
+		envlist_set(env, "LOGNAME", "root");
+		envlist_set(env, "PATH", local_sandbox_path);
+		envlist_set(env, "LANG", "C.UTF-8");
+		envlist_set(env, "TMPDIR", "/tmp");
+	}
 	envlist_set(env, "TERM", "dumb");
-	if (t->share_net)
-		envlist_add_proxies(env);
+	if (t->box.share_net || t->box.mode == SANDBOX_DOCKER)
+		add_proxies(env, &t->route);
 	envlist_add_table(env, t->task.env);
 	const char *vars[16];
 	template_vars(t, vars);
@@ -207,23 +249,53 @@ int local_setup_env(struct local_trial *t, struct err *e)
 	return 0;
 }
 
+char *local_init_program(struct err *e)
+{
+	char *dir = tool_dir();
+	char *init = path_join(dir, "skillc-init");
+	free(dir);
+	if (access(init, X_OK) == 0)
+		return init;
+	err_set(e, ERR_WORK, "%s is missing: it goes beside skillc-local (build it with make, or reinstall skillc)", init);
+	free(init);
+	return NULL;
+}
+
 int local_setup_supervisor(struct local_trial *t, struct err *e)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return err_set(e, ERR_WORK, "cannot find our own executable:");
-	exe[n] = '\0';
-	if (sandbox_bind(&t->sb, exe, "/run/skillc/init", false, e) < 0)
+	if (t->box.mode == SANDBOX_DOCKER) { /* docker create binds it */
+		strlist_push(&t->box.agent_argv, CONTAINER_INIT);
+		strlist_push(&t->box.agent_argv, "sandbox-init");
+		return 0;
+	}
+	char *init = local_init_program(e);
+	int r = init ? sandbox_bind(&t->box.sb, init, "/run/skillc/init", false, e) : -1;
+	free(init);
+	if (r < 0)
 		return -1;
-	strlist_push(&t->agent_argv, "/run/skillc/init");
-	strlist_push(&t->agent_argv, "sandbox-init");
+	strlist_push(&t->box.agent_argv, "/run/skillc/init");
+	strlist_push(&t->box.agent_argv, "sandbox-init");
 	return 0;
+}
+
+/* The supervisor's --listen and --to: the route's port on loopback. */
+static void relay_listen_args(struct local_trial *t)
+{
+	struct strlist *a = &t->box.agent_argv;
+	strlist_push(a, "--listen");
+	if (!strcmp(t->route.host, "::1"))
+		strlist_push_owned(a, xasprintf("[::1]:%s", t->route.port));
+	else if (t->route.loopback && strcmp(t->route.host, "localhost"))
+		strlist_push_owned(a, xasprintf("127.0.0.1:%s", t->route.port));
+	else
+		strlist_push_owned(a, xasprintf("127.0.0.1:%s,[::1]:%s", t->route.port, t->route.port));
+	strlist_push(a, "--to");
+	strlist_push(a, "/run/skillc/sock/model.sock");
 }
 
 int local_setup_relay(struct local_trial *t, struct err *e)
 {
-	char *run = path_join(t->scratch, "run");
+	char *run = path_join(t->paths.scratch, "run");
 	char *sock = path_join(run, "model.sock");
 	int r = fs_mkdirs(run, e);
 	int lfd = r == 0 ? relay_listen_unix(sock, e) : -1;
@@ -232,53 +304,48 @@ int local_setup_relay(struct local_trial *t, struct err *e)
 		free(sock);
 		return -1;
 	}
-	t->relay = relay_new(lfd, NULL, t->route.host, t->route.port);
-	r = sandbox_bind(&t->sb, run, "/run/skillc/sock", false, e);
+	t->box.relay = relay_new(lfd, NULL, model_route_connect, &t->route);
+	r = sandbox_bind(&t->box.sb, run, "/run/skillc/sock", false, e);
+	free(run);
+	free(sock);
+	relay_listen_args(t);
 	/* a remote route's name must lead to the relay too */
-	char *hosts = path_join(t->scratch, "hosts");
+	if (t->box.mode == SANDBOX_DOCKER && !t->route.loopback) /* docker writes /etc/hosts itself */
+		strlist_push_owned(&t->box.spec.hosts, xasprintf("%s:127.0.0.1", t->route.host));
+	if (t->box.mode == SANDBOX_DOCKER || r < 0)
+		return r;
+	char *hosts = path_join(t->paths.scratch, "hosts");
 	struct buf text = BUF_INIT;
 	buf_adds(&text, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n");
 	if (!t->route.loopback)
 		buf_printf(&text, "127.0.0.1\t%s\n", t->route.host);
-	if (r == 0)
-		r = fs_write_atomic(hosts, text.data, text.len, 0644, e);
+	r = fs_write_atomic(hosts, text.data, text.len, 0644, e);
 	buf_free(&text);
-	t->sb.hosts = hosts;
-	strlist_push(&t->agent_argv, "--listen");
-	if (!strcmp(t->route.host, "::1"))
-		strlist_push_owned(&t->agent_argv, xasprintf("[::1]:%s", t->route.port));
-	else if (t->route.loopback && strcmp(t->route.host, "localhost"))
-		strlist_push_owned(&t->agent_argv, xasprintf("127.0.0.1:%s", t->route.port));
-	else
-		strlist_push_owned(&t->agent_argv, xasprintf("127.0.0.1:%s,[::1]:%s", t->route.port, t->route.port));
-	strlist_push(&t->agent_argv, "--to");
-	strlist_push(&t->agent_argv, "/run/skillc/sock/model.sock");
-	free(run);
-	free(sock);
+	t->box.sb.hosts = hosts;
 	return r;
 }
 
 int local_setup_sandbox(struct local_trial *t, struct err *e)
 {
-	struct sandbox *sb = &t->sb;
-	if (sandbox_init(sb, t->mode, t->bwrap, t->scratch, e) < 0)
+	struct sandbox *sb = &t->box.sb;
+	if (sandbox_init(sb, t->box.mode, t->box.bwrap, t->paths.scratch, e) < 0)
 		return -1;
-	if (sandbox_provide(sb, "/root", e) < 0 || sandbox_provide(sb, "/tmp", e) < 0 ||
-	    sandbox_provide(sb, t->task.workdir, e) < 0 || sandbox_mkdir(sb, t->task.workdir, e) < 0)
+	if (t->box.mode != SANDBOX_DOCKER && (sandbox_provide(sb, "/root", e) < 0 || sandbox_provide(sb, "/tmp", e) < 0 ||
+	    sandbox_provide(sb, t->task.workdir, e) < 0 || sandbox_mkdir(sb, t->task.workdir, e) < 0))
 		return -1;
-	for (size_t i = 0; i < t->task.ncopies; i++) {
+	for (size_t i = 0; t->box.mode != SANDBOX_DOCKER && i < t->task.ncopies; i++) {
 		const struct task_copy *c = &t->task.copies[i];
 		if (sandbox_provide(sb, c->dest, e) < 0 || sandbox_copy_in(sb, c->src, c->dest, c->as_child, e) < 0)
 			return -1;
 	}
-	char *ins = path_join(t->scratch, "instruction.md");
+	char *ins = path_join(t->paths.scratch, "instruction.md");
 	int r = fs_write_atomic(ins, t->task.instruction, strlen(t->task.instruction), 0644, e);
 	if (r == 0)
 		r = sandbox_bind(sb, ins, "/instruction.md", false, e);
 	free(ins);
 	const char *logs[] = { "agent", "verifier", "artifacts" };
 	for (size_t i = 0; r == 0 && i < ARRAY_LEN(logs); i++) {
-		char *src = path_join(t->dir, logs[i]);
+		char *src = path_join(t->paths.dir, logs[i]);
 		char *dest = xasprintf("/logs/%s", logs[i]);
 		r = sandbox_bind(sb, src, dest, true, e);
 		free(src);

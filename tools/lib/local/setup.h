@@ -28,8 +28,12 @@ int local_setup_sandbox(struct local_trial *t, struct err *e);
  * when it lives outside the system folders; not found: install_failure. */
 int local_setup_program(struct local_trial *t, struct err *e);
 
-/* Binds our own executable into the sandbox and starts t->agent_argv with
- * the supervisor (`sandbox-init`); bubblewrap mode only. */
+/* skillc-init beside the running tool (the supervisor and a container's
+ * first process, linked statically); NULL with e set when missing. */
+char *local_init_program(struct err *e);
+
+/* Binds skillc-init into the sandbox (a container gets it at creation)
+ * and starts t->box.agent_argv with the supervisor (`sandbox-init`). */
 int local_setup_supervisor(struct local_trial *t, struct err *e);
 
 /* No network: a relay on a Unix socket bound into the sandbox (t->relay),

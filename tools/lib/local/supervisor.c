@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/log.h"
 #include "base/proc.h"
 #include "local/relay.h"
 #include "base/util.h"
@@ -59,115 +58,143 @@ static void pump_step(struct pump *p, const struct pollfd *pf, const int at[2])
 	}
 }
 
-/* The relays of --listen ADDR:PORT[,ADDR:PORT] to the socket `to`, into
- * rel (up to 4). 125 after saying why on stderr when one cannot listen,
- * -1 with e set for a spec that is not ADDR:PORT, else 0. */
-static int start_relays(const char *listen_spec, const char *to, struct relay **rel, int *nrel, struct err *e)
+/* Listeners for every ADDR:PORT of spec, each relaying to `to`. Returns
+ * how many, or -1 when one cannot listen (said on stderr). */
+static int open_relays(const char *spec, const char *to, struct relay **rel, int max)
 {
-	char *spec = listen_spec ? xstrdup(listen_spec) : NULL, *save = NULL;
-	int rc = 0;
-	for (char *one = spec ? strtok_r(spec, ",", &save) : NULL; one && *nrel < 4 && rc == 0;
-	     one = strtok_r(NULL, ",", &save)) {
+	int n = 0;
+	char *copy = xstrdup(spec), *save = NULL;
+	for (char *one = strtok_r(copy, ",", &save); one && n < max; one = strtok_r(NULL, ",", &save)) {
 		char *colon = strrchr(one, ':');
-		if (!colon) {
-			rc = err_set(e, ERR_INPUT, "sandbox-init: '%s' is not ADDR:PORT", one);
-			break;
+		struct err e = { 0 };
+		int fd = -1;
+		if (colon) {
+			*colon = '\0';
+			char *addr = one;
+			if (addr[0] == '[') {
+				addr++;
+				addr[strlen(addr) - 1] = '\0';
+			}
+			fd = relay_listen_tcp(addr, colon + 1, &e);
+		} else {
+			err_set(&e, ERR_INPUT, "'%s' is not ADDR:PORT", one);
 		}
-		*colon = '\0';
-		char *addr = one;
-		if (addr[0] == '[') {
-			addr++;
-			addr[strlen(addr) - 1] = '\0';
-		}
-		struct err le;
-		int fd = relay_listen_tcp(addr, colon + 1, &le);
 		if (fd < 0) {
 			/* read by the runner from the agent log: a sandbox setup failure */
 			fprintf(stderr, SUPERVISOR_FAILURE " cannot relay the model route inside the sandbox: %s "
-				"(the task forbids network; use a model route on a port >= 1024)\n", le.msg);
-			rc = 125;
-		} else {
-			rel[(*nrel)++] = relay_new(fd, to, NULL, NULL);
+				"(the task forbids network; use a model route on a port >= 1024)\n", e.msg);
+			n = -1;
+			break;
 		}
+		rel[n++] = relay_new(fd, to, NULL, NULL);
 	}
-	free(spec);
-	return rc;
+	free(copy);
+	return n;
 }
 
-int supervisor_run(const struct supervisor_opts *o, struct err *e)
+/* The status of an ended child, as a shell reports it. */
+static int status_of(int st)
 {
-	char **cmd = o->cmd;
-	struct relay *rel[4] = { 0 };
-	int nrel = 0;
-	int rc = start_relays(o->listen, o->to, rel, &nrel, e);
-	if (rc)
-		return rc;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Passes on what the agent wrote last, for up to a second. */
+static void drain(struct pump *up)
+{
+	while (!up->eof || up->b.len) {
+		struct pollfd pf[2];
+		int n = 0, at[2];
+		pump_fds(up, pf, &n, at);
+		if (!n || poll(pf, (nfds_t)n, 1000) <= 0)
+			break;
+		pump_step(up, pf, at);
+	}
+}
+
+/* After the agent closed its stdout: its status when it exits within half
+ * a second, else it is ended (it cannot speak ACP any more). */
+static int closed_stdout(pid_t pid)
+{
+	int st;
+	for (int k = 0; k < 50; k++) {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			kill(-pid, SIGKILL);
+			return status_of(st);
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, SUPERVISOR_FAILURE " the agent closed its stdout; ending it\n");
+	kill(-pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return SUPERVISOR_STDOUT_CLOSED;
+}
+
+static pid_t start_agent(char **argv, struct pump *down, struct pump *up, struct err *e)
+{
 	int in[2], out[2];
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
-		return err_set(e, ERR_WORK, "sandbox-init: cannot create pipes:");
-	struct proc_child child = { .argv = cmd, .fd = { in[0], out[1], -1 }, .death_signal = SIGKILL };
-	struct err se;
+		return err_set(e, ERR_WORK, "cannot create pipes:");
+	struct proc_child child = { .argv = argv, .fd = { in[0], out[1], -1 }, .death_signal = SIGKILL };
 	bool started;
-	pid_t pid = proc_spawn(&child, &started, &se);
+	pid_t pid = proc_spawn(&child, &started, e);
 	if (pid < 0)
-		return err_set(e, ERR_WORK, "sandbox-init: cannot fork:");
+		return -1;
 	if (!started)
-		fprintf(stderr, SUPERVISOR_FAILURE " %s\n", se.msg);
+		fprintf(stderr, SUPERVISOR_FAILURE " %s\n", e->msg);
 	close(in[0]);
 	close(out[1]);
-	signal(SIGPIPE, SIG_IGN);
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
 	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
-	struct pump down = { 0, in[1], BUF_INIT, false }, up = { out[0], 1, BUF_INIT, false };
+	*down = (struct pump){ 0, in[1], BUF_INIT, false };
+	*up = (struct pump){ out[0], 1, BUF_INIT, false };
+	return pid;
+}
+
+/* One round of the loop: stdio both ways and the relays. */
+static void serve(struct pump *down, struct pump *up, struct relay **rel, int nrel)
+{
+	struct pollfd pf[8 + 4 * 130];
+	int n = 0, at_down[2], at_up[2], at[4];
+	pump_fds(down, pf, &n, at_down);
+	pump_fds(up, pf, &n, at_up);
+	for (int k = 0; k < nrel; k++) {
+		at[k] = n;
+		n += relay_pollfds(rel[k], pf + n, 130);
+	}
+	if (poll(pf, (nfds_t)n, 200) <= 0)
+		return;
+	pump_step(down, pf, at_down);
+	pump_step(up, pf, at_up);
+	for (int k = 0; k < nrel; k++)
+		relay_service(rel[k], pf + at[k], (k + 1 < nrel ? at[k + 1] : n) - at[k]);
+}
+
+int supervise(const struct supervisor_spec *s, struct err *e)
+{
+	struct relay *rel[4] = { 0 };
+	int nrel = s->listen ? open_relays(s->listen, s->to, rel, 4) : 0;
+	if (nrel < 0)
+		return SUPERVISOR_NO_RELAY;
+	signal(SIGPIPE, SIG_IGN);
+	struct pump down, up;
+	pid_t pid = start_agent(s->argv, &down, &up, e);
+	if (pid < 0)
+		return -1;
 	for (;;) {
 		int st;
 		if (waitpid(pid, &st, WNOHANG) == pid) {
-			/* pass on what it wrote last, then end with its status */
-			while (!up.eof || up.b.len) {
-				struct pollfd pf[2];
-				int n = 0, at[2];
-				pump_fds(&up, pf, &n, at);
-				if (!n || poll(pf, (nfds_t)n, 1000) <= 0)
-					break;
-				pump_step(&up, pf, at);
-			}
+			drain(&up);
 			kill(-pid, SIGKILL);
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			return status_of(st);
 		}
-		if (up.eof && !up.b.len) {
-			/* an agent that just exited closes stdout first: wait a little for its status */
-			for (int k = 0; k < 50; k++) {
-				if (waitpid(pid, &st, WNOHANG) == pid) {
-					kill(-pid, SIGKILL);
-					return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-				}
-				usleep(10000);
-			}
-			/* the agent closed its stdout: it cannot speak ACP any more */
-			fprintf(stderr, SUPERVISOR_FAILURE " the agent closed its stdout; ending it\n");
-			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return 141;
-		}
+		if (up.eof && !up.b.len)
+			return closed_stdout(pid);
 		if (down.eof && !down.b.len && down.to >= 0) {
 			close(down.to); /* end of input reaches the agent */
 			down.to = -1;
 		}
-		struct pollfd pf[8 + 4 * 130];
-		int n = 0, at_down[2], at_up[2], at[4];
-		pump_fds(&down, pf, &n, at_down);
-		pump_fds(&up, pf, &n, at_up);
-		for (int k = 0; k < nrel; k++) {
-			at[k] = n;
-			n += relay_pollfds(rel[k], pf + n, 130);
-		}
-		if (poll(pf, (nfds_t)n, 200) <= 0)
-			continue;
-		pump_step(&down, pf, at_down);
-		pump_step(&up, pf, at_up);
-		for (int k = 0; k < nrel; k++)
-			relay_service(rel[k], pf + at[k], (k + 1 < nrel ? at[k + 1] : n) - at[k]);
+		serve(&down, &up, rel, nrel);
 	}
 }

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "base/fs.h"
@@ -225,18 +226,27 @@ out:
 	return r;
 }
 
-int task_parse_dockerfile(struct task *t, const char *text, const char *ctx, const char *name, struct err *e)
+/* One instruction of a Dockerfile, its continuation lines joined. */
+struct df_instr {
+	char name[16];     /* the keyword in upper case */
+	const char *args;  /* what follows it */
+	int line;          /* where it starts (1-based) */
+	const char *raw;   /* its text as written, comment lines within included */
+	size_t raw_len;
+};
+typedef int df_fn(const struct df_instr *in, void *ctx, struct err *e);
+
+/* Calls fn for each instruction of text, in order, until it returns < 0. */
+static int dockerfile_each(const char *text, df_fn *fn, void *ctx, struct err *e)
 {
-	char *workdir = xstrdup("/");
-	bool saw_workdir = false;
 	struct buf line = BUF_INIT;
-	int lineno = 0, start = 0, r = 0;
-	const char *p = text;
-	while (*p && r == 0) {
+	int lineno = 0, r = 0;
+	struct df_instr in = { .line = 0 };
+	for (const char *p = text; *p && r == 0;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		lineno++;
 		const char *s = p;
+		lineno++;
 		p += n + (nl ? 1 : 0);
 		while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
 			n--;
@@ -247,61 +257,176 @@ int task_parse_dockerfile(struct task *t, const char *text, const char *ctx, con
 			continue;
 		if (line.len && *q == '#')
 			continue; /* comment lines inside a continuation are dropped */
-		if (!line.len)
-			start = lineno;
+		if (!line.len) {
+			in.line = lineno;
+			in.raw = s;
+		}
 		bool cont = n && s[n - 1] == '\\';
 		buf_add(&line, s, cont ? n - 1 : n);
 		if (cont) {
 			buf_addc(&line, ' ');
 			continue;
 		}
+		in.raw_len = (size_t)(p - in.raw);
 		char *l = line.data;
 		while (isspace((unsigned char)*l))
 			l++;
-		char instr[16] = "";
 		size_t k = 0;
-		while (l[k] && !isspace((unsigned char)l[k]) && k < sizeof instr - 1) {
-			instr[k] = (char)toupper((unsigned char)l[k]);
-			k++;
-		}
-		instr[k] = '\0';
-		const char *args = l + k;
-		char *where = xasprintf("%s:%d", name, start);
-		if (!strcmp(instr, "FROM")) {
-			/* a new stage: only the last one becomes the image */
-			for (size_t i = 0; i < t->ncopies; i++) {
-				free(t->copies[i].src);
-				free(t->copies[i].dest);
-			}
-			t->ncopies = 0;
-			free(workdir);
-			workdir = xstrdup("/");
-			saw_workdir = false;
-		} else if (!strcmp(instr, "WORKDIR")) {
-			struct strlist a = STRLIST_INIT;
-			split_args(args, &a);
-			if (a.n != 1) {
-				r = err_set(e, ERR_INPUT, "%s: WORKDIR needs one path", where);
-			} else {
-				char *w = path_normalize_abs(workdir, a.v[0]);
-				free(workdir);
-				workdir = w;
-				saw_workdir = true;
-			}
-			strlist_free(&a);
-		} else if (!strcmp(instr, "COPY") || !strcmp(instr, "ADD")) {
-			r = copy_line(t, instr, args, ctx, workdir, where, e);
-		} else {
-			note_ignored(t, instr);
-		}
-		free(where);
+		for (; l[k] && !isspace((unsigned char)l[k]) && k < sizeof in.name - 1; k++)
+			in.name[k] = (char)toupper((unsigned char)l[k]);
+		in.name[k] = '\0';
+		in.args = l + k;
+		r = fn(&in, ctx, e);
 		buf_reset(&line);
 	}
 	buf_free(&line);
-	if (r == 0 && saw_workdir && !t->workdir)
-		t->workdir = xstrdup(workdir);
-	free(workdir);
 	return r;
+}
+
+/* FROM [--platform=P] image [AS name]: the stage's base image and platform. */
+static void note_base(struct task *t, const char *args)
+{
+	struct strlist a = STRLIST_INIT;
+	split_args(args, &a);
+	free(t->base_image);
+	free(t->base_platform);
+	t->base_image = t->base_platform = NULL;
+	for (size_t i = 0; i < a.n && !t->base_image; i++) {
+		if (!strncmp(a.v[i], "--platform=", 11))
+			t->base_platform = xstrdup(a.v[i] + 11);
+		else if (strncmp(a.v[i], "--", 2))
+			t->base_image = xstrdup(a.v[i]);
+	}
+	strlist_free(&a);
+}
+
+/* The parse state of task_parse_dockerfile. */
+struct df_parse {
+	struct task *t;
+	const char *ctx, *file;
+	char *workdir;
+	bool saw_workdir;
+};
+
+static int parse_one(const struct df_instr *in, void *arg, struct err *e)
+{
+	struct df_parse *ps = arg;
+	struct task *t = ps->t;
+	char *where = xasprintf("%s:%d", ps->file, in->line);
+	int r = 0;
+	if (!strcmp(in->name, "FROM")) {
+		/* a new stage: only the last one becomes the image */
+		for (size_t i = 0; i < t->ncopies; i++) {
+			free(t->copies[i].src);
+			free(t->copies[i].dest);
+		}
+		t->ncopies = 0;
+		free(ps->workdir);
+		ps->workdir = xstrdup("/");
+		ps->saw_workdir = false;
+		note_base(t, in->args);
+	} else if (!strcmp(in->name, "WORKDIR")) {
+		struct strlist a = STRLIST_INIT;
+		split_args(in->args, &a);
+		if (a.n != 1) {
+			r = err_set(e, ERR_INPUT, "%s: WORKDIR needs one path", where);
+		} else {
+			char *w = path_normalize_abs(ps->workdir, a.v[0]);
+			free(ps->workdir);
+			ps->workdir = w;
+			ps->saw_workdir = true;
+		}
+		strlist_free(&a);
+	} else if (!strcmp(in->name, "COPY") || !strcmp(in->name, "ADD")) {
+		r = copy_line(t, in->name, in->args, ps->ctx, ps->workdir, where, e);
+	} else {
+		note_ignored(t, in->name);
+	}
+	free(where);
+	return r;
+}
+
+int task_parse_dockerfile(struct task *t, const char *text, const char *ctx, const char *name, struct err *e)
+{
+	struct df_parse ps = { t, ctx, name, xstrdup("/"), false };
+	int r = dockerfile_each(text, parse_one, &ps, e);
+	if (r == 0 && ps.saw_workdir && !t->workdir)
+		t->workdir = xstrdup(ps.workdir);
+	free(ps.workdir);
+	return r;
+}
+
+/* What a Dockerfile changes that a sandbox over the host's programs cannot. */
+static const char *const unreproducible[] = { "RUN", "ENV", "USER", "SHELL", "ONBUILD", "COPY --from", "ADD <url>" };
+
+void task_unreproduced(const struct task *t, struct strlist *out)
+{
+	for (size_t i = 0; i < t->ignored.n; i++)
+		for (size_t k = 0; k < ARRAY_LEN(unreproducible); k++)
+			if (!strcmp(t->ignored.v[i], unreproducible[k]))
+				strlist_push(out, t->ignored.v[i]);
+}
+
+/* An instruction's sources without those under skills/ (flags kept). */
+static void drop_skill_sources(const struct strlist *a, struct strlist *kept, int *dropped)
+{
+	size_t first = 0;
+	while (first < a->n && !strncmp(a->v[first], "--", 2))
+		strlist_push(kept, a->v[first++]);
+	for (size_t i = first; i + 1 < a->n; i++) {
+		char *rel = a->v[i][0] == '/' ? NULL : path_normalize_rel(a->v[i]);
+		if (rel && is_skills_src(rel))
+			(*dropped)++;
+		else
+			strlist_push(kept, a->v[i]);
+		free(rel);
+	}
+	if (a->n)
+		strlist_push(kept, a->v[a->n - 1]);
+}
+
+static int filter_one(const struct df_instr *in, void *arg, struct err *e)
+{
+	struct buf *out = arg;
+	struct strlist a = STRLIST_INIT, kept = STRLIST_INIT;
+	int dropped = 0, flags = 0;
+	bool copy = !strcmp(in->name, "COPY") || !strcmp(in->name, "ADD");
+	if (copy && split_args(in->args, &a) == 0)
+		drop_skill_sources(&a, &kept, &dropped);
+	for (size_t i = 0; i < kept.n && !strncmp(kept.v[i], "--", 2); i++)
+		flags++;
+	if (!dropped) {
+		buf_add(out, in->raw, in->raw_len);
+		if (in->raw_len && in->raw[in->raw_len - 1] != '\n')
+			buf_addc(out, '\n');
+	} else if (kept.n - (size_t)flags < 2) {
+		buf_printf(out, "# skillc: dropped, the skill is mounted at /skills instead: %s %s\n", in->name,
+			   in->args + strspn(in->args, " \t"));
+	} else {
+		cJSON *arr = cJSON_CreateArray();
+		for (size_t i = (size_t)flags; i < kept.n; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(kept.v[i]));
+		char *js = cJSON_PrintUnformatted(arr);
+		buf_printf(out, "%s", in->name);
+		for (int i = 0; i < flags; i++)
+			buf_printf(out, " %s", kept.v[i]);
+		buf_printf(out, " %s\n", js);
+		free(js);
+		cJSON_Delete(arr);
+	}
+	strlist_free(&a);
+	strlist_free(&kept);
+	(void)e;
+	return 0;
+}
+
+char *task_dockerfile_without_skills(const char *text)
+{
+	struct buf out = BUF_INIT;
+	struct err e;
+	buf_add(&out, "", 0);
+	dockerfile_each(text, filter_one, &out, &e);
+	return buf_detach(&out);
 }
 
 static cJSON *section(const cJSON *cfg, const char *name)
@@ -310,16 +435,46 @@ static cJSON *section(const cJSON *cfg, const char *name)
 	return cJSON_IsObject(s) ? s : NULL;
 }
 
-static int read_timeout(const struct task *t, const char *sect, double fallback, double *out, struct err *e)
+/* A positive number of [sect] key, or fallback when absent. */
+static int read_positive(const struct task *t, const char *sect, const char *key, double fallback, double *out,
+			 struct err *e)
 {
-	cJSON *v = json_get(section(t->config, sect), "timeout_sec");
+	cJSON *v = json_get(section(t->config, sect), key);
 	if (!v || cJSON_IsNull(v)) {
 		*out = fallback;
 		return 0;
 	}
 	if (!cJSON_IsNumber(v) || v->valuedouble <= 0)
-		return err_set(e, ERR_INPUT, "%s/task.toml: [%s] timeout_sec must be a positive number of seconds", t->dir, sect);
+		return err_set(e, ERR_INPUT, "%s/task.toml: [%s] %s must be a positive number%s", t->dir, sect, key,
+			       strstr(key, "_sec") ? " of seconds" : "");
 	*out = v->valuedouble;
+	return 0;
+}
+
+static int read_timeout(const struct task *t, const char *sect, double fallback, double *out, struct err *e)
+{
+	return read_positive(t, sect, "timeout_sec", fallback, out, e);
+}
+
+/* [environment] memory_mb, or the older memory = "2G" / "512M". */
+static int read_memory(struct task *t, struct err *e)
+{
+	const cJSON *env = section(t->config, "environment");
+	const char *legacy = json_str(env, "memory");
+	double mb = 0;
+	if (!json_get(env, "memory_mb") && legacy) {
+		char *end;
+		double v = strtod(legacy, &end);
+		double unit = !strcasecmp(end, "g") || !strcasecmp(end, "gb") ? 1024
+			      : !strcasecmp(end, "m") || !strcasecmp(end, "mb") || !*end ? 1 : 0;
+		if (end == legacy || v <= 0 || !unit)
+			return err_set(e, ERR_INPUT, "%s/task.toml: [environment] memory '%s': write memory_mb = 2048", t->dir,
+				       legacy);
+		mb = v * unit;
+	} else if (read_positive(t, "environment", "memory_mb", 0, &mb, e) < 0) {
+		return -1;
+	}
+	t->memory_mb = (long)mb;
 	return 0;
 }
 
@@ -431,6 +586,8 @@ int task_load(const char *dir, const cJSON *override, struct task *t, struct err
 	}
 	if (read_timeout(t, "agent", TASK_AGENT_TIMEOUT, &t->agent_timeout, e) < 0 ||
 	    read_timeout(t, "verifier", TASK_VERIFIER_TIMEOUT, &t->verifier_timeout, e) < 0 ||
+	    read_positive(t, "environment", "build_timeout_sec", TASK_BUILD_TIMEOUT, &t->build_timeout, e) < 0 ||
+	    read_positive(t, "environment", "cpus", 0, &t->cpus, e) < 0 || read_memory(t, e) < 0 ||
 	    read_network(t, "agent", &t->agent_network, e) < 0 ||
 	    read_network(t, "verifier", &t->verifier_network, e) < 0 ||
 	    read_env(t, section(t->config, "environment"), "environment", &t->env, e) < 0 ||
@@ -476,6 +633,8 @@ void task_free(struct task *t)
 	}
 	free(t->copies);
 	strlist_free(&t->ignored);
+	free(t->base_image);
+	free(t->base_platform);
 	free(t->skills_dir);
 	free(t->tests_dir);
 	memset(t, 0, sizeof *t);

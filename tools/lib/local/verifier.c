@@ -1,5 +1,6 @@
 #include "local/verifier.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -34,184 +35,244 @@ static int drop_links(const char *dir, struct err *e)
 	return r;
 }
 
-/* Reads the verifier's reward files the way BenchFlow does. */
-static void read_reward(struct local_trial *t, int rc)
+static void verdict_fail(struct verdict *v, const char *category, char *msg)
 {
-	char *dir = path_join(t->dir, "verifier");
-	char *txt = path_join(dir, "reward.txt"), *js = path_join(dir, "reward.json");
+	v->error = msg;
+	v->category = xstrdup(category);
+}
+
+/* reward.json: its "reward" (or only) number, with the other numeric keys. */
+static cJSON *read_reward_json(const char *path, struct verdict *v)
+{
 	struct err e;
+	cJSON *doc = json_read_file(path, &e);
+	cJSON *r = json_get(doc, "reward");
+	if (!r && cJSON_IsObject(doc) && doc->child && !doc->child->next && cJSON_IsNumber(doc->child))
+		r = doc->child;
 	cJSON *rewards = NULL;
-	bool have_txt = fs_exists(txt), have_json = fs_exists(js);
-	if (have_json) {
-		cJSON *v = json_read_file(js, &e);
-		cJSON *r = json_get(v, "reward");
-		if (!r && cJSON_IsObject(v) && v->child && !v->child->next && cJSON_IsNumber(v->child))
-			r = v->child;
-		if (!cJSON_IsNumber(r)) {
-			t->verifier_error = xstrdup("verifier wrote reward.json without a numeric \"reward\"");
-			t->verifier_category = xstrdup("verifier_failure");
-		} else {
-			rewards = cJSON_CreateObject();
-			pyjson_add_float(rewards, "reward", r->valuedouble);
-			for (cJSON *c = v->child; c; c = c->next)
-				if (c != r && cJSON_IsNumber(c))
-					pyjson_add_float(rewards, c->string, c->valuedouble);
-		}
-		cJSON_Delete(v);
+	if (!cJSON_IsNumber(r)) {
+		verdict_fail(v, "verifier_failure", xstrdup("verifier wrote reward.json without a numeric \"reward\""));
+	} else {
+		rewards = cJSON_CreateObject();
+		pyjson_add_float(rewards, "reward", r->valuedouble);
+		for (cJSON *c = doc->child; c; c = c->next)
+			if (c != r && cJSON_IsNumber(c))
+				pyjson_add_float(rewards, c->string, c->valuedouble);
 	}
-	if (have_txt && !t->verifier_error) {
-		struct buf b = BUF_INIT;
-		int fd = open(txt, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		char chunk[256];
-		ssize_t n = fd >= 0 ? read(fd, chunk, sizeof chunk - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		buf_add(&b, chunk, n > 0 ? (size_t)n : 0);
-		char *end = NULL;
-		const char *s = b.data ? b.data : "";
-		double val = strtod(s, &end);
-		while (end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
-			end++;
-		if (end == s || (end && *end)) {
-			t->verifier_error = xasprintf("verifier wrote reward.txt that is not a number: '%.40s'", s);
-			t->verifier_category = xstrdup("verifier_failure");
-		} else if (rewards && pyjson_number(json_get(rewards, "reward")) != val) {
-			t->verifier_error = xstrdup("reward.txt and reward.json disagree");
-			t->verifier_category = xstrdup("verifier_failure");
-		} else if (!rewards) {
-			rewards = cJSON_CreateObject();
-			pyjson_add_float(rewards, "reward", val);
-		}
-		buf_free(&b);
+	cJSON_Delete(doc);
+	return rewards;
+}
+
+/* reward.txt: one number; it must agree with reward.json when both exist. */
+static void read_reward_txt(const char *path, struct verdict *v, cJSON **rewards)
+{
+	char chunk[256];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, chunk, sizeof chunk - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	chunk[n > 0 ? n : 0] = '\0';
+	char *end = NULL;
+	double val = strtod(chunk, &end);
+	while (end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+		end++;
+	if (end == chunk || (end && *end))
+		verdict_fail(v, "verifier_failure", xasprintf("verifier wrote reward.txt that is not a number: '%.40s'", chunk));
+	else if (*rewards && pyjson_number(json_get(*rewards, "reward")) != val)
+		verdict_fail(v, "verifier_failure", xstrdup("reward.txt and reward.json disagree"));
+	else if (!*rewards) {
+		*rewards = cJSON_CreateObject();
+		pyjson_add_float(*rewards, "reward", val);
 	}
-	if (!have_txt && !have_json) {
-		/* say what the host lacks when test.sh says so */
-		char *out = path_join(dir, "test-stdout.txt");
-		struct buf b = BUF_INIT;
-		char *hint = NULL;
-		if (fs_read(out, 8 << 20, &b, &e) == 0 && b.data) {
-			char *save = NULL;
-			for (char *l = strtok_r(b.data, "\n", &save); l && !hint; l = strtok_r(NULL, "\n", &save))
-				if (strstr(l, "command not found") || strstr(l, "No module named") || strstr(l, "not found"))
-					hint = xstrdup(l);
-		}
-		buf_free(&b);
-		free(out);
-		t->verifier_error = xasprintf("verifier exited with rc=%d; no reward file at /logs/verifier/reward.txt or reward.json%s%s%s",
-					      rc, hint ? " (test output: " : "", hint ? hint : "",
-					      hint ? "; the host may lack what the task needs)" : "");
-		t->verifier_category = xstrdup("verifier_failure");
+}
+
+/* The first line of the test output saying what the environment lacks. */
+static char *missing_hint(const char *dir)
+{
+	char *out = path_join(dir, "test-stdout.txt");
+	struct buf b = BUF_INIT;
+	struct err e;
+	char *hint = NULL;
+	if (fs_read(out, 8 << 20, &b, &e) == 0 && b.data) {
+		char *save = NULL;
+		for (char *l = strtok_r(b.data, "\n", &save); l && !hint; l = strtok_r(NULL, "\n", &save))
+			if (strstr(l, "command not found") || strstr(l, "No module named") || strstr(l, "not found"))
+				hint = xstrdup(l);
+	}
+	buf_free(&b);
+	free(out);
+	return hint;
+}
+
+/* Reads the verifier's reward files the way BenchFlow does. After an agent
+ * timeout, no reward file counts as reward 0.0 (BenchFlow's rule). */
+static void read_reward(struct verdict *v, const char *rollout_dir, int rc, bool agent_timed_out)
+{
+	char *dir = path_join(rollout_dir, "verifier");
+	char *txt = path_join(dir, "reward.txt"), *js = path_join(dir, "reward.json");
+	cJSON *rewards = fs_exists(js) ? read_reward_json(js, v) : NULL;
+	bool have_txt = fs_exists(txt);
+	if (have_txt && !v->error)
+		read_reward_txt(txt, v, &rewards);
+	if (!have_txt && !fs_exists(js) && agent_timed_out) {
+		rewards = cJSON_CreateObject();
+		pyjson_add_float(rewards, "reward", 0.0);
+	} else if (!have_txt && !fs_exists(js)) {
+		char *hint = missing_hint(dir);
+		verdict_fail(v, "verifier_failure",
+			     xasprintf("verifier exited with rc=%d; no reward file at /logs/verifier/reward.txt or reward.json%s%s%s",
+				       rc, hint ? " (test output: " : "", hint ? hint : "",
+				       hint ? "; the host may lack what the task needs)" : ""));
 		free(hint);
 	}
-	if (t->verifier_error) {
+	if (v->error) {
 		cJSON_Delete(rewards);
 		rewards = NULL;
 	}
-	t->rewards = rewards;
+	v->rewards = rewards;
 	free(dir);
 	free(txt);
 	free(js);
 }
 
-int verifier_run(struct local_trial *t, struct err *e)
+
+/* A fresh verifier/ and no links in agent/ or artifacts/: whatever the
+ * agent put in /logs/verifier is not the verifier's word. */
+static int clear_logs(const char *dir, struct err *e)
 {
-	char *vdir = path_join(t->dir, "verifier");
-	/* whatever the agent put in /logs/verifier is not the verifier's word */
-	if (fs_remove_tree(vdir, e) < 0 || fs_mkdirs(vdir, e) < 0) {
-		free(vdir);
-		return -1;
+	char *vdir = path_join(dir, "verifier");
+	/* its contents, not the folder: a container's bind holds the folder itself */
+	int r = fs_mkdirs(vdir, e);
+	DIR *d = r == 0 ? opendir(vdir) : NULL;
+	if (r == 0 && !d)
+		r = err_set(e, ERR_WORK, "cannot read '%s':", vdir);
+	for (struct dirent *de; d && r == 0 && (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = path_join(vdir, de->d_name);
+		r = fs_remove_tree(p, e);
+		free(p);
 	}
-	char *agent_dir = path_join(t->dir, "agent"), *art = path_join(t->dir, "artifacts");
-	int dropped = drop_links(agent_dir, e) == 0 && drop_links(art, e) == 0 ? 0 : -1;
+	if (d)
+		closedir(d);
+	free(vdir);
+	char *agent_dir = path_join(dir, "agent"), *art = path_join(dir, "artifacts");
+	if (r == 0)
+		r = drop_links(agent_dir, e) == 0 && drop_links(art, e) == 0 ? 0 : -1;
 	free(agent_dir);
 	free(art);
-	if (dropped < 0) {
-		free(vdir);
-		return -1;
-	}
-	char *test = path_join(t->task.tests_dir, "test.sh");
-	if (!fs_exists(test)) {
-		t->verifier_error = xasprintf("task has no tests/test.sh (%s)", test);
-		t->verifier_category = xstrdup("verifier_failure");
-		free(test);
-		free(vdir);
-		return 0;
-	}
-	free(test);
-	char *tests = path_join(t->scratch, "tests");
-	int r = 0;
-	struct err ce = { 0 };
-	if (t->mode == SANDBOX_BWRAP) {
-		r = fs_mkdirs(tests, e);
-		struct fs_tree tree = { 0 };
-		if (r == 0)
-			r = fs_list_tree(t->task.tests_dir, &tree, e);
-		for (size_t i = 0; r == 0 && i < tree.n; i++) {
-			char *s = path_join(t->task.tests_dir, tree.v[i].path), *d = path_join(tests, tree.v[i].path);
-			if (S_ISDIR(tree.v[i].mode))
-				r = fs_mkdirs(d, e);
-			else if (S_ISREG(tree.v[i].mode))
-				r = fs_copy_file(s, d, tree.v[i].mode & 0777, e);
-			free(s);
-			free(d);
-		}
-		fs_tree_free(&tree);
-	} else {
-		r = sandbox_bind(&t->sb, t->task.tests_dir, "/tests", true, &ce);
-		if (r < 0)
-			*e = ce;
-	}
-	if (r < 0) {
-		free(tests);
-		free(vdir);
-		return -1;
-	}
-	struct strlist env = STRLIST_INIT;
-	envlist_set(&env, "HOME", "/root");
-	envlist_set(&env, "USER", "root");
-	envlist_set(&env, "PATH", local_sandbox_path);
-	envlist_set(&env, "LANG", "C.UTF-8");
-	envlist_set(&env, "TMPDIR", "/tmp");
-	envlist_set(&env, "BENCHFLOW_VERIFIER_DIR", "/logs/verifier");
-	envlist_set(&env, "BENCHFLOW_REWARD_TEXT", "/logs/verifier/reward.txt");
-	envlist_set(&env, "BENCHFLOW_REWARD_JSON", "/logs/verifier/reward.json");
-	if (t->task.verifier_network)
-		envlist_add_proxies(&env);
-	envlist_add_table(&env, t->task.env);
-	envlist_add_table(&env, t->task.verifier_env);
-	struct sandbox_bind extra = { tests, (char *)"/tests", true };
-	struct sandbox_run run = { .share_net = t->task.verifier_network, .cwd = t->task.workdir,
-				   .extra = &extra, .nextra = t->mode == SANDBOX_BWRAP };
-	char *inner[] = { (char *)"bash", (char *)"/tests/test.sh", NULL };
-	struct strlist cmd = STRLIST_INIT;
-	sandbox_command(&t->sb, &run, inner, &cmd);
-	char *out = path_join(vdir, "test-stdout.txt");
-	int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	struct proc_spec ps = { .argv = cmd.v, .envp = env.v, .cwd = t->mode == SANDBOX_NONE ? t->task.workdir : NULL,
-				.timeout = t->task.verifier_timeout, .grace = 2, .stdin_fd = -1, .tee = { ofd, -1 } };
-	struct proc_result pr;
-	double t0 = now_mono();
-	r = proc_run(&ps, &pr, e);
-	t->t_verifier = now_mono() - t0;
-	if (ofd >= 0)
-		close(ofd);
-	if (r == 0 && pr.interrupted) {
-		r = err_set(e, ERR_WORK, "interrupted by signal %d during the verifier", pr.interrupted);
-	} else if (r == 0 && pr.timed_out) {
-		t->verifier_error = xasprintf("verifier timed out after %gs", t->task.verifier_timeout);
-		t->verifier_category = xstrdup("verifier_timeout");
-		t->verifier_timeout_info = cJSON_CreateObject();
-		cJSON_AddNumberToObject(t->verifier_timeout_info, "timeout_budget_sec", t->task.verifier_timeout);
-		pyjson_add_float(t->verifier_timeout_info, "elapsed_sec", benchflow_round(pr.seconds));
-		cJSON_AddStringToObject(t->verifier_timeout_info, "task_name", t->task.name);
-	} else if (r == 0) {
-		read_reward(t, pr.exit_code);
-	}
-	free(out);
-	strlist_free(&cmd);
-	strlist_free(&env);
-	free(tests);
-	free(vdir);
 	return r;
 }
 
+/* The task's tests/ where the verifier sees them at /tests: a private copy
+ * (bwrap; *copy gets its folder), a copy in the container, or a link (no
+ * sandbox). */
+static int provide_tests(struct local_trial *t, char **copy, struct err *e)
+{
+	if (t->box.mode == SANDBOX_DOCKER)
+		return container_copy_in(t->box.container, t->task.tests_dir, "/tests", e);
+	if (t->box.mode != SANDBOX_BWRAP)
+		return sandbox_bind(&t->box.sb, t->task.tests_dir, "/tests", true, e);
+	*copy = path_join(t->paths.scratch, "tests");
+	if (fs_mkdirs(*copy, e) < 0)
+		return -1;
+	struct fs_tree tree = { 0 };
+	int r = fs_list_tree(t->task.tests_dir, &tree, e);
+	for (size_t i = 0; r == 0 && i < tree.n; i++) {
+		char *s = path_join(t->task.tests_dir, tree.v[i].path), *d = path_join(*copy, tree.v[i].path);
+		if (S_ISDIR(tree.v[i].mode))
+			r = fs_mkdirs(d, e);
+		else if (S_ISREG(tree.v[i].mode))
+			r = fs_copy_file(s, d, tree.v[i].mode & 0777, e);
+		free(s);
+		free(d);
+	}
+	fs_tree_free(&tree);
+	return r;
+}
+
+/* The verifier's environment, as BenchFlow sets it (in a container, over
+ * the image's own ENV). */
+static void verifier_env(const struct task *task, bool container, struct strlist *env)
+{
+	if (!container) {
+		envlist_set(env, "HOME", "/root");
+		envlist_set(env, "USER", "root");
+		envlist_set(env, "PATH", local_sandbox_path);
+		envlist_set(env, "LANG", "C.UTF-8");
+		envlist_set(env, "TMPDIR", "/tmp");
+	}
+	envlist_set(env, "BENCHFLOW_VERIFIER_DIR", "/logs/verifier");
+	envlist_set(env, "BENCHFLOW_REWARD_TEXT", "/logs/verifier/reward.txt");
+	envlist_set(env, "BENCHFLOW_REWARD_JSON", "/logs/verifier/reward.json");
+	if (task->verifier_network || container)
+		envlist_add_proxies(env);
+	envlist_add_table(env, task->env);
+	envlist_add_table(env, task->verifier_env);
+}
+
+static void verdict_timeout(struct verdict *v, const struct task *task, double elapsed)
+{
+	verdict_fail(v, "verifier_timeout", xasprintf("verifier timed out after %gs", task->verifier_timeout));
+	v->timeout_info = cJSON_CreateObject();
+	cJSON_AddNumberToObject(v->timeout_info, "timeout_budget_sec", task->verifier_timeout);
+	pyjson_add_float(v->timeout_info, "elapsed_sec", benchflow_round(elapsed));
+	cJSON_AddStringToObject(v->timeout_info, "task_name", task->name);
+}
+
+/* bash /tests/test.sh in the sandbox, its output in verifier/test-stdout.txt. */
+static int run_tests(struct local_trial *t, char *tests_copy, struct proc_result *pr, struct err *e)
+{
+	struct strlist env = STRLIST_INIT, cmd = STRLIST_INIT, cmd_env = STRLIST_INIT;
+	verifier_env(&t->task, t->box.mode == SANDBOX_DOCKER, &env);
+	struct sandbox_bind extra = { tests_copy, (char *)"/tests", true };
+	struct box_run run = { .share_net = t->task.verifier_network, .cwd = t->task.workdir,
+			       .extra = &extra, .nextra = tests_copy != NULL };
+	char *inner[] = { (char *)"bash", (char *)"/tests/test.sh", NULL };
+	box_command(&t->box, &run, inner, &env, &cmd, &cmd_env);
+	char *out = path_join(t->paths.dir, "verifier/test-stdout.txt");
+	int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct proc_spec ps = { .argv = cmd.v, .envp = cmd_env.v, .cwd = t->box.mode == SANDBOX_NONE ? t->task.workdir : NULL,
+				.timeout = t->task.verifier_timeout, .grace = 2, .stdin_fd = -1, .tee = { ofd, -1 } };
+	int r = proc_run(&ps, pr, e);
+	if (ofd >= 0)
+		close(ofd);
+	free(out);
+	strlist_free(&cmd);
+	strlist_free(&cmd_env);
+	strlist_free(&env);
+	return r;
+}
+
+int verifier_run(struct local_trial *t, struct err *e)
+{
+	struct verdict *v = &t->verdict;
+	if (box_stop_processes(&t->box, e) < 0 || clear_logs(t->paths.dir, e) < 0)
+		return -1;
+	char *test = path_join(t->task.tests_dir, "test.sh");
+	bool have = fs_exists(test);
+	if (!have)
+		verdict_fail(v, "verifier_failure", xasprintf("task has no tests/test.sh (%s)", test));
+	free(test);
+	if (!have)
+		return 0;
+	char *copy = NULL;
+	struct proc_result pr;
+	int r = provide_tests(t, &copy, e);
+	if (r == 0) {
+		v->ran = true;
+		r = run_tests(t, copy, &pr, e);
+		if (r == 0)
+			v->seconds = pr.seconds;
+	}
+	free(copy);
+	if (r < 0)
+		return -1;
+	if (pr.interrupted)
+		return err_set(e, ERR_WORK, "interrupted by signal %d during the verifier", pr.interrupted);
+	if (pr.timed_out)
+		verdict_timeout(v, &t->task, pr.seconds);
+	else
+		read_reward(v, t->paths.dir, pr.exit_code, agent_outcome_timed_out(&t->agent));
+	return 0;
+}

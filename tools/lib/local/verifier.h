@@ -9,11 +9,13 @@
 #include "local/rollout.h"
 #include "base/util.h"
 
-/* Runs the verifier. Whatever the agent left in verifier/ is deleted first
- * and symlinks in agent/ and artifacts/ are removed. Sets t->rewards, or
- * t->verifier_error and t->verifier_category (verifier_failure,
- * verifier_timeout with t->verifier_timeout_info), and t->t_verifier.
- * Returns -1 only when it could not run or was interrupted (e says which). */
+/* Runs the verifier and fills t->verdict (it writes nothing else of t but,
+ * without a sandbox, the /tests link). Whatever the agent left in
+ * verifier/ is deleted first and symlinks in agent/ and artifacts/ are
+ * removed. The verdict: rewards, or error and category (verifier_failure,
+ * verifier_timeout with timeout_info). After an agent timeout, no reward
+ * file counts as reward 0.0, as BenchFlow counts it. Returns -1 only when
+ * it could not run or was interrupted (e says which). */
 int verifier_run(struct local_trial *t, struct err *e);
 
 #endif

@@ -27,7 +27,14 @@ void rules_memo_free(struct rules_memo *m)
 static int is_file_output(const char *o)
 {
 	size_t n = strlen(o);
-	return n > 5 && (!strcmp(o + n - 5, ".hash") || !strcmp(o + n - 5, ".json"));
+	return n > 5 && (!strcmp(o + n - 5, ".hash") || !strcmp(o + n - 5, ".json") || !strcmp(o + n - 3, ".id"));
+}
+
+static rules_output_check *output_check;
+
+void rules_set_output_check(rules_output_check *fn)
+{
+	output_check = fn;
 }
 
 /* Paths are written out in full: every run's rules.mk is read by one make. */
@@ -271,6 +278,8 @@ static int guard_outputs(const struct run *r, struct err *e)
 			for (size_t k = 0; k < out.n; k++) {
 				char *p = run_path(r, out.v[k]);
 				char *why = state_output_problem(p, ok);
+				if (!why && output_check)
+					why = output_check(refs[i].def->tool, p);
 				free(p);
 				if (why) {
 					warnf("%s: output %s %s; the stage will run again", refs[i].name, out.v[k], why);

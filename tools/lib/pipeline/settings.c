@@ -1,5 +1,6 @@
 #include "pipeline/settings.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,10 @@ const struct setting_def settings_table[] = {
 	{ "EXTERNAL_MODEL", SET_MODEL, "", NULL, 0, 0, true, "the compiler's planning model, provider/model-id (STATIC_MODE=hybrid)", SCOPE_RUN },
 	{ "BENCH", SET_NAME, "", NULL, 0, 0, true, "the task source's name in the summary (empty: the TASKS_DIR folder's name)", SCOPE_RUN },
 	{ "RUNNER", SET_ENUM, "local", "benchflow harbor local", 0, 0, true, "evaluation runner", SCOPE_RUN },
+	{ "SANDBOX", SET_ENUM, "bwrap", "bwrap docker none", 0, 0, true, "where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)", SCOPE_RUN },
+	{ "IMAGE", SET_IMAGE, "", NULL, 0, 0, true, "SANDBOX=docker: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)", SCOPE_RUN },
+	{ "QEMU", SET_ENUM, "auto", "auto yes no", 0, 0, false, "SANDBOX=docker, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)", SCOPE_RUN },
+	{ "RUNTIME_BASE", SET_IMAGE, "debian:12-slim", NULL, 0, 0, false, "the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)", SCOPE_CALL },
 	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation", SCOPE_RUN },
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "counting traces the fast stage needs; static-eval runs at least this many", SCOPE_RUN },
 	{ "FAST_TOP", SET_INT, "3", NULL, 1, 100, true, "traces in the fast stage's top group (docs/fast.md)", SCOPE_RUN },
@@ -155,6 +160,8 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 		return buf;
 	case SET_USD:
 		return "an amount of US dollars, e.g. 2.50 (empty: no budget)";
+	case SET_IMAGE:
+		return "a local image, e.g. myorg/task-env:1 (letters, digits and . _ - / : @, starting with a letter or digit)";
 	}
 	return "";
 }
@@ -192,6 +199,8 @@ static bool value_ok(const struct setting_def *s, const char *v)
 		return list_ok(v, model_ok);
 	case SET_PATH:
 		return *v && chars_ok(v, "/+~@");
+	case SET_IMAGE:
+		return isalnum((unsigned char)v[0]) && chars_ok(v, "/:@") && !strstr(v, "..");
 	case SET_URL:
 		return (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) && chars_ok(v, "/:?&=%+~,@#[]");
 	case SET_ARGS:

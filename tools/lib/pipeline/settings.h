@@ -22,6 +22,7 @@ enum setting_kind {
 	SET_DECIMAL, /* a decimal number (digits, one optional '.') in [min, max] */
 	SET_USD,    /* an amount of US dollars >= 0 (2, 0.50; empty when the default is) */
 	SET_ARGS,   /* command-line options: name chars plus = , : / + @ % ~ [ ] and spaces */
+	SET_IMAGE,  /* a docker image reference: name chars plus '/', ':' and '@' (empty when the default is) */
 };
 
 /* What a setting belongs to. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/datadir.h"
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
@@ -14,6 +15,9 @@ const struct source_def source_table[] = {
 	{ "inputs/task.src.hash", SRC_TASK, "" }, /* a trial depends on the whole task: tests, data, Dockerfile */
 	{ "inputs/profiles.src.hash", SRC_RULES, "profiles" },
 	{ "inputs/user-profiles.src.hash", SRC_SETTING, "PROFILES_DIR" },
+	/* the images of SANDBOX=docker: the task's environment, the harness's recipe */
+	{ "inputs/environment.src.hash", SRC_TASK, "environment" },
+	{ "inputs/harness.src.hash", SRC_HARNESS, "HARNESS" },
 };
 const size_t source_count = ARRAY_LEN(source_table);
 
@@ -42,6 +46,63 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 		push_flag(argv, "--skill-source", run_get(r, "SKILL_SOURCE"));
 }
 
+/* The docker images of a trial: only for RUNNER=local SANDBOX=docker. */
+#define DOCKER_TRIALS { "RUNNER=local", "SANDBOX=docker" }
+#define L1_STAMP "images/%T.l1.id"
+#define L2_STAMP "images/%T--%H.l2.id"
+
+static char *expand_ref(const char *tmpl, const struct run *r, int index, int round);
+
+/* The tag in the run's L2 stamp ("<id> <tag>"), or NULL without one. */
+static char *l2_tag(const struct run *r)
+{
+	if (strcmp(run_get(r, "RUNNER"), "local") || strcmp(run_get(r, "SANDBOX"), "docker"))
+		return NULL;
+	char *rel = expand_ref(L2_STAMP, r, 0, 0), *path = run_path(r, rel);
+	struct buf b = BUF_INIT;
+	struct err e;
+	char *tag = NULL;
+	if (fs_read(path, 4096, &b, &e) == 0 && b.data && strchr(b.data, ' ')) {
+		const char *t = strchr(b.data, ' ') + 1;
+		tag = xstrndup(t, strcspn(t, " \n"));
+	}
+	buf_free(&b);
+	free(path);
+	free(rel);
+	return tag;
+}
+
+/* skillc-image l1|l2: a run's image stamps. */
+static void image_argv(const struct run *r, const char *bindir, const char *kind, struct strlist *argv)
+{
+	strlist_push_owned(argv, path_join(bindir, "skillc-image"));
+	strlist_push(argv, kind);
+	push_flag(argv, "--task", r->task_dir);
+	if (!strcmp(kind, "l2")) {
+		push_flag(argv, "--harness", run_get(r, "HARNESS"));
+		char *l1 = expand_ref(L1_STAMP, r, 0, 0);
+		push_path(argv, "--l1", r, l1);
+		free(l1);
+	}
+	char *out = expand_ref(!strcmp(kind, "l1") ? L1_STAMP : L2_STAMP, r, 0, 0);
+	push_path(argv, "--out", r, out);
+	free(out);
+}
+
+static void l1_image_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                             struct strlist *argv)
+{
+	image_argv(r, bindir, "l1", argv);
+	if (*run_get(r, "IMAGE"))
+		push_flag(argv, "--image", run_get(r, "IMAGE"));
+}
+
+static void l2_image_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                             struct strlist *argv)
+{
+	image_argv(r, bindir, "l2", argv);
+}
+
 /* One trial of an evaluation stage: skillc-eval into traces/<task>/<stage>/test-NNN/.
  * The agent's own limit is AGENT_TIMEOUT; the hard deadline stays under
  * TRIAL_TIMEOUT so skillc-eval, not skillc-stage, does the cleanup. */
@@ -57,6 +118,12 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	push_flag(argv, "--harness", run_get(r, "HARNESS"));
 	push_flag(argv, "--model", run_get(r, "MODEL"));
 	push_flag(argv, "--runner", run_get(r, "RUNNER"));
+	if (!strcmp(run_get(r, "RUNNER"), "local"))
+		push_flag(argv, "--sandbox", !strcmp(run_get(r, "SANDBOX"), "docker") ? "docker" : "local");
+	char *image = l2_tag(r);
+	if (image)
+		push_flag(argv, "--image", image);
+	free(image);
 	char *out = xasprintf("traces/%s/%s/test-%03d", r->task, stage, ref->index);
 	push_path(argv, "--out", r, out);
 	free(out);
@@ -428,6 +495,29 @@ static void static_command(const struct stage_ref *ref, const struct run *r, con
 
 const struct stage_def stage_table[] = {
 	{
+		.name = "l1-image",
+		.help = "SANDBOX=docker: the task's environment/ built from its own Dockerfile (or IMAGE) as its L1 image",
+		.tool = "skillc-image",
+		.version = V_IMAGE,
+		.inputs = { "inputs/environment.src.hash" },
+		.outputs = { L1_STAMP },
+		.settings = { "IMAGE" },
+		.when = DOCKER_TRIALS,
+		.command = l1_image_command,
+	},
+	{
+		.name = "l2-image",
+		.help = "SANDBOX=docker: the L1 image with the harness installed by its recipe (rules/harness/<harness>.json \"image\")",
+		.tool = "skillc-image",
+		.version = V_IMAGE,
+		.after = { "l1-image" },
+		.inputs = { L1_STAMP, "inputs/harness.src.hash" },
+		.outputs = { L2_STAMP },
+		.settings = { "HARNESS" },
+		.when = DOCKER_TRIALS,
+		.command = l2_image_command,
+	},
+	{
 		.name = "ingest",
 		.help = "copy the task's skill into inputs/skill/, validated",
 		.tool = "skillc-ingest",
@@ -442,10 +532,10 @@ const struct stage_def stage_table[] = {
 		.help = "REPEAT trials of the raw skill, one target each",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
-		.after = { "ingest" },
-		.inputs = { "inputs/skill.hash", "inputs/task.src.hash" },
+		.after = { "ingest", "l2-image" },
+		.inputs = { "inputs/skill.hash", "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/raw/test-%N", "traces/%T/raw/test-%N/trial.json" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
@@ -470,9 +560,10 @@ const struct stage_def stage_table[] = {
 		.version = V_EVAL,
 		/* no skill: the trials depend on the task alone, so every run of the
 		 * task, harness, model and runner shares them through the trial store */
-		.inputs = { "inputs/task.src.hash" },
+		.after = { "l2-image" },
+		.inputs = { "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/noskill/test-%N", "traces/%T/noskill/test-%N/trial.json" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "AGENT_TIMEOUT" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.wanted_if = "BASELINE",
 		.timeout = "TRIAL_TIMEOUT",
@@ -521,10 +612,10 @@ const struct stage_def stage_table[] = {
 		.help = "max(REPEAT, FAST_MIN_TRACES) trials of the statically compiled skill (reused from the store when its bytes equal the raw skill's)",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
-		.after = { "static" },
-		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash" },
+		.after = { "static", "l2-image" },
+		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.needs = { "MODEL" },
 		.count = static_trials,
 		.timeout = "TRIAL_TIMEOUT",
@@ -599,9 +690,9 @@ const struct stage_def stage_table[] = {
 		.version = V_EVAL,
 		.needs = { "MODEL" },
 		.after = { "fast-apply" },
-		.inputs = { "artifacts/fast/S_fast.hash", "inputs/task.src.hash" },
+		.inputs = { "artifacts/fast/S_fast.hash", "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/fast/test-%N", "traces/%T/fast/test-%N/trial.json" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.command = fast_eval_command,
@@ -668,10 +759,11 @@ const struct stage_def stage_table[] = {
 		.needs = { "MODEL" },
 		.after = { "deep-edit" },
 		.inputs = { "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/candidate.hash",
-		            "inputs/task.src.hash" },
+		            "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "artifacts/deep/round-%K/trials/%N.json" },
 		.side_outputs = { "traces/%T/deep-%K/test-%N" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT", "DEEP_TRIALS",
+		              "DEEP_MAX_TRIALS" },
 		.rounds = "DEEP_ROUNDS",
 		.count = deep_max,
 		.more_inputs = deep_eval_inputs,
@@ -727,9 +819,10 @@ const struct stage_def stage_table[] = {
 		.version = V_DEEP,
 		.needs = { "MODEL" },
 		.after = { "deep-final" },
-		.inputs = { "artifacts/deep/S_final.hash", "artifacts/deep/round-%R/best.json", "inputs/task.src.hash" },
+		.inputs = { "artifacts/deep/S_final.hash", "artifacts/deep/round-%R/best.json", "inputs/task.src.hash",
+		            L2_STAMP },
 		.outputs = { "traces/%T/final/test-%N", "traces/%T/final/test-%N/trial.json" },
-		.settings = { "HARNESS", "MODEL", "RUNNER", "REQUIRE_SKILL", "AGENT_TIMEOUT", "FINAL_FRESH" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT", "FINAL_FRESH" },
 		.count = final_repeat,
 		.timeout = "TRIAL_TIMEOUT",
 		.command = final_eval_command,
@@ -824,6 +917,19 @@ static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct 
 	}
 }
 
+bool stage_in_run(const struct stage_def *s, const struct run *r)
+{
+	for (size_t i = 0; i < ARRAY_LEN(s->when) && s->when[i]; i++) {
+		const char *eq = strchr(s->when[i], '=');
+		char *name = xstrndup(s->when[i], (size_t)(eq - s->when[i]));
+		bool holds = !strcmp(run_get(r, name), eq + 1);
+		free(name);
+		if (!holds)
+			return false;
+	}
+	return true;
+}
+
 size_t stage_refs(const struct run *r, struct stage_ref **out)
 {
 	struct stage_ref *v = NULL;
@@ -831,7 +937,8 @@ size_t stage_refs(const struct run *r, struct stage_ref **out)
 	for (size_t i = 0; i < stage_count; i++) {
 		const struct stage_def *s = &stage_table[i];
 		if (!s->rounds) {
-			push_row(&v, &n, &cap, s, 0, r);
+			if (stage_in_run(s, r))
+				push_row(&v, &n, &cap, s, 0, r);
 			continue;
 		}
 		/* the block of round rows, round by round */
@@ -902,14 +1009,18 @@ int stage_ref_find(const struct run *r, const char *name, struct stage_ref *out)
 	return found;
 }
 
-/* Replaces %T with the task's name, %N with the 3-digit instance, %K
- * with the round, %P with the round before it, %R with the last round. */
+/* Replaces %T with the task's name, %H with the harness's, %N with the
+ * 3-digit instance, %K with the round, %P with the round before it, %R
+ * with the last round. */
 static char *expand_ref(const char *tmpl, const struct run *r, int index, int round)
 {
 	struct buf b = BUF_INIT;
 	for (const char *p = tmpl; *p; p++) {
 		if (p[0] == '%' && p[1] == 'T') {
 			buf_adds(&b, r->task);
+			p++;
+		} else if (p[0] == '%' && p[1] == 'H') {
+			buf_adds(&b, run_get(r, "HARNESS"));
 			p++;
 		} else if (p[0] == '%' && p[1] == 'N') {
 			buf_printf(&b, "%03d", index);
@@ -924,10 +1035,24 @@ static char *expand_ref(const char *tmpl, const struct run *r, int index, int ro
 	return buf_detach(&b);
 }
 
+/* True when a stage the run lacks makes the file of template tmpl. */
+static bool made_by_absent_stage(const char *tmpl, const struct run *r)
+{
+	for (size_t i = 0; i < stage_count; i++) {
+		const struct stage_def *s = &stage_table[i];
+		for (size_t k = 0; k < ARRAY_LEN(s->outputs) && s->outputs[k]; k++)
+			if (!strcmp(s->outputs[k], tmpl))
+				return !stage_in_run(s, r);
+	}
+	return false;
+}
+
 void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	const struct stage_def *s = ref->def;
 	for (size_t i = 0; i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++) {
+		if (made_by_absent_stage(s->inputs[i], r))
+			continue;
 		if (strstr(s->inputs[i], "%N") && !ref->index && (s->gather || s->gather_count)) {
 			long k = gathered(s, r);
 			for (int j = 1; j <= k; j++)
@@ -1039,6 +1164,9 @@ bool goal_includes(const char *goal, const struct stage_def *s)
 
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 {
+	/* images: the L2s and the L1s they are built on */
+	if (!strcmp(goal, "images"))
+		goal = "l2-image";
 	const struct stage_group *grp = stage_group_find(goal);
 	const struct stage_def *last = stage_find(grp ? grp->last : goal);
 	int everything = !strcmp(goal, "final") || !strcmp(goal, "all");
@@ -1081,6 +1209,20 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	return (int)k;
 }
 
+/* The folder holding <harness>.json (HARNESS_PATH first, then rules/harness). */
+static char *harness_folder(const struct run *r, const char *name)
+{
+	char *file = xasprintf("%s.json", name);
+	char *rules = path_join(r->rules_dir, "harness");
+	char *found = rules_find_in("HARNESS_PATH", rules, file, NULL);
+	char *dir = found ? path_dir(found) : rules;
+	if (found)
+		free(rules);
+	free(found);
+	free(file);
+	return dir;
+}
+
 /* "NAME" or "NAME if OTHER=value": does it name setting, and hold in r? */
 static bool need_holds(const char *need, const struct run *r, const char *setting)
 {
@@ -1113,6 +1255,8 @@ char *source_path(const struct run *r, const struct source_def *src)
 	switch (src->root) {
 	case SRC_SETTING:
 		return xstrdup(run_get(r, src->what));
+	case SRC_HARNESS:
+		return harness_folder(r, run_get(r, src->what));
 	case SRC_RULES:
 		return *src->what ? path_join(r->rules_dir, src->what) : xstrdup(r->rules_dir);
 	case SRC_SKILL:
@@ -1188,10 +1332,25 @@ bool stage_wanted(const struct stage_def *s, const struct run *r)
 /* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
 char *stage_names(void)
 {
-	struct buf names = BUF_INIT;
-	for (size_t i = 0; i < stage_count; i++)
-		buf_printf(&names, "%s%s", i ? ", " : "", stage_table[i].name);
+	struct buf names = BUF_INIT, only = BUF_INIT;
+	const struct stage_def *cond = NULL; /* the stages of some runs only: the images of SANDBOX=docker */
+	for (size_t i = 0; i < stage_count; i++) {
+		const struct stage_def *s = &stage_table[i];
+		if (!s->when[0]) {
+			buf_printf(&names, "%s%s", names.len ? ", " : "", s->name);
+			continue;
+		}
+		cond = cond ? cond : s;
+		buf_printf(&only, "%s%s", only.len ? ", " : "", s->name);
+	}
 	for (size_t i = 0; i < group_count; i++)
 		buf_printf(&names, ", %s (%s ... %s)", group_table[i].name, group_table[i].first, group_table[i].last);
+	if (cond) {
+		buf_adds(&names, "; with");
+		for (size_t k = 0; k < ARRAY_LEN(cond->when) && cond->when[k]; k++)
+			buf_printf(&names, " %s", cond->when[k]);
+		buf_printf(&names, ": %s", only.data);
+	}
+	buf_free(&only);
 	return buf_detach(&names);
 }

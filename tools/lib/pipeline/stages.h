@@ -15,6 +15,7 @@ enum source_root {
 	SRC_TASK,     /* the task folder (TASKS_DIR/<task>) */
 	SRC_RULES,    /* the rules data folder (SKILLC_RULES, exported by make) */
 	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
+	SRC_HARNESS,  /* the folder holding the harness file of setting `what` (HARNESS_PATH first) */
 	SRC_SKILL,    /* the run's skill source: SKILL_SOURCE, else the task's `what` */
 };
 struct source_def {
@@ -25,7 +26,7 @@ struct source_def {
 };
 
 /* A row of the graph. Paths are run-relative templates: %T is the task's
- * name, %N the instance number (001, 002, ...), %K the round (1, 2, ...),
+ * name, %H the harness's, %N the instance number (001, 002, ...), %K the round (1, 2, ...),
  * %P the round before it (0 for round 1), %R the last round (DEEP_ROUNDS). */
 struct stage_ref;
 struct stage_def {
@@ -72,6 +73,10 @@ struct stage_def {
 	const char *wanted_if;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
+	/* "SETTING=value" conditions: the stage is in a run only where all hold
+	 * (e.g. the images of SANDBOX=docker); an input made by a stage the run
+	 * lacks is dropped. */
+	const char *when[2];
 	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
 	 * writes only the run folder and the shared caches (a trial, an LLM call). */
 	bool remote;
@@ -105,6 +110,8 @@ extern const struct stage_def stage_table[];
 extern const size_t stage_count;
 
 const struct stage_def *stage_find(const char *name);
+/* True when the stage's `when` conditions hold for r. */
+bool stage_in_run(const struct stage_def *s, const struct run *r);
 /* Every target of the run in graph order; returns how many, *out is the
  * caller's to free. */
 size_t stage_refs(const struct run *r, struct stage_ref **out);
@@ -146,7 +153,8 @@ bool stage_needs(const struct stage_def *s, const struct run *r, const char *set
 /* Whether goals eval and final take stage s in this run (wanted_if). */
 bool stage_wanted(const struct stage_def *s, const struct run *r);
 
-/* "ingest, raw-eval, ...": every stage's name, for messages; caller frees. */
+/* "ingest, raw-eval, ...; with RUNNER=local SANDBOX=docker: l1-image,
+ * l2-image": every stage's name, for messages; caller frees. */
 char *stage_names(void);
 
 /* Appends the stages a change of the setting makes due again: those that

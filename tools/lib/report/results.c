@@ -206,6 +206,8 @@ static void count_trial(struct results_group *g, const struct results_trial *t, 
 	const char *cat = json_str(j, "error_category");
 	if (cat)
 		count_in(g->categories, cat, 1);
+	const cJSON *env = json_get(j, "environment");
+	g->env_not_reproduced += cJSON_IsObject(env) && !json_bool(env, "reproduced", true);
 	const cJSON *sk = json_get(j, "skill");
 	if (cJSON_GetArraySize(json_get(sk, "injected")) > 0 && !infra) {
 		g->skill_den++;
@@ -348,6 +350,7 @@ static void group_add(struct results_group *g, struct results_group *src)
 	g->scored += src->scored;
 	g->passed += src->passed;
 	g->infra += src->infra;
+	g->env_not_reproduced += src->env_not_reproduced;
 	g->verr += src->verr;
 	g->timeouts += src->timeouts;
 	g->incomplete += src->incomplete;

@@ -52,6 +52,7 @@ struct results_group {
 	long trials, scored, passed, infra, verr, timeouts, incomplete, stale, reused;
 	long selection;  /* counted trials that are reused selection trials (the deep stage's final) */
 	long skill_den, invoked, read;  /* skill_den: trials with our skill whose agent ran */
+	long env_not_reproduced;        /* trials whose sandbox lacked the task's Dockerfile steps */
 	double reward_sum, tok_sum, cost_sum, sec_sum, agent_sec_sum, calls_sum;
 	long reward_n, tok_n, cost_n, sec_n, agent_sec_n, calls_n;
 	long cost_unknown;   /* counted trials without a money figure */

@@ -121,6 +121,7 @@ static cJSON *group_json(const struct results_group *g)
 	json_set_num(o, "verifier_errors", (double)g->verr);
 	json_set_num(o, "timeouts", (double)g->timeouts);
 	json_set_num(o, "incomplete_attempts", (double)g->incomplete);
+	json_set_num(o, "environment_not_reproduced", (double)g->env_not_reproduced);
 	json_set_num(o, "reused_trials", (double)g->reused);
 	json_set_num(o, "selection_trials_reused", (double)g->selection);
 	set_maybe(o, "pass_rate", r4(results_pass_rate(g)));
@@ -622,6 +623,20 @@ static const char md_notes[] =
 	"Stage job: trials read from Harbor job folders (runner harbor; bench: the trial's dataset,\n"
 	"adhoc without one; harness: the agent).\n";
 
+/* A line saying how many trials ran without the task's own environment. */
+static void summary_md_environment(const struct results_table *tb, struct buf *b)
+{
+	long n = 0, trials = 0;
+	for (size_t i = 0; i < tb->n; i++) {
+		n += tb->v[i].env_not_reproduced;
+		trials += tb->v[i].trials;
+	}
+	if (n)
+		buf_printf(b, "\nEnvironment not reproduced: %ld of %ld trials ran in a sandbox over this machine's programs\n"
+			   "without the task's Dockerfile RUN/ENV steps (SANDBOX=bwrap); those that did not pass count as\n"
+			   "infra errors (environment_not_reproduced), not failures. Run them with SANDBOX=docker.\n", n, trials);
+}
+
 int summary_write(const char *out, const struct results_table *tb, struct err *e)
 {
 	if (fs_mkdirs(out, e) < 0)
@@ -656,6 +671,7 @@ int summary_write(const char *out, const struct results_table *tb, struct err *e
 		buf_adds(&b, ".\n");
 		md_stale(tb, &b);
 		buf_adds(&b, md_notes);
+		summary_md_environment(tb, &b);
 		p = path_join(out, "summary.md");
 		r = fs_write_if_changed(p, b.data, b.len, e);
 		free(p);

@@ -1,0 +1,190 @@
+#!/bin/sh
+# docker.sh — SANDBOX=docker end to end with a REAL Docker daemon that this
+# test starts on a private socket (tests/lib.sh t_dockerd) and base images
+# made without a registry: skillc-local builds the inventory-check sample
+# task's own Dockerfile (its RUN step installs the verifier's tool, its ENV
+# configures it) as the L1 image, bakes our scripted ACP agent in as the L2
+# (the harness file's "image" recipe), runs the agent and the verifier in one
+# --network none container with the model route carried over the relay, and
+# removes the container. The same task under bwrap is "environment not
+# reproduced", not failed. Bad input: a Dockerfile that does not build, an
+# image that does not exist, a daemon that is down. kill -9 of the runner:
+# the watchdog removes the container.
+. "$(dirname "$0")/../lib.sh"
+
+NAMES="SANDBOX=docker: the RUN-steps task passes with the scripted agent in its own image
+the key and the proxy: in the container's environment, in no image layer, log or trace
+the same task under bwrap: environment not reproduced, not failed
+a Dockerfile that fails to build: an environment_build infra error, one line
+an image that does not exist: an environment_build infra error
+a daemon that is down: a sandbox_setup infra error, at once
+kill -9 of the runner mid-trial: its watchdog removes the container"
+skip_all() { echo "$NAMES" | while read -r n; do t_skip "$n" "$1"; done; exit 0; }
+t_dockerd || skip_all "$T_WHY"
+t_docker_base debian debian:12-slim || skip_all "$T_WHY"
+t_docker_base busybox bb:local || skip_all "$T_WHY"
+
+J=$T_ROOT/build/tests/helpers/jget
+H=$T_TMP/harness W=$T_TMP/work
+mkdir -p "$H" "$W/tasks"
+cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/"
+TASK=$W/tasks/inventory-check
+# what a build saw of the proxy, for the agent to report
+printf 'RUN echo "build HTTP_PROXY=$HTTP_PROXY" > /etc/build-proxy\n' >>"$TASK/environment/Dockerfile"
+# the agent in the image runs without the sanitizers' runtime: built plainly here
+cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "$T_ROOT/tests/helpers/acpagent.c" \
+	$(pkg-config --libs libcjson) || skip_all "cannot build the scripted agent"
+# the agent: reads the skill, reports what its environment holds, does the task
+cat >"$H/agent.script.json" <<'EOF'
+{"agent_name": "Scripted", "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
+ "steps": [{"skill": "low-stock"},
+  {"exec": "f=/logs/artifacts/facts; cat /etc/build-proxy >$f; echo \"run HTTP_PROXY=$HTTP_PROXY\" >>$f; echo \"NO_PROXY=$NO_PROXY\" >>$f; echo \"CHECKER_DATA=$CHECKER_DATA\" >>$f; echo \"key=$SKILLC_MODEL_API_KEY\" >>$f; ls /skills >>$f; cat /proc/1/cmdline | tr '\\0' ' ' >>$f; echo >>$f; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' >>$f"},
+  {"exec": "[ \"$SCRIPTED_MODE\" = hang ] && sleep 600; awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
+  {"message": "Wrote /root/low-stock.txt."}]}
+EOF
+# the harness in the image (its "image" recipe), and the same one on the host for bwrap
+recipe='"image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"},
+                           {"src": "agent.script.json", "dest": "/opt/scripted/script.json"}]}'
+printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s}\n' \
+	"$recipe" >"$H/scripted.json"
+printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], "env": {"SCRIPTED_MODE": "hang"}, %s}\n' \
+	"$recipe" >"$H/hanging.json"
+printf '{"acp_command": ["%s/acpagent", "%s/agent.script.json"], "skill_paths": ["~/.opencode/skills"]}\n' "$H" "$H" >"$H/onhost.json"
+# a model route with a key: the agent must get the key, nothing else may hold it
+t_fakellm "$T_TMP/llm" '{"chat": []}'
+KEY=sk-docker-test-$$-secret
+printf '{"providers": {"fake": {"base_url": "%s", "key_env": "FAKE_KEY"}}}\n' "$FAKELLM_URL" >"$T_TMP/routes.json"
+printf 'FAKE_KEY=%s\n' "$KEY" >"$T_TMP/test.env"
+export ROUTES="$T_TMP/routes.json" ENV_FILE="$T_TMP/test.env" HARNESS_PATH="$H"
+unset SANDBOX IMAGE KEEP_SANDBOX
+PROXY=http://proxy.example:3128
+
+# run NAME TASK [flags]: one trial into $T_TMP/jobs-NAME; RC, OUT, R (rollout dir)
+run() {
+	name=$1 task=$2
+	shift 2
+	OUT=$(skillc-local eval run --tasks-dir "$task" --agent scripted --model fake/m1 --skill-mode with-skill \
+		--jobs-dir "$T_TMP/jobs-$name" --agent-idle-timeout none "$@" 2>&1)
+	RC=$?
+	R=$(ls -d "$T_TMP/jobs-$name"/*/"$(basename "$task")"__* 2>/dev/null | head -n 1)
+}
+trial_containers() { docker ps -aq --filter label=skillc.kind=trial; }
+
+t_begin "SANDBOX=docker: the RUN-steps task passes with the scripted agent in its own image"
+HTTP_PROXY=$PROXY SANDBOX=docker run ok "$TASK"
+t_eq "exit status ($OUT)" "$RC" 0
+t_contains "one line" "$OUT" "inventory-check passed, reward 1"
+t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
+t_eq "sandbox recorded" "$($J "$R/config.json" local.sandbox)" docker
+t_eq "environment reproduced" "$($J "$R/config.json" local.environment)" reproduced
+t_contains "the L2 image" "$($J "$R/config.json" local.image)" "skillc/l2-inventory-check--scripted:"
+t_eq "network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
+t_check "the verifier's tool came from the RUN step" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
+F=$R/artifacts/facts
+t_check "ENV honoured" grep -qx "CHECKER_DATA=/var/lib/checker" "$F"
+t_check "the skill mounted" grep -qx "low-stock" "$F"
+t_check "skillc-init hold is the first process" grep -q "^/run/skillc/init hold" "$F"
+t_eq "loopback only" "$(sed -n '$p' "$F")" lo
+t_eq "skill invoked" "$($J "$R/result.json" n_skill_invocations)" 1
+t_check "build log kept" grep -q "Successfully tagged skillc/l1-inventory-check:" "$R/build.log"
+t_eq "no container left" "$(trial_containers)" ""
+t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-ok/.skillc-local"
+L1=$(docker images -q 'skillc/l1-inventory-check' | head -n 1)
+L2=$(docker images -q 'skillc/l2-inventory-check--scripted' | head -n 1)
+t_check "L1 and L2 tagged" test -n "$L1" -a -n "$L2"
+# a second trial builds nothing
+SANDBOX=docker run again "$TASK"
+t_eq "again: exit status" "$RC" 0
+t_check "again: no build" sh -c "! grep -q 'Step 1/' '$R/build.log'"
+t_end
+
+t_begin "the key and the proxy: in the container's environment, in no image layer, log or trace"
+R=$(ls -d "$T_TMP"/jobs-ok/*/inventory-check__*)
+F=$R/artifacts/facts
+t_check "the build saw the proxy" grep -qx "build HTTP_PROXY=$PROXY" "$F"
+t_check "the container too" grep -qx "run HTTP_PROXY=$PROXY" "$F"
+t_contains "the model route is kept off the proxy" "$(grep NO_PROXY "$F")" "127.0.0.1"
+t_check "the agent had the key (redacted in its files)" grep -qx 'key=\*\*\*REDACTED\*\*\*' "$F"
+t_check "no trial file holds the key" sh -c "! grep -rq '$KEY' '$T_TMP/jobs-ok' '$T_TMP/jobs-again'"
+for img in $L1 $L2; do
+	t_check "no layer of $img holds it" sh -c "! docker history --no-trunc $img | grep -q '$KEY'"
+	t_check "no setting of $img holds it" sh -c "! docker image inspect $img | grep -q '$KEY'"
+	t_check "no build arg of $img holds the proxy" sh -c "! docker history --no-trunc $img | grep -q 'HTTP_PROXY=http'"
+done
+t_check "the daemon's log holds no key" sh -c "! grep -q '$KEY' '$T_DOCKER/dockerd.log'"
+t_end
+
+if command -v bwrap >/dev/null 2>&1; then
+	t_begin "the same task under bwrap: environment not reproduced, not failed"
+	OUT=$(skillc-local eval run --tasks-dir "$TASK" --agent onhost --model fake/m1 --skill-mode with-skill \
+		--jobs-dir "$T_TMP/jobs-bwrap" 2>&1)
+	RC=$?
+	R=$(ls -d "$T_TMP"/jobs-bwrap/*/inventory-check__*)
+	t_eq "exit status: errored, not scored" "$RC" 1
+	t_eq "category" "$($J "$R/result.json" error_category)" environment_not_reproduced
+	t_contains "says why" "$($J "$R/result.json" error)" "without the Dockerfile's RUN, ENV steps and the verifier said: /tests/test.sh: line 5: check-low-stock: command not found"
+	t_contains "and what to do" "$($J "$R/result.json" error)" "SANDBOX=docker"
+	t_eq "no reward counted" "$($J "$R/result.json" rewards)" null
+	t_eq "no verifier error counted" "$($J "$R/result.json" verifier_error)" null
+	t_eq "marked" "$($J "$R/config.json" local.environment)" not_reproduced
+	t_eq "the summary: not failed" "$($J "$T_TMP/jobs-bwrap/summary.json" failed)" 0
+	t_end
+else
+	t_skip "the same task under bwrap: environment not reproduced, not failed" "no bwrap"
+fi
+
+t_begin "a Dockerfile that fails to build: an environment_build infra error, one line"
+BAD=$W/tasks/bad-build
+cp -R "$TASK" "$BAD"
+printf 'FROM bb:local\nRUN echo about to fail && false\n' >"$BAD/environment/Dockerfile"
+SANDBOX=docker run bad "$BAD"
+t_eq "exit status" "$RC" 1
+t_eq "category" "$($J "$R/result.json" error_category)" environment_build
+t_contains "names the step" "$($J "$R/result.json" error)" "failed at Step 2/2 : RUN echo about to fail && false"
+t_contains "and the reason" "$($J "$R/result.json" error)" "returned a non-zero code: 1"
+t_contains "one line" "$OUT" "bad-build errored (environment_build: "
+t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
+t_eq "nothing counted as failed" "$($J "$T_TMP/jobs-bad/summary.json" failed)" 0
+t_eq "no container" "$(trial_containers)" ""
+t_end
+
+t_begin "an image that does not exist: an environment_build infra error"
+SANDBOX=docker run noimage "$TASK" --image skillc/no-such-image:1
+t_eq "exit status" "$RC" 1
+t_eq "category" "$($J "$R/result.json" error_category)" environment_build
+t_contains "says so" "$($J "$R/result.json" error)" "the trial image 'skillc/no-such-image:1' does not exist"
+SANDBOX=docker IMAGE=skillc/no-such-image:2 run noimage2 "$TASK"
+t_eq "IMAGE: category" "$($J "$R/result.json" error_category)" environment_build
+t_contains "IMAGE: says so" "$($J "$R/result.json" error)" "IMAGE 'skillc/no-such-image:2' does not exist"
+t_end
+
+t_begin "a daemon that is down: a sandbox_setup infra error, at once"
+start=$(date +%s)
+DOCKER_HOST=unix://$T_TMP/no-daemon.sock SANDBOX=docker run down "$TASK"
+t_eq "exit status" "$RC" 1
+t_eq "category" "$($J "$R/result.json" error_category)" sandbox_setup
+t_contains "names the daemon" "$($J "$R/result.json" error)" "the Docker daemon at unix://$T_TMP/no-daemon.sock does not answer"
+[ $(( $(date +%s) - start )) -lt 60 ] || t_fail "took too long"
+t_end
+
+t_begin "kill -9 of the runner mid-trial: its watchdog removes the container"
+setsid skillc-local eval run --tasks-dir "$TASK" --agent hanging --model fake/m1 --skill-mode with-skill \
+	--jobs-dir "$T_TMP/jobs-kill" --sandbox docker >"$T_TMP/kill.out" 2>&1 &
+sid=$!
+i=0
+# the agent is at work: its container runs and it said it started
+until { [ -n "$(docker ps -q --filter label=skillc.kind=trial)" ] &&
+	grep -qs "acpagent: started" "$T_TMP"/jobs-kill/*/inventory-check__*/agent/hanging.txt; } || [ $i -ge 1200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+t_check "the trial's container ran" test -n "$(docker ps -q --filter label=skillc.kind=trial)"
+R=$(ls -d "$T_TMP"/jobs-kill/*/inventory-check__*)
+t_eq "labelled with its trial" "$(docker ps -q --filter "label=skillc.trial=$(cd "$R" && pwd -P)" | wc -l)" 1
+while pkill -9 -s "$sid" 2>/dev/null; do sleep 0.01; done
+wait $sid 2>/dev/null
+i=0
+while [ -n "$(trial_containers)" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "gone after the watchdog passed" "$(trial_containers)" ""
+t_check "the trial has no result" test ! -e "$R/result.json"
+t_end

@@ -1,0 +1,206 @@
+#!/bin/sh
+# docker_make.sh — the baked images of SANDBOX=docker as make targets, with
+# a REAL Docker daemon the test starts on a private socket (tests/lib.sh):
+# `make images` builds each task's L1 and L2 once, keyed by content; one
+# byte of environment/ rebuilds that task's L1 and its L2s only; an L2
+# deleted behind make's back is built again; trials through make run in the
+# L2; kill -9 of make mid-trial leaves no container once the next make has
+# passed, and the trial runs again whole.
+. "$(dirname "$0")/../lib.sh"
+
+NAMES="make images: each L1 and L2 built once; a second make images builds nothing
+one byte of environment/ rebuilds that task's L1 and its L2s only
+docker rmi of an L2 behind make's back: the next make builds it again
+make doctor SANDBOX=docker: the daemon, its storage, proxies, the architecture, the run's images
+QEMU: an image of another architecture is emulated, or a problem saying what to install
+make raw-eval SANDBOX=docker: trials in the L2, keyed by its tag
+kill -9 of make mid-trial: no container left once the next make has passed; the trial runs again
+a Dockerfile that fails to build: make images fails with one environment_build line
+SANDBOX=bwrap: no images in the run"
+skip_all() { echo "$NAMES" | while read -r n; do t_skip "$n" "$1"; done; exit 0; }
+t_dockerd || skip_all "$T_WHY"
+t_docker_base debian debian:12-slim || skip_all "$T_WHY"
+t_docker_base busybox bb:local || skip_all "$T_WHY"
+
+H=$T_TMP/harness W=$T_TMP/work
+mkdir -p "$H" "$W"
+cp -R "$T_ROOT/tasks" "$W/tasks"
+cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "$T_ROOT/tests/helpers/acpagent.c" \
+	$(pkg-config --libs libcjson) || skip_all "cannot build the scripted agent"
+cat >"$H/agent.script.json" <<'EOF'
+{"agent_name": "Scripted", "steps": [{"skill": "low-stock"},
+  {"exec": "[ \"$SCRIPTED_MODE\" = hang ] && sleep 600; awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
+  {"message": "done"}]}
+EOF
+recipe='"image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"},
+                           {"src": "agent.script.json", "dest": "/opt/scripted/script.json"}]}'
+for h in scripted other; do
+	printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s}\n' \
+		"$recipe" >"$H/$h.json"
+done
+printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], "env": {"SCRIPTED_MODE": "hang"}, %s}\n' \
+	"$recipe" >"$H/hanging.json"
+t_fakellm "$T_TMP/llm" '{"chat": []}'
+printf '{"providers": {"fake": {"base_url": "%s", "key_required": false}}}\n' "$FAKELLM_URL" >"$W/routes.json"
+export HARNESS_PATH="$H" ROUTES="$W/routes.json"
+unset SANDBOX IMAGE
+cd "$W" || exit 2
+SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk MODEL=fake/m1 SANDBOX=docker"
+RES=results/compile-pipeline
+trial_containers() { docker ps -aq --filter label=skillc.kind=trial; }
+# img TASK HARNESS: the image ids (L1 L2) a run's stamps name
+img() { echo "$(cut -d' ' -f1 $RES/$1--$2--fake_m1/images/$1.l1.id) $(cut -d' ' -f1 $RES/$1--$2--fake_m1/images/$1--$2.l2.id)"; }
+
+t_begin "make images: each L1 and L2 built once; a second make images builds nothing"
+out=$($SK tasks="inventory-check log-error-report" HARNESS=scripted -j2 images 2>&1)
+t_eq "exit ($out)" $? 0
+t_contains "L1 built" "$out" "built skillc/l1-inventory-check:"
+t_contains "L2 built" "$out" "built skillc/l2-inventory-check--scripted:"
+t_contains "the other task's too" "$out" "built skillc/l2-log-error-report--scripted:"
+out=$($SK task=inventory-check HARNESS=other images 2>&1)
+t_eq "second harness: exit" $? 0
+t_contains "its L1 found, not built" "$out" "found skillc/l1-inventory-check:"
+t_contains "its own L2 built" "$out" "built skillc/l2-inventory-check--other:"
+out=$($SK tasks="inventory-check log-error-report" HARNESS=scripted images 2>&1)
+t_eq "again: exit" $? 0
+case $out in *started*|*built*) t_fail "a second make images ran a stage: $out" ;; esac
+t_check "verified in the daemon" docker image inspect $(img inventory-check scripted)
+t_end
+
+t_begin "one byte of environment/ rebuilds that task's L1 and its L2s only"
+before_inv=$(img inventory-check scripted) before_other=$(img inventory-check other) before_log=$(img log-error-report scripted)
+echo "H-808,2,shelf 9" >>tasks/inventory-check/environment/stock.csv
+out=$($SK tasks="inventory-check log-error-report" HARNESS=scripted images 2>&1)
+t_eq "exit" $? 0
+t_contains "L1 rebuilt" "$out" "built skillc/l1-inventory-check:"
+t_contains "L2 rebuilt" "$out" "built skillc/l2-inventory-check--scripted:"
+case $out in *log-error-report*) t_fail "the other task's images were touched: $out" ;; esac
+out=$($SK task=inventory-check HARNESS=other images 2>&1)
+t_contains "its other L2 rebuilt" "$out" "built skillc/l2-inventory-check--other:"
+t_eq "the other task's ids" "$(img log-error-report scripted)" "$before_log"
+[ "$(img inventory-check scripted)" != "$before_inv" ] || t_fail "inventory-check's images did not change"
+[ "$(img inventory-check other)" != "$before_other" ] || t_fail "inventory-check's other L2 did not change"
+# a change under environment/skills/ builds nothing: the skill is not in the image
+echo "- One more gotcha." >>tasks/inventory-check/environment/skills/low-stock/SKILL.md
+out=$($SK task=inventory-check HARNESS=scripted images 2>&1)
+case $out in *built*) t_fail "a skill edit rebuilt an image: $out" ;; esac
+t_end
+
+t_begin "docker rmi of an L2 behind make's back: the next make builds it again"
+l2=$(cut -d' ' -f2 $RES/inventory-check--scripted--fake_m1/images/inventory-check--scripted.l2.id)
+docker rmi "$l2" >/dev/null 2>&1
+out=$($SK task=inventory-check HARNESS=scripted images 2>&1)
+t_eq "exit" $? 0
+t_contains "says why" "$out" "output images/inventory-check--scripted.l2.id names an image that is gone from the Docker daemon"
+t_contains "L2 built again" "$out" "built $l2"
+case $out in *"built skillc/l1"*) t_fail "the L1 was rebuilt too: $out" ;; esac
+t_check "it is there" docker image inspect "$l2"
+t_end
+
+t_begin "make doctor SANDBOX=docker: the daemon, its storage, proxies, the architecture, the run's images"
+out=$(HTTPS_PROXY=http://user:pw@127.0.0.1:3128 $SK task=inventory-check HARNESS=scripted DOCTOR_PROBE=none doctor 2>&1)
+t_contains "the daemon" "$out" "ok      docker: the daemon at $DOCKER_HOST answers: Docker "
+t_contains "its storage" "$out" "ok      docker-storage: vfs (copies the whole image for every layer"
+t_contains "its mirrors" "$out" "ok      docker-mirrors: the daemon's registry mirrors: none"
+t_contains "the proxy, without its password" "$out" "ok      docker-proxy: HTTPS_PROXY=http://***@127.0.0.1:3128: builds get it"
+t_contains "a loopback proxy explained" "$out" "a loopback proxy serves builds (--network host) but not a trial container"
+case $out in *pw@*) t_fail "the proxy's password printed: $out" ;; esac
+t_contains "the architecture" "$out" "ok      docker-arch: task inventory-check: host and image are both"
+t_contains "no emulation" "$out" "no emulation"
+t_contains "host programs run" "$out" "ok      docker-binfmt: a plain host program (sleep) runs"
+t_contains "the L1 exists" "$out" "ok      docker-images: the L1 of inventory-check: skillc/l1-inventory-check:"
+t_contains "the L2 exists" "$out" "ok      docker-images: the L2 of inventory-check with scripted: skillc/l2-inventory-check--scripted:"
+out=$($SK task=inventory-check HARNESS=fresh DOCTOR_PROBE=none doctor 2>&1)
+t_contains "an L2 never built is due" "$out" "ok      docker-images: the L2 of inventory-check with fresh: due (make images builds it)"
+out=$($SK task=inventory-check HARNESS=scripted SANDBOX=bwrap DOCTOR_PROBE=none doctor 2>&1)
+t_contains "SANDBOX=bwrap: bubblewrap is checked" "$out" " SANDBOX: "
+case $out in *" docker: "*|*" docker-"*) t_fail "SANDBOX=bwrap made docker checks: $out" ;; esac
+out=$(DOCKER_HOST=unix://$T_TMP/none.sock $SK task=inventory-check HARNESS=scripted DOCTOR_PROBE=none doctor 2>&1)
+t_eq "a daemon that is down: exit" $? 1
+t_contains "says so" "$out" "problem docker: the Docker daemon at unix://$T_TMP/none.sock does not answer"
+t_end
+
+t_begin "QEMU: an image of another architecture is emulated, or a problem saying what to install"
+host=$(docker info --format '{{.Architecture}}')
+case $host in x86_64|amd64) other=arm64 qemu=aarch64 ;; *) other=amd64 qemu=x86_64 ;; esac
+cp -R tasks/log-error-report tasks/foreign
+printf 'FROM --platform=linux/%s bb:local\nRUN true\n' $other >tasks/foreign/environment/Dockerfile
+FSK="$SK task=foreign HARNESS=scripted DOCTOR_PROBE=none"
+out=$($FSK QEMU=no doctor 2>&1)
+t_eq "QEMU=no: exit" $? 1
+t_contains "QEMU=no: a problem" "$out" "problem docker-arch: task foreign: the image is $other, the host"
+t_contains "QEMU=no: what to do" "$out" "and QEMU=no: use an image for"
+out=$($FSK QEMU=yes doctor 2>&1)
+t_contains "QEMU=yes: emulated" "$out" "ok      docker-arch: task foreign: the image is $other"
+t_contains "QEMU=yes: the platform" "$out" "emulated with qemu-user-static (--platform linux/$other"
+out=$($FSK doctor 2>&1)
+if grep -qs '^enabled' /proc/sys/fs/binfmt_misc/qemu-$qemu; then
+	t_contains "QEMU=auto: emulated, qemu-$qemu registered" "$out" "ok      docker-arch: task foreign: the image is $other"
+else
+	t_contains "QEMU=auto: no qemu-$qemu registered: a problem" "$out" "no qemu-$qemu handler is registered in /proc/sys/fs/binfmt_misc: apt-get install -y qemu-user-static"
+	out=$($FSK QEMU=auto images 2>&1)
+	t_eq "make images: exit" $? 2
+	t_contains "make images: one environment_build line" "$out" "environment_build: the image is $other, the host"
+fi
+out=$($FSK QEMU=maybe doctor 2>&1)
+t_contains "a bad QEMU: names the choices" "$out" "QEMU"
+t_end
+
+t_begin "make raw-eval SANDBOX=docker: trials in the L2, keyed by its tag"
+out=$($SK task=inventory-check HARNESS=scripted REPEAT=2 -j2 raw-eval 2>&1)
+t_eq "exit ($out)" $? 0
+T=$RES/inventory-check--scripted--fake_m1/traces/inventory-check/raw
+for n in 001 002; do
+	t_contains "trial $n passed" "$(cat $T/test-$n/trial.json)" '"outcome": "passed"'
+done
+t_contains "in the L2" "$(cat $T/test-001/trial.json)" "\"image\": \"$l2\""
+t_contains "the key names it" "$(cat $T/test-001/trial.json)" '"sandbox": "docker"'
+t_eq "no container left" "$(trial_containers)" ""
+t_end
+
+t_begin "kill -9 of make mid-trial: no container left once the next make has passed; the trial runs again"
+HSK="$SK task=inventory-check HARNESS=hanging REPEAT=1"
+$HSK images >/dev/null 2>&1
+setsid $HSK raw-eval >"$T_TMP/kill.out" 2>&1 &
+sid=$!
+i=0
+until { [ -n "$(docker ps -q --filter label=skillc.kind=trial)" ] &&
+	grep -qs "acpagent: started" $RES/inventory-check--hanging--fake_m1/traces/inventory-check/raw/.test-001.tmp.*/raw/*/*/agent/hanging.txt; } ||
+	[ $i -ge 1200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+t_check "a trial container ran" test -n "$(trial_containers)"
+while pkill -9 -s "$sid" 2>/dev/null; do sleep 0.01; done
+wait $sid 2>/dev/null
+# the next make would run the hanging trial again: the normal harness takes over the same run
+printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s}\n' \
+	"$recipe" >"$H/hanging.json"
+out=$($HSK raw-eval 2>&1)
+t_eq "the next make: exit ($out)" $? 0
+i=0
+while [ -n "$(trial_containers)" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "no container left" "$(trial_containers)" ""
+T=$RES/inventory-check--hanging--fake_m1
+t_contains "the trial ran again and passed" "$(cat $T/traces/inventory-check/raw/test-001/trial.json)" '"outcome": "passed"'
+t_check "the cut-short attempt kept aside" test -n "$(ls -A $T/.incomplete 2>/dev/null)"
+left=$(find $T/traces -name '.*.tmp.*' | head -n 1)
+t_eq "nothing half-written left" "$left" ""
+t_end
+
+t_begin "a Dockerfile that fails to build: make images fails with one environment_build line"
+cp -R tasks/log-error-report tasks/broken
+printf 'FROM bb:local\nRUN echo about to fail && false\n' >tasks/broken/environment/Dockerfile
+out=$($SK task=broken HARNESS=scripted images 2>&1)
+t_eq "exit" $? 2
+t_contains "one line naming the step" "$out" "environment_build: the Dockerfile of task broken failed at Step 2/2 : RUN echo about to fail && false"
+t_check "no stamp" test ! -e $RES/broken--scripted--fake_m1/images/broken.l1.id
+out=$($SK task=broken HARNESS=scripted status 2>&1)
+t_contains "status says why" "$out" "environment_build"
+t_end
+
+t_begin "SANDBOX=bwrap: no images in the run"
+out=$($SK task=log-error-report HARNESS=scripted SANDBOX=bwrap images 2>&1)
+t_eq "exit" $? 0
+t_contains "says so" "$out" "no images in this run: they are for RUNNER=local SANDBOX=docker"
+t_end

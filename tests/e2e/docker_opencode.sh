@@ -1,0 +1,82 @@
+#!/bin/sh
+# docker_opencode.sh — the REAL opencode in an L2 image: a private Docker
+# daemon (tests/lib.sh), the inventory-check task's L1 (its RUN step
+# installs the verifier's tool), and the L2 built from opencode's "image"
+# recipe in rules/harness/opencode.json (Debian's nodejs/npm, then npm
+# install -g opencode-ai: the build reaches the Debian mirror and the npm
+# registry, like CI). The agent runs in a --network none container; its
+# model calls go over the relay to our loopback model server, which scripts
+# a tool-calling conversation. The L2 is saved once per test cache
+# (SKILLC_TEST_CACHE) and loaded by later runs: the recipe is only built
+# again when its key changes. Skipped, saying why, without a daemon or the
+# registries.
+. "$(dirname "$0")/../lib.sh"
+
+NAME="the real opencode in an L2 image, SANDBOX=docker: reads the skill, the RUN-steps task passes"
+FAKELLM=$T_ROOT/build/tests/helpers/fakellm
+J=$T_ROOT/build/tests/helpers/jget
+t_dockerd || { t_skip "$NAME" "$T_WHY"; exit 0; }
+t_docker_base debian debian:12-slim || { t_skip "$NAME" "$T_WHY"; exit 0; }
+CACHE=${SKILLC_TEST_CACHE:-$T_ROOT/build/test-cache}
+W=$T_TMP/work
+mkdir -p "$W/tasks" && cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/" || exit 2
+TASK=$W/tasks/inventory-check
+unset SANDBOX IMAGE HARNESS_PATH
+# where TLS to the npm registry goes through an intercepting proxy, its CA is in the host's bundle
+[ -n "${SKILLC_BUILD_CA:-}" ] || [ ! -f /etc/ssl/certs/ca-certificates.crt ] || export SKILLC_BUILD_CA=/etc/ssl/certs/ca-certificates.crt
+
+# the L2 of an earlier run, when its key is still the same: docker load
+for tar in "$CACHE"/opencode-l2-*.tar; do
+	[ -f "$tar" ] && docker load -i "$tar" >/dev/null 2>&1
+done
+
+cat >"$T_TMP/chat.json" <<'EOF'
+{"chat": [
+ {"tool_calls": [{"name": "read", "arguments": {"filePath": "/root/.opencode/skills/low-stock/SKILL.md"}}]},
+ {"tool_calls": [{"name": "write", "arguments": {"filePath": "/root/low-stock.txt", "content": "B-220\nC-310\nE-512\nG-777\n"}}]},
+ {"text": "I read the low-stock skill and wrote the four SKUs to /root/low-stock.txt."}
+]}
+EOF
+"$FAKELLM" --script "$T_TMP/chat.json" --log "$T_TMP/llm.jsonl" --port-file "$T_TMP/port" 2>"$T_TMP/fakellm.err" &
+T_PIDS="$T_PIDS $!"
+i=0
+while [ ! -s "$T_TMP/port" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
+printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_env": "FAKE_LLM_KEY"}}}\n' \
+	"$(cat "$T_TMP/port")" >"$T_TMP/routes.json"
+KEY=sk-fake-$$-opencode-docker
+
+t_begin "$NAME"
+OUT=$(ROUTES=$T_TMP/routes.json FAKE_LLM_KEY=$KEY skillc-local eval run --tasks-dir "$TASK" --agent opencode \
+	--model fake/qwen-test --sandbox docker --skill-mode with-skill --jobs-dir "$T_TMP/jobs" \
+	--config-override agent.timeout_sec=180 2>&1)
+RC=$?
+R=$(ls -d "$T_TMP"/jobs/*/inventory-check__* 2>/dev/null | head -n 1)
+if [ "$($J "$R/result.json" error_category 2>/dev/null)" = environment_build ] &&
+	grep -Eq "Temporary failure resolving|Could not resolve|ENOTFOUND|EAI_AGAIN|getaddrinfo" "$R/build.log"; then
+	t_skip "$NAME" "the build cannot reach the Debian mirror or the npm registry: $(grep -Em1 'resolv|ENOTFOUND|EAI_AGAIN' "$R/build.log")"
+	exit 0
+fi
+t_eq "exit status ($OUT)" "$RC" 0
+A=$R/trajectory/acp_trajectory.jsonl
+t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
+t_eq "agent_name" "$($J "$R/result.json" agent_name)" OpenCode
+t_contains "in the L2" "$($J "$R/config.json" local.image)" "skillc/l2-inventory-check--opencode:"
+t_eq "the harness from the image" "$($J "$R/config.json" local.harness_program)" /usr/local/bin/opencode
+t_eq "no network but the model relay" "$($J "$R/config.json" local.agent_network)" none+model-relay
+t_eq "the skill was read" "$($J -l 2 "$A" title)" 'read {"filePath": "/root/.opencode/skills/low-stock/SKILL.md"}'
+t_contains "the skill text came back" "$($J -l 2 "$A" content.0.content.text)" "strictly less than 5"
+t_check "the verifier's tool from the RUN step judged it" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
+t_eq "model requests" "$($J -n "$T_TMP/llm.jsonl")" 3
+t_eq "the key was sent" "$($J -l 1 "$T_TMP/llm.jsonl" auth.present)" true
+t_check "no trial file holds the key" sh -c "! grep -r -q '$KEY' '$T_TMP/jobs'"
+t_eq "no container left" "$(docker ps -aq --filter label=skillc.kind=trial)" ""
+t_end
+
+# keep the L2 for the next run of this cache (one tar per key)
+tag=$($J "$R/config.json" local.image 2>/dev/null)
+key=${tag##*:}
+if [ -n "$key" ] && [ ! -f "$CACHE/opencode-l2-$key.tar" ]; then
+	rm -f "$CACHE"/opencode-l2-*.tar
+	docker save -o "$CACHE/.opencode-l2-$key.tar.tmp" "$tag" $(docker images --format "{{.Repository}}:{{.Tag}}" skillc/l1-inventory-check) 2>/dev/null &&
+		mv "$CACHE/.opencode-l2-$key.tar.tmp" "$CACHE/opencode-l2-$key.tar"
+fi

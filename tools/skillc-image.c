@@ -1,0 +1,139 @@
+/* skillc-image — the baked images of SANDBOX=docker trials as make
+ * targets (local/image.h): the task's L1 and the harness's L2, each found
+ * in the daemon by its content tag or built, and recorded in a stamp file
+ * ("<image id> <tag>") that is rewritten only when it changes. Run by the
+ * l1-image and l2-image stages (make images); see docs/containers.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/log.h"
+#include "base/versions.h"
+#include "local/arch.h"
+#include "local/image.h"
+#include "local/launch.h"
+#include "local/task.h"
+
+static const char usage[] =
+	"usage: skillc-image l1 --task DIR --out STAMP [--image IMAGE]\n"
+	"       skillc-image l2 --task DIR --harness NAME --l1 STAMP --out STAMP\n"
+	"       skillc-image check STAMP...\n"
+	"\n"
+	"l1: the task's environment/ built from its own Dockerfile (without environment/skills;\n"
+	"the skill is mounted), or IMAGE, tagged skillc/l1-<task>:<content key>. l2: the L1 with\n"
+	"the harness installed by the \"image\" recipe of its harness file, tagged\n"
+	"skillc/l2-<task>--<harness>:<key>. An image the daemon has under its tag is not built\n"
+	"again; the build's output goes to stdout. STAMP gets \"<image id> <tag>\" (rewritten\n"
+	"only when it changes). check: exit 0 when every stamp's image is in the daemon under its\n"
+	"tag, 1 when one is not (it names them), 2 when the daemon cannot be asked.\n"
+	"Environment: DOCKER_HOST, HTTP_PROXY/HTTPS_PROXY/NO_PROXY (build args), DOCKER_DEFAULT_PLATFORM, QEMU,\n"
+	"HARNESS_PATH, SKILLC_RULES. Exit: 0 done, 1 the build failed (environment_build), 2 bad input.\n";
+
+struct opts {
+	const char *kind, *task, *harness, *l1, *out, *image;
+};
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	o->kind = argv[1];
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--task"))
+			o->task = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--harness"))
+			o->harness = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--l1"))
+			o->l1 = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--out"))
+			o->out = std_option_value(argc, argv, &i);
+		else if (!strcmp(a, "--image"))
+			o->image = std_option_value(argc, argv, &i);
+		else
+			die(2, "unknown argument '%s' (see --help)", a);
+	}
+	if (!o->task || !o->out || (!strcmp(o->kind, "l2") && (!o->harness || !o->l1)))
+		die(2, "%s needs --task and --out%s (see --help)", o->kind, !strcmp(o->kind, "l2") ? ", --harness and --l1" : "");
+}
+
+/* Builds (or finds) the image o asks for into *ref. */
+static int make_image(const struct opts *o, struct image_ref *ref, struct err *e)
+{
+	struct task t;
+	struct launch h = { 0 };
+	struct image_ref l1 = { 0 };
+	char *work = path_dir(o->out);
+	struct image_opts io = { .work = work, .log_fd = 1, .base = o->image };
+	struct arch_plan plan = { 0 };
+	int r = task_load(o->task, NULL, &t, e);
+	if (r == 0 && (r = arch_plan_build(&t, o->image, &plan, e)) == 0) {
+		io.platform = plan.platform;
+		if (plan.emulate)
+			printf("%s\n", plan.why);
+	}
+	if (r == 0 && !strcmp(o->kind, "l1"))
+		r = image_l1(&t, &io, ref, e);
+	else if (r == 0 && (r = launch_load(o->harness, &h, e)) == 0 && (r = image_stamp_read(o->l1, &l1, e)) == 0)
+		r = image_l2(&t, &h, &l1, &io, ref, e);
+	image_ref_free(&l1);
+	launch_free(&h);
+	task_free(&t);
+	arch_plan_free(&plan);
+	free(work);
+	return r;
+}
+
+static int build(const struct opts *o)
+{
+	struct err e = { 0 };
+	struct image_ref ref = { 0 };
+	char *dir = path_dir(o->out);
+	int r = fs_mkdirs(dir, &e);
+	free(dir);
+	if (r == 0)
+		r = make_image(o, &ref, &e);
+	if (r == 0) {
+		printf("%s %s %s\n", ref.built ? "built" : "found", ref.tag, ref.id);
+		r = fflush(stdout) == 0 ? image_stamp_write(o->out, &ref, &e) : err_set(&e, ERR_WORK, "cannot write stdout:");
+	}
+	image_ref_free(&ref);
+	if (r < 0 && e.code == ERR_INPUT)
+		die_err(&e);
+	if (r < 0)
+		die(1, "environment_build: %s", e.msg);
+	return 0;
+}
+
+static int check(int argc, char **argv)
+{
+	int status = 0;
+	for (int i = 2; i < argc; i++) {
+		struct err e = { 0 };
+		int ok = image_stamp_check(argv[i], &e);
+		if (ok < 0)
+			die(2, "%s", e.msg);
+		if (!ok) {
+			printf("%s: its image is gone from the daemon\n", argv[i]);
+			status = 1;
+		}
+	}
+	if (fflush(stdout) != 0)
+		die(1, "cannot write stdout");
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_IMAGE);
+	if (argc >= 2 && !strcmp(argv[1], "check"))
+		return check(argc, argv);
+	if (argc < 2 || (strcmp(argv[1], "l1") && strcmp(argv[1], "l2"))) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	struct opts o = { 0 };
+	parse(argc, argv, &o);
+	return build(&o);
+}

@@ -1,0 +1,119 @@
+/* skillc-init — what the local runner runs inside a sandbox or a
+ * container, where none of our libraries are: it is linked statically
+ * from a few sources of base/ and local/ (see the Makefile).
+ *   sandbox-init  the agent's supervisor: stdio and the model relay (local/supervisor.h)
+ *   hold          a container's first process: reaps orphans; SIGUSR1 ends
+ *                 every other process in the container (the agent's, before the
+ *                 verifier runs), SIGTERM ends the container
+ *   which         where PATH finds programs (the harness, inside an image) */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/log.h"
+#include "local/supervisor.h"
+
+#define VERSION "1"
+
+static const char usage[] =
+	"usage: skillc-init sandbox-init [--listen ADDR:PORT[,ADDR:PORT] --to SOCKET] -- COMMAND...\n"
+	"       skillc-init hold\n"
+	"       skillc-init which PROGRAM...\n"
+	"\n"
+	"Run by skillc-local inside a trial's sandbox or container (docs/local.md, docs/containers.md):\n"
+	"sandbox-init supervises the agent and carries the model route over SOCKET; hold is a\n"
+	"container's first process (SIGUSR1 ends every other process, SIGTERM ends it); which\n"
+	"prints one line per PROGRAM, where PATH finds it or nothing (exit 1 when one is missing).\n";
+
+/* _exit, not exit: a leak checker cannot run without capabilities in here. */
+static int sandbox_init(int argc, char **argv)
+{
+	struct supervisor_spec s = { 0 };
+	int i = 2;
+	for (; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--listen") && i + 1 < argc)
+			s.listen = argv[++i];
+		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
+			s.to = argv[++i];
+		else
+			die(2, "sandbox-init: unknown argument '%s' (see --help)", argv[i]);
+	}
+	if (i + 1 >= argc || (s.listen && !s.to))
+		die(2, "sandbox-init: give -- COMMAND, and --to SOCKET with --listen (see --help)");
+	s.argv = argv + i + 1;
+	struct err e = { 0 };
+	int status = supervise(&s, &e);
+	if (status < 0) {
+		fprintf(stderr, SUPERVISOR_FAILURE " %s\n", e.msg);
+		_exit(1);
+	}
+	_exit(status);
+}
+
+static volatile sig_atomic_t got_usr1, got_term;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		got_usr1 = 1;
+	else if (sig != SIGCHLD)
+		got_term = 1;
+}
+
+static int hold(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t mask, none;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&mask);
+	sigemptyset(&none);
+	int sigs[] = { SIGUSR1, SIGTERM, SIGINT, SIGCHLD };
+	for (size_t i = 0; i < ARRAY_LEN(sigs); i++) {
+		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&mask, sigs[i]);
+	}
+	sigprocmask(SIG_BLOCK, &mask, NULL); /* they arrive only in sigsuspend: none is missed */
+	for (;;) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (got_term)
+			_exit(0);
+		if (got_usr1) {
+			got_usr1 = 0;
+			kill(-1, SIGKILL); /* as the first process: every other one in the container */
+			continue;
+		}
+		sigsuspend(&none);
+	}
+}
+
+/* One line per program: where PATH finds it, or an empty line. */
+static int which(int n, char **progs)
+{
+	int missing = 0;
+	for (int i = 0; i < n; i++) {
+		char *p = fs_find_in_path(progs[i]);
+		printf("%s\n", p ? p : "");
+		missing += !p;
+		free(p);
+	}
+	return fflush(stdout) == 0 && !ferror(stdout) && !missing ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, VERSION);
+	if (argc >= 2 && !strcmp(argv[1], "sandbox-init"))
+		return sandbox_init(argc, argv);
+	if (argc == 2 && !strcmp(argv[1], "hold"))
+		return hold();
+	if (argc >= 3 && !strcmp(argv[1], "which"))
+		return which(argc - 2, argv + 2);
+	fputs(usage, stderr);
+	return 2;
+}

@@ -1,0 +1,179 @@
+/* skillc-runtime — the Docker-in-Docker runtime (local/runtime.h): builds
+ * the runtime image (skillc, make and a Docker engine), and runs a command
+ * such as `make task=X final` in a container of it, whose own daemon runs
+ * the trial containers; results land in the host's folders. See
+ * docs/containers.md. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/log.h"
+#include "base/versions.h"
+#include "local/container.h"
+#include "local/runtime.h"
+#include "pipeline/settings.h"
+
+static const char usage[] =
+	"usage: skillc-runtime build [--base IMAGE]\n"
+	"       skillc-runtime run [--image IMAGE] [--load IMAGE]... [--env NAME[=VALUE]]... [--data DIR]\n"
+	"                          [--start-timeout S] [--timeout S] -- COMMAND...\n"
+	"\n"
+	"build: the runtime image FROM IMAGE (default debian:12-slim; Debian 12: docker.io, make and\n"
+	"skillc's libraries are installed by apt when it lacks them) holding these tools and their data,\n"
+	"tagged skillc/runtime:<content key> and skillc/runtime:latest (found, not built, when present).\n"
+	"run: checks the host (daemon, storage driver, host programs still run), finds the privileges\n"
+	"Docker-in-Docker gets here (--privileged, else a capability set) and says which, starts the\n"
+	"image (default skillc/runtime:latest) on the host's network with the current folder bound at\n"
+	"the same path (tasks/, results/; .env read-only), starts its own dockerd (vfs, cgroupfs,\n"
+	"REGISTRY_MIRROR), loads the base images of the tasks under TASKS_DIR (default tasks) and each\n"
+	"--load IMAGE with docker save/load, and runs COMMAND there (`make ...` gets skillc's makefile).\n"
+	"A watchdog removes the container when the start is not confirmed within --start-timeout\n"
+	"(default 300 s), when this process dies, or after --timeout (default 86400 s); Ctrl-C removes\n"
+	"it too. The settings, the proxies, each --env NAME and SANDBOX (default docker) reach COMMAND.\n"
+	"--data DIR: the inner daemon's data on the host (default: a tmpfs).\n"
+	"Exit: COMMAND's status; 1 the runtime could not start; 2 bad usage or input.\n";
+
+struct opts {
+	const char *base, *image, *data;
+	struct strlist load, env;
+	double start_timeout, timeout;
+	char **cmd;
+};
+
+static double seconds(const char *v, const char *what)
+{
+	char *end;
+	double d = strtod(v, &end);
+	if (*end || d <= 0)
+		die(2, "bad %s '%s': a number of seconds above 0", what, v);
+	return d;
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			o->cmd = argv + i + 1;
+			break;
+		} else if (!strcmp(a, "--base")) {
+			o->base = std_option_value(argc, argv, &i);
+		} else if (!strcmp(a, "--image")) {
+			o->image = std_option_value(argc, argv, &i);
+		} else if (!strcmp(a, "--load")) {
+			strlist_push(&o->load, std_option_value(argc, argv, &i));
+		} else if (!strcmp(a, "--env")) {
+			strlist_push(&o->env, std_option_value(argc, argv, &i));
+		} else if (!strcmp(a, "--data")) {
+			o->data = std_option_value(argc, argv, &i);
+		} else if (!strcmp(a, "--start-timeout")) {
+			o->start_timeout = seconds(std_option_value(argc, argv, &i), "--start-timeout");
+		} else if (!strcmp(a, "--timeout")) {
+			o->timeout = seconds(std_option_value(argc, argv, &i), "--timeout");
+		} else {
+			die(2, "unknown argument '%s' (see --help)", a);
+		}
+	}
+}
+
+static int build(const struct opts *o)
+{
+	char *cwd = getcwd(NULL, 0);
+	char *work = path_join(cwd ? cwd : ".", ".skillc-runtime");
+	struct image_opts io = { .work = work, .log_fd = 1 };
+	struct image_ref ref;
+	struct err e = { 0 };
+	int r = runtime_build(o->base ? o->base : "debian:12-slim", &io, &ref, &e);
+	struct err ce;
+	fs_remove_tree(work, &ce);
+	free(work);
+	free(cwd);
+	if (r < 0)
+		die(e.code == ERR_INPUT ? 2 : 1, "%s", e.msg);
+	printf("%s %s %s\n", ref.built ? "built" : "found", ref.tag, ref.id);
+	image_ref_free(&ref);
+	if (fflush(stdout) != 0)
+		die(1, "cannot write stdout");
+	return 0;
+}
+
+/* What the command inside gets by name: every setting, the proxies, SANDBOX. */
+static void pass_env(struct strlist *env)
+{
+	static const char *const more[] = { "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy",
+					    "no_proxy", "ALL_PROXY", "all_proxy", "SKILLC_BUILD_CA" };
+	for (size_t i = 0; i < settings_count; i++)
+		if (getenv(settings_table[i].name) && strcmp(settings_table[i].name, "SANDBOX"))
+			strlist_push(env, settings_table[i].name);
+	for (size_t i = 0; i < ARRAY_LEN(more); i++)
+		if (getenv(more[i]))
+			strlist_push(env, more[i]);
+	const char *sb = getenv("SANDBOX");
+	strlist_push_owned(env, xasprintf("SANDBOX=%s", sb && *sb ? sb : "docker"));
+}
+
+static char *self_path(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return xstrdup("/proc/self/exe");
+	exe[n] = '\0';
+	return xstrdup(exe);
+}
+
+static int run(struct opts *o)
+{
+	if (!o->cmd || !o->cmd[0])
+		die(2, "run needs a command after -- (e.g. -- make task=X final)");
+	struct err e = { 0 };
+	struct buf said = BUF_INIT;
+	if (runtime_preflight(&said, &e) < 0)
+		die(1, "preflight: %s", e.msg);
+	fprintf(stderr, "skillc-runtime: preflight: %s\n", said.data);
+	buf_free(&said);
+	char *cwd = getcwd(NULL, 0), *self = self_path();
+	if (!cwd)
+		die(1, "cannot read the current folder");
+	const char *tasks = getenv("TASKS_DIR");
+	char *tasks_dir = path_normalize_abs(cwd, tasks && *tasks ? tasks : "tasks");
+	runtime_task_bases(tasks_dir, &o->load);
+	struct runtime_run r = { .image = o->image ? o->image : RUNTIME_REPO ":latest", .self = self, .workdir = cwd,
+				 .data = o->data, .load = o->load, .start_timeout = o->start_timeout,
+				 .timeout = o->timeout, .argv = o->cmd };
+	pass_env(&r.env);
+	for (size_t i = 0; i < o->env.n; i++)
+		strlist_push(&r.env, o->env.v[i]);
+	int status;
+	int rc = runtime_run(&r, &status, &e);
+	strlist_free(&r.env);
+	free(tasks_dir);
+	free(self);
+	free(cwd);
+	if (rc < 0)
+		die(e.code == ERR_INPUT ? 2 : 1, "%s", e.msg);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_RUNTIME);
+	if (argc == 2 && !strcmp(argv[1], "inner")) /* the runtime container's first process */
+		return runtime_inner();
+	if (argc == 4 && !strcmp(argv[1], "watchdog")) /* runtime.h: started by run */
+		return watchdog_main(argv[2], strtod(argv[3], NULL));
+	if (argc < 2 || (strcmp(argv[1], "build") && strcmp(argv[1], "run"))) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	struct opts o = { .start_timeout = 300, .timeout = 86400 };
+	parse(argc, argv, &o);
+	int r = !strcmp(argv[1], "build") ? build(&o) : run(&o);
+	strlist_free(&o.load);
+	strlist_free(&o.env);
+	return r;
+}
