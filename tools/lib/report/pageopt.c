@@ -366,8 +366,12 @@ static void round_scores(struct buf *b, const char *run, const char *name)
 	char *rel = xasprintf("artifacts/deep/%s/scores.json", name);
 	bool bad;
 	cJSON *sc = read_rel(run, rel, &bad);
-	if (bad)
-		unreadable(b, rel);
+	if (bad) { /* a row: this goes inside the scores table */
+		buf_printf(b, "<tr><td class=\"n\">%d</td><td colspan=\"4\" class=\"note\">Unreadable: <code>",
+			   round_number(name));
+		html_str(b, rel);
+		buf_adds(b, "</code> is not JSON.</td></tr>\n");
+	}
 	const cJSON *units = json_get(sc, "units");
 	int n = cJSON_GetArraySize(units);
 	char *erel = xasprintf("artifacts/deep/%s/edit.json", name);
