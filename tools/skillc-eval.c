@@ -72,6 +72,27 @@ static bool model_is_safe(const char *m)
 	return !strstr(m, "..");
 }
 
+/* What the options must be together, and the defaults that follow from them. */
+static void check_args(struct eval_opts *o)
+{
+	if (!o->task || !o->harness || !o->model || !o->runner || !o->out)
+		die(2, "--task, --harness, --model, --runner and --out are required (see --help)");
+	if (o->no_skill == (o->skills.n > 0))
+		die(2, "give --skill DIR or --skills-root DIR, or --no-skill, not both or neither");
+	if (strcmp(o->runner, "benchflow") && strcmp(o->runner, "harbor") && strcmp(o->runner, "local"))
+		die(2, "unknown runner '%s': pick RUNNER=benchflow, harbor or local", o->runner);
+	if (!*o->model)
+		die(2, "no model given: set MODEL=provider/model-id (the target model)");
+	if (!model_is_safe(o->model))
+		die(2, "bad model '%s': use provider/model-id (letters, digits, '.', '_', '-', '/', ':', '@')", o->model);
+	if (!o->sandbox) /* the local runner is its own sandbox; the others default to docker */
+		o->sandbox = strcmp(o->runner, "local") ? "docker" : "local";
+	if (!name_is_safe(o->sandbox))
+		die(2, "bad sandbox name '%s'", o->sandbox);
+	if (!o->cache)
+		o->cache = trialstore_default_dir();
+}
+
 static void parse_args(int argc, char **argv, struct eval_opts *o)
 {
 	struct err e = { 0, "" };
@@ -127,22 +148,7 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 		else
 			die(2, "unknown argument '%s' (see --help)", a);
 	}
-	if (!o->task || !o->harness || !o->model || !o->runner || !o->out)
-		die(2, "--task, --harness, --model, --runner and --out are required (see --help)");
-	if (o->no_skill == (o->skills.n > 0))
-		die(2, "give --skill DIR or --skills-root DIR, or --no-skill, not both or neither");
-	if (strcmp(o->runner, "benchflow") && strcmp(o->runner, "harbor") && strcmp(o->runner, "local"))
-		die(2, "unknown runner '%s': pick RUNNER=benchflow, harbor or local", o->runner);
-	if (!*o->model)
-		die(2, "no model given: set MODEL=provider/model-id (the target model)");
-	if (!model_is_safe(o->model))
-		die(2, "bad model '%s': use provider/model-id (letters, digits, '.', '_', '-', '/', ':', '@')", o->model);
-	if (!o->sandbox) /* the local runner is its own sandbox; the others default to docker */
-		o->sandbox = strcmp(o->runner, "local") ? "docker" : "local";
-	if (!name_is_safe(o->sandbox))
-		die(2, "bad sandbox name '%s'", o->sandbox);
-	if (!o->cache)
-		o->cache = trialstore_default_dir();
+	check_args(o);
 }
 
 /* The trial, paid for once: under its key's in-flight lock, after looking

@@ -48,6 +48,42 @@ static int check_files(int n, char **files)
 	return 0;
 }
 
+/* Which profile, and why, on one line (and the others that matched). */
+static void say_choice(const char *model, const cJSON *r)
+{
+	const cJSON *also = json_get(r, "also_matched");
+	printf("%s -> %s (%s %s): %s\n", *model ? model : "(no MODEL)", json_str(r, "name"),
+	       json_str(r, "source"), json_str(r, "file"), json_str(r, "why"));
+	if (cJSON_GetArraySize(also) > 0) {
+		printf("also matched, not used:");
+		for (const cJSON *c = also->child; c; c = c->next)
+			printf(" %s", c->valuestring);
+		printf("\n");
+	}
+}
+
+/* The resolved profile into --out (its folder made), or onto stdout. */
+static void write_profile(const char *out, const cJSON *r)
+{
+	struct err e = { 0 };
+	if (!out) {
+		struct buf b = BUF_INIT;
+		json_canon(r, true, &b);
+		printf("%s\n", b.data);
+		buf_free(&b);
+		return;
+	}
+	char *dir = xstrdup(out), *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		if (fs_mkdirs(dir, &e) < 0)
+			die_err(&e);
+	}
+	free(dir);
+	if (json_write_if_changed(out, r, &e) < 0)
+		die_err(&e);
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -60,9 +96,7 @@ int main(int argc, char **argv)
 			return check_files(argc - i - 1, argv + i + 1);
 		if (strcmp(a, "--model") && strcmp(a, "--profiles") && strcmp(a, "--user-profiles") && strcmp(a, "--out"))
 			die(2, "unknown option '%s' (see --help)", a);
-		if (i + 1 >= argc)
-			die(2, "%s needs a value (see --help)", a);
-		const char *v = argv[++i];
+		const char *v = std_option_value(argc, argv, &i);
 		if (!strcmp(a, "--model"))
 			model = v;
 		else if (!strcmp(a, "--profiles")) {
@@ -81,31 +115,8 @@ int main(int argc, char **argv)
 	cJSON *r = profile_resolve(model, user, builtin, &e);
 	if (!r)
 		die_err(&e);
-	const cJSON *also = json_get(r, "also_matched");
-	printf("%s -> %s (%s %s): %s\n", *model ? model : "(no MODEL)", json_str(r, "name"),
-	       json_str(r, "source"), json_str(r, "file"), json_str(r, "why"));
-	if (cJSON_GetArraySize(also) > 0) {
-		printf("also matched, not used:");
-		for (const cJSON *c = also->child; c; c = c->next)
-			printf(" %s", c->valuestring);
-		printf("\n");
-	}
-	if (out) {
-		char *dir = xstrdup(out), *slash = strrchr(dir, '/');
-		if (slash) {
-			*slash = '\0';
-			if (fs_mkdirs(dir, &e) < 0)
-				die_err(&e);
-		}
-		free(dir);
-		if (json_write_if_changed(out, r, &e) < 0)
-			die_err(&e);
-	} else {
-		struct buf b = BUF_INIT;
-		json_canon(r, true, &b);
-		printf("%s\n", b.data);
-		buf_free(&b);
-	}
+	say_choice(model, r);
+	write_profile(out, r);
 	cJSON_Delete(r);
 	free(builtin);
 	return 0;

@@ -488,7 +488,8 @@ static long num(const cJSON *o, const char *a, const char *b)
 	return (long)json_num(json_get(o, a), b, 0);
 }
 
-static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
+/* report.md, a section each: what ran with which profile and budget. */
+static void md_head(const struct compile *c, const cJSON *rep, struct buf *md)
 {
 	const cJSON *p = json_get(rep, "profile");
 	buf_printf(md, "# Static compile of %s\n\n", c->src.name);
@@ -504,6 +505,11 @@ static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
 		   profile_budget_tokens(c->profile), profile_budget_lines(c->profile), num(rep, "before", "lines"),
 		   num(rep, "before", "tokens"), num(rep, "after", "lines"), num(rep, "after", "tokens"),
 		   json_bool(rep, "within_budget", false) ? "within budget" : "over budget");
+}
+
+/* One row a step: its status, sizes before and after, and why. */
+static void md_steps(const cJSON *rep, struct buf *md)
+{
 	buf_adds(md, "\n## Steps\n\n| step | status | lines | tokens | why / result |\n|---|---|---|---|---|\n");
 	for (const cJSON *s = json_get(rep, "steps")->child; s; s = s->next) {
 		const char *why = json_str(s, "why");
@@ -521,6 +527,11 @@ static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
 			buf_printf(md, "| %s | %s | | | %s |\n", json_str(s, "step"), json_str(s, "status"), detail);
 		free(detail);
 	}
+}
+
+/* The sections moved to references/, and the rollbacks of the guard. */
+static void md_moved_and_rollbacks(const cJSON *rep, struct buf *md)
+{
 	const cJSON *added = json_get(rep, "files_added");
 	if (cJSON_GetArraySize(added)) {
 		buf_adds(md, "\n## Moved to references/\n\n");
@@ -538,6 +549,11 @@ static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
 		const cJSON *g = json_get(r, "guard");
 		buf_printf(md, "- %s: check **%s** failed on `%s`\n", json_str(r, "step"), json_str(g, "check"), json_str(g, "item"));
 	}
+}
+
+/* File references rewritten, dangling or escaping the skill. */
+static void md_refs(const cJSON *rep, struct buf *md)
+{
 	buf_adds(md, "\n## File references\n\n");
 	int refs = 0;
 	for (const cJSON *s = json_get(rep, "steps")->child; s; s = s->next) {
@@ -552,6 +568,11 @@ static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
 	}
 	if (!refs)
 		buf_adds(md, "Nothing to report.\n");
+}
+
+/* The lint verdict and findings, before and after. */
+static void md_lint(const cJSON *rep, struct buf *md)
+{
 	buf_adds(md, "\n## Lint\n\n");
 	for (const char *k = "lint_before"; k; k = !strcmp(k, "lint_before") ? "lint_after" : NULL) {
 		const cJSON *l = json_get(rep, k);
@@ -562,4 +583,13 @@ static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
 				   (long)json_num(f, "line", 0), json_str(f, "message"));
 		buf_addc(md, '\n');
 	}
+}
+
+static void report_md(const struct compile *c, const cJSON *rep, struct buf *md)
+{
+	md_head(c, rep, md);
+	md_steps(rep, md);
+	md_moved_and_rollbacks(rep, md);
+	md_refs(rep, md);
+	md_lint(rep, md);
 }

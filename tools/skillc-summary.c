@@ -79,50 +79,44 @@ static double parse_pos(const char *flag, const char *s)
 	return v;
 }
 
-int main(int argc, char **argv)
+/* The command line: the folders, --out, and --watch with its timings. */
+struct summary_opts {
+	const char *out;
+	bool watching;
+	double timeout, interval;
+	struct strlist paths;
+};
+
+static void parse_args(int argc, char **argv, struct summary_opts *o)
 {
-	log_init(argv[0]);
-	std_options(argc, argv, usage, VERSION);
-	const char *out = NULL;
-	bool watching = false;
-	double timeout = 0, interval = 2;
-	struct strlist paths = STRLIST_INIT;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--out"))
-			out = std_option_value(argc, argv, &i);
+			o->out = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--watch"))
-			watching = true;
+			o->watching = true;
 		else if (!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "--interval")) {
 			/* the option's name first: std_option_value moves i to the value */
 			const char *flag = argv[i];
 			double v = parse_pos(flag, std_option_value(argc, argv, &i));
-			*(!strcmp(flag, "--timeout") ? &timeout : &interval) = v;
+			*(!strcmp(flag, "--timeout") ? &o->timeout : &o->interval) = v;
 		}
 		else if (argv[i][0] == '-')
 			die(2, "unknown option '%s' (see --help)", argv[i]);
 		else
-			strlist_push(&paths, argv[i]);
+			strlist_push(&o->paths, argv[i]);
 	}
-	if (!paths.n)
+	if (!o->paths.n)
 		die(2, "give a run folder or a results folder (see --help)");
-	for (size_t i = 0; i < paths.n; i++)
-		if (!fs_is_dir(paths.v[i]))
-			die(2, "'%s' is not a folder: give a run folder or a results folder", paths.v[i]);
-	if (watching) {
-		int rc = watch_table(&paths, timeout, interval, run_lock_due);
-		strlist_free(&paths);
-		return rc;
-	}
-	struct strlist runs = STRLIST_INIT, jobs = STRLIST_INIT;
-	for (size_t i = 0; i < paths.n; i++) {
-		results_find_runs(paths.v[i], 2, &runs);
-		harbor_jobs_find(paths.v[i], &jobs);
-	}
-	if (!runs.n && !jobs.n)
-		die(2, "no runs under %s%s: no traces/ folder found (run make eval first), and no Harbor job folder",
-		    paths.v[0], paths.n > 1 ? " ..." : "");
-	if (!out && paths.n > 1)
-		die(2, "several folders given: say where the summary goes with --out DIR");
+	for (size_t i = 0; i < o->paths.n; i++)
+		if (!fs_is_dir(o->paths.v[i]))
+			die(2, "'%s' is not a folder: give a run folder or a results folder", o->paths.v[i]);
+}
+
+/* The table of every run and Harbor job under the folders, priced from the
+ * routes file when there is one. */
+static void build_table(const struct strlist *runs, const struct strlist *jobs,
+                        struct results_table *tb)
+{
 	struct err e = { 0, "" };
 	struct routes routes = ROUTES_INIT;
 	char *rpath = routes_locate(NULL);
@@ -130,19 +124,46 @@ int main(int argc, char **argv)
 	if (!priced && fs_exists(rpath))
 		warnf("%s; trials without a runner cost are shown as unknown", e.msg);
 	free(rpath);
-	struct results_table tb = { 0 };
-	results_build(&tb, &runs, priced ? &routes : NULL);
-	import_harbor(&tb, &jobs, priced ? &routes : NULL);
+	results_build(tb, runs, priced ? &routes : NULL);
+	import_harbor(tb, jobs, priced ? &routes : NULL);
 	routes_free(&routes);
-	if (summary_write(out ? out : paths.v[0], &tb, &e) < 0)
+}
+
+static int summarize(const struct summary_opts *o)
+{
+	struct strlist runs = STRLIST_INIT, jobs = STRLIST_INIT;
+	for (size_t i = 0; i < o->paths.n; i++) {
+		results_find_runs(o->paths.v[i], 2, &runs);
+		harbor_jobs_find(o->paths.v[i], &jobs);
+	}
+	if (!runs.n && !jobs.n)
+		die(2, "no runs under %s%s: no traces/ folder found (run make eval first), and no Harbor job folder",
+		    o->paths.v[0], o->paths.n > 1 ? " ..." : "");
+	if (!o->out && o->paths.n > 1)
+		die(2, "several folders given: say where the summary goes with --out DIR");
+	const char *out = o->out ? o->out : o->paths.v[0];
+	struct results_table tb = { 0 };
+	build_table(&runs, &jobs, &tb);
+	struct err e = { 0, "" };
+	if (summary_write(out, &tb, &e) < 0)
 		die_err(&e);
 	printf("%s: %zu row%s from %zu run%s", log_prog(), tb.n, tb.n == 1 ? "" : "s", runs.n, runs.n == 1 ? "" : "s");
 	if (jobs.n)
 		printf(" and %zu Harbor job%s", jobs.n, jobs.n == 1 ? "" : "s");
-	printf(" -> %s/summary.{md,csv,json}\n", out ? out : paths.v[0]);
+	printf(" -> %s/summary.{md,csv,json}\n", out);
 	results_free(&tb);
 	strlist_free(&runs);
 	strlist_free(&jobs);
-	strlist_free(&paths);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, VERSION);
+	struct summary_opts o = { NULL, false, 0, 2, STRLIST_INIT };
+	parse_args(argc, argv, &o);
+	int rc = o.watching ? watch_table(&o.paths, o.timeout, o.interval, run_lock_due) : summarize(&o);
+	strlist_free(&o.paths);
+	return rc;
 }

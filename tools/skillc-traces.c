@@ -102,57 +102,59 @@ static int index_stage(const char *stage_dir, struct err *e)
 	return r < 0 ? -1 : 0;
 }
 
-int main(int argc, char **argv)
+/* The command line: a stage folder to index, or --parse and its options. */
+struct traces_opts {
+	const char *parse, *harness, *rules, *runner, *stage_dir;
+	bool require;
+	struct strlist skills;
+};
+
+static void parse_args(int argc, char **argv, struct traces_opts *o)
 {
-	log_init(argv[0]);
-	std_options(argc, argv, usage, VERSION);
-	const char *parse = NULL, *harness = NULL, *rules = NULL, *runner = "benchflow", *stage_dir = NULL;
-	bool require = false;
-	struct strlist skills = STRLIST_INIT;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--parse"))
-			parse = std_option_value(argc, argv, &i);
+			o->parse = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--harness"))
-			harness = std_option_value(argc, argv, &i);
+			o->harness = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--rules"))
-			rules = std_option_value(argc, argv, &i);
+			o->rules = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--runner"))
-			runner = std_option_value(argc, argv, &i);
+			o->runner = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--skill")) {
 			const char *s = std_option_value(argc, argv, &i);
 			if (!name_is_safe(s))
 				die(2, "bad skill name '%s': use letters, digits, '.', '_' and '-'", s);
-			strlist_push(&skills, s);
+			strlist_push(&o->skills, s);
 		} else if (!strcmp(argv[i], "--require-skill"))
-			require = true;
+			o->require = true;
 		else if (argv[i][0] == '-')
 			die(2, "unknown option '%s' (see --help)", argv[i]);
-		else if (!stage_dir)
-			stage_dir = argv[i];
+		else if (!o->stage_dir)
+			o->stage_dir = argv[i];
 		else
 			die(2, "one STAGE_DIR at a time (see --help)");
 	}
+	if (!o->parse && !o->stage_dir)
+		die(2, "give a stage folder (traces/<task>/<stage>) or --parse DIR (see --help)");
+}
+
+/* --parse: one trial folder read into trial.json on stdout; 0 when the
+ * trial is complete, 1 when not. */
+static int parse_trial(const struct traces_opts *opts)
+{
 	struct err e = { 0, "" };
-	if (!parse) {
-		if (!stage_dir)
-			die(2, "give a stage folder (traces/<task>/<stage>) or --parse DIR (see --help)");
-		if (index_stage(stage_dir, &e) < 0)
-			die_err(&e);
-		strlist_free(&skills);
-		return 0;
-	}
-	char *rdir = harness_rules_dir(rules, &e);
+	char *rdir = harness_rules_dir(opts->rules, &e);
 	if (!rdir)
 		die_err(&e);
 	struct harness h;
 	bool have_h = false;
-	if (harness) {
-		if (harness_load(&h, rdir, harness, &skills, &e) < 0)
+	if (opts->harness) {
+		if (harness_load(&h, rdir, opts->harness, &opts->skills, &e) < 0)
 			die_err(&e);
 		have_h = true;
 	}
-	struct trial_opts o = { have_h ? &h : NULL, rdir, runner, &skills, require, NULL };
-	cJSON *t = trial_parse(parse, NULL, &o, &e);
+	struct trial_opts o = { have_h ? &h : NULL, rdir, opts->runner, &opts->skills, opts->require, NULL };
+	cJSON *t = trial_parse(opts->parse, NULL, &o, &e);
 	if (!t)
 		die_err(&e);
 	struct buf b = BUF_INIT;
@@ -164,6 +166,21 @@ int main(int argc, char **argv)
 	if (have_h)
 		harness_free(&h);
 	free(rdir);
-	strlist_free(&skills);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, VERSION);
+	struct traces_opts o = { .runner = "benchflow", .skills = STRLIST_INIT };
+	parse_args(argc, argv, &o);
+	int rc = 0;
+	struct err e = { 0, "" };
+	if (o.parse)
+		rc = parse_trial(&o);
+	else if (index_stage(o.stage_dir, &e) < 0)
+		die_err(&e);
+	strlist_free(&o.skills);
 	return rc;
 }

@@ -9,6 +9,22 @@ out=$("$T_ROOT/tools/gen/check-docs" "$T_ROOT" 2>&1)
 t_eq "check-docs exit (output: $out)" $? 0
 t_end
 
+# the options of a man page, roff's \- and font changes taken out
+man_options() { sed 's/\\-/-/g; s/\\f[BIRP]//g' "$1" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u; }
+t_begin "every tool's man page names each option its --help names, and no other"
+n=0
+for tool in "$T_BIN"/skillc-*; do
+	name=$(basename "$tool") n=$((n + 1))
+	page=$T_ROOT/man/$name.1
+	[ -f "$page" ] || { t_fail "$name: no man page $page"; continue; }
+	"$tool" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u >"$T_TMP/help"
+	man_options "$page" >"$T_TMP/man"
+	t_eq "$name: options of --help missing in man/$name.1" "$(comm -23 "$T_TMP/help" "$T_TMP/man" | tr '\n' ' ')" ""
+	t_eq "$name: options of man/$name.1 not in --help" "$(comm -13 "$T_TMP/help" "$T_TMP/man" | tr '\n' ' ')" ""
+done
+t_check "the tools were found ($n)" test "$n" -ge 10
+t_end
+
 # a small tree with one reference of every kind, good and broken
 R=$T_TMP/tree
 mkdir -p "$R/docs" "$R/tools/lib/base" "$R/rules" "$R/man"

@@ -882,6 +882,23 @@ static bool is_code_block(const struct sd_block *b)
 	return b->kind == SD_FENCE || b->kind == SD_INDENTED_CODE;
 }
 
+/* An ATX heading written again at level `to`, and noted in relevel. */
+static void put_heading(struct buf *out, const char *text, size_t len, int from, int to, cJSON *relevel)
+{
+	for (int k = 0; k < to; k++)
+		buf_addc(out, '#');
+	buf_addc(out, ' ');
+	buf_add(out, text, len);
+	buf_addc(out, '\n');
+	cJSON *h = cJSON_CreateObject();
+	char *t = xstrndup(text, len);
+	json_set_str(h, "heading", t);
+	free(t);
+	json_set_num(h, "from", from);
+	json_set_num(h, "to", to);
+	cJSON_AddItemToArray(relevel, h);
+}
+
 int pass_structure(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, struct err *e)
 {
 	(void)c;
@@ -913,22 +930,10 @@ int pass_structure(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, 
 		if (prev && prev->len && d->src[prev->off + prev->len - 1] != '\n')
 			buf_addc(&out, '\n'); /* cannot happen but a block must end its line */
 		const char *text = d->src + bl->text.off;
-		if (bl->kind == SD_HEADING && level[b] != bl->level && !memchr(text, '\n', bl->text.len)) {
-			for (int k = 0; k < level[b]; k++)
-				buf_addc(&out, '#');
-			buf_addc(&out, ' ');
-			buf_add(&out, text, bl->text.len);
-			buf_addc(&out, '\n');
-			cJSON *h = cJSON_CreateObject();
-			char *t = xstrndup(text, bl->text.len);
-			json_set_str(h, "heading", t);
-			free(t);
-			json_set_num(h, "from", bl->level);
-			json_set_num(h, "to", level[b]);
-			cJSON_AddItemToArray(relevel, h);
-		} else {
+		if (bl->kind == SD_HEADING && level[b] != bl->level && !memchr(text, '\n', bl->text.len))
+			put_heading(&out, text, bl->text.len, bl->level, level[b], relevel);
+		else
 			buf_add(&out, d->src + bl->off, bl->len);
-		}
 		any = true;
 		blank = false;
 		prev = bl;

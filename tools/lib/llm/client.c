@@ -351,6 +351,45 @@ static double backoff(struct llm_client *c, const struct route *rt, int attempt)
 	return d * (0.5 + 0.5 * (rand_r(&c->seed) % 1000) / 1000.0); /* jitter spreads retries */
 }
 
+/* One HTTP reply judged: the answer (into *resp), a failure no retry can
+ * mend (in e), or one to try again (why says what; *retry false when a
+ * transport error will not pass by waiting). */
+enum reply_verdict { REPLY_OK, REPLY_FATAL, REPLY_AGAIN };
+
+static enum reply_verdict judge_reply(struct llm_client *c, const struct route *rt, const char *model,
+				      const char *url, const char *key, const struct http_reply *r,
+				      cJSON **resp, struct attempt_info *ai, char *why, size_t why_size,
+				      bool *retry, struct err *e)
+{
+	char detail[LLM_DETAIL_MAX];
+	error_detail(&r->body, key, detail, sizeof detail);
+	*retry = true;
+	if (r->cc != CURLE_OK) {
+		snprintf(why, why_size, "%s: %s", url, r->errbuf[0] ? r->errbuf : curl_easy_strerror(r->cc));
+		scrub(why, key);
+		*retry = curl_retryable(r->cc);
+		return REPLY_AGAIN;
+	}
+	if (r->status >= 200 && r->status < 300) {
+		cJSON *doc = r->body.data ? cJSON_Parse(r->body.data) : NULL;
+		if (cJSON_IsArray(json_get(doc, "choices")) && cJSON_GetArraySize(json_get(doc, "choices")) > 0) {
+			*resp = doc;
+			ai->latency = r->seconds;
+			return REPLY_OK;
+		}
+		snprintf(why, why_size, "%s", !doc ? "the answer is not JSON (malformed or cut short)"
+			 : *detail ? detail : "the answer has no \"choices\"");
+		cJSON_Delete(doc);
+		return REPLY_AGAIN;
+	}
+	if (!status_retryable(r->status)) {
+		fatal_status(c, rt, model, url, r, detail, e);
+		return REPLY_FATAL;
+	}
+	snprintf(why, why_size, "HTTP %ld%s%s", r->status, *detail ? ": " : "", detail);
+	return REPLY_AGAIN;
+}
+
 /* Sends body to the route until it answers, a fatal status comes, or the
  * attempts or the time run out. *resp is the parsed answer. */
 static int fetch(struct llm_client *c, const struct route *rt, const char *model,
@@ -373,33 +412,13 @@ static int fetch(struct llm_client *c, const struct route *rt, const char *model
 		slot_release(slot);
 		ai->attempts = attempt;
 		ai->status = r.status;
-		char detail[LLM_DETAIL_MAX];
-		error_detail(&r.body, key, detail, sizeof detail);
-		bool retry = true;
-		if (r.cc != CURLE_OK) {
-			snprintf(why, sizeof why, "%s: %s", url, r.errbuf[0] ? r.errbuf : curl_easy_strerror(r.cc));
-			scrub(why, key);
-			retry = curl_retryable(r.cc);
-		} else if (r.status >= 200 && r.status < 300) {
-			cJSON *doc = r.body.data ? cJSON_Parse(r.body.data) : NULL;
-			if (cJSON_IsArray(json_get(doc, "choices")) && cJSON_GetArraySize(json_get(doc, "choices")) > 0) {
-				*resp = doc;
-				ai->latency = r.seconds;
-				buf_free(&r.body);
-				rc = 0;
-				break;
-			}
-			snprintf(why, sizeof why, "%s", !doc ? "the answer is not JSON (malformed or cut short)"
-				 : *detail ? detail : "the answer has no \"choices\"");
-			cJSON_Delete(doc);
-		} else if (!status_retryable(r.status)) {
-			fatal_status(c, rt, model, url, &r, detail, e);
-			buf_free(&r.body);
-			break;
-		} else {
-			snprintf(why, sizeof why, "HTTP %ld%s%s", r.status, *detail ? ": " : "", detail);
-		}
+		bool retry;
+		enum reply_verdict v = judge_reply(c, rt, model, url, key, &r, resp, ai, why, sizeof why, &retry, e);
 		buf_free(&r.body);
+		if (v != REPLY_AGAIN) {
+			rc = v == REPLY_OK ? 0 : -1;
+			break;
+		}
 		double waited = now_mono() - start;
 		double delay = r.retry_after >= 0 ? r.retry_after : backoff(c, rt, attempt);
 		if (!retry || attempt >= rt->retry.attempts || waited + delay > rt->retry.total) {
@@ -488,11 +507,9 @@ static double price_of(const struct route *rt, const char *model, const cJSON *r
 	return ((double)a.tokens_in * in + (double)a.tokens_out * out) / 1e6;
 }
 
-/* Asks (or replays) one request body. On success *resp is the provider's
- * answer (caller frees) and *cost what it cost now (0 on a hit). */
-static int request_once(struct llm_client *c, const struct llm_request *req, const struct route *rt,
-			const char *model, const cJSON *body, int repair, cJSON **resp, double *cost,
-			bool *hit, char key[33], struct err *e)
+/* What the answer is cached under: the format, where it goes and the body
+ * (the key is its hash). Caller deletes. */
+static cJSON *cache_keyed(const struct llm_request *req, const struct route *rt, const cJSON *body, char key[33])
 {
 	cJSON *keyed = cJSON_CreateObject();
 	json_set_num(keyed, "format", LLMCACHE_FORMAT);
@@ -501,50 +518,74 @@ static int request_once(struct llm_client *c, const struct llm_request *req, con
 	json_set_str(keyed, "template", req->template ? req->template : "");
 	json_set(keyed, "body", cJSON_Duplicate(body, true));
 	json_hash(keyed, key);
+	return keyed;
+}
 
+/* The cached answer, if the cache mode looks: with LLM_CACHE=use a miss
+ * takes the key's lock (*lock) and looks again, since the holder may have
+ * answered meanwhile. *cache says hit or miss for the usage record. */
+static int cache_look(struct llm_client *c, const struct llm_request *req, const char *key, cJSON **resp,
+		      bool *hit, const char **cache, int *lock, struct err *e)
+{
+	if (c->mode != LLM_CACHE_USE && c->mode != LLM_CACHE_ONLY)
+		return 0;
+	*resp = llmcache_get(c->cache_dir, key);
+	if (!*resp && c->mode == LLM_CACHE_USE) {
+		*lock = llmcache_lock(c->cache_dir, key, e);
+		if (*lock < 0)
+			return -1;
+		*resp = llmcache_get(c->cache_dir, key);
+	}
+	if (*resp) {
+		*hit = true;
+		*cache = "hit";
+		return 0;
+	}
+	if (c->mode == LLM_CACHE_ONLY)
+		return err_set(e, ERR_INPUT, "LLM_CACHE=only: no cached answer for key %s (model '%s', cache '%s'): run once with LLM_CACHE=use to record it",
+			       key, req->model, c->cache_dir);
+	*cache = "miss";
+	return 0;
+}
+
+/* The provider asked (with its key), the answer priced and cached. */
+static int ask_provider(struct llm_client *c, const struct route *rt, const char *model, const cJSON *body,
+			const cJSON *keyed, const char *key, cJSON **resp, double *cost,
+			struct attempt_info *ai, struct err *e)
+{
+	enum dotenv_source src;
+	const char *apikey = route_key(c, rt, &src);
+	if (!apikey && rt->key_required)
+		return err_set(e, ERR_INPUT, "provider '%s' needs a key: set %s in the environment or in ENV_FILE '%s'",
+			       rt->provider, rt->key_env, c->env_file);
+	char *text = cJSON_PrintUnformatted(body);
+	int rc = fetch(c, rt, model, text, apikey, resp, ai, e);
+	free(text);
+	if (rc < 0)
+		return rc;
+	*cost = price_of(rt, model, *resp);
+	if (c->mode == LLM_CACHE_USE || c->mode == LLM_CACHE_REFRESH)
+		return llmcache_put(c->cache_dir, key, keyed, *resp, ai->latency, e);
+	return 0;
+}
+
+/* Asks (or replays) one request body. On success *resp is the provider's
+ * answer (caller frees) and *cost what it cost now (0 on a hit). */
+static int request_once(struct llm_client *c, const struct llm_request *req, const struct route *rt,
+			const char *model, const cJSON *body, int repair, cJSON **resp, double *cost,
+			bool *hit, char key[33], struct err *e)
+{
+	cJSON *keyed = cache_keyed(req, rt, body, key);
 	double t0 = now_mono();
 	struct attempt_info ai = { 0 };
 	const char *cache = llmcache_mode_name(c->mode);
-	int lock = -1, rc = 0;
+	int lock = -1;
 	*resp = NULL;
 	*cost = 0;
 	*hit = false;
-	if (c->mode == LLM_CACHE_USE || c->mode == LLM_CACHE_ONLY) {
-		*resp = llmcache_get(c->cache_dir, key);
-		if (!*resp && c->mode == LLM_CACHE_USE) {
-			lock = llmcache_lock(c->cache_dir, key, e);
-			if (lock < 0)
-				rc = -1;
-			else
-				*resp = llmcache_get(c->cache_dir, key); /* the holder may have answered it */
-		}
-		if (*resp) {
-			*hit = true;
-			cache = "hit";
-		} else if (c->mode == LLM_CACHE_ONLY) {
-			rc = err_set(e, ERR_INPUT, "LLM_CACHE=only: no cached answer for key %s (model '%s', cache '%s'): run once with LLM_CACHE=use to record it",
-				     key, req->model, c->cache_dir);
-		} else {
-			cache = "miss";
-		}
-	}
-	if (rc == 0 && !*hit) {
-		enum dotenv_source src;
-		const char *apikey = route_key(c, rt, &src);
-		if (!apikey && rt->key_required) {
-			rc = err_set(e, ERR_INPUT, "provider '%s' needs a key: set %s in the environment or in ENV_FILE '%s'",
-				     rt->provider, rt->key_env, c->env_file);
-		} else {
-			char *text = cJSON_PrintUnformatted(body);
-			rc = fetch(c, rt, model, text, apikey, resp, &ai, e);
-			free(text);
-		}
-		if (rc == 0) {
-			*cost = price_of(rt, model, *resp);
-			if (c->mode == LLM_CACHE_USE || c->mode == LLM_CACHE_REFRESH)
-				rc = llmcache_put(c->cache_dir, key, keyed, *resp, ai.latency, e);
-		}
-	}
+	int rc = cache_look(c, req, key, resp, hit, &cache, &lock, e);
+	if (rc == 0 && !*hit)
+		rc = ask_provider(c, rt, model, body, keyed, key, resp, cost, &ai, e);
 	llmcache_unlock(c->cache_dir, key, lock);
 	struct err failed = { 0 };
 	if (rc < 0)
@@ -674,6 +715,51 @@ static int build_body(const struct llm_request *req, const struct route *rt, con
 	return 0;
 }
 
+/* Offline replay that failed: tell a cache miss from the other failures. */
+static void note_miss(const struct llm_client *c, struct llm_result *out)
+{
+	if (c->mode != LLM_CACHE_ONLY)
+		return;
+	cJSON *cached = llmcache_get(c->cache_dir, out->key);
+	out->uncached = !cached;
+	cJSON_Delete(cached);
+}
+
+/* One answer (freed here) into the result: its tokens, requests and price
+ * added up, its text and finish reason kept; *priced goes false for good
+ * once an answer has no price. */
+static void take_answer(struct llm_result *out, cJSON *resp, double cost, bool hit, int r, bool *priced)
+{
+	struct answer a;
+	read_answer(resp, &a);
+	out->tokens_in += a.tokens_in;
+	out->tokens_out += a.tokens_out;
+	out->cache_hits += hit;
+	out->requests += !hit;
+	out->repairs = r;
+	if (cost < 0)
+		*priced = false;
+	else
+		out->cost += cost;
+	free(out->text);
+	free(out->finish_reason);
+	out->text = xstrdup(a.text);
+	out->finish_reason = a.finish_reason ? xstrdup(a.finish_reason) : NULL;
+	cJSON_Delete(resp);
+}
+
+/* The unusable answer and what is wrong with it, added to the conversation,
+ * so the next request asks for the corrected object. */
+static void ask_repair(cJSON *body, const char *text, const char *why)
+{
+	cJSON *msgs = json_get(body, "messages");
+	push_msg(msgs, "assistant", text);
+	char *fix = xasprintf("Your reply could not be used: %s. Reply again with only the corrected JSON object and no other text.",
+			      why);
+	push_msg(msgs, "user", fix);
+	free(fix);
+}
+
 int llm_call(struct llm_client *c, const struct llm_request *req, struct llm_result *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
@@ -692,55 +778,27 @@ int llm_call(struct llm_client *c, const struct llm_request *req, struct llm_res
 		double cost;
 		bool hit;
 		if (request_once(c, req, rt, model, body, r, &resp, &cost, &hit, out->key, e) < 0) {
-			/* offline replay: tell a miss from the other failures */
-			if (c->mode == LLM_CACHE_ONLY) {
-				cJSON *cached = llmcache_get(c->cache_dir, out->key);
-				out->uncached = !cached;
-				cJSON_Delete(cached);
-			}
+			note_miss(c, out);
 			break;
 		}
-		struct answer a;
-		read_answer(resp, &a);
-		out->tokens_in += a.tokens_in;
-		out->tokens_out += a.tokens_out;
-		out->cache_hits += hit;
-		out->requests += !hit;
-		out->repairs = r;
-		if (cost < 0)
-			priced = false;
-		else
-			out->cost += cost;
-		free(out->text);
-		free(out->finish_reason);
-		out->text = xstrdup(a.text);
-		out->finish_reason = a.finish_reason ? xstrdup(a.finish_reason) : NULL;
-		cJSON_Delete(resp);
+		take_answer(out, resp, cost, hit, r, &priced);
 		if (!req->json) {
 			rc = 0;
 			break;
 		}
 		struct buf why = BUF_INIT;
 		out->json = json_answer(req, out->text, &why);
-		if (out->json) {
-			buf_free(&why);
+		if (out->json)
 			rc = 0;
-			break;
-		}
-		if (r >= repairs) {
+		else if (r >= repairs) {
 			out->unusable = true;
 			err_set(e, ERR_WORK, "model '%s' gave no usable JSON object after %d repair%s: %s (cache key %s)",
 				req->model, r, r == 1 ? "" : "s", why.data, out->key);
-			buf_free(&why);
-			break;
-		}
-		cJSON *msgs = json_get(body, "messages");
-		push_msg(msgs, "assistant", out->text);
-		char *fix = xasprintf("Your reply could not be used: %s. Reply again with only the corrected JSON object and no other text.",
-				      why.data);
-		push_msg(msgs, "user", fix);
-		free(fix);
+		} else
+			ask_repair(body, out->text, why.data);
 		buf_free(&why);
+		if (out->json || r >= repairs)
+			break;
 	}
 	if (!priced && out->requests)
 		out->cost = -1;

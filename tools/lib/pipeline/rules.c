@@ -61,7 +61,8 @@ static void emit_target(struct buf *mk, const struct run *r, const struct stage_
 
 void rules_goal_targets(const struct run *r, const char *goal, struct buf *out)
 {
-	const struct stage_def *own = stage_find(goal);
+	const struct stage_group *grp = stage_group_find(goal); /* a group: its last stage's */
+	const struct stage_def *own = stage_find(grp ? grp->last : goal);
 	struct stage_ref *refs = NULL;
 	int n = own ? (int)stage_refs(r, &refs) : goal_refs(r, goal, &refs);
 	for (int i = 0; i < n; i++)

@@ -118,16 +118,9 @@ static bool listed(const cJSON *names, const char *name)
 	return false;
 }
 
-int manifest_rebuild(const struct run *r, struct err *e)
+/* The run, its task, the settings that name it and its two input stamps. */
+static void manifest_identity(cJSON *m, const struct run *r)
 {
-	char *lockp = path_join(r->dir, ".manifest.lock");
-	int fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	free(lockp);
-	if (fd < 0)
-		return err_set(e, ERR_WORK, "cannot open the manifest lock in '%s':", r->dir);
-	flock(fd, LOCK_EX); /* stages finishing together take turns; each writes all of it */
-
-	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "run", r->dir);
 	cJSON_AddStringToObject(m, "task", r->task);
 	cJSON *ident = cJSON_AddObjectToObject(m, "identity");
@@ -144,8 +137,34 @@ int manifest_rebuild(const struct run *r, struct err *e)
 			cJSON_AddStringToObject(inputs, stamps[i], h);
 		free(p);
 	}
+}
+
+/* A stage's record, briefly; its error into errors when it did not end done. */
+static cJSON *stage_brief(const char *name, const cJSON *st, cJSON *errors)
+{
+	cJSON *brief = cJSON_CreateObject();
+	static const char *const keep[] = { "state", "started", "ended", "seconds", "error", "tool" };
+	for (size_t k = 0; k < ARRAY_LEN(keep); k++) {
+		cJSON *v = json_get(st, keep[k]);
+		if (v)
+			cJSON_AddItemToObject(brief, keep[k], cJSON_Duplicate(v, 1));
+	}
+	const char *state = json_str(st, "state"), *error = json_str(st, "error");
+	if (state && strcmp(state, "done") && error) {
+		cJSON *er = cJSON_CreateObject();
+		cJSON_AddStringToObject(er, "stage", name);
+		cJSON_AddStringToObject(er, "error", error);
+		cJSON_AddItemToArray(errors, er);
+	}
+	return brief;
+}
+
+/* Every target due with its state, every stage that ran in brief, and the
+ * errors of those that did not end done. */
+static void manifest_stages(cJSON *m, const struct run *r)
+{
 	cJSON *stages = cJSON_AddObjectToObject(m, "stages");
-	cJSON *targets = cJSON_AddObjectToObject(m, "targets"); /* every target due: its state */
+	cJSON *targets = cJSON_AddObjectToObject(m, "targets");
 	cJSON *errors = cJSON_AddArrayToObject(m, "errors");
 	struct stage_ref *refs;
 	size_t nrefs = stage_refs(r, &refs);
@@ -162,27 +181,26 @@ int manifest_rebuild(const struct run *r, struct err *e)
 			continue; /* not asked for (BASELINE=0) and never run: not due */
 		if (!due_list || listed(due_list, name) || st)
 			cJSON_AddStringToObject(targets, name, state ? state : "pending");
-		if (!st)
-			continue;
-		cJSON *brief = cJSON_CreateObject();
-		static const char *const keep[] = { "state", "started", "ended", "seconds", "error", "tool" };
-		for (size_t k = 0; k < ARRAY_LEN(keep); k++) {
-			cJSON *v = json_get(st, keep[k]);
-			if (v)
-				cJSON_AddItemToObject(brief, keep[k], cJSON_Duplicate(v, 1));
-		}
-		const char *error = json_str(st, "error");
-		if (state && strcmp(state, "done") && error) {
-			cJSON *er = cJSON_CreateObject();
-			cJSON_AddStringToObject(er, "stage", name);
-			cJSON_AddStringToObject(er, "error", error);
-			cJSON_AddItemToArray(errors, er);
-		}
-		cJSON_AddItemToObject(stages, name, brief);
+		if (st)
+			cJSON_AddItemToObject(stages, name, stage_brief(name, st, errors));
 		cJSON_Delete(st);
 	}
 	free(refs);
 	cJSON_Delete(due);
+}
+
+int manifest_rebuild(const struct run *r, struct err *e)
+{
+	char *lockp = path_join(r->dir, ".manifest.lock");
+	int fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(lockp);
+	if (fd < 0)
+		return err_set(e, ERR_WORK, "cannot open the manifest lock in '%s': %s", r->dir, strerror(errno));
+	flock(fd, LOCK_EX); /* stages finishing together take turns; each writes all of it */
+
+	cJSON *m = cJSON_CreateObject();
+	manifest_identity(m, r);
+	manifest_stages(m, r);
 	char *final_dir = path_join(r->dir, "artifacts/deep/S_final");
 	/* the deliverable: {path (the skill folder), hash (S_final.hash)} */
 	char *final_hash = path_join(r->dir, "artifacts/deep/S_final.hash");
