@@ -78,7 +78,8 @@ t_contains "its why" "$html" '<tr class="why"><td></td><td colspan="8" class="sm
 t_contains "fast's own report" "$html" '<a href="artifacts/fast/report.md">'
 t_contains "deep's own report" "$html" '<a href="artifacts/deep/report.md">'
 # the section scores, weakest first: quick-start (2) before gotchas (3) in round 1
-t_contains "section scores" "$html" '<tr><td class="n">1</td><td><code class="nw">log-triage/quick-start#1</code></td><td class="n">2.00</td><td class="n">3</td>'
+t_contains "section scores" "$html" '<tr><td class="n">1</td><td><code class="nw">log-triage/quick-start#1</code> <span class="pill pending">edited</span></td><td class="n">2.00</td><td class="n">3</td>'
+t_contains "round 2 edits the next" "$html" '<tr><td class="n">2</td><td><code class="nw">log-triage/gotchas#1</code> <span class="pill pending">edited</span></td>'
 t_check "weakest first" sh -c "sed -n '/Section scores by round/,/<\/details>/p' $R/report.html | grep -o 'log-triage/[a-z-]*#1' | head -2 | tr '\n' ' ' | grep -qx 'log-triage/quick-start#1 log-triage/gotchas#1 '"
 t_contains "rejected edit, escaped" "$html" "(USELESS &lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;q&#39;)."
 t_contains "deliverable" "$html" 'the skill of deep-2.'

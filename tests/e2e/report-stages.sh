@@ -201,7 +201,9 @@ t_end
 
 t_begin "a damaged artifact is named, never a crash"
 printf '{"verdict": ' >$A/deep/round-2/decision.json
+printf '{"units": [' >$A/deep/round-2/scores.json
 skillc-report $R >out.log 2>&1
 t_eq "exit" $? 0
 t_contains "named" "$(cat $R/report.html)" 'unreadable'
+t_contains "scores named in their table" "$(cat $R/report.html)" '<tr><td class="n">2</td><td colspan="4" class="note">Unreadable: <code>artifacts/deep/round-2/scores.json</code>'
 t_end

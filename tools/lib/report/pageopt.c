@@ -366,10 +366,17 @@ static void round_scores(struct buf *b, const char *run, const char *name)
 	char *rel = xasprintf("artifacts/deep/%s/scores.json", name);
 	bool bad;
 	cJSON *sc = read_rel(run, rel, &bad);
-	if (bad)
-		unreadable(b, rel);
+	if (bad) { /* a row: this goes inside the scores table */
+		buf_printf(b, "<tr><td class=\"n\">%d</td><td colspan=\"4\" class=\"note\">Unreadable: <code>",
+			   round_number(name));
+		html_str(b, rel);
+		buf_adds(b, "</code> is not JSON.</td></tr>\n");
+	}
 	const cJSON *units = json_get(sc, "units");
 	int n = cJSON_GetArraySize(units);
+	char *erel = xasprintf("artifacts/deep/%s/edit.json", name);
+	cJSON *ed = read_rel(run, erel, &bad);
+	const char *edited = json_str(json_get(ed, "edit"), "unit");
 	if (n > 0) {
 		const cJSON **v = xcalloc((size_t)n, sizeof *v);
 		int k = 0;
@@ -379,7 +386,10 @@ static void round_scores(struct buf *b, const char *run, const char *name)
 		for (int i = 0; i < n; i++) {
 			buf_printf(b, "<tr><td class=\"n\">%d</td><td><code class=\"nw\">", round_number(name));
 			cell_str(b, v[i], "unit");
-			buf_adds(b, "</code></td><td class=\"n\">");
+			buf_adds(b, "</code>");
+			if (edited && json_str(v[i], "unit") && !strcmp(edited, json_str(v[i], "unit")))
+				buf_adds(b, " <span class=\"pill pending\">edited</span>");
+			buf_adds(b, "</td><td class=\"n\">");
 			page_num(b, json_num(v[i], "score", NAN), "%.2f");
 			buf_adds(b, "</td><td class=\"n\">");
 			page_num(b, json_num(v[i], "dimensions_counted", NAN), "%.0f");
@@ -394,7 +404,9 @@ static void round_scores(struct buf *b, const char *run, const char *name)
 			   cJSON_GetArraySize(json_get(sc, "unscored")) == 1 ? "" : "s", cJSON_GetArraySize(json_get(sc, "dropped")),
 			   cJSON_GetArraySize(json_get(sc, "dropped")) == 1 ? "" : "s");
 	}
+	cJSON_Delete(ed);
 	cJSON_Delete(sc);
+	free(erel);
 	free(rel);
 }
 
