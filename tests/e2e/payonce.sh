@@ -50,14 +50,15 @@ t_end
 
 t_begin "the holder killed -9: the waiter runs the trial itself"
 rm -f bench.log
-# the holder's agent works until it is killed (wait=: at most 120 s), however
-# long the second make takes to get there on a busy machine
-printf 'pass sleep=0 wait=%s\n' "$W/never" >script
+# every agent works until release exists (wait=, at most 120 s): the holder
+# until it is killed, however long the second make takes to get there on a
+# busy machine (the script is not changed under a bench that may not have
+# read it yet)
+rm -f "$W/release"
+printf 'pass sleep=0 wait=%s\n' "$W/release" >script
 $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/c-d RESULTS=k1 CACHE_DIR=$W/k >k1.out 2>&1 &
 first=$!
 t_poll 100 sh -c '[ "$(grep -c "^start " bench.log 2>/dev/null)" -ge 1 ]'
-echo "pass sleep=1" >script
-rm -f script.n
 $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/c-d RESULTS=k2 CACHE_DIR=$W/k >k2.out 2>&1 &
 second=$!
 t_check "the second waits" t_poll 100 grep -q 'waiting: the same trial' k2.out
@@ -66,6 +67,7 @@ t_check "the second waits" t_poll 100 grep -q 'waiting: the same trial' k2.out
 holder=$(sed -n 's/^pid \([0-9]*\) on .*/\1/p' "$W"/k/trials/*/*.lock)
 t_eq "the holder is our first make's trial" "$(cat /proc/$holder/comm 2>/dev/null)" skillc-eval
 [ -n "$holder" ] && kill -9 $holder
+touch "$W/release"
 wait $second; rc=$?
 wait $first 2>/dev/null
 t_eq "second exit" $rc 0
