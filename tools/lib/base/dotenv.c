@@ -120,9 +120,11 @@ int dotenv_load(struct dotenv *d, const char *path, struct err *e)
 	if (!fs_exists(path))
 		return 0;
 	if (fs_read(path, DOTENV_MAX, &text, &why) < 0) {
-		explicit_bzero(text.data, text.len); /* what was read may hold keys */
+		int err = errno;
+		if (text.data) /* what was read may hold keys; nothing was read from a folder */
+			explicit_bzero(text.data, text.len);
 		buf_free(&text);
-		if (errno == EFBIG)
+		if (err == EFBIG)
 			return err_set(e, ERR_INPUT, "ENV_FILE '%s' is over 1 MiB: an env file holds a few "
 				       "NAME=VALUE lines; point ENV_FILE at the right file", path);
 		return err_set(e, ERR_INPUT, "ENV_FILE: %s", why.msg);
