@@ -433,9 +433,9 @@ bool evaltrial_resumable(const struct eval_job *j, const char *tmp)
 {
 	struct err e;
 	cJSON *m = read_mark(tmp, &e);
-	bool ended = json_get(m, "exit_code") != NULL;
+	bool marked = m != NULL, ended = json_get(m, "exit_code") != NULL;
 	cJSON_Delete(m);
-	return m && (ended || wrote_complete_result(j, tmp));
+	return marked && (ended || wrote_complete_result(j, tmp));
 }
 
 int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e)
