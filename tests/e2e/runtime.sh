@@ -27,7 +27,8 @@ t_docker_base runtime skillc-test/runtime-base:1 || skip_all "$T_WHY"
 t_docker_base debian debian:12-slim || skip_all "$T_WHY"
 
 J=$T_ROOT/build/tests/helpers/jget
-W=$T_TMP/work H=$T_TMP/work/harness
+W=$T_TMP/work
+H=$W/harness
 mkdir -p "$H" "$W/tasks" && cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/" || exit 2
 cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "$T_ROOT/tests/helpers/acpagent.c" \
 	$(pkg-config --libs libcjson) || skip_all "cannot build the scripted agent"

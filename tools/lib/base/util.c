@@ -138,6 +138,16 @@ void buf_reset(struct buf *b)
 		b->data[0] = '\0';
 }
 
+const char *buf_last_line(struct buf *b)
+{
+	if (!b->data)
+		return "no output";
+	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == '\r'))
+		b->data[--b->len] = '\0';
+	char *nl = strrchr(b->data, '\n');
+	return nl ? nl + 1 : b->data;
+}
+
 void buf_free(struct buf *b)
 {
 	free(b->data);

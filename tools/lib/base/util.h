@@ -46,6 +46,9 @@ void buf_addc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 void buf_reset(struct buf *b);
+/* The last non-empty line of b (for messages), its end trimmed in place;
+ * "no output" when b is empty. */
+const char *buf_last_line(struct buf *b);
 void buf_free(struct buf *b);
 /* Returns the string (never NULL) and leaves b empty; the caller frees it. */
 char *buf_detach(struct buf *b);

@@ -20,17 +20,6 @@ extern char **environ;
 /* How long one docker CLI call may take (a create on vfs copies the image). */
 #define DOCKER_CALL_TIMEOUT 300
 
-/* The last non-empty line of a command's output (for messages), in place. */
-static const char *last_line(struct buf *b)
-{
-	if (!b->data)
-		return "no output";
-	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == '\r'))
-		b->data[--b->len] = '\0';
-	char *nl = strrchr(b->data, '\n');
-	return nl ? nl + 1 : b->data;
-}
-
 int docker_call(char *const *argv, struct buf *out, struct err *e)
 {
 	struct proc_result pr;
@@ -47,7 +36,7 @@ static int docker(struct strlist *args, struct buf *out, struct err *e)
 	int r = docker_call(args->v, out ? out : &ignore, e);
 	if (r == 127)
 		r = err_set(e, ERR_WORK, "cannot run docker: %s (install it: apt-get install -y docker.io)",
-			    last_line(out ? out : &ignore));
+			    buf_last_line(out ? out : &ignore));
 	buf_free(&ignore);
 	return r;
 }
@@ -70,9 +59,9 @@ int docker_ping(char **version, struct err *e)
 	if (r > 0) {
 		const char *host = getenv("DOCKER_HOST");
 		r = err_set(e, ERR_WORK, "the Docker daemon at %s does not answer: %s (start it, or set DOCKER_HOST)",
-			    host && *host ? host : "unix:///var/run/docker.sock", last_line(&out));
+			    host && *host ? host : "unix:///var/run/docker.sock", buf_last_line(&out));
 	} else if (r == 0 && version) {
-		*version = xstrdup(last_line(&out));
+		*version = xstrdup(buf_last_line(&out));
 	}
 	buf_free(&out);
 	strlist_free(&a);
@@ -90,12 +79,12 @@ int docker_image_id(const char *ref, char id[80], struct err *e)
 	int r = docker(&a, &out, e);
 	int found = -1;
 	if (r == 0) {
-		snprintf(id, 80, "%s", last_line(&out));
+		snprintf(id, 80, "%s", buf_last_line(&out));
 		found = 1;
 	} else if (r > 0 && out.data && strstr(out.data, "No such image")) {
 		found = 0;
 	} else if (r > 0) {
-		err_set(e, ERR_WORK, "docker image inspect %s: %s", ref, last_line(&out));
+		err_set(e, ERR_WORK, "docker image inspect %s: %s", ref, buf_last_line(&out));
 	}
 	buf_free(&out);
 	strlist_free(&a);
@@ -159,16 +148,16 @@ int container_start(const struct container_spec *s, char **id, struct err *e)
 	struct buf out = BUF_INIT;
 	int r = docker(&a, &out, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker create from %s: %s", s->image, last_line(&out));
+		err_set(e, ERR_WORK, "docker create from %s: %s", s->image, buf_last_line(&out));
 	if (r == 0)
-		*id = xstrdup(last_line(&out));
+		*id = xstrdup(buf_last_line(&out));
 	strlist_free(&a);
 	buf_reset(&out);
 	if (r == 0) {
 		args_init(&a, "start", *id);
 		r = docker(&a, &out, e);
 		if (r > 0)
-			err_set(e, ERR_WORK, "docker start %s: %s", s->name, last_line(&out));
+			err_set(e, ERR_WORK, "docker start %s: %s", s->name, buf_last_line(&out));
 		strlist_free(&a);
 	}
 	buf_free(&out);
@@ -211,7 +200,7 @@ int container_copy_in(const char *id, const char *src, const char *dest, struct 
 	struct buf out = BUF_INIT;
 	int r = docker(&a, &out, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker cp %s into the container: %s", src, last_line(&out));
+		err_set(e, ERR_WORK, "docker cp %s into the container: %s", src, buf_last_line(&out));
 	buf_free(&out);
 	strlist_free(&a);
 	return r == 0 ? 0 : -1;
@@ -226,7 +215,7 @@ int container_stop_processes(const char *id, struct err *e)
 	struct buf out = BUF_INIT;
 	int r = docker(&a, &out, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker kill %s: %s", id, last_line(&out));
+		err_set(e, ERR_WORK, "docker kill %s: %s", id, buf_last_line(&out));
 	buf_free(&out);
 	strlist_free(&a);
 	return r == 0 ? 0 : -1;
@@ -240,7 +229,7 @@ int container_remove(const char *id, struct err *e)
 	struct buf out = BUF_INIT;
 	int r = docker(&a, &out, e);
 	if (r > 0 && !(out.data && strstr(out.data, "No such container")))
-		err_set(e, ERR_WORK, "docker rm %s: %s", id, last_line(&out));
+		err_set(e, ERR_WORK, "docker rm %s: %s", id, buf_last_line(&out));
 	else if (r > 0)
 		r = 0;
 	buf_free(&out);
@@ -260,7 +249,7 @@ int container_remove_labelled(const char *label, const char *value, struct err *
 	strlist_free(&a);
 	int n = 0;
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker ps: %s", last_line(&out));
+		err_set(e, ERR_WORK, "docker ps: %s", buf_last_line(&out));
 	for (char *save = NULL, *id = r == 0 && out.data ? strtok_r(out.data, "\n", &save) : NULL; id && r == 0;
 	     id = strtok_r(NULL, "\n", &save)) {
 		r = container_remove(id, e) < 0 ? 1 : 0;

@@ -291,17 +291,6 @@ static int ask(char *const *argv, double timeout, struct buf *out, bool *stopped
 	return r;
 }
 
-/* The last line of b, in place. */
-static const char *last_of(struct buf *b)
-{
-	if (!b->data)
-		return "no output";
-	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == '\r'))
-		b->data[--b->len] = '\0';
-	char *nl = strrchr(b->data, '\n');
-	return nl ? nl + 1 : b->data;
-}
-
 /* Polls the inner daemon until it answers, or until the deadline. */
 static int wait_inner(const char *id, double seconds, struct err *e)
 {
@@ -312,7 +301,7 @@ static int wait_inner(const char *id, double seconds, struct err *e)
 		struct buf out = BUF_INIT;
 		bool stopped = false;
 		int rc = ask(argv, 60, &out, &stopped, e);
-		const char *line = last_of(&out);
+		const char *line = buf_last_line(&out);
 		int r = 1;
 		if (stopped) {
 			r = err_set(e, ERR_WORK, "stopped before the runtime was up");
@@ -347,7 +336,7 @@ static int load_one(const char *id, const char *ref, struct err *e)
 	if (stopped)
 		rc = err_set(e, ERR_WORK, "stopped while loading %s", ref);
 	else if (rc > 0)
-		rc = err_set(e, ERR_WORK, "docker save %s | docker load into the runtime: %s", ref, last_of(&out));
+		rc = err_set(e, ERR_WORK, "docker save %s | docker load into the runtime: %s", ref, buf_last_line(&out));
 	buf_free(&out);
 	return rc == 0 ? 0 : -1;
 }
