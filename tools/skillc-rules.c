@@ -601,7 +601,9 @@ static int cmd_run(const struct command *c)
 		strlist_push(&argv, c->goals.v[i]);
 	if (rs.n > 1)
 		setenv("SKILLC_MATRIX", "1", 1); /* skillc-stage names the run in its lines */
-	struct proc_spec spec = { .argv = argv.v, .stdin_fd = 0, .tee = { -1, -1 } };
+	/* a stopped make stops its stages and waits for them (a cancelled
+	 * Slurm job may take minutes to end): it is never cut short */
+	struct proc_spec spec = { .argv = argv.v, .grace = -1, .stdin_fd = 0, .tee = { -1, -1 } };
 	struct proc_result res = { 0 };
 	if (proc_run(&spec, &res, &e) < 0)
 		die_err(&e);

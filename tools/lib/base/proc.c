@@ -228,7 +228,7 @@ static void stop_child(struct watch *w, int sig)
 		if (waitpid(w->pid, &w->status, WNOHANG) == w->pid)
 			reaped(w);
 	}
-	if (!w->kill_at)
+	if (!w->kill_at && w->grace > 0)
 		w->kill_at = now_mono() + w->grace;
 }
 
@@ -330,7 +330,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 	double start = now_mono();
 	struct err why = { 0 };
 	bool started;
-	struct watch w = { .spec = spec, .pid = proc_spawn(&c, &started, &why), .grace = spec->grace > 0 ? spec->grace : 5 };
+	struct watch w = { .spec = spec, .pid = proc_spawn(&c, &started, &why), .grace = spec->grace ? spec->grace : 5 };
 	if (devnull >= 0)
 		close(devnull);
 	for (int i = 0; i < 2; i++)

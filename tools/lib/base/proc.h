@@ -16,7 +16,8 @@ struct proc_spec {
 	const char *cwd;    /* NULL: inherit */
 	char *const *envp;  /* NULL: inherit */
 	double timeout;     /* seconds; 0: none */
-	double grace;       /* SIGTERM -> SIGKILL delay; 0: 5 s */
+	double grace;       /* SIGTERM -> SIGKILL delay; 0: 5 s; < 0: none (a
+	                     * child that stops its own work and is waited for) */
 	int stdin_fd;       /* -1: /dev/null */
 	/* Where the child's stdout and stderr go, both merged: copied to each
 	 * fd >= 0 in tee[] (e.g. a log file and our stderr). All -1: inherit. */
