@@ -398,8 +398,9 @@ static int write_file(const char *path, const struct buf *b, struct err *e)
 	return bad ? err_set(e, ERR_WORK, "cannot write '%s':", path) : 0;
 }
 
-/* <RESULTS>/.skillc/plan.<pid>.mk: every run's rules.mk and the targets
- * of each goal, for the one make. */
+/* <RESULTS>/.skillc/plan.<pid>.mk, for the one make: the rules of every
+ * target the goals need in every run (a goal of the whole pipeline: every
+ * run's rules.mk) and the targets of each goal. */
 static char *write_plan(const struct command *c, const struct runs *rs, struct err *e)
 {
 	char *dir = path_join(val(c, "RESULTS"), ".skillc");
@@ -408,9 +409,23 @@ static char *write_plan(const struct command *c, const struct runs *rs, struct e
 	buf_adds(&b, "# the runs of one make, written by skillc-rules; removed when it ends\nSKILLC_RUNS :=");
 	for (size_t i = 0; i < rs->n; i++)
 		buf_printf(&b, " %s", rs->v[i].dir);
-	buf_adds(&b, "\ninclude");
+	buf_addc(&b, '\n');
+	/* the goals' rules only, unless a goal is the whole pipeline */
+	struct strlist goals = STRLIST_INIT;
+	bool whole = false;
+	for (size_t g = 0; g < c->goals.n; g++)
+		if (!strcmp(c->goals.v[g], "final") || !strcmp(c->goals.v[g], "all"))
+			whole = true;
+		else if (strcmp(c->goals.v[g], "clean-stage"))
+			strlist_push(&goals, c->goals.v[g]);
+	if (whole)
+		buf_adds(&b, "include");
 	for (size_t i = 0; i < rs->n; i++)
-		buf_printf(&b, " %s/rules.mk", rs->v[i].dir);
+		if (whole)
+			buf_printf(&b, " %s/rules.mk", rs->v[i].dir);
+		else
+			rules_emit_goals(&rs->v[i], &goals, &b);
+	strlist_free(&goals);
 	/* each goal of the command: its targets in every run */
 	for (size_t g = 0; g < c->goals.n; g++) {
 		if (!strcmp(c->goals.v[g], "clean-stage"))

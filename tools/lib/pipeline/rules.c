@@ -78,6 +78,25 @@ void rules_goal_targets(const struct run *r, const char *goal, struct buf *out)
 	free(refs);
 }
 
+void rules_emit_goals(const struct run *r, const struct strlist *goals, struct buf *mk)
+{
+	struct strmap want = STRMAP_INIT; /* the targets some goal needs */
+	for (size_t g = 0; g < goals->n; g++) {
+		struct stage_ref *need;
+		int n = goal_refs(r, goals->v[g], &need);
+		for (int i = 0; i < n; i++)
+			strmap_put(&want, need[i].name, NULL);
+		free(need);
+	}
+	struct stage_ref *refs;
+	size_t n = stage_refs(r, &refs);
+	for (size_t i = 0; i < n; i++)
+		if (strmap_get(&want, refs[i].name))
+			emit_target(mk, r, &refs[i]);
+	free(refs);
+	strmap_free(&want);
+}
+
 static void add_list(struct buf *b, const char *const *v, size_t n)
 {
 	for (size_t i = 0; i < n && v[i]; i++) {
@@ -162,15 +181,15 @@ static int written_whole(const struct run *r)
 	return whole;
 }
 
-/* Every config file the rules name is there (a user may have removed one). */
-static int configs_present(const struct run *r)
+/* Every config file the rules name is there (a user may have removed one);
+ * config: the names in inputs/config/. */
+static int configs_present(const struct strmap *config)
 {
 	int all = 1;
 	for (size_t i = 0; all && i < stage_count; i++) {
-		char *rel = stage_config_path(&stage_table[i]), *p = run_path(r, rel);
-		all = fs_exists(p);
-		free(p);
-		free(rel);
+		char *name = xasprintf("%s.json", stage_table[i].name);
+		all = strmap_get(config, name) != NULL;
+		free(name);
 	}
 	return all;
 }
@@ -223,6 +242,18 @@ static void list_all(const char *dir, struct strlist *out)
 		closedir(d);
 }
 
+/* The names in the run's folder rel (one level), for lookups by name. */
+static void names_in(const struct run *r, const char *rel, struct strmap *m)
+{
+	char *dir = run_path(r, rel);
+	struct strlist v = STRLIST_INIT;
+	list_all(dir, &v);
+	for (size_t i = 0; i < v.n; i++)
+		strmap_put(m, v.v[i], NULL);
+	strlist_free(&v);
+	free(dir);
+}
+
 /* Temp files of the run's own bookkeeping (status, manifest, config,
  * rules.mk) left by a kill -9 hold nothing worth keeping: remove them,
  * those whose writer is gone (a kill before any stage began), and after a
@@ -264,15 +295,16 @@ static void remove_bookkeeping_temps(const struct run *r)
 }
 
 /* A target whose stamp says done but whose output is gone or corrupt must
- * run again: its stamp goes, and the line says why. */
-static int guard_outputs(const struct run *r, struct err *e)
+ * run again: its stamp goes, and the line says why. status: the names in
+ * status/ (one listing, not a look for each target's stamp). */
+static int guard_outputs(const struct run *r, const struct strmap *status, struct err *e)
 {
 	struct stage_ref *refs;
 	size_t n = stage_refs(r, &refs);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *ok = state_ok_path(r->dir, refs[i].name);
-		if (fs_exists(ok)) {
+		if (strmap_get(status, path_base(ok))) {
 			struct strlist out = STRLIST_INIT;
 			stage_ref_outputs(&refs[i], r, &out);
 			for (size_t k = 0; k < out.n; k++) {
@@ -368,8 +400,12 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 		               run_get(r, "TASKS_DIR"));
 	hash_hex key, was;
 	rules_key(r, key);
+	struct strmap status = STRMAP_INIT, config = STRMAP_INIT;
+	names_in(r, "status", &status);
+	names_in(r, "inputs/config", &config);
 	int keyed = written_key(r, was) == 0, whole = written_whole(r);
-	int current = keyed && whole && !strcmp(key, was) && configs_present(r);
+	int current = keyed && whole && !strcmp(key, was) && configs_present(&config);
+	strmap_free(&config);
 	char *mkp = run_path(r, "rules.mk");
 	if (!whole && fs_exists(mkp))
 		warnf("%s is not what skillc-rules wrote (corrupt?): writing it again", mkp);
@@ -380,10 +416,14 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 		rc = fs_mkdirs(dir, e);
 		free(dir);
 	}
-	if (rc < 0 || write_sources(r, memo, e) < 0 || (!current && write_config(r, e) < 0))
+	if (rc < 0 || write_sources(r, memo, e) < 0 || (!current && write_config(r, e) < 0)) {
+		strmap_free(&status);
 		return -1;
+	}
 	remove_bookkeeping_temps(r);
-	if (guard_outputs(r, e) < 0)
+	rc = guard_outputs(r, &status, e);
+	strmap_free(&status);
+	if (rc < 0)
 		return -1;
 	if (current)
 		return 0;

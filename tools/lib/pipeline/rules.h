@@ -38,6 +38,11 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e);
  * a walk of the goal's whole list each (quadratic over a matrix). */
 void rules_goal_targets(const struct run *r, const char *goal, struct buf *out);
 
+/* Appends the rules of the targets goals need in r, each once, in the
+ * graph's order: the plan's share of r when no goal is the whole pipeline
+ * (make then reads a few rules a run, not every run's whole rules.mk). */
+void rules_emit_goals(const struct run *r, const struct strlist *goals, struct buf *mk);
+
 /* The marker a stage leaves in <run>/.inflight/ while it runs. */
 int inflight_mark(const char *run, const char *target, struct err *e);
 void inflight_clear(const char *run, const char *target);

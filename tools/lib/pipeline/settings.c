@@ -430,6 +430,11 @@ void run_free(struct run *r)
 	cJSON_Delete(r->values);
 	cJSON_Delete(r->recorded);
 	strlist_free(&r->given);
+	for (size_t i = 0; i < r->goal_memo_n; i++) {
+		free(r->goal_memo[i].goal);
+		free(r->goal_memo[i].refs);
+	}
+	free(r->goal_memo);
 	memset(r, 0, sizeof *r);
 }
 

@@ -65,6 +65,14 @@ struct run {
 	cJSON *values;   /* setting name -> string, every setting in settings_table */
 	cJSON *recorded; /* settings.json's "settings" (NULL: a new run); owned */
 	struct strlist given; /* settings this command gave explicitly */
+	/* goal_refs's answers, a goal each: they follow from the settings
+	 * alone (filled by pipeline/stages.c, freed by run_free) */
+	struct run_goal_memo {
+		char *goal;
+		void *refs; /* struct stage_ref[n] */
+		int n;
+	} *goal_memo;
+	size_t goal_memo_n;
 };
 
 /* The command's values: every setting from its NAME=VALUE arguments,

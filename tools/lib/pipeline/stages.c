@@ -8,6 +8,7 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
+#include "base/strmap.h"
 #include "base/versions.h"
 
 const struct source_def source_table[] = {
@@ -930,7 +931,45 @@ bool stage_in_run(const struct stage_def *s, const struct run *r)
 	return true;
 }
 
+/* The run's memo (goal_refs's answers, a goal each; stage_refs's under
+ * ""): they follow from its settings alone. A copy of the answer for key
+ * in *out, or -1 when there is none. */
+static int memo_get(const struct run *r, const char *key, struct stage_ref **out)
+{
+	for (size_t i = 0; i < r->goal_memo_n; i++)
+		if (!strcmp(r->goal_memo[i].goal, key)) {
+			size_t size = (size_t)r->goal_memo[i].n * sizeof **out;
+			*out = xmalloc(size ? size : 1);
+			memcpy(*out, r->goal_memo[i].refs, size);
+			return r->goal_memo[i].n;
+		}
+	return -1;
+}
+
+static void memo_put(const struct run *r, const char *key, const struct stage_ref *refs, size_t n)
+{
+	struct run *w = (struct run *)r; /* const to callers, not to its own cache */
+	w->goal_memo = xrealloc(w->goal_memo, (w->goal_memo_n + 1) * sizeof *w->goal_memo);
+	struct run_goal_memo *m = &w->goal_memo[w->goal_memo_n++];
+	m->goal = xstrdup(key);
+	m->n = (int)n;
+	m->refs = xmalloc(n ? n * sizeof *refs : 1);
+	memcpy(m->refs, refs, n * sizeof *refs);
+}
+
+static size_t stage_refs_of(const struct run *r, struct stage_ref **out);
+
 size_t stage_refs(const struct run *r, struct stage_ref **out)
+{
+	int n = memo_get(r, "", out);
+	if (n >= 0)
+		return (size_t)n;
+	size_t k = stage_refs_of(r, out);
+	memo_put(r, "", *out, k);
+	return k;
+}
+
+static size_t stage_refs_of(const struct run *r, struct stage_ref **out)
 {
 	struct stage_ref *v = NULL;
 	size_t n = 0, cap = 0;
@@ -1016,7 +1055,11 @@ static char *expand_ref(const char *tmpl, const struct run *r, int index, int ro
 {
 	struct buf b = BUF_INIT;
 	for (const char *p = tmpl; *p; p++) {
-		if (p[0] == '%' && p[1] == 'T') {
+		size_t plain = strcspn(p, "%"); /* the text up to the next placeholder, at once */
+		if (plain) {
+			buf_add(&b, p, plain);
+			p += plain - 1;
+		} else if (p[0] == '%' && p[1] == 'T') {
 			buf_adds(&b, r->task);
 			p++;
 		} else if (p[0] == '%' && p[1] == 'H') {
@@ -1035,16 +1078,28 @@ static char *expand_ref(const char *tmpl, const struct run *r, int index, int ro
 	return buf_detach(&b);
 }
 
+/* The stage making the file of each output template: looked up for every
+ * input of every target, once built */
+static const struct stage_def *maker_of(const char *tmpl)
+{
+	static struct strmap makers = STRMAP_INIT; /* template -> stage index + 1 */
+	if (!makers.n)
+		for (size_t i = 0; i < stage_count; i++)
+			for (size_t k = 0; k < ARRAY_LEN(stage_table[i].outputs) && stage_table[i].outputs[k]; k++) {
+				bool added;
+				size_t *v = strmap_put(&makers, stage_table[i].outputs[k], &added);
+				if (added) /* the first maker, as a search of the table would find */
+					*v = i + 1;
+			}
+	size_t *v = strmap_get(&makers, tmpl);
+	return v ? &stage_table[*v - 1] : NULL;
+}
+
 /* True when a stage the run lacks makes the file of template tmpl. */
 static bool made_by_absent_stage(const char *tmpl, const struct run *r)
 {
-	for (size_t i = 0; i < stage_count; i++) {
-		const struct stage_def *s = &stage_table[i];
-		for (size_t k = 0; k < ARRAY_LEN(s->outputs) && s->outputs[k]; k++)
-			if (!strcmp(s->outputs[k], tmpl))
-				return !stage_in_run(s, r);
-	}
-	return false;
+	const struct stage_def *s = maker_of(tmpl);
+	return s && !stage_in_run(s, r);
 }
 
 void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
@@ -1113,16 +1168,6 @@ char *stage_config_path(const struct stage_def *s)
 	return xasprintf("inputs/config/%s.json", s->name);
 }
 
-/* True when some output of up (outs) is an input of the other target (ins). */
-static bool feeds(const struct strlist *outs, const struct strlist *ins)
-{
-	for (size_t i = 0; i < ins->n; i++)
-		for (size_t k = 0; k < outs->n; k++)
-			if (!strcmp(ins->v[i], outs->v[k]))
-				return true;
-	return false;
-}
-
 /* The stages `make eval` brings up to date: each stage gathering trials
  * (raw-index, static-index) that needs no trace-driven optimization
  * (nothing after a stage marked .optimizer, where model calls start). */
@@ -1162,7 +1207,17 @@ bool goal_includes(const char *goal, const struct stage_def *s)
 	return last && stage_depends_on(last, s);
 }
 
+static int goal_refs_of(const struct run *r, const char *goal, struct stage_ref **out);
+
 int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
+{
+	int n = memo_get(r, goal, out);
+	if (n < 0 && (n = goal_refs_of(r, goal, out)) >= 0)
+		memo_put(r, goal, *out, (size_t)n);
+	return n;
+}
+
+static int goal_refs_of(const struct run *r, const char *goal, struct stage_ref **out)
 {
 	/* images: the L2s and the L1s they are built on */
 	if (!strcmp(goal, "images"))
@@ -1180,6 +1235,8 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 	 * target reads (so only the instances a gathering stage takes) */
 	char *need = xcalloc(n ? n : 1, 1);
 	struct strlist *ins = xcalloc(n ? n : 1, sizeof *ins), *outs = xcalloc(n ? n : 1, sizeof *outs);
+	struct strmap maker = STRMAP_INIT; /* output path -> the first target making it */
+	size_t upto = 0; /* past the last target needed: nothing after it is looked at */
 	for (size_t i = 0; i < n; i++) {
 		/* the whole pipeline's goals leave out the stages the run does not want (BASELINE) */
 		const struct stage_def *d = all[i].def;
@@ -1187,15 +1244,29 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 			need[i] = (everything || is_eval_stage(d)) && stage_wanted(d, r);
 		else
 			need[i] = d == last;
-		if (!everything) {
-			stage_ref_inputs(&all[i], r, &ins[i]);
-			stage_ref_outputs(&all[i], r, &outs[i]);
-		}
+		if (need[i])
+			upto = i + 1;
 	}
-	for (size_t i = n; !everything && i-- > 0;) /* upstream targets come first */
-		for (size_t j = 0; need[i] && j < i; j++)
-			if (!need[j] && feeds(&outs[j], &ins[i]))
-				need[j] = 1;
+	for (size_t i = 0; !everything && i < upto; i++) {
+		stage_ref_inputs(&all[i], r, &ins[i]);
+		stage_ref_outputs(&all[i], r, &outs[i]);
+	}
+	for (size_t i = 0; !everything && i < upto; i++)
+		for (size_t m = 0; m < outs[i].n; m++) {
+			bool added;
+			size_t *v = strmap_put(&maker, outs[i].v[m], &added);
+			if (added)
+				*v = i;
+		}
+	/* upstream targets come first: from the last, each needed target
+	 * needs the earlier targets making its inputs */
+	for (size_t i = upto; !everything && i-- > 0;)
+		for (size_t m = 0; need[i] && m < ins[i].n; m++) {
+			size_t *j = strmap_get(&maker, ins[i].v[m]);
+			if (j && *j < i)
+				need[*j] = 1;
+		}
+	strmap_free(&maker);
 	for (size_t i = 0; i < n; i++) {
 		strlist_free(&ins[i]);
 		strlist_free(&outs[i]);
