@@ -7,8 +7,8 @@
 # One make process for any number of runs: the make you start hands the
 # request to skillc-rules (settings checked once, in C, against the settings
 # table), which takes every run's lock, brings their rules up to date and
-# starts the one make that includes every run's rules.mk (SKILLC_PLAN), where
-# GNU Make decides from content-hash stamps what must run.
+# starts the one make of the rules the goals need in every run (SKILLC_PLAN),
+# where GNU Make decides from content-hash stamps what must run.
 
 # an including Makefile keeps its own default goal (restored at the end)
 skillc_default_goal := $(.DEFAULT_GOAL)

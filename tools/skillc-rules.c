@@ -5,7 +5,7 @@
  *                           (sorted; a busy run is named and nothing is
  *                           touched), refreshes their sources, config and
  *                           rules.mk (pipeline/rules.h), then runs the one
- *                           make that includes every run's rules.mk, and
+ *                           make of the rules the goals need in every run, and
  *                           ends with a line naming the deliverable or what
  *                           is still due
  *   report --as status|dry|question ...   answers without working: make
@@ -48,8 +48,8 @@ static const char usage[] =
 	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
 	"run takes the locks of every run of the command (task=, or tasks=, harnesses=,\n"
 	"models=, MATRIX=), brings their rules up to date and runs MAKE with\n"
-	"SKILLC_PLAN=<the file including every run's rules.mk>. report prints make\n"
-	"status (exit 1: something is due), what make -n would run, only the answer\n"
+	"SKILLC_PLAN=<a file: the rules the goals need in every run>. report prints\n"
+	"make status (exit 1: something is due), what make -n would run, only the answer\n"
 	"of make -q, or the run folders (runs). source-tag finds and vets the one skill\n"
 	"of SKILL_SOURCE=DIR (a skill folder or a skills root holding one) and prints\n"
 	"the suffix of its runs' folder names, src-<skill>-<hash>.\n"
