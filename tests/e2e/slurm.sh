@@ -17,6 +17,7 @@ SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER
 
 script() { rm -f script.n; printf '%s\n' "$@" >script; }
 starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }
+ends() { cat bench.log 2>/dev/null | grep -c '^end '; }
 # jobname|state of every job Slurm finished, from its job completion log
 finished() { sacct --completion --noheader --parsable2 --format=jobname,state 2>/dev/null; }
 # jobs queued or running now: id|name|state
@@ -105,6 +106,23 @@ t_eq "no job at work" "$left" ""
 [ -z "$left" ] || sed 's/^/make: /' make.out >&2
 t_check "cancelled" t_poll 30 sh -c "sacct --completion --noheader --parsable2 --format=state | tail -2 | grep -qx CANCELLED"
 t_check "nothing of make left running" t_poll 30 sh -c "! pgrep -s $sid"
+t_end
+
+t_begin "a trial slow to stop (7 s after SIGTERM): the stopped make waits until its job has ended"
+script "hang stop=7"
+s0=$(starts) e0=$(ends)
+touch case.start
+setsid $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
+sid=$!
+t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+kill -TERM -$sid
+wait $sid
+t_eq "every bench it started had ended when make did" "$(( $(ends) - e0 ))" "$(( $(starts) - s0 ))"
+left=$(queued | grep "|$RUN:")
+t_eq "no job left, not even completing" "$left" ""
+[ -z "$left" ] || sed 's/^/make: /' make.out >&2
+t_check "nothing of make left running" t_poll 30 sh -c "! pgrep -s $sid"
+script hang
 t_end
 
 t_begin "kill -9 of make and everything it started leaves orphaned jobs; the next make cancels them"

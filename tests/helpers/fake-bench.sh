@@ -19,6 +19,8 @@
 #             [tokens=N] (N input tokens, N/16 output; default 2500 and 160)
 #             [wait=FILE] (the agent works until FILE exists, at most 120 s:
 #             a test holds a trial, and so its make, running for as long as it needs)
+#             [stop=SECONDS] (hang: SIGTERM ends it SECONDS later, as a harness
+#             that cleans up)
 # outcomes: pass fail timeout infra retry (infra rollout, then a passing one
 # in the same job dir) verifier-error hang (sleeps until killed) crash
 # (exits 1, writes nothing) truncated (result.json cut short).
@@ -131,7 +133,7 @@ if [ -n "${FAKE_BENCH_RULES:-}" ]; then
 fi
 set -- $line
 outcome=$1; shift
-skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var= cost_opt= tokens_opt= wait_for=
+skill_use= acp_empty= pause=0.2 reward_opt= exit_opt= leak_var= cost_opt= tokens_opt= wait_for= stop_after=
 seconds_opt= tests_opt= failing_opt= failcall=0 loops=0 ref_opt=
 for w; do
 	case $w in
@@ -150,6 +152,7 @@ for w; do
 	loop=*) loops=${w#loop=} ;;
 	ref=*) ref_opt=${w#ref=} ;;
 	wait=*) wait_for=${w#wait=} ;;
+	stop=*) stop_after=${w#stop=} ;;
 	esac
 done
 
@@ -243,6 +246,7 @@ write_rollout() {
   "agent_env": {}
 }
 EOF
+	[ "$kind" = hang ] && [ -n "$stop_after" ] && trap 'sleep "$stop_after"; finish 143' TERM
 	[ "$kind" = hang ] && { sleep 3600 & wait $!; finish 143; }
 	sleep "$pause"
 	if [ -n "$wait_for" ]; then
