@@ -28,11 +28,8 @@ size_t units_of(const struct skilldoc *d, struct unit **out)
 	size_t n = 0;
 	for (size_t i = 0; i < d->nsections; i++) {
 		const struct sd_section *s = &d->sections[i];
-		size_t from = s->content_off, to = s->own_end;
-		while (from < to && (d->src[from] == '\n' || d->src[from] == '\r'))
-			from++;
-		while (to > from && (d->src[to - 1] == '\n' || d->src[to - 1] == '\r' || d->src[to - 1] == ' '))
-			to--;
+		size_t from, to;
+		section_own_text(d, i, &from, &to);
 		if (from == to)
 			continue;
 		const char *id = section_public_id(d, (int)i);

@@ -32,15 +32,24 @@ int section_lookup(const struct skilldoc *d, const char *id)
 	return sd_section_find(d, id);
 }
 
+void section_own_text(const struct skilldoc *d, size_t i, size_t *from, size_t *to)
+{
+	const struct sd_section *s = &d->sections[i];
+	size_t f = s->content_off, t = s->own_end;
+	while (f < t && (d->src[f] == '\n' || d->src[f] == '\r'))
+		f++;
+	while (t > f && (d->src[t - 1] == '\n' || d->src[t - 1] == '\r' || d->src[t - 1] == ' '))
+		t--;
+	*from = f;
+	*to = t;
+}
+
 void skillpkg_index_text(const struct skilldoc *d, size_t max_text, struct buf *out)
 {
 	for (size_t i = 0; i < d->nsections; i++) {
 		const struct sd_section *s = &d->sections[i];
-		size_t from = s->content_off, to = s->own_end;
-		while (from < to && (d->src[from] == '\n' || d->src[from] == '\r'))
-			from++;
-		while (to > from && (d->src[to - 1] == '\n' || d->src[to - 1] == '\r' || d->src[to - 1] == ' '))
-			to--;
+		size_t from, to;
+		section_own_text(d, i, &from, &to);
 		if (i == 0 && from == to)
 			continue; /* no text before the first heading */
 		if (s->heading >= 0) {

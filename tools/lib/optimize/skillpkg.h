@@ -25,6 +25,9 @@ const char *section_public_id(const struct skilldoc *d, int section);
 /* The section named by a public id (SECTION_ROOT_ID, "a/b#1", or "a/b"
  * meaning "a/b#1"), or -1. */
 int section_lookup(const struct skilldoc *d, const char *id);
+/* Section i's own text (up to its first subsection) in [*from, *to): the
+ * blank lines around it and trailing spaces left out. */
+void section_own_text(const struct skilldoc *d, size_t i, size_t *from, size_t *to);
 
 /* The section index for prompts: for each section "[id] heading" and the
  * section's own text (heading line excluded, subsections excluded), cut to
