@@ -51,15 +51,6 @@ struct opts {
 	bool rounds_set;
 };
 
-static long int_arg(const char *flag, const char *v, long min, long max)
-{
-	char *end;
-	long n = strtol(v, &end, 10);
-	if (!*v || *end || n < min || n > max)
-		die(2, "%s wants a whole number from %ld to %ld, not '%s'", flag, min, max, v);
-	return n;
-}
-
 static double num_arg(const char *flag, const char *v, double min, double max)
 {
 	char *end;
@@ -109,21 +100,21 @@ static void parse(int argc, char **argv, struct opts *p)
 		}
 		const char *v = std_option_value(argc, argv, &i);
 		if (!strcmp(a, "--base-count") || !strcmp(a, "--cand-count"))
-			o->count[a[2] == 'c'] = int_arg(a, v, 0, 100000);
+			o->count[a[2] == 'c'] = std_option_long(a, v, 0, 100000);
 		else if (!strcmp(a, "--round"))
-			o->round = (int)int_arg(a, v, 1, 100);
+			o->round = (int)std_option_long(a, v, 1, 100);
 		else if (!strcmp(a, "--rounds")) {
-			o->rounds = (int)int_arg(a, v, 0, 100);
+			o->rounds = (int)std_option_long(a, v, 0, 100);
 			p->rounds_set = true;
 		}
 		else if (!strcmp(a, "--index"))
-			o->index = (int)int_arg(a, v, 1, 100000);
+			o->index = (int)std_option_long(a, v, 1, 100000);
 		else if (!strcmp(a, "--look"))
-			o->look = (int)int_arg(a, v, 1, 1000);
+			o->look = (int)std_option_long(a, v, 1, 1000);
 		else if (!strcmp(a, "--first"))
-			o->rule.first = int_arg(a, v, 1, 200);
+			o->rule.first = std_option_long(a, v, 1, 200);
 		else if (!strcmp(a, "--max"))
-			o->rule.max = int_arg(a, v, 1, 200);
+			o->rule.max = std_option_long(a, v, 1, 200);
 		else if (!strcmp(a, "--alpha"))
 			o->rule.alpha = num_arg(a, v, 1e-9, 1);
 		else if (!strcmp(a, "--tolerance"))

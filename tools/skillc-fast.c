@@ -54,15 +54,6 @@ static int env_int(const char *name, int fallback)
 	return v && *v ? atoi(v) : fallback;
 }
 
-static long int_arg(const char *flag, const char *v, long min, long max)
-{
-	char *end;
-	long n = strtol(v, &end, 10);
-	if (!*v || *end || n < min || n > max)
-		die(2, "%s wants a whole number from %ld to %ld, not '%s'", flag, min, max, v);
-	return n;
-}
-
 static void defaults(struct fast_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -114,9 +105,9 @@ static void parse(int argc, char **argv, int from, struct fast_opts *o)
 		while (k < ARRAY_LEN(ints) && strcmp(a, ints[k].flag))
 			k++;
 		if (k < ARRAY_LEN(ints))
-			*ints[k].slot = (int)int_arg(a, std_option_value(argc, argv, &i), ints[k].min, ints[k].max);
+			*ints[k].slot = (int)std_option_long(a, std_option_value(argc, argv, &i), ints[k].min, ints[k].max);
 		else if (!strcmp(a, "--budget"))
-			o->budget = int_arg(a, std_option_value(argc, argv, &i), 1, 100000000);
+			o->budget = std_option_long(a, std_option_value(argc, argv, &i), 1, 100000000);
 		else
 			die(2, "unknown option '%s' (see --help)", a);
 	}
