@@ -19,11 +19,11 @@
 #include "base/versions.h"
 #include "eval/harness.h"
 #include "eval/runner.h"
-#include "llm/agentrm.h"
 #include "llm/client.h"
 #include "llm/routes.h"
 #include "local/dockerdoctor.h"
 #include "local/launch.h"
+#include "optimize/agentrm.h"
 #include "pipeline/launcher.h"
 #include "pipeline/matrix.h"
 #include "pipeline/settings.h"
@@ -48,7 +48,7 @@ static const char usage[] =
 	"                       or are due (with task=, TASKS_DIR, RESULTS, RUN_DIR, IMAGE)\n"
 	"  LAUNCHER             when trials are due: local, or with srun the cluster answering and\n"
 	"                       the partition SRUN_ARGS names (or the default) up\n"
-	"  RM_API_URL           when set: AgentRM answers GET /health\n"
+	"  RM_API_URL           when set: AgentRM answers GET /health, status ok\n"
 	"\n"
 	"  --probe MODE   how far to test each model's provider (default: $DOCTOR_PROBE,\n"
 	"                 else models):\n"
@@ -407,11 +407,21 @@ static void check_agentrm(struct doctor *d)
 {
 	struct err e = { 0 };
 	const char *url = run_get(&d->run, "RM_API_URL");
-	if (agentrm_ping(url, 10, &e) < 0)
-		report(d, false, "RM_API_URL", "AgentRM is not answering: %s (start it, fix RM_API_URL, or leave "
-		       "RM_API_URL empty to run without it)", e.msg);
-	else
-		report(d, true, "RM_API_URL", "%s: AgentRM answers /health", url);
+	cJSON *health = NULL;
+	if (agentrm_health(url, &health, &e) < 0) {
+		report(d, false, "RM_API_URL", "%s; or leave RM_API_URL empty to run without it", e.msg);
+	} else {
+		const char *device = json_str(health, "device");
+		const cJSON *ml = json_get(health, "max_length");
+		struct buf more = BUF_INIT;
+		if (device)
+			buf_printf(&more, ", device %s", device);
+		if (cJSON_IsNumber(ml))
+			buf_printf(&more, ", max_length %.0f", ml->valuedouble);
+		report(d, true, "RM_API_URL", "%s: AgentRM answers /health: status ok%s", url, more.data ? more.data : "");
+		buf_free(&more);
+	}
+	cJSON_Delete(health);
 }
 
 /* LAUNCHER=srun: srun on PATH, the cluster answering, the partition up. */

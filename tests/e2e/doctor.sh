@@ -84,17 +84,24 @@ t_contains "unknown harness" "$out" "problem HARNESS: "
 t_contains "unknown harness named" "$out" "nosuch"
 t_end
 
-t_begin "RM_API_URL set: AgentRM must answer GET /health; unset: not checked"
+t_begin "RM_API_URL set: AgentRM must answer GET /health with status ok, as the fast stage needs; unset: not checked"
 base=${FAKELLM_URL%/v1}
 out=$(GOAL=static doctor MODEL=fake/m1 RM_API_URL=$base)
 t_eq "up: exit (output: $out)" $? 0
-t_contains "up" "$out" "ok      RM_API_URL: $base: AgentRM answers /health"
+t_contains "up" "$out" "ok      RM_API_URL: $base: AgentRM answers /health: status ok"
 t_fakellm "$T_TMP/rm503" '{"health": [{"status": 503}]}'
 down=${FAKELLM_URL%/v1}
 out=$(GOAL=static doctor MODEL=fake/m1 RM_API_URL=$down/)
 t_eq "503: exit" $? 1
-t_contains "503" "$out" "problem RM_API_URL: AgentRM is not answering: $down/health answered HTTP 503"
+t_contains "503" "$out" "problem RM_API_URL: AgentRM at RM_API_URL '$down' answered HTTP 503 to GET /health; or leave RM_API_URL empty to run without it"
 t_eq "one health request" "$(grep -c '"endpoint":"health"' "$T_TMP/rm503/log.jsonl")" 1
+t_fakellm "$T_TMP/rmloading" '{"health": [{"body": {"status": "loading"}}]}'
+out=$(GOAL=static doctor MODEL=fake/m1 RM_API_URL=${FAKELLM_URL%/v1})
+t_eq "not ready: exit" $? 1
+t_contains "not ready" "$out" "problem RM_API_URL: AgentRM at RM_API_URL '${FAKELLM_URL%/v1}' is not ready: /health says status 'loading'"
+t_fakellm "$T_TMP/rmfull" '{"health": [{"body": {"status": "ok", "device": "cuda", "max_length": 8192}}]}'
+out=$(GOAL=static doctor MODEL=fake/m1 RM_API_URL=${FAKELLM_URL%/v1})
+t_contains "device and length" "$out" "AgentRM answers /health: status ok, device cuda, max_length 8192"
 t_end
 
 SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum MODEL=fake/m1 REPEAT=1"

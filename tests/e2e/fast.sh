@@ -101,10 +101,11 @@ DOWN=http://127.0.0.1:1
 out=$($SK -j4 $SET fast-score RM_API_URL=$DOWN 2>&1)
 [ $? -ne 0 ] || t_fail "make succeeded"
 t_contains "one line" "$out" "AgentRM at RM_API_URL 'http://127.0.0.1:1' is down"
+t_contains "doctor named" "$out" "; make doctor checks it"
 t_contains "previous scores kept" "$(jget $F/scores.json agentrm_note)" "RM_API_URL is not set"
 t_check "not marked done" test ! -e $R/status/fast-score.ok
 out=$($SK doctor MODEL=vllm/q RM_API_URL=$DOWN DOCTOR_PROBE=models 2>&1)
-t_contains "doctor problem" "$out" "problem RM_API_URL: AgentRM is not answering: http://127.0.0.1:1/health"
+t_contains "doctor problem" "$out" "problem RM_API_URL: AgentRM at RM_API_URL 'http://127.0.0.1:1' is down"
 out=$($SK doctor MODEL=vllm/q RM_API_URL=$RM 2>&1)
 t_contains "doctor ok" "$out" "ok      RM_API_URL: $RM: AgentRM answers /health"
 t_end

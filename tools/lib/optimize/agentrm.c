@@ -83,11 +83,10 @@ static int health_with(CURL *k, const char *url, cJSON **health, struct err *e)
 	int rc = 0;
 	cJSON *doc = r.body.data ? cJSON_Parse(r.body.data) : NULL;
 	if (r.cc != CURLE_OK)
-		rc = err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' is down: %s (start the service or its tunnel; make doctor checks it)",
-			     base, why_failed(&r));
+		rc = err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' is down: %s (start the service or its tunnel)", base,
+			     why_failed(&r));
 	else if (r.status != 200)
-		rc = err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' answered HTTP %ld to GET /health (make doctor checks it)", base,
-			     r.status);
+		rc = err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' answered HTTP %ld to GET /health", base, r.status);
 	else if (!json_str(doc, "status") || strcmp(json_str(doc, "status"), "ok"))
 		rc = err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' is not ready: /health says status '%s' (wait for the model to load)",
 			     base, json_str(doc, "status") ? json_str(doc, "status") : "?");
@@ -130,8 +129,11 @@ int agentrm_open(struct agentrm *rm, const char *url, const char *cache_dir, str
 	rm->curl = curl_easy_init();
 	if (!rm->curl)
 		return err_set(e, ERR_WORK, "cannot initialize libcurl");
-	if (health_with(rm->curl, rm->url, &rm->health, e) < 0)
-		return -1;
+	if (health_with(rm->curl, rm->url, &rm->health, e) < 0) {
+		char why[sizeof e->msg];
+		snprintf(why, sizeof why, "%s", e->msg);
+		return err_set(e, ERR_WORK, "%s; make doctor checks it", why);
+	}
 	const cJSON *ml = json_get(rm->health, "max_length");
 	rm->max_length_given = cJSON_IsNumber(ml) && ml->valuedouble >= 2 * AGENTRM_RESERVE;
 	rm->max_length = rm->max_length_given ? (long)ml->valuedouble : AGENTRM_DEFAULT_MAX_LENGTH;

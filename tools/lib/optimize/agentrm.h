@@ -39,7 +39,8 @@ struct agentrm {
 
 /* GET <url>/health (one request, a few seconds): status must be "ok".
  * A service that is down or unhealthy is ERR_WORK with one line naming
- * RM_API_URL. *health (caller frees) gets the answer. */
+ * RM_API_URL. *health (caller frees) gets the answer. make doctor asks
+ * this, so it passes exactly when the fast stage can start. */
 int agentrm_health(const char *url, cJSON **health, struct err *e);
 
 /* Checks the service (agentrm_health) and reads the cache settings
