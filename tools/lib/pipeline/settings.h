@@ -65,8 +65,9 @@ struct run {
 	cJSON *values;   /* setting name -> string, every setting in settings_table */
 	cJSON *recorded; /* settings.json's "settings" (NULL: a new run); owned */
 	struct strlist given; /* settings this command gave explicitly */
-	/* goal_refs's answers, a goal each: they follow from the settings
-	 * alone (filled by pipeline/stages.c, freed by run_free) */
+	/* goal_refs's answers, a goal each, and stage_refs's (goal ""): they
+	 * follow from the settings alone (filled by pipeline/stages.c, freed
+	 * by run_free) */
 	struct run_goal_memo {
 		char *goal;
 		void *refs; /* struct stage_ref[n] */
