@@ -63,10 +63,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	const char *part[3];
 	size_t len[3];
 	fuzz_parts((const char *)data, size, part, len, 3);
-	char *root = fuzz_fresh("fast");
-	char *md = path_join("demo", "SKILL.md");
-	fuzz_put(root, md, part[0], len[0]);
-	free(md);
+	char *root = fuzz_skill_root("fast", part[0], len[0]);
 	struct skill_src src;
 	struct err e;
 	char *answer = xstrndup(part[1], len[1]), *seen = xstrndup(part[2], len[2]);

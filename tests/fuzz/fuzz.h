@@ -58,6 +58,15 @@ static inline void fuzz_put(const char *dir, const char *rel, const void *data, 
 	free(p);
 }
 
+/* A fresh skill root rel holding demo/SKILL.md with the n bytes of md, for
+ * the harnesses that load a skill; caller frees. */
+static inline char *fuzz_skill_root(const char *rel, const char *md, size_t n)
+{
+	char *root = fuzz_fresh(rel);
+	fuzz_put(root, "demo/SKILL.md", md, n);
+	return root;
+}
+
 /* The input cut at each line "----" (what the seeds write between files):
  * part k of at most max, as (data, len); missing parts are empty. */
 static inline size_t fuzz_parts(const char *data, size_t size, const char **part, size_t *len, size_t max)

@@ -46,10 +46,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	const char *part[2];
 	size_t len[2];
 	fuzz_parts((const char *)data, size, part, len, 2);
-	char *root = fuzz_fresh("plan");
-	char *md = path_join("demo", "SKILL.md");
-	fuzz_put(root, md, part[0], len[0]);
-	free(md);
+	char *root = fuzz_skill_root("plan", part[0], len[0]);
 	struct skill_src src;
 	struct err e;
 	char *answer = xstrndup(part[1], len[1]);
