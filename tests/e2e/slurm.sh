@@ -63,9 +63,9 @@ t_end
 
 # jobs of the run that Slurm runs now
 running() { queued | grep -c "|$RUN:raw-eval\.[0-9]*|RUNNING\$"; }
-# jobs of the run at work: pending or running (COMPLETING is Slurm's
-# bookkeeping after the tool ended, which srun waited for)
-at_work() { queued | grep "|$RUN:" | grep -v '|COMPLETING$'; }
+# jobs of the run Slurm still lists, in any state: COMPLETING too, which a
+# cancelled job is at once while its tool may still be stopping
+at_work() { queued | grep "|$RUN:"; }
 # two trials' agents are at work: two Slurm jobs running, and in each the
 # stand-in bench has written its rollout's config.json (since the case
 # began: touch case.start) and hangs
@@ -118,7 +118,7 @@ t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.ou
 kill -TERM -$sid
 wait $sid
 t_eq "every bench it started had ended when make did" "$(( $(ends) - e0 ))" "$(( $(starts) - s0 ))"
-left=$(queued | grep "|$RUN:")
+left=$(at_work)
 t_eq "no job left, not even completing" "$left" ""
 [ -z "$left" ] || sed 's/^/make: /' make.out >&2
 t_check "nothing of make left running" t_poll 30 sh -c "! pgrep -s $sid"

@@ -115,25 +115,20 @@ static int slurm_query(char *const *argv, struct buf *out, struct err *e)
 		       res.timed_out ? "no answer" : "exit status", (int)strcspn(text, "\n"), text);
 }
 
-/* Job states in which a job's tool may still be at work: all squeue lists
- * but COMPLETING, which is Slurm's bookkeeping after the tool ended. */
-#define AT_WORK_STATES "PENDING,RUNNING,SUSPENDED,CONFIGURING,REQUEUED,RESIZING,SIGNALING,STAGE_OUT"
-
-/* The ids of our jobs among (names[i], comments[i]) that squeue lists in
- * states (NULL: squeue's default, every job not yet ended). */
-static int find_jobs(const struct strlist *names, const struct strlist *comments, const char *states,
-		     struct strlist *ids, struct err *e)
+/* The ids of our jobs among (names[i], comments[i]) that squeue lists:
+ * every job not yet ended, COMPLETING too (after scancel a job is
+ * COMPLETING at once while its tool may still be stopping). */
+static int find_jobs(const struct strlist *names, const struct strlist *comments, struct strlist *ids,
+		     struct err *e)
 {
 	struct buf list = BUF_INIT;
 	for (size_t i = 0; i < names->n; i++)
 		buf_printf(&list, "%s%s", i ? "," : "", names->v[i]);
 	char *user = xasprintf("--user=%ld", (long)getuid());
 	char *name = xasprintf("--name=%s", list.data);
-	char *state_arg = states ? xasprintf("--states=%s", states) : NULL;
-	char *argv[] = { "squeue", "--noheader", user, name, "--format=%i|%j|%k", state_arg, NULL };
+	char *argv[] = { "squeue", "--noheader", user, name, "--format=%i|%j|%k", NULL };
 	struct buf out = BUF_INIT;
 	int r = slurm_query(argv, &out, e);
-	free(state_arg);
 	for (char *save = NULL, *line = r == 0 && out.data ? strtok_r(out.data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *bar1 = strchr(line, '|'), *bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
@@ -159,17 +154,16 @@ static void join_ids(const struct strlist *ids, struct buf *b)
 		buf_printf(b, "%s%s", i ? " " : "", ids->v[i]);
 }
 
-/* Waits until Slurm lists none of our jobs among (names, comments) in
- * states (NULL: in any state); an error naming them after END_SECONDS. */
-static int wait_jobs(const struct strlist *names, const struct strlist *comments, const char *states,
-		     struct err *e)
+/* Waits until Slurm lists none of our jobs among (names, comments); an
+ * error naming them after END_SECONDS. */
+static int wait_jobs(const struct strlist *names, const struct strlist *comments, struct err *e)
 {
 	int r = 0;
 	double deadline = now_mono() + END_SECONDS;
 	struct strlist left = STRLIST_INIT;
 	for (;;) {
 		strlist_free(&left);
-		if ((r = find_jobs(names, comments, states, &left, e)) < 0 || !left.n)
+		if ((r = find_jobs(names, comments, &left, e)) < 0 || !left.n)
 			break;
 		if (now_mono() > deadline) {
 			struct buf b = BUF_INIT;
@@ -191,7 +185,7 @@ static int wait_jobs(const struct strlist *names, const struct strlist *comments
 static int cancel_jobs(const struct strlist *names, const struct strlist *comments, struct strlist *cancelled,
 		       struct err *e)
 {
-	if (find_jobs(names, comments, NULL, cancelled, e) < 0)
+	if (find_jobs(names, comments, cancelled, e) < 0)
 		return -1;
 	if (!cancelled->n)
 		return 0;
@@ -203,7 +197,7 @@ static int cancel_jobs(const struct strlist *names, const struct strlist *commen
 	int r = slurm_query(argv.v, &out, e);
 	strlist_free(&argv);
 	buf_free(&out);
-	return r < 0 ? r : wait_jobs(names, comments, NULL, e);
+	return r < 0 ? r : wait_jobs(names, comments, e);
 }
 
 void launcher_stop(int sig, void *arg)
@@ -215,7 +209,7 @@ void launcher_stop(int sig, void *arg)
 	strlist_push(&names, l->job_name);
 	strlist_push(&comments, l->comment);
 	struct err e = { 0 };
-	if (find_jobs(&names, &comments, NULL, &ids, &e) == 0 && ids.n) {
+	if (find_jobs(&names, &comments, &ids, &e) == 0 && ids.n) {
 		struct strlist argv = STRLIST_INIT;
 		strlist_push(&argv, "scancel");
 		for (size_t i = 0; i < ids.n; i++)
@@ -234,16 +228,15 @@ void launcher_done(struct launcher_job *l, bool started, const struct proc_resul
 {
 	if (l->marker) {
 		bool cut = !started || !res || res->interrupted || res->timed_out || res->signal;
-		/* srun that ended by itself after our scancel waited for the tool
-		 * to end; a busy controller may still list the job as running for
-		 * a moment (COMPLETING after that is its bookkeeping) */
-		bool settle = cut && l->cancelled && started && res && !res->signal;
+		/* a cut-short job is cancelled (again: srun may have ended before
+		 * its tool did, and scancel of a COMPLETING job is harmless) and
+		 * waited for until Slurm lists it no more: only then has its tool
+		 * stopped writing into the run */
 		struct strlist names = STRLIST_INIT, comments = STRLIST_INIT, ids = STRLIST_INIT;
 		strlist_push(&names, l->job_name);
 		strlist_push(&comments, l->comment);
 		struct err e = { 0 };
-		if (settle ? wait_jobs(&names, &comments, AT_WORK_STATES, &e) < 0
-			   : cut && cancel_jobs(&names, &comments, &ids, &e) < 0)
+		if (cut && cancel_jobs(&names, &comments, &ids, &e) < 0)
 			warnf("%s: cannot cancel its Slurm job: %s; the next make will", l->job_name, e.msg);
 		else
 			unlink(l->marker);

@@ -43,8 +43,9 @@ int launcher_wrap(const struct run *r, const struct stage_ref *ref, struct strli
 void launcher_stop(int sig, void *arg);
 
 /* After the command ended (started: it did start): a job cut short is
- * cancelled; the marker goes once the job is known to be gone (kept for the
- * watchdog when Slurm cannot be asked). Frees l. */
+ * cancelled and waited for until Slurm lists it no more (COMPLETING too:
+ * its tool may still be stopping); the marker goes once the job is known
+ * to be gone (kept for the watchdog when Slurm cannot be asked). Frees l. */
 void launcher_done(struct launcher_job *l, bool started, const struct proc_result *res);
 
 /* The watchdog, for the holder of the run's lock: cancels the Slurm jobs an
