@@ -205,7 +205,7 @@ struct watch {
 	const struct proc_spec *spec;
 	pid_t pid;
 	double deadline, grace, kill_at;
-	bool exited;
+	bool exited, stopping;
 	int status;
 };
 
@@ -221,6 +221,7 @@ static void reaped(struct watch *w)
  * child is looked at again after it. SIGKILL follows after the grace. */
 static void stop_child(struct watch *w, int sig)
 {
+	w->stopping = true;
 	if (!w->spec->stop) {
 		kill(-w->pid, sig);
 	} else {
@@ -261,14 +262,16 @@ static int wait_ms(const struct watch *w, const struct proc_result *res)
 	return next ? (int)((next - now_mono()) * 1000) + 1 : -1;
 }
 
-/* A stop signal for us is passed on to the child (unless spec->deaf);
- * SIGCHLD may mean it exited. */
+/* A stop signal for us is passed on to the child (unless spec->deaf),
+ * once: a child already stopping is not told again (GNU make told twice
+ * stops waiting for its jobs and exits; the grace's SIGKILL is what
+ * follows a stop). SIGCHLD may mean it exited. */
 static void on_signal(int sfd, struct watch *w, struct proc_result *res)
 {
 	struct signalfd_siginfo si;
 	if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo != SIGCHLD && !w->spec->deaf) {
 		res->interrupted = (int)si.ssi_signo;
-		if (!w->exited)
+		if (!w->exited && !w->stopping)
 			stop_child(w, (int)si.ssi_signo);
 	}
 	if (!w->exited && waitpid(w->pid, &w->status, WNOHANG) == w->pid)

@@ -1,7 +1,8 @@
 /* proc.h — run a child in its own process group under a time limit.
  * On timeout the whole group gets SIGTERM, then SIGKILL after a grace
- * period; SIGINT/SIGTERM/SIGHUP sent to us are forwarded to the group, so
- * Ctrl-C or a killed make never leaves work running behind. */
+ * period; SIGINT/SIGTERM/SIGHUP sent to us are forwarded to the group (the
+ * first of them: the child is stopping then), so Ctrl-C or a killed make
+ * never leaves work running behind. */
 #ifndef SKILLC_BASE_PROC_H
 #define SKILLC_BASE_PROC_H
 
