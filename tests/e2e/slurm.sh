@@ -138,18 +138,24 @@ sid=$!
 t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
 orphans=$(queued | grep "|$RUN:raw-eval" | cut -d'|' -f1 | sort | tr '\n' ' ')
 targets=$(queued | grep "|$RUN:raw-eval" | sed 's/^[^|]*|[^:]*:\([^|]*\)|.*/\1.json/' | sort | tr '\n' ' ')
-# every process at once (stopped first, so none can react): make, skillc-stage
-# and both srun processes, as when a login node dies. srun dies first: a
-# stage's death sends srun SIGTERM (PR_SET_PDEATHSIG), which the kernel
-# hands out before a SIGSTOP that srun has not yet acted on (lower number
-# first), and srun would cancel its job as a Ctrl-C does
+# every process at once, as when a login node dies: make, skillc-rules, the
+# one make, the stages and both srun processes. Stopped first, so none can
+# react to another's death; then killed children first (the highest pids):
+# a process whose death orphans a process group with stopped members makes
+# the kernel send them SIGHUP and SIGCONT (POSIX), and a parent's death sends
+# its child our PR_SET_PDEATHSIG, either of which would wake a stage or an
+# srun to cancel its job as a Ctrl-C does
 pids=$(pgrep -s $sid)
 kill -STOP $pids
-kill -KILL $(pgrep -s $sid -x srun)
-kill -KILL $pids 2>/dev/null
+kill -KILL $(echo $pids | tr ' ' '\n' | sort -rn) 2>/dev/null
 wait $sid 2>/dev/null
 t_check "all gone" t_poll 20 sh -c "! pgrep -s $sid"
 t_eq "the jobs still run: nothing of make is left to stop them" "$(running)" 2
+[ "$(running)" = 2 ] || {
+	queued | sed 's/^/squeue: /'
+	grep -iE 'kill|cancel|signal' "$T_SLURM"/log/slurmctld.log | tail -8 | sed 's/^/slurmctld: /'
+	tail -8 "$T_SLURM"/log/slurmd.log | sed 's/^/slurmd: /'
+} >&2
 t_eq "marked" "$(ls $R/.slurm | sort | tr '\n' ' ')" "$targets"
 script pass
 out=$($SK -j2 raw-eval REPEAT=6 2>&1)
