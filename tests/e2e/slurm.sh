@@ -73,16 +73,23 @@ two_agents() {
 		[ "$(find $R/traces/csv-column-sum/raw -path '*/.test-*' -name config.json -newer case.start | wc -l)" -eq 2 ]
 }
 
+# two_at_work [PREFIX...]: make -j2 raw-eval REPEAT=6 in a session of its
+# own (sid: make's pid, its group and session), PREFIX before it, its output
+# in make.out; returns when two trials' agents are at work
+two_at_work() {
+	touch case.start
+	setsid "$@" $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
+	sid=$!
+	t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+}
+
 t_begin "Ctrl-C: make cancels its jobs, which end as they would here (trials kept aside, why)"
 script hang
 rm -rf $R/.incomplete
 # setsid: make leads its own process group, as at a terminal; Ctrl-C
 # there is SIGINT to that group (env undoes the SIG_IGN that sh gives a
 # background job)
-touch case.start
-setsid env --default-signal=INT $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
-sid=$!
-t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+two_at_work env --default-signal=INT
 kill -INT -$sid
 wait $sid
 t_check "make stopped" test $? -ne 0
@@ -94,10 +101,7 @@ t_contains "the trial was told, and kept aside" "$(cat $R/.incomplete/raw/test-0
 t_end
 
 t_begin "kill (SIGTERM to make's group): the same"
-touch case.start
-setsid $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
-sid=$!
-t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+two_at_work
 kill -TERM -$sid
 wait $sid
 left=$(at_work)
@@ -110,10 +114,7 @@ t_end
 t_begin "a trial slow to stop (7 s after SIGTERM): the stopped make waits until its job has ended"
 script "hang stop=7"
 l0=$(wc -l <bench.log)
-touch case.start
-setsid $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
-sid=$!
-t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+two_at_work
 kill -TERM -$sid
 wait $sid
 # the stand-in benches of this case (pid: the third word of their start
@@ -132,10 +133,7 @@ script hang
 t_end
 
 t_begin "kill -9 of make and everything it started leaves orphaned jobs; the next make cancels them"
-touch case.start
-setsid $SK -j2 raw-eval REPEAT=6 >make.out 2>&1 &
-sid=$!
-t_poll 60 two_agents || { t_fail "two agents at work"; sed 's/^/make: /' make.out >&2; queued >&2; }
+two_at_work
 orphans=$(queued | grep "|$RUN:raw-eval" | cut -d'|' -f1 | sort | tr '\n' ' ')
 targets=$(queued | grep "|$RUN:raw-eval" | sed 's/^[^|]*|[^:]*:\([^|]*\)|.*/\1.json/' | sort | tr '\n' ' ')
 # every process at once, as when a login node dies: make, skillc-rules, the
