@@ -12,6 +12,8 @@ for h in skilldoc frontmatter check toml dotenv routes profile trial acp acpfram
 # seed HARNESS <data: the next numbered input (also at the end of a pipe)
 seed() { cat >"$OUT/$1/seed-$(ls "$OUT/$1" | wc -l)"; }
 sep() { printf '\n----\n'; }
+# the file's bytes, or none when an outcome does not write it
+cat_if() { if [ -f "$1" ]; then cat "$1"; fi; }
 
 # Markdown: the fixtures' and sample tasks' skills, and the docs themselves
 for f in $(cd "$ROOT" && ls tests/fixtures/skills/*/SKILL.md tests/fixtures/skills/*/references/*.md \
@@ -31,26 +33,29 @@ for f in "$ROOT"/rules/profiles/*.json; do seed profile <"$f"; done
 W=$(mktemp -d "${TMPDIR:-/tmp}/skillc-seeds.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/skills/csv-sum"
-cp "$ROOT"/tasks/*/environment/skills/*/SKILL.md "$W/skills/csv-sum/" 2>/dev/null || true
+cp "$ROOT"/tasks/csv-column-sum/environment/skills/csv-sum/SKILL.md "$W/skills/csv-sum/"
 for outcome in pass fail timeout infra retry verifier-error "pass skill=read" "pass acp=empty"; do
 	rm -rf "$W/jobs"
 	echo "$outcome sleep=0" >"$W/script"
 	rm -f "$W/script.n"
+	# a failing outcome exits non-zero as BenchFlow would: its files are the
+	# seeds all the same, as long as it wrote its jobs folder
 	FAKE_BENCH_SCRIPT=$W/script sh "$ROOT/tests/helpers/fake-bench.sh" eval run --tasks-dir "$ROOT/tasks/csv-column-sum" \
-		--agent opencode --model vllm/m --skill-mode with-skill --skills-dir "$W/skills" --jobs-dir "$W/jobs" >/dev/null 2>&1 || true
+		--agent opencode --model vllm/m --skill-mode with-skill --skills-dir "$W/skills" --jobs-dir "$W/jobs" >/dev/null 2>&1 ||
+		[ -d "$W/jobs" ]
 	r=$(find "$W/jobs" -name result.json -path '*__*' | sort | tail -1)
 	[ -n "$r" ] || continue
 	d=$(dirname "$r")
 	{
 		cat "$r"; sep
-		cat "$d/trajectory/acp_trajectory.jsonl" 2>/dev/null || true; sep
-		cat "$d/trajectory/llm_trajectory.jsonl" 2>/dev/null || true; sep
-		cat "$(dirname "$d")/summary.json" 2>/dev/null || true; sep
-		cat "$d/timing.json" 2>/dev/null || true; sep
-		cat "$d/verifier/reward.txt" 2>/dev/null || true
+		cat_if "$d/trajectory/acp_trajectory.jsonl"; sep
+		cat_if "$d/trajectory/llm_trajectory.jsonl"; sep
+		cat_if "$(dirname "$d")/summary.json"; sep
+		cat_if "$d/timing.json"; sep
+		cat_if "$d/verifier/reward.txt"
 	} | seed trial
-	cat "$d/trajectory/acp_trajectory.jsonl" 2>/dev/null | seed acp || true
-	{ printf '\001\017\377\003'; cat "$d/trajectory/acp_trajectory.jsonl" 2>/dev/null; } | seed acpframe || true
+	cat_if "$d/trajectory/acp_trajectory.jsonl" | seed acp
+	{ printf '\001\017\377\003'; cat_if "$d/trajectory/acp_trajectory.jsonl"; } | seed acpframe
 done
 {
 	printf '{"task_name": "demo", "trial_name": "demo__x", "agent_info": {"name": "claude-code", "model_info": {"name": "m", "provider": "p"}},'
