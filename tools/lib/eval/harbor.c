@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "eval/atif.h"
 #include "eval/reader.h"
 
 static const struct typed_key harbor_keys[] = {
@@ -202,8 +203,9 @@ static void hb_job_summary(struct ctx *c, const char *dir)
 	free(job);
 }
 
-/* agent/trajectory.json: an agent that never ran leaves none. */
-static void hb_trajectory(struct ctx *c, const char *dir, const char *agent, bool agent_ran)
+/* agent/trajectory.json: an agent that never ran leaves none. Returns
+ * it (caller frees) for what else it says. */
+static cJSON *hb_trajectory(struct ctx *c, const char *dir, const char *agent, bool agent_ran)
 {
 	tr_find_harness(c, agent);
 	char *ap = xasprintf("%s/agent/trajectory.json", dir);
@@ -219,11 +221,29 @@ static void hb_trajectory(struct ctx *c, const char *dir, const char *agent, boo
 		if (agent_ran && c->events == 0)
 			tr_problem(c, "agent/trajectory.json has no steps although the agent ran");
 	}
-	cJSON_Delete(atif);
 	free(ap);
 	tr_set_file(c, "acp_trajectory", NULL); /* the caller writes it (acp_out) */
 	tr_set_file(c, "llm_trajectory", NULL);
 	tr_set_skill(c, NULL);
+	return atif;
+}
+
+/* ATIF's final_metrics, for an agent_result that counts no tokens. */
+static void hb_tokens_from_atif(struct ctx *c, const cJSON *atif)
+{
+	const cJSON *fm = json_get(atif, "final_metrics");
+	if (!cJSON_IsNumber(json_get(fm, "total_prompt_tokens")) && !cJSON_IsNumber(json_get(fm, "total_completion_tokens")))
+		return;
+	cJSON *tk = cJSON_CreateObject();
+	double in = json_num(fm, "total_prompt_tokens", 0), out = json_num(fm, "total_completion_tokens", 0);
+	json_set_num(tk, "input", in);
+	json_set_num(tk, "output", out);
+	tr_set_num_or_null(tk, "cache_read", json_get(fm, "total_cached_tokens"));
+	json_set_num(tk, "total", in + out);
+	json_set_str(tk, "source", "atif");
+	json_set(c->t, "tokens", tk);
+	if (!cJSON_IsNumber(json_get(c->t, "cost_usd")))
+		tr_set_num_or_null(c->t, "cost_usd", json_get(fm, "total_cost_usd"));
 }
 
 /* "tokens" from agent_result when it counts any, the cost, the counts. */
@@ -268,6 +288,13 @@ void read_harbor(struct ctx *c, const struct cand *best)
 	tr_set_file(c, "result", rp);
 	free(rp);
 	hb_job_summary(c, best->dir);
-	hb_trajectory(c, best->dir, agent, o != TRIAL_INFRA_ERROR);
+	cJSON *atif = hb_trajectory(c, best->dir, agent, o != TRIAL_INFRA_ERROR);
 	hb_usage(c, res);
+	if (json_get(c->t, "tokens")->type == cJSON_NULL)
+		hb_tokens_from_atif(c, atif);
+	/* a trial skillc wrote in Harbor's layout (make export) gets back
+	 * what Harbor's result.json has no key for */
+	if (atif_restore(c->t, atif))
+		json_set_str(c->t, "schema", "harbor+skillc");
+	cJSON_Delete(atif);
 }

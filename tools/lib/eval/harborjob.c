@@ -76,7 +76,9 @@ static void label(cJSON *t, const char *dir, const char *job)
 		json_set_str(t, "agent", agent);
 		free(agent);
 	}
-	json_set_str(t, "harness", json_str(t, "agent") ? json_str(t, "agent") : "?");
+	/* a trial skillc exported (atif.h) keeps its harness, runner and stage */
+	if (!json_str(t, "harness"))
+		json_set_str(t, "harness", json_str(t, "agent") ? json_str(t, "agent") : "?");
 	if (!json_str(t, "model")) {
 		char *model = trial_fact(dir, NULL, "model_name");
 		json_set_str(t, "model", model ? model : "?");
@@ -84,8 +86,10 @@ static void label(cJSON *t, const char *dir, const char *job)
 	}
 	if (!json_str(t, "task"))
 		json_set_str(t, "task", path_base(dir));
-	json_set_str(t, "runner", "harbor");
-	json_set_str(t, "stage", "job");
+	if (!json_str(t, "runner"))
+		json_set_str(t, "runner", "harbor");
+	if (!json_str(t, "stage"))
+		json_set_str(t, "stage", "job");
 	json_set_str(t, "job", job);
 	json_set_str(t, "dir", dir);
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "eval/atif.h"
 #include "eval/attempts.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -125,7 +126,8 @@ static int reuse_into(const struct eval_job *j, const char *tmp, struct err *e)
 			rc = err_set(e, ERR_WORK, "cannot replace '%s':", tp);
 		else if (!json_bool(t, "complete", false))
 			rc = err_set(e, ERR_INPUT, "the stored trial is not complete: %s", trial_first_problem(t));
-		else if (write_trial(tmp, t, e) < 0 || fs_publish_dir(tmp, j->out, e) < 0)
+		/* its ATIF names this stage and test (written anew: renamed over the link) */
+		else if (atif_write(tmp, t, e) < 0 || write_trial(tmp, t, e) < 0 || fs_publish_dir(tmp, j->out, e) < 0)
 			rc = -1;
 		else
 			end_line(j, t, ", reused from the trial store");
@@ -284,6 +286,9 @@ static void finish_trial(const struct eval_job *j, cJSON *t, const struct proc_r
 		snprintf(reason, size, "incomplete: %s", trial_first_problem(t));
 	else
 		attempts_retry_infra(j, prior, t, reason, size);
+	/* the trajectory in Harbor's format too, from the redacted ACP one */
+	if (!*reason && atif_write(tmp, t, e) < 0)
+		snprintf(reason, size, "%s", e->msg);
 	if (write_trial(tmp, t, e) < 0 && !*reason)
 		snprintf(reason, size, "%s", e->msg);
 }
