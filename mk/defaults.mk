@@ -6,7 +6,7 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
 SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-index deep-start deep-final final-eval final-index fast deep
@@ -120,6 +120,10 @@ DOCTOR_PROBE ?= models
 LAUNCHER ?= local
 # more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
 SRUN_ARGS ?=
+# a dataset pin (make pin writes it): a run refuses to start when its task differs from the pinned one
+DATASET_PIN ?=
+# make export: the bundle to write, a .tar.gz or .tar.zst file
+OUT ?=
 # a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table
 HARBOR_JOBS ?=
 # the stage clean-stage forgets (or one trial, raw-eval.003)
@@ -189,6 +193,8 @@ GATE_VS ?= none
 #:   DOCTOR_PROBE=models|call|none    how far make doctor tests a provider (call: one 1-token request)
 #:   LAUNCHER=local|srun              where trials run: here, or each as a Slurm job through srun (docs/cluster.md)
 #:   SRUN_ARGS=                       more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G
+#:   DATASET_PIN=                     a dataset pin (make pin writes it): a run refuses to start when its task differs from the pinned one
+#:   OUT=                             make export: the bundle to write, a .tar.gz or .tar.zst file
 #:   HARBOR_JOBS=                     a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table
 #:   STAGE=                           the stage clean-stage forgets (or one trial, raw-eval.003)
 #:   GOAL=final                       the goal make status and make doctor judge: a stage, eval or final

@@ -24,7 +24,7 @@ include $(SKILLC_MK_DIR)defaults.mk
 # need no run. SKILLC_STAGE_GOALS comes from the stage table (defaults.mk).
 SKILLC_WORK_GOALS := $(SKILLC_STAGE_GOALS) eval final images clean-stage
 SKILLC_READ_GOALS := status
-SKILLC_FREE_GOALS := summary report watch doctor gate junit runtime-image
+SKILLC_FREE_GOALS := summary report watch doctor gate junit runtime-image pin export
 SKILLC_GOALS := $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) $(SKILLC_FREE_GOALS)
 # The targets that run a tool: in the source tree they need the tools built.
 SKILLC_NEEDS_TOOLS := skillc-run $(SKILLC_FREE_GOALS)
@@ -55,6 +55,14 @@ $(error $(skillc_bad))
 endif
 else ifneq ($(skillc_read)$(skillc_dry)$(filter doctor gate junit,$(MAKECMDGOALS)),)
 $(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
+endif
+# DATASET_PIN: a task that differs from the pin stops make before anything
+# runs (one line, exit 2)
+ifneq ($(and $(skillc_work),$(DATASET_PIN),$(wildcard $(SKILLC_BIN)/skillc-rules)),)
+skillc_pin_bad := $(shell $(SKILLC_BIN)/skillc-rules pin-check $(skillc_args))
+ifneq ($(skillc_pin_bad),)
+$(error $(skillc_pin_bad))
+endif
 endif
 # The tools read the settings of one command from the environment: export
 # them, but only for skillc's goals (`make check` in the source tree runs
@@ -139,6 +147,13 @@ watch:
 		$(call skillc_quote,$(skillc_results_of))
 runtime-image:
 	@$(SKILLC_BIN)/skillc-runtime build --base $(call skillc_quote,$(RUNTIME_BASE))
+# the task tree's identity, for DATASET_PIN (docs/export.md)
+pin:
+	@$(SKILLC_BIN)/skillc-rules pin $(skillc_args)
+# every run (or task=T's) as one checkable bundle
+export:
+	@$(SKILLC_BIN)/skillc-export --out $(call skillc_quote,$(OUT)) $(if $(DATASET_PIN),--pin $(call skillc_quote,$(DATASET_PIN))) \
+		$(call skillc_quote,$(skillc_results_of))
 
 .PHONY: $(SKILLC_GOALS) skillc-run skillc-not-well
 
@@ -195,6 +210,10 @@ h%lp: skillc-help ;
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
 #:   make junit                 junit.xml (one test case per run and stage) beside the summary
+#:   make pin                   DATASET_PIN (default dataset-pin.json): the task tree's git commit and task digests;
+#:                              with DATASET_PIN set, a run whose task differs from it refuses to start
+#:   make export OUT=b.tar.gz   the runs (task=T: one) as a bundle: skills, summary, report, trials,
+#:                              ATIF trajectories, settings, pin, checksums (.tar.zst too; skillc-verify b.tar.gz)
 #:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not);
 #:                              over a matrix or every run under RESULTS: one line a run

@@ -11,6 +11,10 @@
  *   report --as status|dry|question ...   answers without working: make
  *                           status, make -n and make -q
  *   source-tag DIR          the run folder suffix of SKILL_SOURCE=DIR
+ *   pin NAME=VALUE...       writes DATASET_PIN (or dataset-pin.json): the
+ *                           identity of TASKS_DIR (pipeline/pin.h)
+ *   pin-check ...           with DATASET_PIN set: every run's task must
+ *                           match the pin (else one line on stdout, exit 2)
  * The command's settings come as NAME=VALUE arguments, --given the names it
  * gave explicitly, --goals the make goals. */
 #include <errno.h>
@@ -23,6 +27,7 @@
 
 #include "base/datadir.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -30,6 +35,7 @@
 #include "eval/harness.h"
 #include "pipeline/launcher.h"
 #include "pipeline/matrix.h"
+#include "pipeline/pin.h"
 #include "skill/source.h"
 #include "pipeline/rules.h"
 #include "pipeline/settings.h"
@@ -43,6 +49,8 @@ static const char usage[] =
 	"       skillc-rules run --goals 'G...' [--given 'NAME...'] NAME=VALUE... -- MAKE [ARG...]\n"
 	"       skillc-rules report --as status|dry|question|runs --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
 	"       skillc-rules source-tag DIR\n"
+	"       skillc-rules pin NAME=VALUE...\n"
+	"       skillc-rules pin-check [--given 'NAME...'] NAME=VALUE...\n"
 	"\n"
 	"Started by make (mk/skillc.mk) with the command's settings. check prints\n"
 	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
@@ -53,6 +61,10 @@ static const char usage[] =
 	"of make -q, or the run folders (runs). source-tag finds and vets the one skill\n"
 	"of SKILL_SOURCE=DIR (a skill folder or a skills root holding one) and prints\n"
 	"the suffix of its runs' folder names, src-<skill>-<hash>.\n"
+	"pin writes DATASET_PIN (default dataset-pin.json): TASKS_DIR's git commit and\n"
+	"dirty state, and each task's content digest. pin-check prints\n"
+	"\"skillc: task 'T' differs from the dataset pin ...\" on stdout, exit 2, when a\n"
+	"task of the command's runs is not the pinned one.\n"
 	"Exit: check 0 good; run MAKE's status; report 0 up to date, 1 not; 2 bad\n"
 	"settings or a busy run.\n";
 
@@ -327,6 +339,83 @@ static int record_settings(struct run *r, struct err *e)
 	return 0;
 }
 
+/* The git identity of the last TASKS_DIR asked about: a matrix's runs
+ * share one, and asking git costs two processes. */
+struct git_memo {
+	char *dir;
+	cJSON *id; /* NULL: not in a work tree */
+};
+
+/* <run>/dataset.json: where the run's task came from (pipeline/pin.h),
+ * rewritten only when it changed. */
+static int record_dataset(const struct run *r, struct git_memo *g, struct err *e)
+{
+	const char *tasks_dir = run_get(r, "TASKS_DIR"), *pin = run_get(r, "DATASET_PIN");
+	if (!g->dir || strcmp(g->dir, tasks_dir)) {
+		free(g->dir);
+		cJSON_Delete(g->id);
+		g->dir = xstrdup(tasks_dir);
+		g->id = pin_git(tasks_dir);
+	}
+	char digest[33], *cache = run_path(r, ".dataset.cache"), *p = run_path(r, "dataset.json");
+	int rc = pin_task_digest(r->task_dir, cache, digest, e);
+	if (rc == 0) {
+		cJSON *d = cJSON_CreateObject();
+		json_set_num(d, "format", PIN_FORMAT);
+		json_set_str(d, "tasks_dir", tasks_dir);
+		json_set(d, "git", g->id ? cJSON_Duplicate(g->id, 1) : cJSON_CreateNull());
+		json_set(json_set(d, "tasks", cJSON_CreateObject()), r->task, cJSON_CreateString(digest));
+		json_set_str(d, "pin", pin && *pin ? pin : NULL);
+		rc = json_write_if_changed(p, d, e) < 0 ? -1 : 0;
+		cJSON_Delete(d);
+	}
+	free(cache);
+	free(p);
+	return rc;
+}
+
+/* pin-check: stdout gets the first task that differs from DATASET_PIN. */
+static int cmd_pin_check(const struct command *c)
+{
+	struct err e = { 0 };
+	const char *path = val(c, "DATASET_PIN");
+	struct runs rs = { 0 };
+	cJSON *pin = NULL;
+	int rc = !*path ? 0 : (pin = pin_read(path, &e)) && plan_runs(c, 1, &rs, &e) == 0 ? 0 : -1;
+	for (size_t i = 0; rc == 0 && pin && i < rs.n; i++) {
+		char digest[33], *cache = run_path(&rs.v[i], ".dataset.cache");
+		/* the run's own cache, read only: a check writes nothing */
+		rc = hash_tree_cached(rs.v[i].task_dir, fs_exists(cache) ? cache : NULL, false, digest, &e);
+		if (rc == 0)
+			rc = pin_check(pin, path, rs.v[i].task, digest, &e);
+		free(cache);
+	}
+	cJSON_Delete(pin);
+	runs_free(&rs);
+	if (rc == 0)
+		return 0;
+	if (printf("skillc: %s\n", e.msg) < 0 || fflush(stdout) != 0)
+		die(1, "cannot write to stdout: %m");
+	return 2;
+}
+
+/* pin: DATASET_PIN (or dataset-pin.json) from TASKS_DIR. */
+static int cmd_pin(const struct command *c)
+{
+	struct err e = { 0 };
+	const char *path = *val(c, "DATASET_PIN") ? val(c, "DATASET_PIN") : "dataset-pin.json";
+	cJSON *pin = pin_make(val(c, "TASKS_DIR"), &e);
+	if (!pin || json_write_file(path, pin, &e) < 0)
+		die_err(&e);
+	const cJSON *g = json_get(pin, "git");
+	printf("skillc: %s: %d tasks of %s%s%.12s%s\n", path, cJSON_GetArraySize(json_get(pin, "tasks")),
+	       val(c, "TASKS_DIR"), g && json_str(g, "commit") ? " at git " : " (not in a git work tree)",
+	       g && json_str(g, "commit") ? json_str(g, "commit") : "",
+	       json_bool(g, "dirty", false) ? " with changes not committed" : "");
+	cJSON_Delete(pin);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 /* "make tasks=a b eval": what the lock says holds the run. */
 static char *command_text(const struct command *c)
 {
@@ -594,9 +683,11 @@ static int cmd_run(const struct command *c)
 	free(what);
 	struct rules_memo memo = { 0 };
 	char *goals = goals_text(c);
+	struct git_memo git = { 0 };
 	for (size_t i = 0; i < rs.n; i++) {
 		/* under the lock: Slurm jobs an earlier make left marked are orphans */
-		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_settings(&rs.v[i], &e) < 0 ||
+		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_dataset(&rs.v[i], &git, &e) < 0 ||
+		    record_settings(&rs.v[i], &e) < 0 ||
 		    rules_refresh(&rs.v[i], &memo, &e) < 0 || state_write_due(&rs.v[i], goals, &e) < 0)
 			die_err(&e);
 		char *due = due_text(c, &rs.v[i]);
@@ -604,6 +695,8 @@ static int cmd_run(const struct command *c)
 		free(due);
 	}
 	free(goals);
+	free(git.dir);
+	cJSON_Delete(git.id);
 	rules_memo_free(&memo);
 	char *plan = write_plan(c, &rs, &e);
 	if (!plan)
@@ -752,12 +845,13 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "source-tag") && argc == 3)
 		return source_tag(argv[2]);
-	if (strcmp(argv[1], "run") && strcmp(argv[1], "report"))
-		die(2, "unknown command '%s': check, run or report (see --help)", argv[1]);
+	if (strcmp(argv[1], "run") && strcmp(argv[1], "report") && strcmp(argv[1], "pin") && strcmp(argv[1], "pin-check"))
+		die(2, "unknown command '%s': check, run, report, pin or pin-check (see --help)", argv[1]);
 	struct command c;
 	if (parse_command(argc, argv, &c, &e) < 0)
 		die_err(&e);
-	int rc = !strcmp(argv[1], "run") ? cmd_run(&c) : cmd_report(&c);
+	int rc = !strcmp(argv[1], "run") ? cmd_run(&c) : !strcmp(argv[1], "pin") ? cmd_pin(&c)
+		 : !strcmp(argv[1], "pin-check") ? cmd_pin_check(&c) : cmd_report(&c);
 	command_free(&c);
 	return rc;
 }

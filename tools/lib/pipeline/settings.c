@@ -67,6 +67,8 @@ const struct setting_def settings_table[] = {
 	{ "DOCTOR_PROBE", SET_ENUM, "models", "models call none", 0, 0, false, "how far make doctor tests a provider (call: one 1-token request)", SCOPE_CALL },
 	{ "LAUNCHER", SET_ENUM, "local", "local srun", 0, 0, false, "where trials run: here, or each as a Slurm job through srun (docs/cluster.md)", SCOPE_CALL },
 	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false, "more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G", SCOPE_CALL },
+	{ "DATASET_PIN", SET_PATH, "", NULL, 0, 0, false, "a dataset pin (make pin writes it): a run refuses to start when its task differs from the pinned one", SCOPE_CALL },
+	{ "OUT", SET_PATH, "", NULL, 0, 0, false, "make export: the bundle to write, a .tar.gz or .tar.zst file", SCOPE_CALL },
 	{ "HARBOR_JOBS", SET_PATH, "", NULL, 0, 0, false, "a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table", SCOPE_CALL },
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false, "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
 	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal make status and make doctor judge: a stage, eval or final", SCOPE_CALL },

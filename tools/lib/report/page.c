@@ -597,6 +597,43 @@ static void settings(struct run_page *p)
 	buf_adds(b, "</section>\n");
 }
 
+/* dataset.json: where the run's task came from (pipeline/pin.h). */
+static void dataset(struct run_page *p)
+{
+	struct buf *b = &p->html;
+	char *path = path_join(p->dir, "dataset.json");
+	struct err e;
+	cJSON *d = fs_exists(path) ? json_read_file(path, &e) : NULL;
+	free(path);
+	buf_adds(b, "<section class=\"card\" id=\"dataset\">\n<h2>Task tree</h2>\n");
+	if (!d) {
+		buf_adds(b, "<p class=\"note\">The run has no dataset.json (made before runs recorded it).</p>\n</section>\n");
+		return;
+	}
+	const cJSON *g = json_get(d, "git");
+	buf_adds(b, "<dl class=\"kv\">\n<dt>TASKS_DIR</dt><dd>");
+	html_str(b, json_str(d, "tasks_dir") ? json_str(d, "tasks_dir") : "?");
+	buf_adds(b, "</dd>\n<dt>git</dt><dd>");
+	if (json_str(g, "commit")) {
+		html_str(b, json_str(g, "commit"));
+		buf_adds(b, json_bool(g, "dirty", false) ? " (with changes not committed)" : " (clean)");
+	} else {
+		buf_adds(b, "not in a git work tree");
+	}
+	buf_adds(b, "</dd>\n");
+	for (const cJSON *t = json_get(d, "tasks") ? json_get(d, "tasks")->child : NULL; t; t = t->next) {
+		buf_adds(b, "<dt>");
+		html_str(b, t->string);
+		buf_adds(b, "</dt><dd>digest <code>");
+		html_str(b, cJSON_IsString(t) ? t->valuestring : "?");
+		buf_adds(b, "</code></dd>\n");
+	}
+	buf_adds(b, "<dt>DATASET_PIN</dt><dd>");
+	html_str(b, json_str(d, "pin") ? json_str(d, "pin") : "(none: not checked)");
+	buf_adds(b, "</dd>\n</dl>\n</section>\n");
+	cJSON_Delete(d);
+}
+
 static void footer(struct run_page *p)
 {
 	struct buf *b = &p->html;
@@ -643,6 +680,7 @@ int page_write_run(const char *run, const struct routes *routes, int *changed, s
 	skill_changes(&p);
 	trials(&p);
 	settings(&p);
+	dataset(&p);
 	footer(&p);
 	html_page_close(&p.html);
 	int rc = page_write_files(run, "report.html", &p.html, &p.charts, changed, e);
