@@ -25,5 +25,7 @@
 #define V_JUNIT "1"
 #define V_IMAGE "1"
 #define V_RUNTIME "1"
+#define V_EXPORT "1"
+#define V_VERIFY "1"
 
 #endif
