@@ -1,5 +1,5 @@
 /* atif.h — a trial's trajectory in ATIF, Harbor's Agent Trajectory
- * Interchange Format (v1.4, docs/eval.md#atif), written beside our own
+ * Interchange Format (v1.4, docs/export.md#atif-trajectories), written beside our own
  * record (trial.json and the ACP trajectory stay the source of truth), and
  * a trial as a Harbor trial folder (result.json + agent/trajectory.json),
  * so Harbor's viewer and our Harbor importer read it. The ATIF file carries
