@@ -153,6 +153,7 @@ pin:
 # every run (or task=T's) as one checkable bundle
 export:
 	@$(SKILLC_BIN)/skillc-export --out $(call skillc_quote,$(OUT)) $(if $(DATASET_PIN),--pin $(call skillc_quote,$(DATASET_PIN))) \
+		--env-file $(call skillc_quote,$(ENV_FILE)) \
 		$(call skillc_quote,$(skillc_results_of))
 
 .PHONY: $(SKILLC_GOALS) skillc-run skillc-not-well

@@ -27,7 +27,6 @@
 
 #include "base/datadir.h"
 #include "base/fs.h"
-#include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -358,7 +357,7 @@ static int record_dataset(const struct run *r, struct git_memo *g, struct err *e
 		g->id = pin_git(tasks_dir);
 	}
 	char digest[33], *cache = run_path(r, ".dataset.cache"), *p = run_path(r, "dataset.json");
-	int rc = pin_task_digest(r->task_dir, cache, digest, e);
+	int rc = pin_task_digest(r->task_dir, cache, true, digest, e);
 	if (rc == 0) {
 		cJSON *d = cJSON_CreateObject();
 		json_set_num(d, "format", PIN_FORMAT);
@@ -385,7 +384,7 @@ static int cmd_pin_check(const struct command *c)
 	for (size_t i = 0; rc == 0 && pin && i < rs.n; i++) {
 		char digest[33], *cache = run_path(&rs.v[i], ".dataset.cache");
 		/* the run's own cache, read only: a check writes nothing */
-		rc = hash_tree_cached(rs.v[i].task_dir, fs_exists(cache) ? cache : NULL, false, digest, &e);
+		rc = pin_task_digest(rs.v[i].task_dir, cache, false, digest, &e);
 		if (rc == 0)
 			rc = pin_check(pin, path, rs.v[i].task, digest, &e);
 		free(cache);

@@ -65,6 +65,8 @@ t_eq "its output" "$(jq -r '.steps[1].observation.results[0].source_call_id' $a)
 	"$(jq -r '.steps[1].tool_calls[0].tool_call_id' $a)"
 t_eq "tokens" "$(jq -c '.final_metrics | [.total_prompt_tokens, .total_completion_tokens]' $a)" '[2500,160]'
 t_eq "the report's facts" "$(jq -c '.extra.skillc.trial | [.stage, .outcome, .skill.invoked]' $a)" '["raw","passed",true]'
+s=$R/traces/csv-column-sum/static/test-001/trajectory/atif.json
+t_eq "a reused trial's ATIF names its own stage" "$(jq -c '.extra.skillc.trial | [.stage, .reused]' $s)" '["static",true]'
 t_eq "trial.json names it" "$(jq -r .files.atif $R/traces/csv-column-sum/raw/test-001/trial.json)" trajectory/atif.json
 # the validator can fail: a step out of order, a call id that names nothing, an unknown key
 jq '.steps[1].step_id = 5 | .steps[1].observation.results[0].source_call_id = "nope" | .agent.x = 1' $a >bad.json
@@ -91,7 +93,10 @@ t_contains "says so" "$out" "missing.json"
 t_end
 
 t_begin "make export: one bundle; skillc-verify passes it, and its Harbor copy reads back the same"
-out=$($SK export OUT=study.tar.gz DATASET_PIN=pin.json 2>&1)
+# keys that reached a file of the run (a note beside the static skill) stay out of the bundle
+printf 'PROVIDER_X=sk-envfile-secret-0451\n' >keys.env
+printf 'a sk-envfile-secret-0451 b sk-environ-secret-0452\n' >$R/artifacts/static/note.txt
+out=$(MY_API_KEY=sk-environ-secret-0452 $SK export OUT=study.tar.gz DATASET_PIN=pin.json ENV_FILE=keys.env 2>&1)
 t_eq "exit" $? 0
 t_contains "said" "$out" "skillc-export: 1 run -> study.tar.gz"
 list=$(tar -tzf study.tar.gz)
@@ -108,6 +113,8 @@ out=$(skillc-verify study.tar.gz 2>&1)
 t_eq "verify: exit" $? 0
 t_contains "verify: says" "$out" "study.tar.gz checks out"
 mkdir u && tar -C u -xzf study.tar.gz
+t_eq "the keys are out" "$(cat u/study/runs/*/artifacts/static/note.txt)" "a ***REDACTED*** b ***REDACTED***"
+t_check "nowhere else either" sh -c '! grep -rq "secret-045" u'
 $VALIDATE u/study/harbor/*/*/test-*/agent/trajectory.json >/dev/null 2>&1
 t_eq "the Harbor copy's ATIF is valid" $? 0
 out=$(skillc-summary --out s2 u/study/harbor/csv-column-sum--opencode--vllm_qwen-27b 2>&1)
