@@ -35,7 +35,8 @@ t_end
 
 t_begin "a pinned run: trials run, dataset.json records the tree, the report shows it"
 script pass fail timeout "pass skill=none"
-out=$($SK -j2 $RUN raw-eval static-eval REPEAT=3 FAST_MIN_TRACES=3 DATASET_PIN=pin.json 2>&1)
+# one at a time: test-NNN takes the script's line NNN
+out=$($SK $RUN raw-eval static-eval REPEAT=3 FAST_MIN_TRACES=3 DATASET_PIN=pin.json 2>&1)
 t_eq "exit" $? 0
 # the sample skill compiles to itself: static-eval reuses raw's trials
 t_eq "bench runs" "$(starts)" 3

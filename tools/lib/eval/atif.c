@@ -181,13 +181,14 @@ static cJSON *skillc_extra(const cJSON *t)
 cJSON *atif_from_trial(const cJSON *t, const char *acp_path, struct err *e)
 {
 	struct steps s = { cJSON_CreateArray(), NULL, 0 };
-	if (acp_path && fs_exists(acp_path)) {
-		long bad = 0;
-		if (trial_jsonl_each(acp_path, on_event, &s, &bad) < 0 || bad) {
-			cJSON_Delete(s.arr);
-			return bad ? (err_set(e, ERR_INPUT, "%s line %ld is not JSON", acp_path, bad), NULL)
-				   : (err_set(e, ERR_INPUT, "cannot read '%s':", acp_path), NULL);
-		}
+	long bad = 0;
+	if (acp_path && fs_exists(acp_path) && (trial_jsonl_each(acp_path, on_event, &s, &bad) < 0 || bad)) {
+		if (bad)
+			err_set(e, ERR_INPUT, "%s line %ld is not JSON", acp_path, bad);
+		else
+			err_set(e, ERR_INPUT, "cannot read '%s':", acp_path);
+		cJSON_Delete(s.arr);
+		return NULL;
 	}
 	const char *harness = json_str(t, "harness"), *agent = json_str(t, "agent");
 	const char *key = json_str(t, "key"), *test = json_str(t, "test");

@@ -9,12 +9,10 @@
 #include "base/json.h"
 #include "base/proc.h"
 
-/* git's answer without its trailing newline, or NULL when it failed. */
-static char *git_says(const char *dir, const char *a1, const char *a2, const char *a3)
+/* What git prints for argv, without its trailing newline, or NULL when
+ * it failed. Caller frees. */
+static char *git_says(char *const *argv)
 {
-	char *argv[] = { "git", "-C", (char *)dir, (char *)a1, (char *)a2, (char *)a3, NULL, NULL };
-	if (a3 && !strcmp(a3, "--"))
-		argv[6] = ".";
 	struct buf out = BUF_INIT;
 	struct proc_result res = { 0 };
 	struct err e;
@@ -35,12 +33,15 @@ cJSON *pin_git(const char *dir)
 	if (!where)
 		return NULL;
 	free(where);
-	char *commit = git_says(dir, "rev-parse", "--verify", "HEAD");
+	char *head[] = { "git", "-C", (char *)dir, "rev-parse", "--verify", "HEAD", NULL };
+	char *commit = git_says(head);
 	if (!commit || strlen(commit) < 40) {
 		free(commit);
 		return NULL;
 	}
-	char *status = git_says(dir, "status", "--porcelain", "--");
+	/* only what lies under dir, untracked files included */
+	char *st[] = { "git", "-C", (char *)dir, "status", "--porcelain", "--", ".", NULL };
+	char *status = git_says(st);
 	cJSON *g = cJSON_CreateObject();
 	json_set_str(g, "commit", commit);
 	if (status)
