@@ -17,6 +17,7 @@
 #include "base/json.h"
 #include "llm/cache.h"
 #include "base/log.h"
+#include "base/redact.h"
 #include "base/slots.h"
 #include "llm/usage.h"
 
@@ -32,7 +33,48 @@ struct llm_client {
 	char *usage_file;
 	CURL *curl;
 	unsigned seed;  /* jitter and slot spreading */
+	/* every key value known here (routes' key_env, .env, the environment's
+	 * key and token variables) and the name it came from: taken out of every
+	 * answer before it is parsed, cached or used */
+	struct strlist secrets, secret_names;
 };
+
+static void add_secret(struct llm_client *c, const char *name, const char *value)
+{
+	if (!value || strlen(value) < REDACT_MIN)
+		return;
+	for (size_t i = 0; i < c->secrets.n; i++)
+		if (!strcmp(c->secrets.v[i], value))
+			return;
+	strlist_push(&c->secrets, value);
+	strlist_push(&c->secret_names, name);
+}
+
+static void collect_secrets(struct llm_client *c)
+{
+	for (size_t i = 0; i < c->routes.n; i++) {
+		const struct route *rt = &c->routes.v[i];
+		enum dotenv_source src;
+		if (rt->key_env)
+			add_secret(c, rt->key_env, dotenv_get(&c->env, rt->key_env, &src));
+	}
+	for (size_t i = 0; i < c->env.values.n; i++)
+		add_secret(c, c->env.names.v[i], c->env.values.v[i]);
+	struct strlist more = STRLIST_INIT;
+	redact_secrets_of_env(NULL, &more);
+	for (size_t i = 0; i < more.n; i++) {
+		add_secret(c, "a key of the environment", more.v[i]);
+		explicit_bzero(more.v[i], strlen(more.v[i]));
+	}
+	strlist_free(&more);
+}
+
+static void wipe_strlist(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		explicit_bzero(l->v[i], strlen(l->v[i]));
+	strlist_free(l);
+}
 
 static const char *pick(const char *given, const char *var, const char *fallback)
 {
@@ -60,6 +102,8 @@ struct llm_client *llm_open(const struct llm_options *o, struct err *e)
 		rc = routes_load(&c->routes, routes, e);
 	if (rc == 0)
 		rc = dotenv_load(&c->env, c->env_file, e);
+	if (rc == 0)
+		collect_secrets(c);
 	free(routes);
 	if (rc == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		rc = err_set(e, ERR_WORK, "cannot initialize libcurl");
@@ -85,6 +129,8 @@ void llm_close(struct llm_client *c)
 	}
 	routes_free(&c->routes);
 	dotenv_free(&c->env);
+	wipe_strlist(&c->secrets);
+	strlist_free(&c->secret_names);
 	free(c->env_file);
 	free(c->cache_dir);
 	free(c->usage_file);
@@ -390,6 +436,24 @@ static enum reply_verdict judge_reply(struct llm_client *c, const struct route *
 	return REPLY_AGAIN;
 }
 
+/* A model may echo a key it saw (in a trace, a skill, a file): every known
+ * key value is taken out of the answer's bytes before they are parsed,
+ * cached, written or used, and the stage is told which variable's it was. */
+static size_t scrub_answer(const struct llm_client *c, const char *provider, const char *model, struct buf *body,
+			   const char *whence)
+{
+	int first;
+	size_t n = body->data ? redact_buf(body, &c->secrets, &first) : 0;
+	if (!n)
+		return 0;
+	const char *stage = getenv("SKILLC_STAGE");
+	warnf("warning: %s%s%sthe %s of model '%s%s%s' held the value of %s (%zu cop%s): replaced by %s before it is cached or used",
+	      stage ? "stage '" : "", stage ? stage : "", stage ? "': " : "", whence, provider ? provider : "",
+	      provider ? "/" : "", model,
+	      c->secret_names.v[first], n, n == 1 ? "y" : "ies", REDACTED);
+	return n;
+}
+
 /* Sends body to the route until it answers, a fatal status comes, or the
  * attempts or the time run out. *resp is the parsed answer. */
 static int fetch(struct llm_client *c, const struct route *rt, const char *model,
@@ -410,6 +474,7 @@ static int fetch(struct llm_client *c, const struct route *rt, const char *model
 			break;
 		http_do(c, rt, url, body, key, rt->timeout, &r);
 		slot_release(slot);
+		scrub_answer(c, rt->provider, model, &r.body, "answer");
 		ai->attempts = attempt;
 		ai->status = r.status;
 		bool retry;
@@ -521,6 +586,25 @@ static cJSON *cache_keyed(const struct llm_request *req, const struct route *rt,
 	return keyed;
 }
 
+/* An answer cached before keys were taken out of answers is scrubbed as
+ * it is replayed. */
+static void scrub_cached(const struct llm_client *c, const char *model, cJSON **resp)
+{
+	struct buf b = BUF_INIT;
+	char *text = cJSON_PrintUnformatted(*resp);
+	buf_adds(&b, text);
+	free(text);
+	if (scrub_answer(c, NULL, model, &b, "cached answer")) {
+		cJSON *clean = cJSON_Parse(b.data);
+		if (clean) {
+			cJSON_Delete(*resp);
+			*resp = clean;
+		}
+	}
+	explicit_bzero(b.data, b.len);
+	buf_free(&b);
+}
+
 /* The cached answer, if the cache mode looks: with LLM_CACHE=use a miss
  * takes the key's lock (*lock) and looks again, since the holder may have
  * answered meanwhile. *cache says hit or miss for the usage record. */
@@ -537,6 +621,7 @@ static int cache_look(struct llm_client *c, const struct llm_request *req, const
 		*resp = llmcache_get(c->cache_dir, key);
 	}
 	if (*resp) {
+		scrub_cached(c, req->model, resp);
 		*hit = true;
 		*cache = "hit";
 		return 0;
