@@ -143,3 +143,37 @@ t_contains "says so" "$out" "its runner had written a complete result when a ski
 t_eq "bench runs: the first only" "$(starts)" 1
 t_check "complete" grep -q '"complete": true' $RL/traces/csv-column-sum/raw/test-001/trial.json
 t_end
+
+t_begin "two runs sharing the store, the first killed -9 as its trial is published, 20 times: never more bench runs than keys"
+# the second run waits on the key; the first is frozen and killed the moment
+# its trial.json is published (a large agent message makes the step after
+# publishing take a moment, as a real trajectory does), and the second must
+# find the trial in the store, not run it again
+export FAKE_BENCH_MESSAGE=$W/big.msg
+rm -f bench.log
+kills=0 i=0
+while [ $i -lt 20 ]; do
+	i=$((i + 1))
+	rm -f "$W/go"
+	printf 'pass sleep=0 wait=%s\n' "$W/go" >script
+	P1=p1/csv-column-sum--opencode--vllm_p-$i/traces/csv-column-sum/raw/test-001
+	setsid $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/p-$i RESULTS=p1 CACHE_DIR=$W/pc >p1.out 2>&1 &
+	sid=$!
+	t_poll 100 sh -c "[ \"\$(grep -c '^start ' bench.log 2>/dev/null)\" -ge $i ]"
+	$SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/p-$i RESULTS=p2 CACHE_DIR=$W/pc >p2.out 2>&1 &
+	second=$!
+	t_poll 100 grep -q 'waiting: the same trial' p2.out || t_fail "run $i: the second run did not wait"
+	touch "$W/go"
+	j=0
+	while [ $j -lt 6000 ] && [ ! -e $P1/trial.json ] && kill -0 $sid 2>/dev/null; do sleep 0.002; j=$((j + 1)); done
+	pkill -STOP -s $sid 2>/dev/null
+	[ -e $P1/trial.json ] && kills=$((kills + 1))
+	while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
+	wait $sid 2>/dev/null
+	wait $second || t_fail "run $i: the second make failed: $(tail -n 3 p2.out)"
+done
+t_eq "kills that landed after publishing" $kills 20
+t_eq "bench runs = keys" "$(starts)" "$(keys p1 p2)"
+t_eq "keys" "$(keys p2)" 20
+unset FAKE_BENCH_MESSAGE
+t_end
