@@ -85,8 +85,15 @@ bool evaltrial_up_to_date(const struct eval_job *j)
 	bool ok = false;
 	if (t) {
 		const char *k = json_str(t, "key");
+		/* a record that says incomplete (written so by hand) is not made
+		 * complete by checking it again: it is set aside and made anew */
+		bool said = json_bool(t, "complete", false);
 		trial_check(t, j->o->require_skill);
 		ok = k && !strcmp(k, j->key) && json_bool(t, "complete", false);
+		if (ok && !said) {
+			ok = false;
+			free(attempts_keep(j, j->out, "its trial.json says \"complete\": false"));
+		}
 	}
 	if (ok && utimensat(AT_FDCWD, p, NULL, 0) < 0) { /* make compares mtimes */
 		warnf("cannot renew the time of '%s' (%s): the trial runs again", p, strerror(errno));
