@@ -252,6 +252,7 @@ static void run_tool(const struct run *r, const struct stage_ref *ref, const cha
 	/* tools that call models append their usage here (llm/usage.h) */
 	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref->name);
 	setenv("SKILLC_STAGE", ref->name, 1);
+	setenv("MAX_FILE_MB", run_get(r, "MAX_FILE_MB"), 1); /* the run's, as every tool reads it */
 	setenv("SKILLC_USAGE_FILE", usage_file, 1);
 	free(usage_file);
 
