@@ -73,4 +73,17 @@ t_check "config.json repaired" cmp -s cfg.orig $R/inputs/config.json
 t_check "manifest.json parses" jq -e .run $R/manifest.json
 t_eq "no bench run" "$(starts)" "$n"
 t_end
+t_begin "temp files of a killed make report are removed by the next make; a live writer's are not"
+sh -c 'exit 0' & dead=$!
+wait $dead
+mkdir -p results/compile-pipeline/charts $R/charts
+for f in results/compile-pipeline/.index.html.tmp.$dead.0 results/compile-pipeline/charts/.delta.svg.tmp.$dead.1 \
+	$R/charts/.stages.svg.tmp.$dead.2 $R/.report.html.tmp.$dead.3; do echo partial >$f; done
+echo live >results/compile-pipeline/.index.html.tmp.$$.0
+out=$($SK $SET raw-index 2>&1)
+t_eq "make exit" $? 0
+t_eq "orphans left" "$(find results -name "*.tmp.$dead.*" | wc -l)" 0
+t_check "a live writer's temp kept" test -e results/compile-pipeline/.index.html.tmp.$$.0
+rm -f results/compile-pipeline/.index.html.tmp.$$.0
+t_end
 exit $T_FAILED

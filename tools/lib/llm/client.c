@@ -196,15 +196,55 @@ struct http_reply {
 	CURLcode cc;
 	char errbuf[CURL_ERROR_SIZE];
 	double seconds;
+	char why[200];       /* our own reason for aborting the transfer */
+	/* the watch on a transfer: progress lines, the low-speed floor */
+	const struct route *rt;
+	const char *url;
+	double t0, said, window_t;
+	curl_off_t window_bytes;
 };
 
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct http_reply *r = arg;
-	if (r->body.len + size * n > LLM_MAX_BODY)
+	if (r->body.len + size * n > LLM_MAX_BODY) {
+		snprintf(r->why, sizeof r->why, "the answer is over %u MB, the client's limit on one answer",
+			 LLM_MAX_BODY >> 20);
 		return 0; /* aborts the transfer */
+	}
 	buf_add(&r->body, p, size * n);
 	return size * n;
+}
+
+/* Every second of a transfer: a line every LLM_SAY_EVERY seconds while an
+ * answer is awaited (no silent waits), and the low-speed floor once the
+ * answer has begun (a non-streamed answer may think long before its first
+ * byte; the request's timeout bounds that). */
+#define LLM_SAY_EVERY 60
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	(void)dltotal, (void)ultotal, (void)ulnow;
+	struct http_reply *r = arg;
+	double now = now_mono();
+	if (now - r->said >= LLM_SAY_EVERY) {
+		r->said = now;
+		warnf("still waiting for %s: %.0f s, %ld bytes of the answer so far", r->url, now - r->t0, (long)dlnow);
+	}
+	if (dlnow == 0 || r->rt->low_speed_bytes <= 0)
+		return 0;
+	if (r->window_t == 0) {
+		r->window_t = now;
+		r->window_bytes = dlnow;
+	} else if (now - r->window_t >= r->rt->low_speed_time) {
+		if ((double)(dlnow - r->window_bytes) < r->rt->low_speed_bytes) {
+			snprintf(r->why, sizeof r->why, "the answer trickled in slower than %.0f bytes in %.0f s "
+				 "(low_speed_bytes, low_speed_time of the route)", r->rt->low_speed_bytes, r->rt->low_speed_time);
+			return 1; /* aborts the transfer */
+		}
+		r->window_t = now;
+		r->window_bytes = dlnow;
+	}
+	return 0;
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *arg)
@@ -269,6 +309,12 @@ static void http_do(struct llm_client *c, const struct route *rt, const char *ur
 	curl_easy_setopt(k, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(k, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(k, CURLOPT_ERRORBUFFER, r->errbuf);
+	r->rt = rt;
+	r->url = url;
+	r->t0 = r->said = now_mono();
+	curl_easy_setopt(k, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(k, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(k, CURLOPT_XFERINFODATA, r);
 	curl_easy_setopt(k, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (body) {
@@ -337,6 +383,7 @@ static bool curl_retryable(CURLcode cc)
 	case CURLE_COULDNT_RESOLVE_PROXY:
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_ABORTED_BY_CALLBACK: /* the low-speed floor */
 	case CURLE_PARTIAL_FILE:
 	case CURLE_GOT_NOTHING:
 	case CURLE_SEND_ERROR:
@@ -397,6 +444,18 @@ static double backoff(struct llm_client *c, const struct route *rt, int attempt)
 	return d * (0.5 + 0.5 * (rand_r(&c->seed) % 1000) / 1000.0); /* jitter spreads retries */
 }
 
+/* Only an answer of the expected shape is used and cached: its first
+ * choice an object whose message.content (or text) is a string, or a
+ * message with tool calls. */
+static bool answer_well_formed(const cJSON *doc)
+{
+	const cJSON *choice = cJSON_GetArrayItem(json_get(doc, "choices"), 0);
+	const cJSON *msg = json_get(choice, "message");
+	return cJSON_IsObject(choice) &&
+	       (cJSON_IsString(json_get(msg, "content")) || cJSON_IsString(json_get(choice, "text")) ||
+		cJSON_IsArray(json_get(msg, "tool_calls")));
+}
+
 /* One HTTP reply judged: the answer (into *resp), a failure no retry can
  * mend (in e), or one to try again (why says what; *retry false when a
  * transport error will not pass by waiting). */
@@ -411,20 +470,23 @@ static enum reply_verdict judge_reply(struct llm_client *c, const struct route *
 	error_detail(&r->body, key, detail, sizeof detail);
 	*retry = true;
 	if (r->cc != CURLE_OK) {
-		snprintf(why, why_size, "%s: %s", url, r->errbuf[0] ? r->errbuf : curl_easy_strerror(r->cc));
+		snprintf(why, why_size, "%s: %s", url, r->why[0] ? r->why : r->errbuf[0] ? r->errbuf : curl_easy_strerror(r->cc));
 		scrub(why, key);
 		*retry = curl_retryable(r->cc);
 		return REPLY_AGAIN;
 	}
 	if (r->status >= 200 && r->status < 300) {
 		cJSON *doc = r->body.data ? cJSON_Parse(r->body.data) : NULL;
-		if (cJSON_IsArray(json_get(doc, "choices")) && cJSON_GetArraySize(json_get(doc, "choices")) > 0) {
+		if (cJSON_IsArray(json_get(doc, "choices")) && cJSON_GetArraySize(json_get(doc, "choices")) > 0 &&
+		    answer_well_formed(doc)) {
 			*resp = doc;
 			ai->latency = r->seconds;
 			return REPLY_OK;
 		}
 		snprintf(why, why_size, "%s", !doc ? "the answer is not JSON (malformed or cut short)"
-			 : *detail ? detail : "the answer has no \"choices\"");
+			 : *detail ? detail : !cJSON_IsArray(json_get(doc, "choices")) ? "the answer has no \"choices\""
+			 : "the answer's first choice holds no text (message.content or text must be a string): "
+			   "not cached");
 		cJSON_Delete(doc);
 		return REPLY_AGAIN;
 	}

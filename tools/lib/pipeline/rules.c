@@ -254,6 +254,32 @@ static void names_in(const struct run *r, const char *rel, struct strmap *m)
 	free(dir);
 }
 
+/* The temp files a killed `make report` left (report.html, index.html,
+ * the charts of the run and of RESULTS), whose writer is gone. */
+static void remove_report_temps(const struct run *r)
+{
+	const char *results = run_get(r, "RESULTS");
+	char *dirs[] = { path_join(r->dir, "charts"), xstrdup(results ? results : r->dir),
+			 path_join(results ? results : r->dir, "charts") };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		struct strlist names = STRLIST_INIT;
+		list_all(dirs[i], &names);
+		for (size_t k = 0; k < names.n; k++) {
+			const char *name = names.v[k];
+			if (!fs_is_temp_name(name) || !fs_temp_orphaned(name) ||
+			    (!strstr(name, ".html.tmp.") && !strstr(name, ".svg.tmp.")))
+				continue;
+			char *p = path_join(dirs[i], name);
+			struct stat st;
+			if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(p);
+			free(p);
+		}
+		strlist_free(&names);
+		free(dirs[i]);
+	}
+}
+
 /* Temp files of the run's own bookkeeping (status, manifest, config,
  * rules.mk) left by a kill -9 hold nothing worth keeping: remove them,
  * those whose writer is gone (a kill before any stage began), and after a
@@ -292,6 +318,7 @@ static void remove_bookkeeping_temps(const struct run *r)
 	if (cut_short)
 		rmdir(inflight);
 	free(inflight);
+	remove_report_temps(r);
 }
 
 /* An output edited by hand since its target published it is set aside in
