@@ -100,7 +100,7 @@ RM_API_URL ?=
 PROFILES_DIR ?= profiles
 # evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)
 SKILL_SOURCE ?=
-# largest file ingest accepts, in MB
+# largest file of a task or a skill any tool reads, in MB
 MAX_FILE_MB ?= 25
 # no stage of the run starts once the run has paid this much, USD (empty: no budget)
 BUDGET_USD ?=
@@ -183,7 +183,7 @@ GATE_VS ?= none
 #:   RM_API_URL=                      AgentRM scoring service for the fast stage; make doctor checks its /health
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
 #:   SKILL_SOURCE=                    evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)
-#:   MAX_FILE_MB=25                   largest file ingest accepts, in MB
+#:   MAX_FILE_MB=25                   largest file of a task or a skill any tool reads, in MB
 #:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
 #:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it
 #:   TRIAL_TIMEOUT=10800              hard time limit of one evaluation trial, seconds

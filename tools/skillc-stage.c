@@ -252,6 +252,7 @@ static void run_tool(const struct run *r, const struct stage_ref *ref, const cha
 	/* tools that call models append their usage here (llm/usage.h) */
 	char *usage_file = xasprintf("%s/status/%s.usage.jsonl", r->dir, ref->name);
 	setenv("SKILLC_STAGE", ref->name, 1);
+	setenv("MAX_FILE_MB", run_get(r, "MAX_FILE_MB"), 1); /* the run's, as every tool reads it */
 	setenv("SKILLC_USAGE_FILE", usage_file, 1);
 	free(usage_file);
 
@@ -289,6 +290,8 @@ static void record_end(const struct run *r, const struct stage_ref *ref, cJSON *
 	json_set_str(st, "error", t->o.error);
 	if (rc)
 		sweep_leftovers(r, ref);
+	else /* what it published, to tell a hand edit from its own bytes */
+		json_set(st, "outputs", state_output_hashes(r, ref));
 	if (state_write(r->dir, ref->name, st, &e) < 0)
 		die_err(&e);
 	if (rc == 0 && fs_write_atomic(ok, "", 0, 0644, &e) < 0)

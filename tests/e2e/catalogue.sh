@@ -37,9 +37,11 @@ t_fakellm "$T_TMP/llm" '{"rules": [
  {"match": "ANSWER-401", "status": 401},
  {"match": "ANSWER-MALFORMED", "malformed": true},
  {"match": "ANSWER-TRUNCATED", "truncate": true},
+ {"match": "ANSWER-TRICKLE", "text": "one byte at a time, slower than the floor", "trickle": 0.3},
+ {"match": "ANSWER-WRONGTYPE", "body": {"choices": [{"message": {"role": "assistant", "content": 5}}]}},
  {"match": "You plan edits to an Agent Skill", "text": "Here is my plan: make it shorter."}],
  "chat": [{"text": "ok"}]}'
-printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 5, "connect_timeout": 2,
+printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 5, "connect_timeout": 2, "low_speed_bytes": 100, "low_speed_time": 1,
  "retry": {"attempts": 2, "base_delay": 0.01, "max_delay": 0.02}}}}\n' "$FAKELLM_URL" >"$W/routes.json"
 LLM="skillc-llm --routes $W/routes.json --env-file $W/none.env --cache off -m fake/m"
 # a scratch run of its own for the rows that change a run's settings
@@ -116,9 +118,18 @@ task: no skill in it ~ 2 ~ skillc-ingest: no skill: no folder in '.*/bad/t/envir
 task: two skills ~ 2 ~ skillc-ingest: 2 skills in '.*/bad/t/environment/skills' \(csv-sum, other\); skillc compiles one skill per task ~ cp -R tasks/csv-column-sum $B/t; cp -R $B/t/environment/skills/csv-sum $B/t/environment/skills/other; skillc-ingest --task $B/t --out $B/o --hash $B/h
 task: a file over MAX_FILE_MB ~ 2 ~ skillc-ingest: '.*/big.bin' is 1.9 MB, over the 1 MB cap \(MAX_FILE_MB\) ~ cp -R tasks/csv-column-sum $B/t; head -c 2000000 /dev/zero >$B/t/environment/skills/csv-sum/big.bin; skillc-ingest --task $B/t --out $B/o --hash $B/h --max-file-mb 1
 task: a symlink out of the skill ~ 2 ~ skillc-ingest: symlink '.*/csv-sum/pw' points outside the skill folder ~ cp -R tasks/csv-column-sum $B/t; ln -s /etc/passwd $B/t/environment/skills/csv-sum/pw; skillc-ingest --task $B/t --out $B/o --hash $B/h
+task: a dangling symlink in the skill ~ 2 ~ skillc-ingest: symlink '.*/csv-sum/gone' leads nowhere \(-> nothing.md: No such file or directory\) ~ cp -R tasks/csv-column-sum $B/t; ln -s nothing.md $B/t/environment/skills/csv-sum/gone; skillc-ingest --task $B/t --out $B/o --hash $B/h
+task: a symlink loop in the skill ~ 2 ~ skillc-ingest: symlink '.*/csv-sum/a' leads nowhere \(-> b: a loop of links\) ~ cp -R tasks/csv-column-sum $B/t; ln -s b $B/t/environment/skills/csv-sum/a; ln -s a $B/t/environment/skills/csv-sum/b; skillc-ingest --task $B/t --out $B/o --hash $B/h
 task: a fifo in the skill ~ 2 ~ skillc-ingest: '.*/csv-sum/p' is not a regular file, folder or symlink ~ cp -R tasks/csv-column-sum $B/t; mkfifo $B/t/environment/skills/csv-sum/p; skillc-ingest --task $B/t --out $B/o --hash $B/h
 task: task.toml that does not parse ~ 2 ~ skillc-local: .*/bad/t/task.toml:1: expected '\]' to close the header ~ cp -R tasks/csv-column-sum $B/t; printf '[agent\ntimeout = \n' >$B/t/task.toml; skillc-local eval run --tasks-dir $B/t --agent opencode --model vllm/m --sandbox local --skill-mode no-skill --jobs-dir $B/j
 task: no tests/test.sh ~ 2 ~ skillc-eval: task folder '.*/bad/t' has no tests/test.sh ~ cp -R tasks/csv-column-sum $B/t; rm $B/t/tests/test.sh; skillc-eval --task $B/t --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/test-001
+task: no instruction.md ~ 2 ~ skillc-eval: task folder '.*/bad/t' has no instruction.md: every runner needs it ~ cp -R tasks/csv-column-sum $B/t; rm $B/t/instruction.md; skillc-eval --task $B/t --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/test-001
+task: instruction.md a folder ~ 2 ~ skillc-eval: '.*/bad/t/instruction.md' is not a regular file ~ cp -R tasks/csv-column-sum $B/t; rm $B/t/instruction.md; mkdir $B/t/instruction.md; skillc-eval --task $B/t --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/test-001
+task: instruction.md over MAX_FILE_MB ~ 2 ~ skillc-eval: '.*/bad/t/instruction.md' is 2.0 MB, over MAX_FILE_MB \(1 MB\) ~ cp -R tasks/csv-column-sum $B/t; head -c 2100000 /dev/zero | tr '\0' a >$B/t/instruction.md; MAX_FILE_MB=1 skillc-eval --task $B/t --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/test-001
+task: an empty instruction.md ~ 2 ~ skillc-eval: '.*/bad/t/instruction.md' is empty ~ cp -R tasks/csv-column-sum $B/t; : >$B/t/instruction.md; skillc-eval --task $B/t --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/test-001
+task: task.toml that does not parse, RUNNER=benchflow ~ 2 ~ skillc-eval: .*/bad/t/task.toml:1: expected '\]' to close the header ~ cp -R tasks/csv-column-sum $B/t; printf '[agent\ntimeout = \n' >$B/t/task.toml; skillc-eval --task $B/t --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/test-001
+task: no task.toml, through make: nothing paid ~ 2 ~ skillc-eval: task folder '.*/bad/tasks/csv-column-sum' has no task.toml ~ mkdir $B/tasks; cp -R tasks/csv-column-sum $B/tasks/; rm $B/tasks/csv-column-sum/task.toml; FAKE_BENCH_LOG=$B/bench.log $SK $SCRATCH TASKS_DIR=$B/tasks raw-eval; rc=$?; test ! -e $B/bench.log || exit 9; exit $rc
+skill: a SKILL.md of 1.5 MiB (under MAX_FILE_MB) is evaluated ~ 0 ~ test-001 passed reward=1 ~ mkdir $B/s; cp $SKILL/SKILL.md $B/s/; head -c 1500000 /dev/zero | tr '\0' '\n' >>$B/s/SKILL.md; skillc-eval --task tasks/csv-column-sum --skill $B/s --harness opencode --model vllm/m --runner benchflow --out $B/test-001
 task: an unknown harness ~ 2 ~ (harness|nosuch) ~ skillc-eval --task tasks/csv-column-sum --skill $SKILL --harness nosuch --model vllm/m --runner benchflow --out $B/test-001
 task: --out not test-NNN ~ 2 ~ skillc-eval: --out '.*/bad/trial' is not named test-NNN ~ skillc-eval --task tasks/csv-column-sum --skill $SKILL --harness opencode --model vllm/m --runner benchflow --out $B/trial
 ROWS
@@ -129,6 +140,9 @@ routes: not JSON ~ 2 ~ skillc-llm: routes '.*/bad/r.json' is not valid JSON \(ne
 routes: two JSON values ~ 2 ~ skillc-llm: routes '.*/bad/r.json' .*(more after its JSON value|not valid JSON) ~ echo '{"providers": {}} {"providers": {}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m vllm/m
 routes: a provider without base_url ~ 2 ~ skillc-llm: routes '.*/bad/r.json': provider 'p': 'base_url' must be ~ echo '{"providers": {"p": {"key_env": null}}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m p/m
 routes: base_url not http ~ 2 ~ skillc-llm: routes '.*/bad/r.json': provider 'p': 'base_url' must be an http:// or https:// URL ~ echo '{"providers": {"p": {"base_url": "ftp://x", "key_env": null}}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m p/m
+routes: http:// with no host ~ 2 ~ skillc-llm: routes '.*/bad/r.json': provider 'p': 'base_url' must be an http:// or https:// URL with a host ~ echo '{"providers": {"p": {"base_url": "http://", "key_env": null}}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m p/m
+routes: a NUL in base_url ~ 2 ~ skillc-llm: routes '.*/bad/r.json' holds .u0000 \(a NUL\) in a string: remove it ~ echo '{"providers": {"p": {"base_url": "http://127.0.0.1:9/v1\u0000evil", "key_env": null}}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m p/m
+env: a NUL byte in a value ~ 2 ~ skillc-llm: '.*/bad/e.env' line 2: a NUL byte: remove it ~ printf 'A=1\nK=abcd\000efgh\n' >$B/e.env; skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/e.env --show-route -m vllm/m
 routes: timeout a string ~ 2 ~ skillc-llm: routes '.*/bad/r.json': provider 'p': 'timeout' must be a number ~ echo '{"providers": {"p": {"base_url": "http://127.0.0.1:9/v1", "key_env": null, "timeout": "ten"}}}' >$B/r.json; skillc-llm --routes $B/r.json --env-file $B/none.env --show-route -m p/m
 routes: unknown provider ~ 2 ~ unknown provider 'nosuch' in model 'nosuch/m': add it to routes ~ skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/none.env --show-route -m nosuch/m
 routes: a model without a provider ~ 2 ~ (provider/model|provider) ~ skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/none.env --show-route -m justamodel
@@ -171,6 +185,8 @@ answer: HTTP 500 every time ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) fail
 answer: HTTP 401 ~ 2 ~ skillc-llm: provider 'fake' wants a key \(HTTP 401\) but its route has no key_env: add one to routes '.*/routes.json' ~ $LLM ANSWER-401
 answer: a body that is not JSON ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: the answer is not JSON \(malformed or cut short\) ~ $LLM ANSWER-MALFORMED
 answer: cut short ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: .*transfer closed with [0-9]+ bytes remaining ~ $LLM ANSWER-TRUNCATED
+answer: trickling slower than the floor ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: .*: the answer trickled in slower than 100 bytes in 1 s \(low_speed_bytes, low_speed_time of the route\) ~ $LLM ANSWER-TRICKLE
+answer: a 200 of the wrong type is not cached ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: the answer's first choice holds no text ~ skillc-llm --routes $W/routes.json --env-file $W/none.env --cache use --cache-dir $B/c -m fake/m ANSWER-WRONGTYPE; rc=$?; test -z "$(find $B/c -name '*.json' 2>/dev/null)" || exit 9; exit $rc
 answer: a plan that is prose, through make ~ 2 ~ skillc-static: model 'fake/planner' gave no usable JSON object after 2 repairs: it holds no JSON object ~ $SK $SCRATCH STATIC_MODE=hybrid EXTERNAL_MODEL=fake/planner ROUTES=$W/routes.json static
 ROWS
 	# --- a full disk and a read-only folder (private mounts; root only)

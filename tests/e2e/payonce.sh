@@ -143,3 +143,47 @@ t_contains "says so" "$out" "its runner had written a complete result when a ski
 t_eq "bench runs: the first only" "$(starts)" 1
 t_check "complete" grep -q '"complete": true' $RL/traces/csv-column-sum/raw/test-001/trial.json
 t_end
+
+t_begin "two runs sharing the store, the first killed -9 as its trial is published, 20 times: never more bench runs than keys"
+# the second run waits on the key; the first is frozen and killed the moment
+# its trial.json is published, and the second must find the trial in the
+# store, not run it again. The runs live on a tmpfs and the store on disk,
+# with a large agent message: filing copies (no hard links across
+# filesystems) and syncs it, which takes a moment, as a real trajectory does
+export FAKE_BENCH_MESSAGE=$W/big.msg
+head -c 8000000 /dev/zero | tr '\0' 'a' >big.msg
+SHM=$(mktemp -d /dev/shm/skillc-payonce.XXXXXX) || SHM=$W/shm
+t_rm_shm() { rm -rf "$SHM"; }
+T_AT_EXIT="$T_AT_EXIT t_rm_shm"
+rm -f bench.log
+kills=0 i=0
+while [ $i -lt 20 ]; do
+	i=$((i + 1))
+	rm -f "$W/go"
+	printf 'pass sleep=0 wait=%s\n' "$W/go" >script
+	before=$(starts)
+	P1=$SHM/p1/csv-column-sum--opencode--vllm_p-$i/traces/csv-column-sum/raw/test-001
+	setsid $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/p-$i RESULTS=$SHM/p1 CACHE_DIR=$W/pc >p1.out 2>&1 &
+	sid=$!
+	t_poll 100 sh -c "[ \"\$(grep -c '^start ' bench.log 2>/dev/null)\" -gt $before ]"
+	$SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/p-$i RESULTS=$SHM/p2 CACHE_DIR=$W/pc >p2.out 2>&1 &
+	second=$!
+	t_poll 100 grep -q 'waiting: the same trial' p2.out || t_fail "run $i: the second run did not wait"
+	touch "$W/go"
+	end=$(( $(date +%s) + 300 ))
+	while [ ! -e $P1/trial.json ] && kill -0 $sid 2>/dev/null && [ "$(date +%s)" -lt $end ]; do sleep 0.002; done
+	pkill -STOP -s $sid 2>/dev/null
+	[ -e $P1/trial.json ] && kills=$((kills + 1))
+	while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
+	wait $sid 2>/dev/null
+	wait $second || t_fail "run $i: the second make failed: $(tail -n 3 p2.out)"
+	[ "$(starts)" -eq $((before + 1)) ] || t_fail "run $i: $(($(starts) - before)) bench runs for one key"
+	# what the runs hold is counted, then freed (the tmpfs is memory)
+	keys $SHM/p1 $SHM/p2 >>keys.txt
+	rm -rf "$SHM/p1" "$SHM/p2" "$W/pc"
+done
+t_eq "kills that landed after publishing" $kills 20
+t_eq "bench runs = keys" "$(starts)" "$(awk '{ n += $1 } END { print n }' keys.txt)"
+t_eq "bench runs" "$(starts)" 20
+unset FAKE_BENCH_MESSAGE
+t_end

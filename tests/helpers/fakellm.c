@@ -248,10 +248,22 @@ static int send_plain(int fd, int status, const cJSON *step, const char *body, b
 	struct buf out = BUF_INIT;
 	bool truncate = json_bool(step, "truncate", false);
 	size_t len = strlen(body);
+	double trickle = json_num(step, "trickle", 0);
 	head_lines(&out, status, step, "application/json");
 	buf_printf(&out, "Content-Length: %zu\r\n%s\r\n", len, keep && !truncate ? "" : "Connection: close\r\n");
+	size_t head = out.len;
 	buf_add(&out, body, truncate ? len / 2 : len);
-	int rc = send_all(fd, out.data, out.len);
+	if (trickle <= 0) {
+		int rc = send_all(fd, out.data, out.len);
+		buf_free(&out);
+		return rc;
+	}
+	/* the headers, then the body one byte every trickle seconds */
+	int rc = send_all(fd, out.data, head);
+	for (size_t i = head; rc == 0 && i < out.len; i++) {
+		nap(trickle);
+		rc = send_all(fd, out.data + i, 1);
+	}
 	buf_free(&out);
 	return rc;
 }

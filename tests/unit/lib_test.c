@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/redact.h"
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/proc.h"
@@ -461,10 +462,29 @@ static void test_settings_check(void)
 	CHECK_STR(e.msg, "'NOPE=1' is not NAME=VALUE of a setting (docs/settings.md)");
 }
 
+static void test_redact_buf(void)
+{
+	struct strlist sec = STRLIST_INIT;
+	strlist_push(&sec, "sk-short");        /* held by the next: replaced after it */
+	strlist_push(&sec, "sk-shortXYZ-123");
+	strlist_push(&sec, "tiny");            /* under REDACT_MIN: left alone */
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "a sk-shortXYZ-123 b sk-short c tiny sk-shortXYZ-123");
+	int first;
+	CHECK_INT(redact_buf(&b, &sec, &first), 3);
+	CHECK_INT(first, 1);
+	CHECK_STR(b.data, "a " REDACTED " b " REDACTED " c tiny " REDACTED);
+	CHECK_INT(redact_buf(&b, &sec, &first), 0);
+	CHECK_INT(first, -1);
+	buf_free(&b);
+	strlist_free(&sec);
+}
+
 int main(void)
 {
 	dir = t_tmpdir();
 	RUN(test_atomic_write_and_if_changed);
+	RUN(test_redact_buf);
 	RUN(test_hash_file_matches_xxh128);
 	RUN(test_tree_hash_rules);
 	RUN(test_tree_hash_cached);

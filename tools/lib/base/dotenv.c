@@ -134,7 +134,10 @@ int dotenv_load(struct dotenv *d, const char *path, struct err *e)
 	for (const char *p = text.data, *end = text.data + text.len; p < end && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
-		rc = parse_line(d, p, le, ++lineno, e);
+		++lineno;
+		/* a NUL would silently cut the value short */
+		rc = memchr(p, '\0', (size_t)(le - p)) ? err_set(e, ERR_INPUT, "'%s' line %d: a NUL byte: remove it (a key holds none)", path, lineno)
+			: parse_line(d, p, le, lineno, e);
 		p = nl ? nl + 1 : end;
 	}
 	explicit_bzero(text.data, text.len);

@@ -43,6 +43,24 @@ int fs_read(const char *path, size_t max, struct buf *out, struct err *e)
 	return 0;
 }
 
+long fs_max_file_mb(void)
+{
+	const char *v = getenv("MAX_FILE_MB");
+	char *end;
+	long mb = v ? strtol(v, &end, 10) : 0;
+	return v && *v && !*end && mb >= 1 && mb <= 4096 ? mb : 25;
+}
+
+int fs_read_limited(const char *path, struct buf *out, struct err *e)
+{
+	long mb = fs_max_file_mb();
+	if (fs_read(path, (size_t)mb << 20, out, e) == 0)
+		return 0;
+	if (errno == EFBIG)
+		err_set(e, ERR_INPUT, "'%s' is larger than MAX_FILE_MB (%ld MB): make it smaller or raise MAX_FILE_MB", path, mb);
+	return -1;
+}
+
 char *fs_temp_beside(const char *target)
 {
 	static unsigned counter; /* unique within this process */

@@ -11,6 +11,11 @@
 /* Reads a whole file into out (appending). max > 0 refuses larger files
  * (errno EFBIG). */
 int fs_read(const char *path, size_t max, struct buf *out, struct err *e);
+/* The one size limit on a file of a task or a skill skillc reads:
+ * MAX_FILE_MB from the environment (1..4096; 25 when unset or bad). */
+long fs_max_file_mb(void);
+/* fs_read under that limit; a larger file's error names MAX_FILE_MB. */
+int fs_read_limited(const char *path, struct buf *out, struct err *e);
 
 /* Writes a temp file beside path, fsyncs it, renames it over path and
  * fsyncs the directory: readers see the old bytes or the new, never half. */

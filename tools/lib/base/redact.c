@@ -95,6 +95,49 @@ static int longer_first(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+static size_t count_of(const char *s, size_t n, const char *sec, size_t sn)
+{
+	size_t k = 0;
+	for (const char *p = s, *end = s + n, *hit; (hit = memmem(p, (size_t)(end - p), sec, sn)); p = hit + sn)
+		k++;
+	return k;
+}
+
+size_t redact_buf(struct buf *b, const struct strlist *secrets, int *first)
+{
+	size_t hits = 0;
+	if (first)
+		*first = -1;
+	if (!b->len || !secrets->n)
+		return 0;
+	/* a secret holding another is replaced first */
+	size_t *order = xmalloc(secrets->n * sizeof *order);
+	for (size_t i = 0; i < secrets->n; i++)
+		order[i] = i;
+	for (size_t i = 1; i < secrets->n; i++)
+		for (size_t j = i; j > 0 && strlen(secrets->v[order[j]]) > strlen(secrets->v[order[j - 1]]); j--) {
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (size_t i = 0; i < secrets->n; i++) {
+		const char *sec = secrets->v[order[i]];
+		size_t sn = strlen(sec), k;
+		struct strlist one = { (char **)&sec, 1, 1 };
+		struct buf out = BUF_INIT;
+		if (sn < REDACT_MIN || !(k = count_of(b->data, b->len, sec, sn)) || !replace_all(b->data, b->len, &one, &out))
+			continue;
+		explicit_bzero(b->data, b->len);
+		buf_free(b);
+		*b = out;
+		hits += k;
+		if (first && *first < 0)
+			*first = (int)order[i];
+	}
+	free(order);
+	return hits;
+}
+
 int redact_tree(const char *dir, const struct strlist *given, struct err *e)
 {
 	if (!given->n)

@@ -18,6 +18,11 @@
  * already gets ".2", ".3", ...). secrets may be empty. */
 int redact_tree(const char *dir, const struct strlist *secrets, struct err *e);
 
+/* Replaces every secret in b (text; b stays NUL-terminated) in place,
+ * longer secrets first. Returns how many copies were replaced; *first (may
+ * be NULL) gets the index in secrets of one that was found, else -1. */
+size_t redact_buf(struct buf *b, const struct strlist *secrets, int *first);
+
 /* The values that count as secrets for a runner's child: every
  * NAME=VALUE of env_extra (the ENV_FILE) and the environment's values whose
  * names say key, token, secret or password. Appended to out (copies). */

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/toml.h"
 #include "eval/trial.h"
 #include "eval/store.h"
 
@@ -46,8 +48,9 @@ static char *skill_name(const char *dir, struct err *e)
 {
 	char *md = path_join(dir, "SKILL.md");
 	struct buf b = BUF_INIT;
-	if (fs_read(md, 1 << 20, &b, e) < 0) {
-		err_set(e, ERR_INPUT, "skill folder '%s' has no SKILL.md: pass the folder holding SKILL.md", dir);
+	if (fs_read_limited(md, &b, e) < 0) {
+		if (!fs_exists(md))
+			err_set(e, ERR_INPUT, "skill folder '%s' has no SKILL.md: pass the folder holding SKILL.md", dir);
 		free(md);
 		buf_free(&b);
 		return NULL;
@@ -124,6 +127,36 @@ static cJSON *make_identity(const struct eval_job *j)
 	return id;
 }
 
+/* What every runner hands the agent and reads itself, checked before a
+ * trial is paid for: instruction.md (a non-empty file) and task.toml (a
+ * file that parses), each under MAX_FILE_MB. */
+static int check_task_files(const char *task, struct err *e)
+{
+	static const char *const names[] = { "instruction.md", "task.toml" };
+	long mb = fs_max_file_mb();
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < ARRAY_LEN(names); i++) {
+		char *p = path_join(task, names[i]);
+		struct stat st;
+		if (stat(p, &st) < 0)
+			rc = err_set(e, ERR_INPUT, "task folder '%s' has no %s: every runner needs it; add it", task, names[i]);
+		else if (!S_ISREG(st.st_mode))
+			rc = err_set(e, ERR_INPUT, "'%s' is not a regular file: the task's %s must be one", p, names[i]);
+		else if (st.st_size > (off_t)mb << 20)
+			rc = err_set(e, ERR_INPUT, "'%s' is %.1f MB, over MAX_FILE_MB (%ld MB): make it smaller or raise MAX_FILE_MB",
+				     p, (double)st.st_size / (1024.0 * 1024.0), mb);
+		else if (i == 0 && st.st_size == 0)
+			rc = err_set(e, ERR_INPUT, "'%s' is empty: the agent would get no instruction; write the task's instruction in it", p);
+		else if (i == 1) {
+			cJSON *t = toml_read_file(p, e);
+			rc = t ? 0 : -1;
+			cJSON_Delete(t);
+		}
+		free(p);
+	}
+	return rc;
+}
+
 /* The task's name, the trial folder and where its failures go. */
 static int resolve_folders(struct eval_job *j, struct eval_opts *o, struct err *e)
 {
@@ -135,6 +168,8 @@ static int resolve_folders(struct eval_job *j, struct eval_opts *o, struct err *
 	if (!has_tests)
 		return err_set(e, ERR_INPUT, "task folder '%s' has no tests/test.sh: not a Harbor/SkillsBench task "
 			       "(needs task.toml, instruction.md, environment/, tests/test.sh)", o->task);
+	if (check_task_files(o->task, e) < 0)
+		return -1;
 	j->task_dir = fs_real_path(o->task);
 	j->task = xstrdup(path_base(j->task_dir));
 	if (!name_is_safe(j->task))

@@ -68,13 +68,13 @@ static void end_line(const struct eval_job *j, const cJSON *t, const char *how)
 	eval_progress(j, "%s reward=%s %s%s in %.1fs", json_str(t, "outcome"), rbuf, use, how, now_mono() - j->start);
 }
 
-/* The published trial t filed in the store, unless it is an infra error:
+/* The trial t (in dir) filed in the store, unless it is an infra error:
  * those are facts about the machine, not the trial, and never reused. */
-static void file_trial(const struct eval_job *j, const cJSON *t)
+static void file_trial(const struct eval_job *j, const cJSON *t, const char *dir)
 {
 	const char *outcome = json_str(t, "outcome");
 	struct err e;
-	if (outcome && strcmp(outcome, "infra_error") && trialstore_put(j->o->cache, j->key, j->out, &e) < 0)
+	if (!j->o->no_cache && outcome && strcmp(outcome, "infra_error") && trialstore_put(j->o->cache, j->key, dir, &e) < 0)
 		warnf("could not file the trial in the store: %s", e.msg);
 }
 
@@ -86,15 +86,22 @@ bool evaltrial_up_to_date(const struct eval_job *j)
 	bool ok = false;
 	if (t) {
 		const char *k = json_str(t, "key");
+		/* a record that says incomplete (written so by hand) is not made
+		 * complete by checking it again: it is set aside and made anew */
+		bool said = json_bool(t, "complete", false);
 		trial_check(t, j->o->require_skill);
 		ok = k && !strcmp(k, j->key) && json_bool(t, "complete", false);
+		if (ok && !said) {
+			ok = false;
+			free(attempts_keep(j, j->out, "its trial.json says \"complete\": false"));
+		}
 	}
 	if (ok && utimensat(AT_FDCWD, p, NULL, 0) < 0) { /* make compares mtimes */
 		warnf("cannot renew the time of '%s' (%s): the trial runs again", p, strerror(errno));
 		ok = false;
 	}
 	if (ok && !j->o->no_cache && !trialstore_has(j->o->cache, j->key))
-		file_trial(j, t); /* a kill came between publishing and filing */
+		file_trial(j, t, j->out); /* published by a skillc-eval that filed after publishing */
 	cJSON_Delete(t);
 	free(p);
 	return ok;
@@ -298,6 +305,11 @@ static void finish_trial(const struct eval_job *j, cJSON *t, const struct proc_r
 static int publish_or_keep(const struct eval_job *j, const char *tmp, const char *tmp_abs, const cJSON *t,
 			   char *reason, size_t size, struct err *e)
 {
+	/* filed before it is published: a kill between the two leaves the trial
+	 * in the store for whoever comes next (a run waiting on its key, or
+	 * this run's next make), never a published trial the store lacks */
+	if (!*reason)
+		file_trial(j, t, tmp);
 	if (!*reason && fs_publish_dir(tmp, j->out, e) < 0)
 		snprintf(reason, size, "%s", e->msg);
 	if (*reason) {
@@ -310,12 +322,6 @@ static int publish_or_keep(const struct eval_job *j, const char *tmp, const char
 		return 1;
 	}
 	end_line(j, t, "");
-	if (!j->o->no_cache) {
-		/* infra errors are facts about the machine, not the trial: never reused */
-		const char *outcome = json_str(t, "outcome");
-		if (outcome && strcmp(outcome, "infra_error") && trialstore_put(j->o->cache, j->key, j->out, e) < 0)
-			warnf("could not file the trial in the store: %s", e->msg);
-	}
 	return 0;
 }
 

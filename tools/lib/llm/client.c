@@ -17,6 +17,7 @@
 #include "base/json.h"
 #include "llm/cache.h"
 #include "base/log.h"
+#include "base/redact.h"
 #include "base/slots.h"
 #include "llm/usage.h"
 
@@ -32,7 +33,48 @@ struct llm_client {
 	char *usage_file;
 	CURL *curl;
 	unsigned seed;  /* jitter and slot spreading */
+	/* every key value known here (routes' key_env, .env, the environment's
+	 * key and token variables) and the name it came from: taken out of every
+	 * answer before it is parsed, cached or used */
+	struct strlist secrets, secret_names;
 };
+
+static void add_secret(struct llm_client *c, const char *name, const char *value)
+{
+	if (!value || strlen(value) < REDACT_MIN)
+		return;
+	for (size_t i = 0; i < c->secrets.n; i++)
+		if (!strcmp(c->secrets.v[i], value))
+			return;
+	strlist_push(&c->secrets, value);
+	strlist_push(&c->secret_names, name);
+}
+
+static void collect_secrets(struct llm_client *c)
+{
+	for (size_t i = 0; i < c->routes.n; i++) {
+		const struct route *rt = &c->routes.v[i];
+		enum dotenv_source src;
+		if (rt->key_env)
+			add_secret(c, rt->key_env, dotenv_get(&c->env, rt->key_env, &src));
+	}
+	for (size_t i = 0; i < c->env.values.n; i++)
+		add_secret(c, c->env.names.v[i], c->env.values.v[i]);
+	struct strlist more = STRLIST_INIT;
+	redact_secrets_of_env(NULL, &more);
+	for (size_t i = 0; i < more.n; i++) {
+		add_secret(c, "a key of the environment", more.v[i]);
+		explicit_bzero(more.v[i], strlen(more.v[i]));
+	}
+	strlist_free(&more);
+}
+
+static void wipe_strlist(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		explicit_bzero(l->v[i], strlen(l->v[i]));
+	strlist_free(l);
+}
 
 static const char *pick(const char *given, const char *var, const char *fallback)
 {
@@ -60,6 +102,8 @@ struct llm_client *llm_open(const struct llm_options *o, struct err *e)
 		rc = routes_load(&c->routes, routes, e);
 	if (rc == 0)
 		rc = dotenv_load(&c->env, c->env_file, e);
+	if (rc == 0)
+		collect_secrets(c);
 	free(routes);
 	if (rc == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		rc = err_set(e, ERR_WORK, "cannot initialize libcurl");
@@ -85,6 +129,8 @@ void llm_close(struct llm_client *c)
 	}
 	routes_free(&c->routes);
 	dotenv_free(&c->env);
+	wipe_strlist(&c->secrets);
+	strlist_free(&c->secret_names);
 	free(c->env_file);
 	free(c->cache_dir);
 	free(c->usage_file);
@@ -150,15 +196,55 @@ struct http_reply {
 	CURLcode cc;
 	char errbuf[CURL_ERROR_SIZE];
 	double seconds;
+	char why[200];       /* our own reason for aborting the transfer */
+	/* the watch on a transfer: progress lines, the low-speed floor */
+	const struct route *rt;
+	const char *url;
+	double t0, said, window_t;
+	curl_off_t window_bytes;
 };
 
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct http_reply *r = arg;
-	if (r->body.len + size * n > LLM_MAX_BODY)
+	if (r->body.len + size * n > LLM_MAX_BODY) {
+		snprintf(r->why, sizeof r->why, "the answer is over %u MB, the client's limit on one answer",
+			 LLM_MAX_BODY >> 20);
 		return 0; /* aborts the transfer */
+	}
 	buf_add(&r->body, p, size * n);
 	return size * n;
+}
+
+/* Every second of a transfer: a line every LLM_SAY_EVERY seconds while an
+ * answer is awaited (no silent waits), and the low-speed floor once the
+ * answer has begun (a non-streamed answer may think long before its first
+ * byte; the request's timeout bounds that). */
+#define LLM_SAY_EVERY 60
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	(void)dltotal, (void)ultotal, (void)ulnow;
+	struct http_reply *r = arg;
+	double now = now_mono();
+	if (now - r->said >= LLM_SAY_EVERY) {
+		r->said = now;
+		warnf("still waiting for %s: %.0f s, %ld bytes of the answer so far", r->url, now - r->t0, (long)dlnow);
+	}
+	if (dlnow == 0 || r->rt->low_speed_bytes <= 0)
+		return 0;
+	if (r->window_t == 0) {
+		r->window_t = now;
+		r->window_bytes = dlnow;
+	} else if (now - r->window_t >= r->rt->low_speed_time) {
+		if ((double)(dlnow - r->window_bytes) < r->rt->low_speed_bytes) {
+			snprintf(r->why, sizeof r->why, "the answer trickled in slower than %.0f bytes in %.0f s "
+				 "(low_speed_bytes, low_speed_time of the route)", r->rt->low_speed_bytes, r->rt->low_speed_time);
+			return 1; /* aborts the transfer */
+		}
+		r->window_t = now;
+		r->window_bytes = dlnow;
+	}
+	return 0;
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *arg)
@@ -223,6 +309,12 @@ static void http_do(struct llm_client *c, const struct route *rt, const char *ur
 	curl_easy_setopt(k, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(k, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(k, CURLOPT_ERRORBUFFER, r->errbuf);
+	r->rt = rt;
+	r->url = url;
+	r->t0 = r->said = now_mono();
+	curl_easy_setopt(k, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(k, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(k, CURLOPT_XFERINFODATA, r);
 	curl_easy_setopt(k, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (body) {
@@ -291,6 +383,7 @@ static bool curl_retryable(CURLcode cc)
 	case CURLE_COULDNT_RESOLVE_PROXY:
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_ABORTED_BY_CALLBACK: /* the low-speed floor */
 	case CURLE_PARTIAL_FILE:
 	case CURLE_GOT_NOTHING:
 	case CURLE_SEND_ERROR:
@@ -351,6 +444,18 @@ static double backoff(struct llm_client *c, const struct route *rt, int attempt)
 	return d * (0.5 + 0.5 * (rand_r(&c->seed) % 1000) / 1000.0); /* jitter spreads retries */
 }
 
+/* Only an answer of the expected shape is used and cached: its first
+ * choice an object whose message.content (or text) is a string, or a
+ * message with tool calls. */
+static bool answer_well_formed(const cJSON *doc)
+{
+	const cJSON *choice = cJSON_GetArrayItem(json_get(doc, "choices"), 0);
+	const cJSON *msg = json_get(choice, "message");
+	return cJSON_IsObject(choice) &&
+	       (cJSON_IsString(json_get(msg, "content")) || cJSON_IsString(json_get(choice, "text")) ||
+		cJSON_IsArray(json_get(msg, "tool_calls")));
+}
+
 /* One HTTP reply judged: the answer (into *resp), a failure no retry can
  * mend (in e), or one to try again (why says what; *retry false when a
  * transport error will not pass by waiting). */
@@ -365,20 +470,23 @@ static enum reply_verdict judge_reply(struct llm_client *c, const struct route *
 	error_detail(&r->body, key, detail, sizeof detail);
 	*retry = true;
 	if (r->cc != CURLE_OK) {
-		snprintf(why, why_size, "%s: %s", url, r->errbuf[0] ? r->errbuf : curl_easy_strerror(r->cc));
+		snprintf(why, why_size, "%s: %s", url, r->why[0] ? r->why : r->errbuf[0] ? r->errbuf : curl_easy_strerror(r->cc));
 		scrub(why, key);
 		*retry = curl_retryable(r->cc);
 		return REPLY_AGAIN;
 	}
 	if (r->status >= 200 && r->status < 300) {
 		cJSON *doc = r->body.data ? cJSON_Parse(r->body.data) : NULL;
-		if (cJSON_IsArray(json_get(doc, "choices")) && cJSON_GetArraySize(json_get(doc, "choices")) > 0) {
+		if (cJSON_IsArray(json_get(doc, "choices")) && cJSON_GetArraySize(json_get(doc, "choices")) > 0 &&
+		    answer_well_formed(doc)) {
 			*resp = doc;
 			ai->latency = r->seconds;
 			return REPLY_OK;
 		}
 		snprintf(why, why_size, "%s", !doc ? "the answer is not JSON (malformed or cut short)"
-			 : *detail ? detail : "the answer has no \"choices\"");
+			 : *detail ? detail : !cJSON_IsArray(json_get(doc, "choices")) ? "the answer has no \"choices\""
+			 : "the answer's first choice holds no text (message.content or text must be a string): "
+			   "not cached");
 		cJSON_Delete(doc);
 		return REPLY_AGAIN;
 	}
@@ -388,6 +496,24 @@ static enum reply_verdict judge_reply(struct llm_client *c, const struct route *
 	}
 	snprintf(why, why_size, "HTTP %ld%s%s", r->status, *detail ? ": " : "", detail);
 	return REPLY_AGAIN;
+}
+
+/* A model may echo a key it saw (in a trace, a skill, a file): every known
+ * key value is taken out of the answer's bytes before they are parsed,
+ * cached, written or used, and the stage is told which variable's it was. */
+static size_t scrub_answer(const struct llm_client *c, const char *provider, const char *model, struct buf *body,
+			   const char *whence)
+{
+	int first;
+	size_t n = body->data ? redact_buf(body, &c->secrets, &first) : 0;
+	if (!n)
+		return 0;
+	const char *stage = getenv("SKILLC_STAGE");
+	warnf("warning: %s%s%sthe %s of model '%s%s%s' held the value of %s (%zu cop%s): replaced by %s before it is cached or used",
+	      stage ? "stage '" : "", stage ? stage : "", stage ? "': " : "", whence, provider ? provider : "",
+	      provider ? "/" : "", model,
+	      c->secret_names.v[first], n, n == 1 ? "y" : "ies", REDACTED);
+	return n;
 }
 
 /* Sends body to the route until it answers, a fatal status comes, or the
@@ -410,6 +536,7 @@ static int fetch(struct llm_client *c, const struct route *rt, const char *model
 			break;
 		http_do(c, rt, url, body, key, rt->timeout, &r);
 		slot_release(slot);
+		scrub_answer(c, rt->provider, model, &r.body, "answer");
 		ai->attempts = attempt;
 		ai->status = r.status;
 		bool retry;
@@ -521,6 +648,25 @@ static cJSON *cache_keyed(const struct llm_request *req, const struct route *rt,
 	return keyed;
 }
 
+/* An answer cached before keys were taken out of answers is scrubbed as
+ * it is replayed. */
+static void scrub_cached(const struct llm_client *c, const char *model, cJSON **resp)
+{
+	struct buf b = BUF_INIT;
+	char *text = cJSON_PrintUnformatted(*resp);
+	buf_adds(&b, text);
+	free(text);
+	if (scrub_answer(c, NULL, model, &b, "cached answer")) {
+		cJSON *clean = cJSON_Parse(b.data);
+		if (clean) {
+			cJSON_Delete(*resp);
+			*resp = clean;
+		}
+	}
+	explicit_bzero(b.data, b.len);
+	buf_free(&b);
+}
+
 /* The cached answer, if the cache mode looks: with LLM_CACHE=use a miss
  * takes the key's lock (*lock) and looks again, since the holder may have
  * answered meanwhile. *cache says hit or miss for the usage record. */
@@ -537,6 +683,7 @@ static int cache_look(struct llm_client *c, const struct llm_request *req, const
 		*resp = llmcache_get(c->cache_dir, key);
 	}
 	if (*resp) {
+		scrub_cached(c, req->model, resp);
 		*hit = true;
 		*cache = "hit";
 		return 0;

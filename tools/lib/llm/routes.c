@@ -13,7 +13,7 @@
 
 static const char *const route_fields[] = {
 	"base_url", "api", "key_env", "key_required", "headers", "timeout", "connect_timeout",
-	"max_concurrency", "response_format", "retry", "prices", NULL,
+	"max_concurrency", "response_format", "retry", "prices", "low_speed_bytes", "low_speed_time", NULL,
 };
 static const char *const retry_fields[] = { "attempts", "base_delay", "max_delay", "total", NULL };
 
@@ -67,6 +67,9 @@ static bool url_ok(const char *u)
 {
 	if (strncmp(u, "http://", 7) && strncmp(u, "https://", 8))
 		return false;
+	const char *host = strstr(u, "://") + 3;
+	if (!*host || strchr("/?#:@", *host))
+		return false; /* no host: nothing to connect to */
 	for (const char *p = u; *p; p++)
 		if (*p <= ' ' || *p == '"' || *p == '\'' || *p == '\\' || *p == 0x7f)
 			return false;
@@ -171,6 +174,8 @@ static int parse_route(struct route *rt, const cJSON *o, const char *path, struc
 	double conc = 0;
 	rt->timeout = 600;
 	rt->connect_timeout = 10;
+	rt->low_speed_bytes = 1024;
+	rt->low_speed_time = 30;
 	rt->response_format = true;
 	rt->key_required = true;
 	rt->api = xstrdup("openai");
@@ -182,7 +187,7 @@ static int parse_route(struct route *rt, const cJSON *o, const char *path, struc
 		goto out;
 	const char *url = json_str(o, "base_url");
 	if (!url || !url_ok(url)) {
-		err_set(e, ERR_INPUT, "routes '%s': %s: 'base_url' must be an http:// or https:// URL", path, where);
+		err_set(e, ERR_INPUT, "routes '%s': %s: 'base_url' must be an http:// or https:// URL with a host", path, where);
 		goto out;
 	}
 	rt->base_url = xstrdup(url);
@@ -207,6 +212,8 @@ static int parse_route(struct route *rt, const cJSON *o, const char *path, struc
 	    get_bool(o, "response_format", &rt->response_format, path, where, e) < 0 ||
 	    get_num(o, "timeout", 0.001, 86400, &rt->timeout, path, where, e) < 0 ||
 	    get_num(o, "connect_timeout", 0.001, 3600, &rt->connect_timeout, path, where, e) < 0 ||
+	    get_num(o, "low_speed_bytes", 0, 1e9, &rt->low_speed_bytes, path, where, e) < 0 ||
+	    get_num(o, "low_speed_time", 1, 86400, &rt->low_speed_time, path, where, e) < 0 ||
 	    get_num(o, "max_concurrency", 0, 1024, &conc, path, where, e) < 0 ||
 	    parse_headers(rt, json_get(o, "headers"), path, where, e) < 0 ||
 	    parse_retry(rt, json_get(o, "retry"), path, where, e) < 0 ||
@@ -273,7 +280,14 @@ int routes_load(struct routes *r, const char *path, struct err *e)
 		r->path = xstrdup(path);
 		return err_set(e, ERR_INPUT, "routes '%s' is not valid JSON (near line %d)", path, line);
 	}
+	/* cJSON ends a string at \u0000: a value would be silently cut short */
+	bool nul = strstr(text.data, "\\u0000") != NULL;
 	buf_free(&text);
+	if (nul) {
+		cJSON_Delete(doc);
+		r->path = xstrdup(path);
+		return err_set(e, ERR_INPUT, "routes '%s' holds \\u0000 (a NUL) in a string: remove it", path);
+	}
 	int rc = routes_parse(r, doc, path, e);
 	cJSON_Delete(doc);
 	return rc;

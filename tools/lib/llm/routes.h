@@ -32,6 +32,9 @@ struct route {
 	struct strlist headers; /* "Name: value" lines */
 	double timeout;     /* seconds for one request */
 	double connect_timeout;
+	/* once an answer has begun, every low_speed_time seconds must bring
+	 * low_speed_bytes more, else the attempt fails (a trickling answer) */
+	double low_speed_bytes, low_speed_time;
 	int max_concurrency; /* 0: unlimited */
 	bool response_format; /* supports {"type":"json_object"} */
 	struct route_retry retry;

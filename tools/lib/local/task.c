@@ -570,7 +570,7 @@ int task_load(const char *dir, const cJSON *override, struct task *t, struct err
 
 	p = path_join(t->dir, "instruction.md");
 	struct buf ins = BUF_INIT;
-	int r = fs_read(p, 1 << 20, &ins, e);
+	int r = fs_read_limited(p, &ins, e);
 	free(p);
 	if (r < 0) {
 		buf_free(&ins);

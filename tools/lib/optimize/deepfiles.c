@@ -60,7 +60,7 @@ char *deep_instruction(const struct deep_opts *o, struct err *e)
 		return xstrdup("");
 	char *p = path_join(o->task, "instruction.md");
 	struct buf b = BUF_INIT;
-	int rc = fs_read(p, 1 << 20, &b, e);
+	int rc = fs_read_limited(p, &b, e);
 	free(p);
 	if (rc < 0) {
 		buf_free(&b);

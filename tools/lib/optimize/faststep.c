@@ -56,7 +56,7 @@ static char *read_instruction(const char *task, struct err *e)
 	char *p = path_join(task, "instruction.md");
 	struct buf b = BUF_INIT;
 	struct err r = { 0 };
-	int rc = fs_read(p, 1 << 20, &b, &r);
+	int rc = fs_read_limited(p, &b, &r);
 	free(p);
 	if (rc < 0) {
 		buf_free(&b);

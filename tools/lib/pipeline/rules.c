@@ -254,6 +254,32 @@ static void names_in(const struct run *r, const char *rel, struct strmap *m)
 	free(dir);
 }
 
+/* The temp files a killed `make report` left (report.html, index.html,
+ * the charts of the run and of RESULTS), whose writer is gone. */
+static void remove_report_temps(const struct run *r)
+{
+	const char *results = run_get(r, "RESULTS");
+	char *dirs[] = { path_join(r->dir, "charts"), xstrdup(results ? results : r->dir),
+			 path_join(results ? results : r->dir, "charts") };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		struct strlist names = STRLIST_INIT;
+		list_all(dirs[i], &names);
+		for (size_t k = 0; k < names.n; k++) {
+			const char *name = names.v[k];
+			if (!fs_is_temp_name(name) || !fs_temp_orphaned(name) ||
+			    (!strstr(name, ".html.tmp.") && !strstr(name, ".svg.tmp.")))
+				continue;
+			char *p = path_join(dirs[i], name);
+			struct stat st;
+			if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(p);
+			free(p);
+		}
+		strlist_free(&names);
+		free(dirs[i]);
+	}
+}
+
 /* Temp files of the run's own bookkeeping (status, manifest, config,
  * rules.mk) left by a kill -9 hold nothing worth keeping: remove them,
  * those whose writer is gone (a kill before any stage began), and after a
@@ -292,11 +318,42 @@ static void remove_bookkeeping_temps(const struct run *r)
 	if (cut_short)
 		rmdir(inflight);
 	free(inflight);
+	remove_report_temps(r);
 }
 
-/* A target whose stamp says done but whose output is gone or corrupt must
- * run again: its stamp goes, and the line says why. status: the names in
- * status/ (one listing, not a look for each target's stamp). */
+/* An output edited by hand since its target published it is set aside in
+ * .incomplete/modified/ (kept, never read into a figure), so the target
+ * makes it again (a paid trial comes back from the store). Returns the
+ * reason for the line, or NULL. */
+static char *set_aside_edit(const struct run *r, const struct stage_ref *ref, const char *ok)
+{
+	cJSON *st = state_read(r->dir, ref->name);
+	char *aside = NULL;
+	char *rel = state_output_edited(r, ref, st, ok, &aside);
+	cJSON_Delete(st);
+	if (!rel)
+		return NULL;
+	char *path = run_path(r, aside), *dir = run_path(r, ".incomplete/modified");
+	char *name = xstrdup(aside);
+	for (char *c = name; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	struct err e;
+	char *went = fs_move_aside_as(path, dir, name, &e);
+	char *why = went ? xasprintf("modified by hand: %s (set aside in %s)", rel, went + strlen(r->dir) + 1)
+			 : xasprintf("modified by hand: %s (cannot be set aside: %s)", rel, e.msg);
+	free(went);
+	free(name);
+	free(dir);
+	free(path);
+	free(rel);
+	return why;
+}
+
+/* A target whose stamp says done but whose output is gone, corrupt or
+ * edited by hand must run again: its stamp goes, and the line says why.
+ * status: the names in status/ (one listing, not a look for each target's
+ * stamp). */
 static int guard_outputs(const struct run *r, const struct strmap *status, struct err *e)
 {
 	struct stage_ref *refs;
@@ -322,6 +379,13 @@ static int guard_outputs(const struct run *r, const struct strmap *status, struc
 				}
 			}
 			strlist_free(&out);
+			char *why = fs_exists(ok) ? set_aside_edit(r, &refs[i], ok) : NULL;
+			if (why) {
+				warnf("%s: %s; the stage will run again", refs[i].name, why);
+				free(why);
+				if (unlink(ok) < 0 && errno != ENOENT)
+					rc = err_set(e, ERR_WORK, "cannot remove '%s':", ok);
+			}
 		}
 		free(ok);
 	}
@@ -410,13 +474,11 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 	if (!whole && fs_exists(mkp))
 		warnf("%s is not what skillc-rules wrote (corrupt?): writing it again", mkp);
 	free(mkp);
-	int rc = 0;
-	if (!current) {
-		char *dir = run_path(r, "inputs/config");
-		rc = fs_mkdirs(dir, e);
-		free(dir);
-	}
-	if (rc < 0 || write_sources(r, memo, e) < 0 || (!current && write_config(r, e) < 0)) {
+	char *dir = run_path(r, "inputs/config");
+	int rc = fs_mkdirs(dir, e);
+	free(dir);
+	/* written if changed at every make: a hand edit of config.json is undone */
+	if (rc < 0 || write_sources(r, memo, e) < 0 || write_config(r, e) < 0) {
 		strmap_free(&status);
 		return -1;
 	}
@@ -425,8 +487,9 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 	strmap_free(&status);
 	if (rc < 0)
 		return -1;
+	/* a manifest edited or cut short is rebuilt from status/ by a no-op make too */
 	if (current)
-		return 0;
+		return manifest_rebuild(r, e) < 0 ? -1 : 0;
 	struct buf mk = BUF_INIT;
 	emit_rules(&mk, r, key);
 	char *p = run_path(r, "rules.mk");

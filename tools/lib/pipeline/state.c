@@ -442,3 +442,97 @@ char *state_output_problem(const char *path, const char *ok_path)
 	cJSON_Delete(j);
 	return why;
 }
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+cJSON *state_output_hashes(const struct run *r, const struct stage_ref *ref)
+{
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; i < outs.n; i++) {
+		char *p = run_path(r, outs.v[i]);
+		struct stat st;
+		hash_hex h;
+		struct err e;
+		if (!ends_with(outs.v[i], ".hash") && lstat(p, &st) == 0 && S_ISREG(st.st_mode) && hash_file(p, h, &e) == 0)
+			json_set_str(o, outs.v[i], h);
+		free(p);
+	}
+	strlist_free(&outs);
+	return o;
+}
+
+static bool newer_than(const struct stat *st, const struct stat *ok)
+{
+	return st->st_mtim.tv_sec > ok->st_mtim.tv_sec ||
+	       (st->st_mtim.tv_sec == ok->st_mtim.tv_sec && st->st_mtim.tv_nsec > ok->st_mtim.tv_nsec);
+}
+
+/* A file output whose bytes are not the recorded ones; only one changed
+ * after the stamp is hashed (an edit renews the time), so a no-op make
+ * reads none. */
+static bool file_edited(const char *path, const char *want, const struct stat *ok)
+{
+	struct stat st;
+	hash_hex h;
+	struct err e;
+	if (!want || lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || !newer_than(&st, ok))
+		return false;
+	return hash_file(path, h, &e) == 0 && strcmp(h, want);
+}
+
+/* A folder output with a "<folder>.hash" stamp that its tree no longer
+ * matches (a skill edited in place). */
+static bool tree_edited(const char *path)
+{
+	char *stamp = xasprintf("%s.hash", path);
+	hash_hex want, have;
+	struct err e;
+	bool edited = fs_is_dir(path) && stamp_read(stamp, want, &e) == 0 && hash_tree(path, have, &e) == 0 &&
+		      strcmp(want, have);
+	free(stamp);
+	return edited;
+}
+
+/* The output folder of ref holding rel, or rel itself. */
+static char *holder_of(const struct strlist *outs, const char *rel)
+{
+	for (size_t i = 0; i < outs->n; i++) {
+		size_t n = strlen(outs->v[i]);
+		if (!strncmp(rel, outs->v[i], n) && rel[n] == '/')
+			return xstrdup(outs->v[i]);
+	}
+	return xstrdup(rel);
+}
+
+char *state_output_edited(const struct run *r, const struct stage_ref *ref, const cJSON *recorded,
+			  const char *ok, char **aside)
+{
+	struct stat okst;
+	*aside = NULL;
+	if (stat(ok, &okst) < 0)
+		return NULL; /* not done: nothing to distrust */
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	char *found = NULL;
+	for (size_t i = 0; !found && i < outs.n; i++) {
+		char *p = run_path(r, outs.v[i]);
+		char *stamp = xasprintf("%s.hash", outs.v[i]);
+		bool stamped = false;
+		for (size_t k = 0; k < outs.n; k++)
+			stamped |= !strcmp(outs.v[k], stamp);
+		if ((stamped && tree_edited(p)) || file_edited(p, json_str(json_get(recorded, "outputs"), outs.v[i]), &okst)) {
+			found = xstrdup(outs.v[i]);
+			*aside = holder_of(&outs, outs.v[i]);
+		}
+		free(stamp);
+		free(p);
+	}
+	strlist_free(&outs);
+	return found;
+}

@@ -39,6 +39,20 @@ int manifest_rebuild(const struct run *r, struct err *e);
  * reads none: an edit, garbage or a cut-short copy is caught. Caller frees. */
 char *state_output_problem(const char *path, const char *ok_path);
 
+/* { rel: hash } of the regular-file outputs (but .hash stamps) a target
+ * just wrote, for status/<stage>.json's "outputs": what it published, to
+ * tell a hand edit from its own bytes later. Caller frees. */
+cJSON *state_output_hashes(const struct run *r, const struct stage_ref *ref);
+
+/* The first output of a finished target (stamp at ok) that is no longer
+ * what the target published: a file whose bytes differ from recorded (its
+ * "outputs"), or a folder whose tree no longer matches its "<folder>.hash"
+ * output. Returns its run-relative path (caller frees), or NULL; *aside
+ * gets what must be set aside for the target to make it again (the
+ * output folder holding it, e.g. a trial's folder for its trial.json). */
+char *state_output_edited(const struct run *r, const struct stage_ref *ref, const cJSON *recorded,
+			  const char *ok, char **aside);
+
 /* Takes <run>/.lock without waiting. Returns the open fd (inherited by the
  * children, so the lock lasts while any of them works), or -1 with e naming
  * the holder when another make has it. */

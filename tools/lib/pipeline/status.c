@@ -61,6 +61,15 @@ static char *why_outputs(const struct run *r, const struct stage_ref *ref)
 	}
 	if (!why && !fs_exists(ok))
 		why = xstrdup("not marked done (interrupted before its stamp was written)");
+	if (!why) {
+		cJSON *st = state_read(r->dir, ref->name);
+		char *aside = NULL, *rel = state_output_edited(r, ref, st, ok, &aside);
+		if (rel)
+			why = xasprintf("modified by hand: %s", rel);
+		free(rel);
+		free(aside);
+		cJSON_Delete(st);
+	}
 	free(ok);
 	strlist_free(&outs);
 	return why;

@@ -1,5 +1,6 @@
 #include "skill/source.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,14 @@ static int vet_tree(const char *skill, const struct fs_tree *t, long max_mb, str
 				return err_set(e, ERR_INPUT, "symlink '%s/%s' points outside the skill folder (-> %s); replace it with the file it points to", skill, en->path, en->link);
 			}
 			free(norm);
+			/* a link to nothing, or a loop, would ship a broken skill */
+			char *full = xasprintf("%s/%s", skill, en->path);
+			struct stat st;
+			int bad = stat(full, &st) < 0 ? errno : 0;
+			free(full);
+			if (bad)
+				return err_set(e, ERR_INPUT, "symlink '%s/%s' leads nowhere (-> %s: %s); remove it or point it at a file of the skill",
+					       skill, en->path, en->link, bad == ELOOP ? "a loop of links" : strerror(bad));
 		} else if (S_ISREG(en->mode)) {
 			if (max_mb > 0 && en->size > (off_t)max_mb * 1024 * 1024)
 				return err_set(e, ERR_INPUT, "'%s/%s' is %.1f MB, over the %ld MB cap (MAX_FILE_MB); move it out of the skill or raise MAX_FILE_MB", skill, en->path, (double)en->size / (1024.0 * 1024.0), max_mb);
