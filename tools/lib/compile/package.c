@@ -15,16 +15,23 @@ int skill_src_load(const char *root, struct skill_src *s, struct err *e)
 		return -1;
 	}
 	int found = 0;
+	struct buf names = BUF_INIT;
 	for (size_t i = 0; i < top.n; i++) {
 		if (strchr(top.v[i].path, '/') || !S_ISDIR(top.v[i].mode))
 			continue;
-		if (found++)
-			break;
-		s->name = xstrdup(top.v[i].path);
+		buf_printf(&names, "%s%s", found ? ", " : "", top.v[i].path);
+		if (!found++)
+			s->name = xstrdup(top.v[i].path);
 	}
 	fs_tree_free(&top);
+	if (found > 1) /* a set: the fast and deep stages take one skill so far */
+		err_set(e, ERR_INPUT, "'%s' holds a set of %d skills (%s); fast and deep take units from a set of one skill only so far (docs/fast.md): stop at static-eval, or give SKILL_SOURCE=<one skill folder>",
+		        root, found, names.data);
+	else if (found != 1)
+		err_set(e, ERR_INPUT, "'%s' holds no skill folder: run make task=<t> ingest", root);
+	buf_free(&names);
 	if (found != 1)
-		return err_set(e, ERR_INPUT, "'%s' must hold exactly one skill folder (found %d): run make task=<t> ingest", root, found);
+		return -1;
 	char *dir = path_join(root, s->name);
 	free(s->name);
 	s->name = NULL;
