@@ -7,7 +7,7 @@
 # (BenchFlow's --skills-dir): every set is ingested, compiled statically
 # skill by skill and evaluated, each trial's skills folder holding the whole
 # set; SKILLS= compiles only the named skills and leaves the others
-# byte-identical; a task whose set cannot be taken fails alone with one line
+# byte-identical (Harbor's job config names every skill too); a task whose set cannot be taken fails alone with one line
 # under make -k; and the fast stage, which takes a one-skill set only so
 # far, stops a set with one line saying so.
 . "$(dirname "$0")/../lib.sh"
@@ -55,6 +55,16 @@ done
 t_contains "the spec breaker is taken with a warning" "$out" "warning: skill 'Csv_Odd' breaks the Agent Skills spec"
 t_contains "a line a skill" "$out" "skill 'csv-c' of task 'set-five'"
 t_contains "bench got the set's folder" "$(grep '^start ' bench.log | grep set-five | head -1)" "--skills-dir"
+t_end
+
+t_begin "RUNNER=harbor: the job config names every skill of the set"
+ln -s "$T_ROOT/tests/helpers/fake-harbor.sh" fake/harbor
+out=$(FAKE_HARBOR_LOG=$W/harbor.log $SK task=set-five RUNNER=harbor MODEL=$M REPEAT=1 raw-eval 2>&1)
+t_eq "exit" $? 0
+T=$P/set-five--opencode--vllm_qwen-27b/traces/set-five/raw/test-001
+t_contains "a Harbor trial" "$(cat $T/trial.json)" '"schema": "harbor"'
+t_eq "Harbor's agent got each skill" "$(jq -r '.agents[0].skills | map(split("/") | last) | join(" ")' $T/raw/trial/config.json)" \
+	"Csv_Odd csv-a csv-b csv-c csv-sum"
 t_end
 
 t_begin "SKILLS= compiles only the named skills; the others stay byte-identical"
