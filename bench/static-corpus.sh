@@ -11,6 +11,10 @@
 # skills (over the budget before), long skills within budget after, total
 # body tokens before and after (and the reduction), sections moved,
 # rollbacks, and wall time per skill (mean and median, skillc-static alone).
+# First, over the tasks (CORPUS's folders): each task's whole skill set
+# ingested (skillc-ingest) and compiled (skillc-static) with the first
+# profile; prints tasks ingested and refused, skills compiled, sets of
+# several skills, and the time (total, per task).
 # Figures only; nothing is asserted (tests/e2e/static-corpus.sh asserts).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +26,32 @@ MODELS=${*:-vllm/Qwen/Qwen3.5-27B anthropic/claude-sonnet-4}
 command -v jq >/dev/null || { echo "bench/static-corpus.sh: needs jq" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/skillc-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
+
+# the task sets: ingest + static, timed as a whole
+first=${MODELS%% *}
+"$ROOT/bin/skillc-profile" --model "$first" --profiles "$ROOT/rules/profiles" --out "$W/profile.json" >/dev/null
+ok=0 refused=0 skills=0 sets=0
+s=$(date +%s%N)
+for t in "$CORPUS"/*/; do
+	t=${t%/}
+	[ -d "$t/environment" ] || continue
+	o=$W/task/$(basename "$t")
+	mkdir -p "$o"
+	if "$ROOT/bin/skillc-ingest" --task "$t" --out "$o/in" --hash "$o/in.hash" >/dev/null 2>"$o/err" &&
+		"$ROOT/bin/skillc-static" --skill "$o/in" --profile "$W/profile.json" --out "$o/out" >/dev/null 2>>"$o/err"; then
+		ok=$((ok + 1))
+		k=$(ls "$o/in" | wc -l)
+		skills=$((skills + k))
+		[ "$k" -gt 1 ] && sets=$((sets + 1))
+	else
+		refused=$((refused + 1))
+		echo "  refused: $(basename "$t"): $(grep -v warning "$o/err" | head -1)"
+	fi
+done
+e=$(date +%s%N)
+echo "tasks: $((ok + refused)); ingested and compiled: $ok ($sets with several skills, $skills skills); refused: $refused"
+awk -v ns=$((e - s)) -v n=$((ok + refused)) 'BEGIN { printf "  ingest + static of every set: %.2f s, %.1f ms per task\n", ns / 1e9, ns / 1e6 / n }'
+rm -rf "$W/task"
 
 n=0
 find "$CORPUS" -name SKILL.md | sort | while read -r f; do
@@ -44,7 +74,7 @@ for model in $MODELS; do
 		e=$(date +%s%N)
 		echo $(( (e - s) / 1000 )) >>"$W/times"
 	done
-	cat "$W"/out/*.json | jq -s -r '
+	jq -c ".skills[]" "$W"/out/*.json | jq -s -r '
 		(.[0].profile.body_budget) as $b |
 		[.[] | select(.before.tokens > $b.tokens or .before.lines > $b.lines)] as $long |
 		"profile \(.[0].profile.name) (budget \($b.tokens) tokens, \($b.lines) lines)",

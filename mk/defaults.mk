@@ -6,7 +6,7 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE SKILLS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
 SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-index deep-start deep-final final-eval final-index fast deep
@@ -98,8 +98,10 @@ AGENT_TIMEOUT ?= 0
 RM_API_URL ?=
 # your model profiles, searched before rules/profiles/
 PROFILES_DIR ?= profiles
-# evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)
+# evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)
 SKILL_SOURCE ?=
+# compile only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
+SKILLS ?=
 # largest file of a task or a skill any tool reads, in MB
 MAX_FILE_MB ?= 25
 # no stage of the run starts once the run has paid this much, USD (empty: no budget)
@@ -182,7 +184,8 @@ GATE_VS ?= none
 #:   AGENT_TIMEOUT=0                  the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
 #:   RM_API_URL=                      AgentRM scoring service for the fast stage; make doctor checks its /health
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
-#:   SKILL_SOURCE=                    evaluate and compile this skill instead of the task's own: a skill folder (SKILL.md) or a skills root holding one; the run folder is named by its content (docs/baseline.md)
+#:   SKILL_SOURCE=                    evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)
+#:   SKILLS=                          compile only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
 #:   MAX_FILE_MB=25                   largest file of a task or a skill any tool reads, in MB
 #:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
 #:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it

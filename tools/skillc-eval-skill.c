@@ -26,7 +26,7 @@ static const char usage[] =
 	"                         [--harness H] [--model M] [--runner R] [--require-skill]\n"
 	"                         [--repeat N] [--max-parallel N]\n"
 	"\n"
-	"Evaluates the skill in --skill-source (a skill folder or a skills root holding one;\n"
+	"Evaluates the skills in --skill-source (a skill folder or a skills root, a set;\n"
 	"default: the task's own) or, with --no-skill, no skill at all, on the task DIR:\n"
 	"--repeat trials (default REPEAT, 3), --max-parallel at a time (make -j, default 1),\n"
 	"through the pipeline's make. Trials appear as --output/test-001 ... test-NNN (links\n"
@@ -201,10 +201,10 @@ int main(int argc, char **argv)
 	if (!task_dir)
 		die(2, "task folder '%s' not found", o.task);
 	if (o.source) { /* a bad source: one line here, before any folder is made */
-		struct skill_source sk;
-		if (skill_source_open(o.source, true, 0, &sk, &e) < 0)
+		struct skill_set sk;
+		if (skill_set_open(o.source, true, 0, &sk, &e) < 0)
 			die(2, "--skill-source: %s", e.msg);
-		skill_source_free(&sk);
+		skill_set_free(&sk);
 	}
 	if (fs_mkdirs(o.output, &e) < 0)
 		die_err(&e);

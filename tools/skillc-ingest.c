@@ -1,7 +1,8 @@
-/* skillc-ingest — copies a task's one skill (or, SKILL_SOURCE, a skill from
- * elsewhere) into the run, validated.
+/* skillc-ingest — copies a task's skill set (or, SKILL_SOURCE, a skill or a
+ * set from elsewhere) into the run, validated.
  * The task folder is outside input: its name must be safe, it must hold
- * exactly one skill under environment/skills/ (skill/source.h), no file over the size cap,
+ * skills under environment/skills/ (skill/source.h) and nothing else, no
+ * two of one `name`, no file over the size cap,
  * no symlink leaving the skill folder, and a SKILL.md that can be read as a
  * skill. The copy is built beside --out and swapped in whole; the hash
  * stamp is written last and only when the content changed. */
@@ -24,11 +25,12 @@ static const char usage[] =
 	"usage: skillc-ingest --task DIR --out DIR --hash FILE [--report FILE] [--max-file-mb N]\n"
 	"                     [--skill-source SRC]\n"
 	"\n"
-	"Copies the one skill under DIR/environment/skills/ into --out (as --out/<skill-dir>/),\n"
-	"or with --skill-source the skill folder SRC (SKILL.md at its top) or the one skill\n"
-	"of the skills root SRC, instead of the task's own;\n"
-	"writes its tree hash to --hash (only when it changed) and the validator's verdict\n"
-	"to --report (JSON). Refuses: unsafe task names, no skill or several, files over\n"
+	"Copies every skill under DIR/environment/skills/, the task's skill set, into --out\n"
+	"(as --out/<skill-dir>/ each), or with --skill-source the skill folder SRC (SKILL.md\n"
+	"at its top) or every skill of the skills root SRC, instead of the task's own;\n"
+	"writes the set's tree hash to --hash (only when it changed) and each skill's hash\n"
+	"and validator's verdict to --report (JSON). Refuses: unsafe task names, no skill,\n"
+	"a stray file beside the skills, two skills of one name, files over\n"
 	"--max-file-mb (default 25), symlinks that leave the skill folder, special files,\n"
 	"SKILL.md that is not a readable skill. A skill that breaks a spec rule is copied\n"
 	"with a warning. Exit 0 done, 2 bad input (nothing written).\n";
@@ -77,27 +79,25 @@ static int copy_tree(const char *src, const char *dst, const struct fs_tree *t, 
 	return 0;
 }
 
-/* The validator's verdict: a skill no agent could find is refused, one
- * that breaks the spec is taken with a warning. */
-static int vet_skill(const char *src, const char *skill, const struct opts *o, struct check_report **report,
-                     struct err *e)
+/* The validator's verdict (skill_set_open's): a skill no agent could find
+ * is refused, one that breaks the spec is taken with a warning. */
+static int vet_skill(const struct skill_source *sk, const struct opts *o, struct err *e)
 {
-	int verdict = check_skill(src, report);
+	const struct check_report *r = sk->check;
 	/* no name and description to read: no agent could find the skill */
-	if (verdict == CHECK_UNUSABLE || !(*report)->frontmatter_parsed) {
-		const char *why = check_first_error(*report);
+	if (r->verdict == CHECK_UNUSABLE || !r->frontmatter_parsed) {
+		const char *why = check_first_error(r);
 		return err_set(e, ERR_INPUT, "%s", why ? why : "the skill cannot be read");
 	}
-	if (verdict == CHECK_INVALID)
+	if (r->verdict == CHECK_INVALID)
 		warnf("warning: skill '%s' breaks the Agent Skills spec: %s (all findings: %s); ingesting it anyway",
-		      skill, check_first_error(*report) ? check_first_error(*report) : "?", o->report ? o->report : "skillc-check");
+		      sk->name, check_first_error(r) ? check_first_error(r) : "?", o->report ? o->report : "skillc-check");
 	return 0;
 }
 
-/* Copies the skill folder into o->out as out/<skill>/, whole or not at all,
- * and hashes what was copied. */
-static int publish_copy(const char *src, const char *skill, const struct fs_tree *t, const char *out, hash_hex h,
-                        struct err *e)
+/* Copies every skill of the set into o->out as out/<skill>/, whole or not
+ * at all, and hashes what was copied: the set as one tree. */
+static int publish_copy(const struct skill_set *set, const char *out, hash_hex h, struct err *e)
 {
 	char *tmp = fs_temp_beside(out);
 	if (mkdir(tmp, 0755) < 0) {
@@ -105,42 +105,91 @@ static int publish_copy(const char *src, const char *skill, const struct fs_tree
 		free(tmp);
 		return -1;
 	}
-	char *dst = path_join(tmp, skill);
-	int rc = copy_tree(src, dst, t, e) < 0 || hash_tree(tmp, h, e) < 0 ? -1 : 0;
-	if (rc == 0 && fs_fsync_dir(dst) < 0)
-		rc = err_set(e, ERR_WORK, "cannot sync '%s':", dst);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < set->n; i++) {
+		char *dst = path_join(tmp, set->v[i].name);
+		rc = copy_tree(set->v[i].dir, dst, &set->v[i].tree, e);
+		if (rc == 0 && fs_fsync_dir(dst) < 0)
+			rc = err_set(e, ERR_WORK, "cannot sync '%s':", dst);
+		free(dst);
+	}
+	if (rc == 0 && hash_tree(tmp, h, e) < 0)
+		rc = -1;
 	if (rc == 0)
 		rc = fs_publish_dir(tmp, out, e);
 	if (rc < 0) {
 		struct err ignore;
 		fs_remove_tree(tmp, &ignore);
 	}
-	free(dst);
 	free(tmp);
 	return rc;
 }
 
-/* The one-line result: what was ingested, how big, its hash. */
-static void print_result(const char *skill, const char *task, const struct fs_tree *t, const hash_hex h)
+/* One line a skill: what was ingested, how big, its own hash; then the
+ * set's hash when there are several. */
+static int print_result(const struct skill_set *set, const char *task, const hash_hex h, struct err *e)
 {
-	off_t bytes = 0;
-	size_t files = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (S_ISREG(t->v[i].mode)) {
-			files++;
-			bytes += t->v[i].size;
-		}
-	printf("skillc-ingest: skill '%s' of task '%s': %zu files, %.1f KB, hash %.12s\n", skill, task, files,
-	       (double)bytes / 1024.0, h);
+	for (size_t k = 0; k < set->n; k++) {
+		const struct fs_tree *t = &set->v[k].tree;
+		off_t bytes = 0;
+		size_t files = 0;
+		for (size_t i = 0; i < t->n; i++)
+			if (S_ISREG(t->v[i].mode)) {
+				files++;
+				bytes += t->v[i].size;
+			}
+		hash_hex own;
+		if (hash_tree(set->v[k].dir, own, e) < 0)
+			return -1;
+		printf("skillc-ingest: skill '%s' of task '%s': %zu files, %.1f KB, hash %.12s\n", set->v[k].name, task,
+		       files, (double)bytes / 1024.0, own);
+	}
+	if (set->n > 1)
+		printf("skillc-ingest: task '%s': a set of %zu skills, hash %.12s\n", task, set->n, h);
+	return 0;
+}
+
+/* --report: {"skills": [{"skill": <folder>, "hash": <tree hash>, "check":
+ * <the validator's report>}, ...]}, one entry a skill of the set. */
+static int write_report(const struct opts *o, const struct skill_set *set, struct err *e)
+{
+	cJSON *j = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(j, "skills");
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < set->n; i++) {
+		hash_hex h;
+		char *dir = path_join(o->out, set->v[i].name);
+		rc = hash_tree(dir, h, e);
+		free(dir);
+		cJSON *one = cJSON_CreateObject();
+		json_set_str(one, "skill", set->v[i].name);
+		json_set_str(one, "hash", rc == 0 ? h : "");
+		json_set(one, "check", check_report_json(set->v[i].check));
+		cJSON_AddItemToArray(list, one);
+	}
+	if (rc == 0)
+		rc = json_write_if_changed(o->report, j, e);
+	cJSON_Delete(j);
+	return rc;
+}
+
+static int open_set(const struct opts *o, struct skill_set *set, struct err *e)
+{
+	char *root = o->source ? xstrdup(o->source) : path_join(o->task, "environment/skills");
+	int rc = skill_set_open(root, o->source != NULL, o->max_mb, set, e);
+	free(root);
+	if (rc < 0 && o->source) {
+		char why[sizeof e->msg];
+		snprintf(why, sizeof why, "%s", e->msg);
+		err_set(e, ERR_INPUT, "SKILL_SOURCE: %s", why);
+	}
+	return rc;
 }
 
 static int ingest(const struct opts *o, struct err *e)
 {
 	char *name = task_name(o->task);
 	int rc = -1;
-	char *root = NULL;
-	struct skill_source sk = { 0 };
-	struct check_report *report = NULL;
+	struct skill_set set = { 0 };
 	hash_hex h;
 	if (!name_is_safe(name)) {
 		err_set(e, ERR_INPUT, "bad task name '%s' (folder '%s'): use letters, digits, '.', '_' and '-', starting with a letter or digit", name, o->task);
@@ -150,33 +199,21 @@ static int ingest(const struct opts *o, struct err *e)
 		err_set(e, ERR_INPUT, "task folder '%s' not found", o->task);
 		goto out;
 	}
-	root = o->source ? xstrdup(o->source) : path_join(o->task, "environment/skills");
-	if (skill_source_open(root, o->source != NULL, o->max_mb, &sk, e) < 0) {
-		if (o->source) {
-			char why[sizeof e->msg];
-			snprintf(why, sizeof why, "%s", e->msg);
-			err_set(e, ERR_INPUT, "SKILL_SOURCE: %s", why);
-		}
+	if (open_set(o, &set, e) < 0)
 		goto out;
-	}
-	if (vet_skill(sk.dir, sk.name, o, &report, e) < 0 || publish_copy(sk.dir, sk.name, &sk.tree, o->out, h, e) < 0)
-		goto out;
-	if (o->report) {
-		cJSON *j = check_report_json(report);
-		int w = json_write_if_changed(o->report, j, e);
-		cJSON_Delete(j);
-		if (w < 0)
+	for (size_t i = 0; i < set.n; i++)
+		if (vet_skill(&set.v[i], o, e) < 0)
 			goto out;
-	}
-	if (stamp_write(o->hash, h, e) < 0)
+	if (publish_copy(&set, o->out, h, e) < 0)
 		goto out;
-	print_result(sk.name, name, &sk.tree, h);
+	if (o->report && write_report(o, &set, e) < 0)
+		goto out;
+	if (stamp_write(o->hash, h, e) < 0 || print_result(&set, name, h, e) < 0)
+		goto out;
 	rc = 0;
 out:
-	check_report_free(report);
-	skill_source_free(&sk);
+	skill_set_free(&set);
 	free(name);
-	free(root);
 	return rc;
 }
 

@@ -23,18 +23,21 @@
 
 static const char usage[] =
 	"usage: skillc-static --skill DIR --profile FILE --out DIR [--hash FILE]\n"
-	"                     [--report FILE] [--report-md FILE] [--plan FILE]\n"
+	"                     [--report FILE] [--report-md FILE] [--plan FILE] [--only NAMES]\n"
 	"                     [--mode deterministic|hybrid] [--external-model ID] [--dry-run]\n"
 	"\n"
-	"Compiles the one skill under --skill (a skills root such as inputs/skill/) for\n"
-	"the model profile in --profile (skillc-profile's profile.json) into --out/<skill>/.\n"
+	"Compiles every skill under --skill (a skill set root such as inputs/skill/), each\n"
+	"on its own, for the model profile in --profile (skillc-profile's profile.json) into\n"
+	"--out/<skill>/; --only (SKILLS: skill folders, space or comma separated) compiles\n"
+	"those alone and copies the others byte for byte.\n"
 	"--mode deterministic (default) runs the passes the profile selects; hybrid\n"
 	"(needs --external-model, default $EXTERNAL_MODEL) first asks that model for one\n"
 	"plan through the LLM client (routes, .env, cache: see docs/llm.md) and applies\n"
 	"its steps. After every pass and step a guard checks that the frontmatter bytes,\n"
 	"every code block, heading and protected literal survive; a step that fails is\n"
 	"rolled back. --hash gets the output's tree hash (rewritten only when it changes);\n"
-	"--report a JSON report, --report-md a readable one, --plan the plan (hybrid).\n"
+	"--report a JSON report, --report-md a readable one, --plan the plans (hybrid),\n"
+	"a part a skill ({\"skills\": [...]}).\n"
 	"--dry-run (hybrid) prints the plan and writes nothing; it never calls the model:\n"
 	"when the plan is not cached it says so.\n"
 	"Exit 0 done (rollbacks included), 1 the work failed (e.g. the model could not be\n"
@@ -42,13 +45,15 @@ static const char usage[] =
 
 struct opts {
 	const char *skill, *profile, *out, *hash, *report, *report_md, *plan_out, *mode, *model;
+	const char *only; /* --only: the skills to compile (SKILLS), NULL: all */
 	bool dry_run;
 };
 
+/* One skill of the set being compiled. */
 struct compile {
 	const struct opts *o;
 	struct skill_src src;
-	cJSON *resolution;        /* profile.json */
+	const cJSON *resolution;  /* profile.json (the set's) */
 	const cJSON *profile;     /* its "profile" */
 	struct guard_base guard;
 	struct skill_out out;
@@ -75,6 +80,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		                    : !strcmp(a, "--plan")           ? &o->plan_out
 		                    : !strcmp(a, "--mode")           ? &o->mode
 		                    : !strcmp(a, "--external-model") ? &o->model
+		                    : !strcmp(a, "--only")           ? &o->only
 		                                                     : NULL;
 		if (!slot)
 			die(2, "unknown option '%s' (see --help)", a);
@@ -278,14 +284,12 @@ static int verify_written(const struct compile *c, const char *root, struct err 
 
 static void report_md(const struct compile *c, const cJSON *rep, struct buf *md);
 
-static void write_outputs(struct compile *c, cJSON *rep, const cJSON *plan)
+/* Writes the compiled skill into the set's temporary root tmp, checks
+ * what was written and lints it. */
+static void write_skill(struct compile *c, const char *tmp, cJSON *rep)
 {
-	const struct opts *o = c->o;
 	struct err e = { 0 };
-	mkparent(o->out);
-	char *tmp = fs_temp_beside(o->out);
-	if (fs_mkdirs(tmp, &e) < 0 || skill_out_write(&c->src, &c->out, tmp, &e) < 0 ||
-	    verify_written(c, tmp, &e) < 0) {
+	if (skill_out_write(&c->src, &c->out, tmp, &e) < 0 || verify_written(c, tmp, &e) < 0) {
 		struct err e2;
 		fs_remove_tree(tmp, &e2);
 		die_err(&e);
@@ -298,27 +302,33 @@ static void write_outputs(struct compile *c, cJSON *rep, const cJSON *plan)
 	json_set(rep, "lint_after", lint(skill_dir, docs, c->out.n + 1));
 	free(docs);
 	free(skill_dir);
+}
+
+static void write_json(const char *path, const cJSON *j)
+{
+	struct err e = { 0 };
+	mkparent(path);
+	if (json_write_if_changed(path, j, &e) < 0)
+		die_err(&e);
+}
+
+/* The set built in tmp goes into place whole; then the reports, the
+ * plans and the hash stamp. */
+static void write_set(const struct opts *o, const char *tmp, const cJSON *rep, const cJSON *plans,
+                      const struct buf *md)
+{
+	struct err e = { 0 };
 	if (fs_publish_dir(tmp, o->out, &e) < 0)
 		die_err(&e);
-	free(tmp);
-	if (o->report) {
-		mkparent(o->report);
-		if (json_write_if_changed(o->report, rep, &e) < 0)
-			die_err(&e);
-	}
+	if (o->report)
+		write_json(o->report, rep);
 	if (o->report_md) {
-		struct buf md = BUF_INIT;
-		report_md(c, rep, &md);
 		mkparent(o->report_md);
-		if (fs_write_if_changed(o->report_md, md.data, md.len, &e) < 0)
-			die_err(&e);
-		buf_free(&md);
-	}
-	if (o->plan_out) {
-		mkparent(o->plan_out);
-		if (json_write_if_changed(o->plan_out, plan, &e) < 0)
+		if (fs_write_if_changed(o->report_md, md->data ? md->data : "", md->len, &e) < 0)
 			die_err(&e);
 	}
+	if (o->plan_out)
+		write_json(o->plan_out, plans);
 	if (o->hash) {
 		hash_hex h;
 		if (hash_tree(o->out, h, &e) < 0)
@@ -343,20 +353,27 @@ static cJSON *profile_summary(const cJSON *res, const cJSON *p)
 	return j;
 }
 
-static void load(struct compile *c, const struct opts *o)
+static cJSON *load_profile(const struct opts *o)
+{
+	struct err e = { 0 };
+	cJSON *res = json_read_file(o->profile, &e);
+	if (!res)
+		die(2, "%s (run make task=<t> profile)", e.msg);
+	char *what = xasprintf("%s: \"profile\"", o->profile);
+	if (profile_check(json_get(res, "profile"), what, &e) < 0)
+		die_err(&e);
+	free(what);
+	return res;
+}
+
+static void load(struct compile *c, const struct opts *o, const cJSON *resolution, const char *dir)
 {
 	struct err e = { 0 };
 	memset(c, 0, sizeof *c);
 	c->o = o;
-	c->resolution = json_read_file(o->profile, &e);
-	if (!c->resolution)
-		die(2, "%s (run make task=<t> profile)", e.msg);
-	c->profile = json_get(c->resolution, "profile");
-	char *what = xasprintf("%s: \"profile\"", o->profile);
-	if (profile_check(c->profile, what, &e) < 0)
-		die_err(&e);
-	free(what);
-	if (skill_src_load(o->skill, &c->src, &e) < 0)
+	c->resolution = resolution;
+	c->profile = json_get(resolution, "profile");
+	if (skill_src_load_dir(dir, &c->src, &e) < 0)
 		die_err(&e);
 	guard_init(&c->guard, &c->src);
 	skill_out_init(&c->out, &c->src);
@@ -369,7 +386,6 @@ static void unload(struct compile *c)
 	skill_out_free(&c->out);
 	guard_free(&c->guard);
 	skill_src_free(&c->src);
-	cJSON_Delete(c->resolution);
 	cJSON_Delete(c->steps);
 	cJSON_Delete(c->rollbacks);
 }
@@ -384,7 +400,7 @@ static cJSON *run_plan(struct compile *c, cJSON *rep)
 	if (!plan)
 		die_err(&e);
 	if (json_get(plan, "cached") && !json_bool(plan, "cached", true))
-		return plan;
+		return plan; /* dry run, not cached: says so, runs no step */
 	/* progress on stdout, unless stdout is --dry-run's JSON */
 	fprintf(c->o->dry_run ? stderr : stdout, "plan from %s: %d request(s), %d cache hit(s), %d repair(s), %d operation(s)\n",
 		c->o->model, info.requests, info.cache_hits, info.repairs, cJSON_GetArraySize(json_get(plan, "operations")));
@@ -410,50 +426,40 @@ static cJSON *run_plan(struct compile *c, cJSON *rep)
 	return plan;
 }
 
-/* --dry-run: the plan and what each step would do; nothing written. */
-static void print_dry_run(const struct compile *c, cJSON *plan)
+/* Compiles one skill of the set into tmp: its own document, budget, guard
+ * and report (appended to skills), its plan to plans, its report.md to md.
+ * Dry run: its plan and steps to plans, nothing written. */
+static void compile_one(const struct opts *o, const cJSON *resolution, const char *dir, const char *tmp,
+                        cJSON *skills, cJSON *plans, struct buf *md)
 {
-	cJSON *show = cJSON_CreateObject();
-	json_set(show, "plan", plan);
-	json_set(show, "steps", cJSON_Duplicate(c->steps, 1));
-	struct buf b = BUF_INIT;
-	json_canon(show, true, &b);
-	printf("%s\n", b.data);
-	buf_free(&b);
-	cJSON_Delete(show);
-}
-
-int main(int argc, char **argv)
-{
-	log_init(argv[0]);
-	std_options(argc, argv, usage, V_STATIC);
-	struct opts o;
-	parse_args(argc, argv, &o);
 	struct compile c;
-	load(&c, &o);
-
+	load(&c, o, resolution, dir);
 	cJSON *rep = cJSON_CreateObject();
 	json_set_num(rep, "format", 1);
 	json_set_str(rep, "tool", "skillc-static " V_STATIC);
-	json_set_str(rep, "mode", o.mode);
+	json_set_str(rep, "mode", o->mode);
 	json_set_str(rep, "skill", c.src.name);
+	json_set_bool(rep, "compiled", true);
 	json_set(rep, "profile", profile_summary(c.resolution, c.profile));
 	json_set(rep, "before", size_json(&c.out));
-
-	cJSON *plan;
-	if (!strcmp(o.mode, "hybrid")) {
+	cJSON *plan, *entry = cJSON_CreateObject();
+	json_set_str(entry, "skill", c.src.name);
+	if (!strcmp(o->mode, "hybrid")) {
 		plan = run_plan(&c, rep);
-		if (o.dry_run) {
-			print_dry_run(&c, plan);
-			cJSON_Delete(rep);
-			unload(&c);
-			return 0;
-		}
 	} else {
 		plan = cJSON_CreateObject();
 		json_set_str(plan, "mode", "deterministic");
 		json_set_str(plan, "note", "no plan: STATIC_MODE=deterministic runs only the passes the profile selects");
 		json_set(plan, "operations", cJSON_CreateArray());
+	}
+	json_set(entry, "plan", plan);
+	cJSON_AddItemToArray(plans, entry);
+	if (o->dry_run) {
+		json_set(entry, "steps", c.steps);
+		c.steps = NULL;
+		cJSON_Delete(rep);
+		unload(&c);
+		return;
 	}
 	struct check_doc src_doc = { c.src.md_name, c.src.doc };
 	json_set(rep, "lint_before", lint(c.src.dir, &src_doc, 1));
@@ -470,14 +476,86 @@ int main(int argc, char **argv)
 	json_set(rep, "rollbacks", c.rollbacks);
 	c.steps = c.rollbacks = NULL;
 
-	write_outputs(&c, rep, plan);
+	write_skill(&c, tmp, rep);
+	report_md(&c, rep, md);
 	printf("%s: body %ld -> %ld lines, ~%ld -> ~%ld tokens (budget %ld tokens, %ld lines: %s); %zu file(s) added; %d rollback(s)\n",
 	       c.src.name, before.lines, after.lines, before.tokens, after.tokens, profile_budget_tokens(c.profile),
 	       profile_budget_lines(c.profile), within ? "within" : "over", c.out.n,
 	       cJSON_GetArraySize(json_get(rep, "rollbacks")));
-	cJSON_Delete(plan);
-	cJSON_Delete(rep);
+	cJSON_AddItemToArray(skills, rep);
 	unload(&c);
+}
+
+/* A skill SKILLS leaves out: copied as it is, byte for byte. */
+static void copy_one(const char *dir, const char *tmp, cJSON *skills, struct buf *md)
+{
+	struct err e = { 0 };
+	struct skill_src src;
+	struct skill_out out;
+	if (skill_src_load_dir(dir, &src, &e) < 0)
+		die_err(&e);
+	skill_out_init(&out, &src);
+	if (skill_out_write(&src, &out, tmp, &e) < 0)
+		die_err(&e);
+	cJSON *rep = cJSON_CreateObject();
+	json_set_str(rep, "skill", src.name);
+	json_set_bool(rep, "compiled", false);
+	json_set_str(rep, "why", "not named in SKILLS: copied unchanged");
+	cJSON_AddItemToArray(skills, rep);
+	buf_printf(md, "# %s: not compiled\n\nNot named in SKILLS: copied unchanged.\n\n", src.name);
+	printf("%s: not named in SKILLS, copied unchanged\n", src.name);
+	skill_out_free(&out);
+	skill_src_free(&src);
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	std_options(argc, argv, usage, V_STATIC);
+	struct opts o;
+	parse_args(argc, argv, &o);
+	struct err e = { 0 };
+	cJSON *resolution = load_profile(&o);
+	struct strlist names = STRLIST_INIT, only = STRLIST_INIT;
+	if (skill_set_names(o.skill, &names, &e) < 0 || (o.only && skill_set_select(o.skill, &names, o.only, &only, &e) < 0))
+		die_err(&e);
+	char *tmp = NULL;
+	if (!o.dry_run) {
+		mkparent(o.out);
+		tmp = fs_temp_beside(o.out);
+		if (fs_mkdirs(tmp, &e) < 0)
+			die_err(&e);
+	}
+	cJSON *rep = cJSON_CreateObject(), *plans = cJSON_CreateObject();
+	json_set_num(rep, "format", 2);
+	json_set_str(rep, "tool", "skillc-static " V_STATIC);
+	json_set_str(rep, "mode", o.mode);
+	json_set(rep, "profile", profile_summary(resolution, json_get(resolution, "profile")));
+	cJSON *skills = cJSON_AddArrayToObject(rep, "skills"), *plan_list = cJSON_AddArrayToObject(plans, "skills");
+	struct buf md = BUF_INIT;
+	for (size_t i = 0; i < names.n; i++) {
+		char *dir = path_join(o.skill, names.v[i]);
+		if (!o.only || skill_set_has(&only, names.v[i]))
+			compile_one(&o, resolution, dir, tmp, skills, plan_list, &md);
+		else if (!o.dry_run)
+			copy_one(dir, tmp, skills, &md);
+		free(dir);
+	}
+	if (o.dry_run) {
+		struct buf b = BUF_INIT;
+		json_canon(plans, true, &b);
+		printf("%s\n", b.data);
+		buf_free(&b);
+	} else {
+		write_set(&o, tmp, rep, plans, &md);
+	}
+	buf_free(&md);
+	free(tmp);
+	strlist_free(&names);
+	strlist_free(&only);
+	cJSON_Delete(plans);
+	cJSON_Delete(rep);
+	cJSON_Delete(resolution);
 	return 0;
 }
 
@@ -492,7 +570,7 @@ static long num(const cJSON *o, const char *a, const char *b)
 static void md_head(const struct compile *c, const cJSON *rep, struct buf *md)
 {
 	const cJSON *p = json_get(rep, "profile");
-	buf_printf(md, "# Static compile of %s\n\n", c->src.name);
+	buf_printf(md, "# Static compile of %s\n\n", c->src.name); /* a section a skill of the set */
 	const cJSON *plan = json_get(rep, "plan");
 	if (plan)
 		buf_printf(md, "- Mode: hybrid, planner `%s` (%s)\n", json_str(plan, "planner"),

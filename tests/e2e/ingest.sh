@@ -42,10 +42,38 @@ rm -rf $S
 expect_refused "no skill: 'tasks/t/environment/skills' is missing"
 t_end
 
-t_begin "a task with two skills"
+t_begin "a task with three skills: the set is ingested, each skill hashed and reported on its own"
+fresh
+cp -R $S/csv-sum $S/b-skill && sed -i 's/^name: csv-sum$/name: b-skill/' $S/b-skill/SKILL.md
+cp -R $S/csv-sum $S/Bad_Form && sed -i 's/^name: csv-sum$/name: Bad_Form/' $S/Bad_Form/SKILL.md
+out=$($SK task=t ingest 2>&1)
+t_eq "exit" $? 0
+t_eq "every skill copied" "$(ls $R/inputs/skill | tr '\n' ' ')" "Bad_Form b-skill csv-sum "
+t_contains "one line a skill" "$out" "skill 'b-skill' of task 't'"
+t_contains "the set's line" "$out" "task 't': a set of 3 skills, hash $(cut -c1-12 $R/inputs/skill.hash)"
+t_contains "the spec breaker is taken with a warning" "$out" "warning: skill 'Bad_Form' breaks the Agent Skills spec"
+t_eq "the set hashed as one tree" "$(cat $R/inputs/skill.hash)" "$(skillc-hash $R/inputs/skill | cut -d' ' -f1)"
+t_eq "per-skill hashes" "$(jq -r '.skills[] | .skill + " " + .hash' $R/inputs/check.json | tr '\n' ' ')" \
+	"Bad_Form $(skillc-hash $R/inputs/skill/Bad_Form | cut -d' ' -f1) b-skill $(skillc-hash $R/inputs/skill/b-skill | cut -d' ' -f1) csv-sum $(skillc-hash $R/inputs/skill/csv-sum | cut -d' ' -f1) "
+t_eq "per-skill verdicts" "$(jq -r '[.skills[].check.verdict] | join(" ")' $R/inputs/check.json)" "invalid valid valid"
+t_end
+
+t_begin "two skills of one name: the set is refused"
 fresh
 cp -R $S/csv-sum $S/other-skill
-expect_refused "2 skills in 'tasks/t/environment/skills' (csv-sum, other-skill); skillc compiles one skill per task: keep one"
+expect_refused "skills 'csv-sum' and 'other-skill' of 'tasks/t/environment/skills' are both named 'csv-sum'"
+t_end
+
+t_begin "a stray file beside the skills"
+fresh
+echo notes > $S/README.md
+expect_refused "stray file 'tasks/t/environment/skills/README.md' beside the skills"
+t_end
+
+t_begin "an unreadable skill of a set refuses the set"
+fresh
+cp -R $S/csv-sum $S/b-skill && printf -- '---\nname: [b\n---\n' > $S/b-skill/SKILL.md
+expect_refused "tasks/t/environment/skills/b-skill/SKILL.md"
 t_end
 
 t_begin "a folder without SKILL.md is not a skill (licenses/ and the like)"

@@ -105,3 +105,21 @@ t_contains "no-skill mode" "$(cat "$rc")" '"skill_mode": "no-skill"'
 t_contains "no skills dir" "$(tr -d ' \n' <"$rc")" '"effective_skills_dir":null'
 t_contains "the agent found no skill" "$(cat $T/raw/*/csv-column-sum__*/trajectory/acp_trajectory.jsonl)" 'skill csv-sum not found'
 t_end
+
+t_begin "a task with a set of skills under bwrap: the agent's skills folder holds every one, use is per skill"
+cp -R tasks/csv-column-sum tasks/set-two
+mkdir -p tasks/set-two/environment/skills/csv-quote
+printf -- '---\nname: csv-quote\ndescription: Quotes CSV fields. Use when a CSV field holds a comma.\n---\n\n# csv-quote\n\nQuote it.\n' \
+	>tasks/set-two/environment/skills/csv-quote/SKILL.md
+# the agent invokes csv-sum and reads csv-quote's SKILL.md from its skills folder
+sed 's|{"read": "/root/sales.csv"}|{"read": "/root/.opencode/skills/csv-quote/SKILL.md"}, {"read": "/root/sales.csv"}|' \
+	"$H/scripted.script.json" >"$H/s.json" && mv "$H/s.json" "$H/scripted.script.json"
+S2="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=set-two RUNNER=local HARNESS=scripted MODEL=fake/m1"
+out=$($S2 raw-eval REPEAT=1 2>&1)
+t_eq "exit" $? 0
+T=results/compile-pipeline/set-two--scripted--fake_m1/traces/set-two/raw/test-001
+t_eq "both injected" "$(jq -r '.skill.injected | join(" ")' $T/trial.json)" "csv-quote csv-sum"
+t_eq "csv-sum invoked" "$(jq -r '.skill.invoked_names | join(" ")' $T/trial.json)" "csv-sum"
+t_eq "csv-quote read" "$(jq -r '.skill.read_names | join(" ")' $T/trial.json)" "csv-quote"
+t_contains "read from the agent's skills folder" "$(cat $T/raw/*/set-two__*/trajectory/acp_trajectory.jsonl)" 'Quotes CSV fields'
+t_end

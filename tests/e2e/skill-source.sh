@@ -76,6 +76,21 @@ t_eq "with a source exit" $? 0
 t_check "its trial" test -f $P/bare--opencode--vllm_qwen-27b--$tb/traces/bare/raw/test-001/trial.json
 t_end
 
+t_begin "SKILL_SOURCE holding a set of skills: every trial sees the whole set"
+skill set-src col-total "Use python's csv module."
+skill set-src csv-helper "Quote every field."
+out=$($SK $EV SKILL_SOURCE=set-src raw-eval 2>&1)
+t_eq "exit" $? 0
+ts=$(tag_of set-src)
+case $ts in src-set-src-??????????) ;; *) t_fail "tag: $ts" ;; esac
+RS=$P/csv-column-sum--opencode--vllm_qwen-27b--$ts
+t_eq "both ingested" "$(ls $RS/inputs/skill | tr '\n' ' ')" "col-total csv-helper "
+t_contains "a line a skill" "$out" "skill 'csv-helper' of task 'csv-column-sum'"
+tr=$(cat $RS/traces/csv-column-sum/raw/test-001/trial.json)
+t_contains "the trial records the first skill" "$tr" '"col-total"'
+t_contains "and the second" "$tr" '"csv-helper"'
+t_end
+
 # bad sources: one line, exit 2, the earlier runs' folders unchanged
 snapshot() { find results -type f | sort | xargs cksum | cksum; }
 refused() { # refused "what" SOURCE "expected text"
@@ -87,16 +102,18 @@ refused() { # refused "what" SOURCE "expected text"
 	t_contains "$1: message" "$out" "$3"
 	t_eq "$1: nothing built changed" "$(snapshot)" "$before"
 }
-t_begin "bad SKILL_SOURCE: missing, two skills, a symlink leaving it"
+t_begin "bad SKILL_SOURCE: missing, two of one name, a stray file, a symlink leaving it"
 refused "missing" no-such-dir "SKILL_SOURCE: no skill: 'no-such-dir' is missing"
 mkdir -p two && cp -R src-b/col-total two/one && cp -R src-b/col-total two/other
-refused "two skills" two "SKILL_SOURCE: 2 skills in 'two' (one, other)"
+refused "two skills of one name" two "SKILL_SOURCE: skills 'one' and 'other' of 'two' are both named 'col-total'"
+mkdir -p stray && cp -R src-b/col-total stray/ && echo x >stray/notes.txt
+refused "a stray file beside the skills" stray "SKILL_SOURCE: stray file 'stray/notes.txt' beside the skills"
 mkdir -p leaky && cp -R src-b/col-total leaky/ && ln -s ../../../tasks/csv-column-sum/instruction.md leaky/col-total/notes.md
 refused "a symlink leaving it" leaky "SKILL_SOURCE: symlink 'leaky/col-total/notes.md' points outside the skill folder"
 mkdir -p linked && ln -s ../src-b/col-total linked/col-total
 refused "a symlinked skill folder" linked "SKILL_SOURCE: skill folder 'linked/col-total' is a symlink"
 mkdir -p empty/licenses
 refused "no skill in it" empty "SKILL_SOURCE: no skill: no folder in 'empty' holds a SKILL.md"
-t_eq "no trial ran" "$(starts)" 5
+t_eq "no trial ran" "$(starts)" 7
 t_end
 exit 0

@@ -60,7 +60,7 @@ SET="task=fence MODEL=vllm/Qwen/Qwen3.5-27B STATIC_MODE=hybrid EXTERNAL_MODEL=fa
 R=results/compile-pipeline/fence--opencode--vllm_Qwen_Qwen3.5-27B
 A=$R/artifacts/static
 OUT=$A/S_static/fence-skill/SKILL.md
-step() { jq -r ".steps[] | select(.step == \"$1\") | $2" $A/report.json; }
+step() { jq -r ".skills[0].steps[] | select(.step == \"$1\") | $2" $A/report.json; }
 
 t_begin "hybrid: one planning request; the valid steps are applied"
 out=$($SK $SET static 2>&1)
@@ -75,9 +75,9 @@ t_check "rewritten" grep -qx 'Convert the report with `scripts/convert.sh`; keep
 t_eq "plan 5" "$(step 'plan 5: move_to_reference' .status)" applied
 t_check "pointer" grep -qx 'Read \[references/background.md\](references/background.md) when you need the history of the reports.' $OUT
 t_check "moved" grep -q 'old billing system' $A/S_static/fence-skill/references/background.md
-t_eq "plan.json" "$(jq '.operations | length' $A/plan.json)" 5
-t_eq "plan.json planner" "$(jq -r .planner $A/plan.json)" fake/planner
-t_eq "report planner" "$(jq -r .plan.planner $A/report.json)" fake/planner
+t_eq "plan.json" "$(jq '.skills[0].plan.operations | length' $A/plan.json)" 5
+t_eq "plan.json planner" "$(jq -r .skills[0].plan.planner $A/plan.json)" fake/planner
+t_eq "report planner" "$(jq -r .skills[0].plan.planner $A/report.json)" fake/planner
 t_check "guard holds on disk" "$T_ROOT/build/tests/helpers/static-verify" $R/inputs/skill $A/S_static
 t_end
 
@@ -89,7 +89,7 @@ t_eq "quote not in source" "$(step 'plan 3: rewrite' '.status + ": " + .reason')
 t_eq "dropped code block" "$(step 'plan 4: rewrite' '.status + ": " + .guard.check')" "rolled_back: code-block"
 t_contains "lost item" "$(step 'plan 4: rewrite' .guard.item)" '```sh   jq . out.json   ```'
 t_check "code block kept" grep -qx '  jq . out.json' $OUT
-t_eq "rollbacks" "$(jq -r '[.rollbacks[].step] | join(",")' $A/report.json)" "plan 4: rewrite"
+t_eq "rollbacks" "$(jq -r '[.skills[0].rollbacks[].step] | join(",")' $A/report.json)" "plan 4: rewrite"
 md=$(cat $A/report.md)
 t_contains "report.md rejected" "$md" "| plan 2: reorder | rejected | 16 -> 16 |"
 t_contains "report.md rollback" "$md" "- plan 4: rewrite: check **code-block** failed on"
@@ -105,7 +105,7 @@ t_contains "ran" "$out" "skillc: static: done"
 t_contains "from the cache" "$out" "plan from fake/planner: 0 request(s), 1 cache hit(s)"
 t_eq "requests" "$(requests)" 1
 t_eq "same bytes" "$(cat $A/S_static.hash)" "$h"
-t_eq "report says cached" "$(jq .plan.cached $A/report.json)" true
+t_eq "report says cached" "$(jq .skills[0].plan.cached $A/report.json)" true
 t_end
 
 t_begin "--dry-run: prints a cached plan and what each step would do; writes nothing"
@@ -115,8 +115,8 @@ out=$(skillc-static --skill $R/inputs/skill --profile $A/profile.json --mode hyb
 	--dry-run --out "$T_TMP/dry" 2>"$T_TMP/dry.err")
 t_eq "exit" $? 0
 t_contains "progress on stderr" "$(cat "$T_TMP/dry.err")" "plan from fake/planner: 0 request(s), 1 cache hit(s)"
-t_eq "steps" "$(printf '%s' "$out" | jq -r '[.steps[].status] | join(" ")')" "applied rejected rejected rolled_back applied"
-t_eq "operations" "$(printf '%s' "$out" | jq '.plan.operations | length')" 5
+t_eq "steps" "$(printf '%s' "$out" | jq -r '[.skills[0].steps[].status] | join(" ")')" "applied rejected rejected rolled_back applied"
+t_eq "operations" "$(printf '%s' "$out" | jq '.skills[0].plan.operations | length')" 5
 t_check "nothing written" test ! -e "$T_TMP/dry"
 t_eq "requests" "$(requests)" 1
 t_end
@@ -125,8 +125,8 @@ t_begin "--dry-run with a plan not cached: says so and makes no request"
 out=$(skillc-static --skill $R/inputs/skill --profile $A/profile.json --mode hybrid --external-model fake/other \
 	--dry-run --out "$T_TMP/dry" 2>&1)
 t_eq "exit" $? 0
-t_eq "cached" "$(printf '%s' "$out" | jq .plan.cached)" false
-t_contains "note" "$(printf '%s' "$out" | jq -r .plan.note)" "the plan is not cached: a real run asks the planner once"
+t_eq "cached" "$(printf '%s' "$out" | jq .skills[0].plan.cached)" false
+t_contains "note" "$(printf '%s' "$out" | jq -r .skills[0].plan.note)" "the plan is not cached: a real run asks the planner once"
 t_check "nothing written" test ! -e "$T_TMP/dry"
 t_eq "requests" "$(requests)" 1
 t_check "no cache entry made" test "$(find "$T_TMP/cache/llm" -name '*.json' | wc -l)" -eq 1

@@ -32,7 +32,7 @@ t_eq "hash is the tree hash" "$(cat $A/S_static.hash)" "$(skillc-hash $A/S_stati
 frontmatter $OUT/SKILL.md >"$T_TMP/fm.out"; frontmatter $SRC/SKILL.md >"$T_TMP/fm.src"
 t_check "frontmatter bytes" cmp "$T_TMP/fm.src" "$T_TMP/fm.out"
 [ "$(body_lines $OUT/SKILL.md)" -le 300 ] || t_fail "body over 300 lines: $(body_lines $OUT/SKILL.md)"
-t_eq "within budget" "$(jq -r .within_budget $A/report.json)" true
+t_eq "within budget" "$(jq -r '.skills[0].within_budget' $A/report.json)" true
 t_check "marketing moved" test -f $OUT/references/why-logtriage-suite.md
 t_check "format reference moved" test -f $OUT/references/log-format-reference.md
 t_check "pointer says when" grep -qx 'Read \[references/log-format-reference.md\](references/log-format-reference.md) when you need to look up an entry of this reference (292 lines).' $OUT/SKILL.md
@@ -42,14 +42,14 @@ t_check "script still executable" test -x $OUT/scripts/count_levels.sh
 # gotchas come before the quick start now
 g=$(grep -n '^## Gotchas' $OUT/SKILL.md | cut -d: -f1); q=$(grep -n '^## Quick start' $OUT/SKILL.md | cut -d: -f1)
 [ -n "$g" ] && [ -n "$q" ] && [ "$g" -lt "$q" ] || t_fail "gotchas not hoisted ($g, $q)"
-t_eq "steps" "$(jq -r '[.steps[] | .name + "=" + .status] | join(" ")' $A/report.json)" \
+t_eq "steps" "$(jq -r '[.skills[0].steps[] | .name + "=" + .status] | join(" ")' $A/report.json)" \
 	"structure=unchanged refs=unchanged budget=applied hoist=applied"
-t_eq "no rollbacks" "$(jq '.rollbacks | length' $A/report.json)" 0
-t_eq "lint before" "$(jq -r '.lint_before.findings[0].rule' $A/report.json)" body-lines
-t_eq "lint after" "$(jq '.lint_after.count' $A/report.json)" 0
+t_eq "no rollbacks" "$(jq '.skills[0].rollbacks | length' $A/report.json)" 0
+t_eq "lint before" "$(jq -r '.skills[0].lint_before.findings[0].rule' $A/report.json)" body-lines
+t_eq "lint after" "$(jq '.skills[0].lint_after.count' $A/report.json)" 0
 t_contains "report.md" "$(cat $A/report.md)" "| pass budget | applied | 504 -> 139 | 4364 -> 1101 |"
 t_contains "report.md lint" "$(cat $A/report.md)" "After: valid, 0 finding(s)"
-t_eq "plan.json" "$(jq -r .mode $A/plan.json)" deterministic
+t_eq "plan.json" "$(jq -r '.skills[0].plan.mode' $A/plan.json)" deterministic
 t_check "guard holds on disk" "$T_ROOT/build/tests/helpers/static-verify" $R/inputs/skill $A/S_static
 t_end
 
@@ -90,8 +90,8 @@ t_eq "exit" $? 0
 C=results/compile-pipeline/csv-column-sum--opencode--anthropic_claude-sonnet-4/artifacts/static
 t_eq "profile" "$(jq -r .name $C/profile.json)" claude
 t_check "SKILL.md unchanged" cmp tasks/csv-column-sum/environment/skills/csv-sum/SKILL.md $C/S_static/csv-sum/SKILL.md
-t_eq "hoist skipped" "$(jq -r '.steps[] | select(.name == "hoist") | .status' $C/report.json)" skipped
-t_eq "budget" "$(jq -r '.steps[] | select(.name == "budget") | .notes.result' $C/report.json)" "within budget: nothing moved"
+t_eq "hoist skipped" "$(jq -r '.skills[0].steps[] | select(.name == "hoist") | .status' $C/report.json)" skipped
+t_eq "budget" "$(jq -r '.skills[0].steps[] | select(.name == "budget") | .notes.result' $C/report.json)" "within budget: nothing moved"
 t_end
 
 t_begin "a user profile in PROFILES_DIR wins; editing it re-runs profile and static"
@@ -103,8 +103,8 @@ t_contains "status names the folder" "$out" "input changed: myprofiles"
 out=$($SK task=log-error-report $Q PROFILES_DIR=myprofiles static 2>&1)
 t_contains "matched" "$out" "-> tight (user tight.json)"
 t_eq "report profile" "$(jq -r .profile.name $A/report.json)" tight
-t_eq "within the tighter budget" "$(jq -r .within_budget $A/report.json)" true
-t_eq "more moved" "$(jq '.files_added | length' $A/report.json)" 6
+t_eq "within the tighter budget" "$(jq -r '.skills[0].within_budget' $A/report.json)" true
+t_eq "more moved" "$(jq '.skills[0].files_added | length' $A/report.json)" 6
 jq '.body_budget.lines = 120' myprofiles/tight.json >myprofiles/t && mv myprofiles/t myprofiles/tight.json
 out=$($SK task=log-error-report $Q PROFILES_DIR=myprofiles static 2>&1)
 t_contains "profile re-ran" "$out" "skillc: profile: done"

@@ -1,7 +1,7 @@
 /* static-verify — checks a static compile's output as written on disk
  * against its source, for the end-to-end tests:
  *   static-verify SRC_ROOT OUT_ROOT
- * Both are skills roots holding one skill folder of the same name. Every
+ * Both are skill set roots holding the same skill folders; for each, every
  * source file but SKILL.md must be in the output with the same bytes and
  * executable bit; every other output file must be a new Markdown file; and
  * the guard (frontmatter, code blocks, headings, literals) must hold over
@@ -28,17 +28,13 @@ static bool in_tree(const struct fs_tree *t, const char *path, const struct fs_e
 	return false;
 }
 
-int main(int argc, char **argv)
+/* One skill of the set: src_dir compiled into out_dir. */
+static void verify_one(const char *src_dir, const char *out_dir)
 {
-	log_init(argv[0]);
-	if (argc != 3)
-		die(2, "usage: static-verify SRC_ROOT OUT_ROOT");
 	struct skill_src src, out;
 	struct err e;
-	if (skill_src_load(argv[1], &src, &e) < 0 || skill_src_load(argv[2], &out, &e) < 0)
+	if (skill_src_load_dir(src_dir, &src, &e) < 0 || skill_src_load_dir(out_dir, &out, &e) < 0)
 		die_err(&e);
-	if (strcmp(src.name, out.name))
-		die(1, "skill folder '%s' came out as '%s'", src.name, out.name);
 	for (size_t i = 0; i < src.tree.n; i++) {
 		const struct fs_entry *s = &src.tree.v[i], *o;
 		if (!strcmp(s->path, src.md_name))
@@ -79,11 +75,32 @@ int main(int argc, char **argv)
 	guard_init(&g, &src);
 	struct guard_fail f;
 	if (guard_check(&g, &src, &o, &f))
-		die(1, "guard: %s lost: %s (want %d, have %d)", f.check, f.item, f.want, f.have);
-	printf("ok\n");
+		die(1, "%s: guard: %s lost: %s (want %d, have %d)", src.name, f.check, f.item, f.want, f.have);
 	guard_free(&g);
 	skill_out_free(&o);
 	skill_src_free(&src);
 	skill_src_free(&out);
+}
+
+int main(int argc, char **argv)
+{
+	log_init(argv[0]);
+	if (argc != 3)
+		die(2, "usage: static-verify SRC_ROOT OUT_ROOT");
+	struct strlist a = STRLIST_INIT, b = STRLIST_INIT;
+	struct err e;
+	if (skill_set_names(argv[1], &a, &e) < 0 || skill_set_names(argv[2], &b, &e) < 0)
+		die_err(&e);
+	for (size_t i = 0; i < a.n || i < b.n; i++) {
+		if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]))
+			die(1, "the set's skill folders changed: '%s' came out as '%s'", i < a.n ? a.v[i] : "-", i < b.n ? b.v[i] : "-");
+		char *sd = path_join(argv[1], a.v[i]), *od = path_join(argv[2], b.v[i]);
+		verify_one(sd, od);
+		free(sd);
+		free(od);
+	}
+	printf("ok\n");
+	strlist_free(&a);
+	strlist_free(&b);
 	return 0;
 }

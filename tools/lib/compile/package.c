@@ -15,22 +15,83 @@ int skill_src_load(const char *root, struct skill_src *s, struct err *e)
 		return -1;
 	}
 	int found = 0;
+	struct buf names = BUF_INIT;
 	for (size_t i = 0; i < top.n; i++) {
 		if (strchr(top.v[i].path, '/') || !S_ISDIR(top.v[i].mode))
 			continue;
-		if (found++)
-			break;
-		s->name = xstrdup(top.v[i].path);
+		buf_printf(&names, "%s%s", found ? ", " : "", top.v[i].path);
+		if (!found++)
+			s->name = xstrdup(top.v[i].path);
 	}
 	fs_tree_free(&top);
+	if (found > 1) /* a set: the fast and deep stages take one skill so far */
+		err_set(e, ERR_INPUT, "'%s' holds a set of %d skills (%s); fast and deep take units from a set of one skill only so far (docs/fast.md): stop at static-eval, or give SKILL_SOURCE=<one skill folder>",
+		        root, found, names.data);
+	else if (found != 1)
+		err_set(e, ERR_INPUT, "'%s' holds no skill folder: run make task=<t> ingest", root);
+	buf_free(&names);
 	if (found != 1)
-		return err_set(e, ERR_INPUT, "'%s' must hold exactly one skill folder (found %d): run make task=<t> ingest", root, found);
+		return -1;
 	char *dir = path_join(root, s->name);
 	free(s->name);
 	s->name = NULL;
 	int rc = skill_src_load_dir(dir, s, e);
 	free(dir);
 	return rc;
+}
+
+int skill_set_names(const char *root, struct strlist *names, struct err *e)
+{
+	struct strlist all = STRLIST_INIT;
+	if (fs_list_names(root, &all, e) < 0)
+		return -1;
+	for (size_t i = 0; i < all.n; i++) {
+		char *dir = path_join(root, all.v[i]);
+		if (fs_is_dir(dir))
+			strlist_push(names, all.v[i]);
+		free(dir);
+	}
+	strlist_free(&all);
+	strlist_sort(names);
+	if (!names->n)
+		return err_set(e, ERR_INPUT, "'%s' holds no skill folder: run make task=<t> ingest", root);
+	return 0;
+}
+
+bool skill_set_has(const struct strlist *names, const char *name)
+{
+	for (size_t i = 0; i < names->n; i++)
+		if (!strcmp(names->v[i], name))
+			return true;
+	return false;
+}
+
+int skill_set_select(const char *root, const struct strlist *names, const char *only, struct strlist *out,
+                     struct err *e)
+{
+	for (const char *p = only; *p;) {
+		size_t n = strcspn(p, " ,\t\n");
+		char *one = xstrndup(p, n);
+		p += n + strspn(p + n, " ,\t\n");
+		if (!*one || skill_set_has(out, one)) {
+			free(one);
+			continue;
+		}
+		if (!skill_set_has(names, one)) {
+			struct buf have = BUF_INIT;
+			for (size_t i = 0; i < names->n; i++)
+				buf_printf(&have, "%s%s", i ? ", " : "", names->v[i]);
+			err_set(e, ERR_INPUT, "SKILLS names '%s', which the skill set in '%s' lacks (it holds %s): name skill folders of the set",
+			        one, root, have.data);
+			buf_free(&have);
+			free(one);
+			return -1;
+		}
+		strlist_push_owned(out, one);
+	}
+	if (!out->n)
+		return err_set(e, ERR_INPUT, "SKILLS is given but names no skill: name skill folders of the set, or leave it out");
+	return 0;
 }
 
 int skill_src_load_dir(const char *dir, struct skill_src *s, struct err *e)

@@ -43,9 +43,20 @@ struct skill_out {
 	struct strmap suffixes; /* "<dir>/<slug><ext>" -> the next free "-k" (skill_free_name) */
 };
 
-/* Loads the one skill folder under root (a skills root such as inputs/skill/).
- * ERR_INPUT when root holds no skill folder or several. Free with skill_src_free. */
+/* Loads the one skill folder under root (a set root of one skill: the fast
+ * and deep stages' S_static/, S_fast/, ...). ERR_INPUT when root holds no
+ * skill folder, or several (a set they do not take yet). Free with
+ * skill_src_free. */
 int skill_src_load(const char *root, struct skill_src *s, struct err *e);
+/* The skill folders of a set root (inputs/skill/, S_static/, ...), sorted.
+ * ERR_INPUT when it holds none. */
+int skill_set_names(const char *root, struct strlist *names, struct err *e);
+bool skill_set_has(const struct strlist *names, const char *name);
+/* The names in only (SKILLS: separated by spaces or commas, each once) into
+ * out; ERR_INPUT naming the set's skills when one is not in names, or
+ * when only names none. */
+int skill_set_select(const char *root, const struct strlist *names, const char *only, struct strlist *out,
+                     struct err *e);
 /* Loads the skill folder dir itself (its name is dir's last part). */
 int skill_src_load_dir(const char *dir, struct skill_src *s, struct err *e);
 void skill_src_free(struct skill_src *s);

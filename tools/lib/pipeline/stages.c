@@ -492,6 +492,8 @@ static void static_command(const struct stage_ref *ref, const struct run *r, con
 	push_path(argv, "--report", r, "artifacts/static/report.json");
 	push_path(argv, "--report-md", r, "artifacts/static/report.md");
 	push_path(argv, "--plan", r, "artifacts/static/plan.json");
+	if (*run_get(r, "SKILLS"))
+		push_flag(argv, "--only", run_get(r, "SKILLS"));
 }
 
 const struct stage_def stage_table[] = {
@@ -520,7 +522,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "ingest",
-		.help = "copy the task's skill into inputs/skill/, validated",
+		.help = "copy the task's skill set into inputs/skill/, validated",
 		.tool = "skillc-ingest",
 		.version = V_INGEST,
 		.inputs = { "inputs/skill.src.hash" },
@@ -596,7 +598,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "static",
-		.help = "static compile of the skill for the profile: S_static/ + report",
+		.help = "static compile of each skill of the set (SKILLS: those) for the profile: S_static/ + report",
 		.tool = "skillc-static",
 		.version = V_STATIC,
 		.after = { "ingest", "profile" },
@@ -604,7 +606,7 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/static/S_static", "artifacts/static/S_static.hash",
 		             "artifacts/static/report.json", "artifacts/static/report.md",
 		             "artifacts/static/plan.json" },
-		.settings = { "STATIC_MODE", "EXTERNAL_MODEL" },
+		.settings = { "STATIC_MODE", "EXTERNAL_MODEL", "SKILLS" },
 		.needs = { "EXTERNAL_MODEL if STATIC_MODE=hybrid" },
 		.command = static_command,
 	},

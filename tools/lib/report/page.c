@@ -419,15 +419,14 @@ static void pipeline(struct run_page *p)
 
 /* ---------------------------------------------------------- skill change */
 
-static void static_steps(struct buf *b, const char *dir)
+/* One skill's part of the static report: its steps and rollbacks. */
+static void static_skill_steps(struct buf *b, const cJSON *r)
 {
-	char *path = path_join(dir, "artifacts/static/report.json");
-	struct err e;
-	cJSON *r = fs_exists(path) ? json_read_file(path, &e) : NULL;
-	free(path);
 	const cJSON *steps = json_get(r, "steps");
 	if (cJSON_IsArray(steps) && cJSON_GetArraySize(steps) > 0) {
-		buf_adds(b, "<h4>Static compile steps</h4>\n<div class=\"scroll\"><table>\n<tr><th>Step</th><th>Status</th>"
+		buf_adds(b, "<h4>Static compile steps: ");
+		html_str(b, json_str(r, "skill"));
+		buf_adds(b, "</h4>\n<div class=\"scroll\"><table>\n<tr><th>Step</th><th>Status</th>"
 			    "<th class=\"n\">Lines</th><th class=\"n\">Tokens</th><th>Why</th></tr>\n");
 		for (const cJSON *s = steps->child; s; s = s->next) {
 			const cJSON *bf = json_get(s, "before"), *af = json_get(s, "after");
@@ -457,6 +456,18 @@ static void static_steps(struct buf *b, const char *dir)
 		}
 		buf_adds(b, "</ul>\n");
 	}
+}
+
+/* The static report, skill by skill (a skill SKILLS left out has no steps). */
+static void static_steps(struct buf *b, const char *dir)
+{
+	char *path = path_join(dir, "artifacts/static/report.json");
+	struct err e;
+	cJSON *r = fs_exists(path) ? json_read_file(path, &e) : NULL;
+	free(path);
+	const cJSON *skills = json_get(r, "skills");
+	for (const cJSON *k = cJSON_IsArray(skills) ? skills->child : NULL; k; k = k->next)
+		static_skill_steps(b, k);
 	cJSON_Delete(r);
 }
 
