@@ -118,10 +118,38 @@ static int context_key(const char *ctx, const char *platform, hash_hex out, stru
 	return 0;
 }
 
-/* What a failed build says: the step it stopped at and its last line. */
+/* Signs in a build's output of a TLS chain a proxy intercepts. */
+static const char *const tls_marks[] = { "SELF_SIGNED_CERT_IN_CHAIN", "self signed certificate in certificate chain",
+					  "self-signed certificate in certificate chain", "unable to get local issuer",
+					  "certificate verify failed", "CERTIFICATE_VERIFY_FAILED",
+					  "x509: certificate signed by unknown authority", "SSL certificate problem" };
+
+/* The way out of a failed build: a base image that cannot be pulled, or an
+ * intercepted TLS chain; "" when the output shows neither. */
+static const char *way_out(const char *text, const char *step)
+{
+	bool tls = false;
+	for (size_t i = 0; i < ARRAY_LEN(tls_marks) && !tls; i++)
+		tls = strstr(text, tls_marks[i]) != NULL;
+	if (step && strstr(step, ": FROM "))
+		return tls ? " (the registry's TLS chain is intercepted: give the daemon a registry mirror it trusts, or a local "
+			     "image with IMAGE=; docs/containers.md)"
+			   : " (the base image cannot be pulled here: give a local image with IMAGE=, or a registry mirror "
+			     "holding it with REGISTRY_MIRROR= (skillc-runtime) or registry-mirrors in the daemon's "
+			     "daemon.json; docs/containers.md)";
+	if (tls)
+		return " (a proxy intercepts TLS: SKILLC_BUILD_CA=<its CA bundle> puts it into the build, or give a "
+		       "prepared image with IMAGE=; docs/containers.md)";
+	return "";
+}
+
+/* What a failed build says: the step it stopped at, its last line (no
+ * terminal escapes) and the way out. */
 static void build_failure(const char *what, const struct buf *log, struct err *e)
 {
 	char *text = xstrdup(log->data ? log->data : "");
+	text_strip_escapes(text);
+	char *whole = xstrdup(text); /* strtok_r cuts text */
 	const char *step = NULL, *last = "no output";
 	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		while (*l == ' ')
@@ -133,10 +161,12 @@ static void build_failure(const char *what, const struct buf *log, struct err *e
 			step = l;
 		last = l;
 	}
+	const char *hint = way_out(whole, step);
 	if (step && step != last)
-		err_set(e, ERR_WORK, "%s failed at %.200s: %.400s", what, step, last);
+		err_set(e, ERR_WORK, "%s failed at %.200s: %.400s%s", what, step, last, hint);
 	else
-		err_set(e, ERR_WORK, "%s failed: %.400s", what, last);
+		err_set(e, ERR_WORK, "%s failed: %.400s%s", what, last, hint);
+	free(whole);
 	free(text);
 }
 
