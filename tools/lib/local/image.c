@@ -28,6 +28,7 @@ static const char *const proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY
 void image_ref_free(struct image_ref *r)
 {
 	free(r->tag);
+	free(r->pinned);
 	memset(r, 0, sizeof *r);
 }
 
@@ -463,9 +464,72 @@ int image_l2(const struct task *t, const struct launch *h, const struct image_re
 	return r;
 }
 
+/* Runs `docker A B C [D]`, its output in out: the exit code (-1: not run). */
+static int docker4(const char *a, const char *b, const char *c, const char *d, struct buf *out, struct err *e)
+{
+	char *argv[] = { (char *)"docker", (char *)a, (char *)b, (char *)c, (char *)d, NULL };
+	return docker_call(argv, out, e);
+}
+
+/* host:port[/prefix]: registry name characters only, no scheme. */
+static bool registry_ok(const char *reg)
+{
+	if (!*reg || strstr(reg, "://") || reg[strlen(reg) - 1] == '/')
+		return false;
+	for (const char *c = reg; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr(".-_:/", *c))
+			return false;
+	return true;
+}
+
+int image_publish(struct image_ref *r, const char *registry, struct err *e)
+{
+	if (!registry_ok(registry))
+		return err_set(e, ERR_INPUT, "bad IMAGE_REGISTRY '%s': give host:port[/prefix], e.g. registry.example:5000/skillc",
+			       registry);
+	char *remote = xasprintf("%s/%s", registry, r->tag);
+	struct buf out = BUF_INIT;
+	int rc = docker4("tag", r->id, remote, NULL, &out, e);
+	if (rc > 0)
+		err_set(e, ERR_WORK, "docker tag %s: %s", remote, buf_last_line(&out));
+	buf_reset(&out);
+	if (rc == 0 && (rc = docker4("push", remote, NULL, NULL, &out, e)) > 0)
+		err_set(e, ERR_WORK, "docker push %s: %s (is IMAGE_REGISTRY's registry up?)", remote, buf_last_line(&out));
+	const char *d = rc == 0 && out.data ? strstr(out.data, "digest: sha256:") : NULL;
+	if (rc == 0 && (!d || strspn(d + 15, "0123456789abcdef") != 64))
+		rc = err_set(e, ERR_WORK, "docker push %s printed no digest: %s", remote, buf_last_line(&out));
+	if (rc == 0) { /* by digest, without the tag: the tag is what could be pushed over */
+		const char *colon = strrchr(remote, ':');
+		size_t repo = colon > strrchr(remote, '/') ? (size_t)(colon - remote) : strlen(remote);
+		r->pinned = xasprintf("%.*s@sha256:%.64s", (int)repo, remote, d + 15);
+	}
+	buf_free(&out);
+	free(remote);
+	return rc == 0 ? 0 : -1;
+}
+
+int image_pull(const char *pinned, char id[80], struct err *e)
+{
+	int found = docker_image_id(pinned, id, e);
+	if (found != 0)
+		return found < 0 ? -1 : 0;
+	struct buf out = BUF_INIT;
+	int rc = docker4("pull", pinned, NULL, NULL, &out, e);
+	if (rc > 0) {
+		if (out.data)
+			text_strip_escapes(out.data);
+		err_set(e, ERR_WORK, "cannot pull %s from the registry: %s (built and pushed by make images with "
+			"IMAGE_REGISTRY; a digest that does not match is refused)", pinned, buf_last_line(&out));
+	}
+	buf_free(&out);
+	if (rc == 0 && docker_image_id(pinned, id, e) != 1)
+		return err_set(e, ERR_WORK, "docker pull %s left no image", pinned);
+	return rc == 0 ? 0 : -1;
+}
+
 int image_stamp_write(const char *path, const struct image_ref *r, struct err *e)
 {
-	char *text = xasprintf("%s %s\n", r->id, r->tag);
+	char *text = xasprintf("%s %s%s%s\n", r->id, r->tag, r->pinned ? " " : "", r->pinned ? r->pinned : "");
 	int w = fs_write_if_changed(path, text, strlen(text), e);
 	free(text);
 	return w < 0 ? -1 : 0;
@@ -487,7 +551,10 @@ int image_stamp_read(const char *path, struct image_ref *r, struct err *e)
 	} else {
 		memcpy(r->id, b.data, idl);
 		r->id[idl] = '\0';
-		r->tag = xstrndup(sp + 1, strcspn(sp + 1, "\n"));
+		size_t tl = strcspn(sp + 1, " \n");
+		r->tag = xstrndup(sp + 1, tl);
+		if (sp[1 + tl] == ' ')
+			r->pinned = xstrndup(sp + 2 + tl, strcspn(sp + 2 + tl, " \n"));
 	}
 	buf_free(&b);
 	return rc;
@@ -499,7 +566,7 @@ int image_stamp_check(const char *path, struct err *e)
 	if (image_stamp_read(path, &r, e) < 0)
 		return 0;
 	char id[80];
-	int found = docker_image_id(r.tag, id, e);
+	int found = r.pinned ? (image_pull(r.pinned, id, e) == 0 ? 1 : -1) : docker_image_id(r.tag, id, e);
 	int ok = found < 0 ? -1 : found && !strcmp(id, r.id);
 	image_ref_free(&r);
 	return ok;
