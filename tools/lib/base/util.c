@@ -173,7 +173,9 @@ static size_t escape_len(const char *s)
 			;
 		return !s[n] ? n : s[n] == '\a' ? n + 1 : n + 2;
 	}
-	return s[n] ? n + 1 : n; /* a two-byte escape */
+	while (s[n] >= 0x20 && s[n] <= 0x2f) /* intermediates, e.g. ESC ( B */
+		n++;
+	return s[n] ? n + 1 : n; /* and the final byte */
 }
 
 void text_strip_escapes(char *s)
