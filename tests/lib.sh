@@ -91,7 +91,8 @@ t_fakellm() {
 
 # t_dockerd: starts a private Docker daemon (containers-and-clusters.md §1):
 # socket, data root, exec root and pidfile in $T_TMP/docker, vfs storage,
-# no bridge; exports DOCKER_HOST. Stopped by pid at exit, with whatever
+# no bridge, and the extra dockerd flags T_DOCKERD_ARGS holds (e.g.
+# --registry-mirror URL); exports DOCKER_HOST. Stopped by pid at exit, with whatever
 # containers it still runs. Returns 1, the reason in T_WHY, where dockerd is
 # absent or cannot start here (the caller then t_skips).
 t_dockerd() {
@@ -109,7 +110,7 @@ t_dockerd() {
 		T_DOCKER_TMPFS=1
 	fi
 	dockerd --host "unix://$T_DOCKER/docker.sock" --data-root "$T_DOCKER/data" --exec-root "$T_DOCKER/exec" \
-		--pidfile "$T_DOCKER/docker.pid" --storage-driver vfs --iptables=false --bridge=none \
+		--pidfile "$T_DOCKER/docker.pid" --storage-driver vfs --iptables=false --bridge=none ${T_DOCKERD_ARGS:-} \
 		>"$T_DOCKER/dockerd.log" 2>&1 &
 	T_DOCKERD=$!
 	T_AT_EXIT="$T_AT_EXIT t_dockerd_stop"

@@ -454,7 +454,7 @@ static void check_docker(struct doctor *d)
 	struct docker_doctor dd = { .sandbox = run_get(r, "SANDBOX"), .qemu = run_get(r, "QEMU"),
 				    .image = run_get(r, "IMAGE"),
 				    .task_dir = task_dir && fs_is_dir(task_dir) ? task_dir : NULL, .run_dir = run,
-				    .harness = run_get(r, "HARNESS") };
+				    .harness = run_get(r, "HARNESS"), .model = run_get(r, "MODEL") };
 	docker_doctor_run(&dd, docker_line, d);
 	free(run);
 	free(slug);

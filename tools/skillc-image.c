@@ -28,6 +28,8 @@ static const char usage[] =
 	"again; the build's output goes to stdout. STAMP gets \"<image id> <tag>\" (rewritten\n"
 	"only when it changes). check: exit 0 when every stamp's image is in the daemon under its\n"
 	"tag, 1 when one is not (it names them), 2 when the daemon cannot be asked.\n"
+	"IMAGE_REGISTRY=host:port[/prefix]: each image is also pushed there, its digest kept in STAMP;\n"
+	"check then pulls a pinned image the daemon lacks by digest instead of calling it gone.\n"
 	"Environment: DOCKER_HOST, HTTP_PROXY/HTTPS_PROXY/NO_PROXY (build args), DOCKER_DEFAULT_PLATFORM, QEMU,\n"
 	"HARNESS_PATH, SKILLC_RULES. Exit: 0 done, 1 the build failed (environment_build), 2 bad input.\n";
 
@@ -93,8 +95,12 @@ static int build(const struct opts *o)
 	free(dir);
 	if (r == 0)
 		r = make_image(o, &ref, &e);
+	const char *registry = getenv("IMAGE_REGISTRY");
+	if (r == 0 && registry && *registry) /* other nodes pull it by digest instead of building it */
+		r = image_publish(&ref, registry, &e);
 	if (r == 0) {
-		printf("%s %s %s\n", ref.built ? "built" : "found", ref.tag, ref.id);
+		printf("%s %s %s%s%s\n", ref.built ? "built" : "found", ref.tag, ref.id, ref.pinned ? ", pushed as " : "",
+		       ref.pinned ? ref.pinned : "");
 		r = fflush(stdout) == 0 ? image_stamp_write(o->out, &ref, &e) : err_set(&e, ERR_WORK, "cannot write stdout:");
 	}
 	image_ref_free(&ref);

@@ -5,11 +5,17 @@
  *   hold          a container's first process: reaps orphans; SIGUSR1 ends
  *                 every other process in the container (the agent's, before the
  *                 verifier runs), SIGTERM ends the container
- *   which         where PATH finds programs (the harness, inside an image) */
+ *   which         where PATH finds programs (the harness, inside an image)
+ *   probe         make doctor's reachability check: one HTTP request to
+ *                 ADDR:PORT (the relay's listener), the first line back */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,11 +29,14 @@ static const char usage[] =
 	"usage: skillc-init sandbox-init [--listen ADDR:PORT[,ADDR:PORT] --to SOCKET] -- COMMAND...\n"
 	"       skillc-init hold\n"
 	"       skillc-init which PROGRAM...\n"
+	"       skillc-init probe IPV4:PORT\n"
 	"\n"
 	"Run by skillc-local inside a trial's sandbox or container (docs/local.md, docs/containers.md):\n"
 	"sandbox-init supervises the agent and carries the model route over SOCKET; hold is a\n"
 	"container's first process (SIGUSR1 ends every other process, SIGTERM ends it); which\n"
-	"prints one line per PROGRAM, where PATH finds it or nothing (exit 1 when one is missing).\n";
+	"prints one line per PROGRAM, where PATH finds it or nothing (exit 1 when one is missing);\n"
+	"probe (make doctor) sends one HTTP request to IPV4:PORT and prints the first line back\n"
+	"(exit 0 when anything came back, 1 when nothing did within 10 s).\n";
 
 /* _exit, not exit: a leak checker cannot run without capabilities in here. */
 static int sandbox_init(int argc, char **argv)
@@ -104,6 +113,41 @@ static int which(int n, char **progs)
 	return fflush(stdout) == 0 && !ferror(stdout) && !missing ? 0 : 1;
 }
 
+/* One HTTP request to addr ("a.b.c.d:port"): whatever comes back means the
+ * route is reached (a TLS server answers a plain request too, if only
+ * with an alert); a relay whose upstream failed closes with nothing. */
+static int probe(const char *addr)
+{
+	char host[64];
+	const char *colon = strrchr(addr, ':');
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	if (!colon || (size_t)(colon - addr) >= sizeof host)
+		die(2, "probe: give IPV4:PORT, not '%s'", addr);
+	snprintf(host, sizeof host, "%.*s", (int)(colon - addr), addr);
+	sa.sin_port = htons((unsigned short)atoi(colon + 1));
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+		die(2, "probe: give IPV4:PORT, not '%s'", addr);
+	alarm(10); /* the default action ends us: no answer in time */
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+		die(1, "probe: cannot connect to %s: %s", addr, strerror(errno));
+	static const char req[] = "GET / HTTP/1.0\r\nConnection: close\r\n\r\n";
+	if (write(fd, req, sizeof req - 1) < 0)
+		die(1, "probe: cannot send to %s: %s", addr, strerror(errno));
+	char got[256];
+	ssize_t n = read(fd, got, sizeof got - 1);
+	close(fd);
+	if (n <= 0)
+		die(1, "probe: %s closed the connection without an answer (the model route is not reached)", addr);
+	got[n] = '\0';
+	got[strcspn(got, "\r\n")] = '\0';
+	for (char *c = got; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?'; /* a TLS alert is binary */
+	printf("%s\n", got);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -112,6 +156,8 @@ int main(int argc, char **argv)
 		return sandbox_init(argc, argv);
 	if (argc == 2 && !strcmp(argv[1], "hold"))
 		return hold();
+	if (argc == 3 && !strcmp(argv[1], "probe"))
+		return probe(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "which"))
 		return which(argc - 2, argv + 2);
 	fputs(usage, stderr);

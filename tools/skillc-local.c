@@ -151,7 +151,10 @@ static int prepare(struct local_trial *t, struct err *e)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
 	if (!t->agent.error && b->mode != SANDBOX_NONE && local_setup_supervisor(t, e) < 0)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
-	if (!t->agent.error && !b->share_net && local_setup_relay(t, e) < 0)
+	/* a container's loopback is its own whatever its network: the model
+	 * (often on the host's loopback) is reached through the relay */
+	bool relay = !b->share_net || b->mode == SANDBOX_DOCKER;
+	if (!t->agent.error && relay && local_setup_relay(t, e) < 0)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
 	if (b->mode != SANDBOX_NONE)
 		strlist_push(&b->agent_argv, "--"); /* the supervisor's options end */

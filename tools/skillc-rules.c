@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/datadir.h"
@@ -605,22 +607,43 @@ static int make_keeps_going(void)
 	return memchr(mf, 'k', strcspn(mf, " ")) != NULL;
 }
 
+/* True when a stage of run r wrote its status at or after since (wall
+ * seconds): the make got to it. */
+static bool run_started(const struct run *r, double since)
+{
+	char *dir = path_join(r->dir, "status");
+	DIR *d = opendir(dir);
+	bool started = false;
+	for (struct dirent *de; d && !started && (de = readdir(d));) {
+		struct stat st;
+		char *p = path_join(dir, de->d_name);
+		started = de->d_name[0] != '.' && strcmp(de->d_name, "due.json") && stat(p, &st) == 0 &&
+			  st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= since;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return started;
+}
+
 /* The last line of a make: the deliverable and the tables, or what is due.
  * After a failed make it says why, a diagnostic: on stderr, as make's own
  * error lines are; otherwise on stdout with the progress. -1 when that
  * stream cannot take it. */
-static int last_line(const struct command *c, const struct runs *rs, int rc)
+static int last_line(const struct command *c, const struct runs *rs, int rc, double since)
 {
 	FILE *out = rc ? stderr : stdout;
 	const char *goal = c->goals.n ? c->goals.v[c->goals.n - 1] : "final";
 	if (has_goal(c, "clean-stage") || !rs->n)
 		return 0;
-	size_t short_of = 0;
+	size_t short_of = 0, not_started = 0;
 	struct buf stopped = BUF_INIT;
 	for (size_t i = 0; i < rs->n; i++) {
 		struct buf due = BUF_INIT;
 		char *failed = NULL;
 		if (due_of(&rs->v[i], goal, &due, &failed)) {
+			not_started += rc && !failed && !run_started(&rs->v[i], since);
 			if (short_of++ < 3)
 				buf_printf(&stopped, "%s%s (%s)", stopped.len ? "; " : "", path_base(rs->v[i].dir),
 				           failed ? failed : due.data);
@@ -656,6 +679,9 @@ static int last_line(const struct command *c, const struct runs *rs, int rc)
 		fprintf(out, "skillc: %zu runs: %s done in %zu, stopped short in %zu: %s%s; make status lists what is due%s\n", rs->n,
 		       goal, rs->n - short_of, short_of, stopped.data, short_of > 3 ? "; ..." : "",
 		       rc && !make_keeps_going() ? ", make -k runs the rest" : "");
+		if (not_started || (rc && !make_keeps_going()))
+			fprintf(out, "skillc: %zu of %zu runs not started%s\n", not_started, rs->n,
+				rc && !make_keeps_going() ? ": make stopped at the first failure; make -k goes on past a failure" : "");
 	} else {
 		char *skill = deliverable(one);
 		const char *rel = skill + strlen(one->dir);
@@ -712,12 +738,13 @@ static int cmd_run(const struct command *c)
 	 * Slurm job may take minutes to end): it is never cut short */
 	struct proc_spec spec = { .argv = argv.v, .grace = -1, .stdin_fd = 0, .tee = { -1, -1 } };
 	struct proc_result res = { 0 };
+	double since = now_wall() - 0.05; /* file times come from a coarser clock, a tick behind */
 	if (proc_run(&spec, &res, &e) < 0)
 		die_err(&e);
 	unlink(plan);
 	free(plan);
 	strlist_free(&argv);
-	if (last_line(c, &rs, res.exit_code) < 0) {
+	if (last_line(c, &rs, res.exit_code, since) < 0) {
 		warnf("cannot write to %s: %s", res.exit_code ? "stderr" : "stdout", strerror(errno));
 		if (!res.exit_code)
 			res.exit_code = 1;

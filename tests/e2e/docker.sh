@@ -14,6 +14,7 @@
 
 NAMES="SANDBOX=docker: the RUN-steps task passes with the scripted agent in its own image
 the key and the proxy: in the container's environment, in no image layer, log or trace
+a task that allows internet: the daemon's network, the host-loopback model through the relay
 the same task under bwrap: environment not reproduced, not failed
 a Dockerfile that fails to build: an environment_build infra error, one line
 an image that does not exist: an environment_build infra error
@@ -38,6 +39,7 @@ cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "
 cat >"$H/agent.script.json" <<'EOF'
 {"agent_name": "Scripted", "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
  "steps": [{"skill": "low-stock"},
+  {"exec": "[ -z \"$MODEL_PORT\" ] || bash -c 'exec 3<>/dev/tcp/127.0.0.1/'$MODEL_PORT' && printf \"GET /v1/models HTTP/1.0\\r\\n\\r\\n\" >&3 && head -n 1 <&3' >/logs/artifacts/model 2>&1"},
   {"exec": "f=/logs/artifacts/facts; cat /etc/build-proxy >$f; echo \"run HTTP_PROXY=$HTTP_PROXY\" >>$f; echo \"NO_PROXY=$NO_PROXY\" >>$f; echo \"CHECKER_DATA=$CHECKER_DATA\" >>$f; echo \"key=$SKILLC_MODEL_API_KEY\" >>$f; ls /skills >>$f; cat /proc/1/cmdline | tr '\\0' ' ' >>$f; echo >>$f; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' >>$f"},
   {"exec": "[ \"$SCRIPTED_MODE\" = hang ] && sleep 600; awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
   {"message": "Wrote /root/low-stock.txt."}]}
@@ -112,6 +114,22 @@ for img in $L1 $L2; do
 	t_check "no build arg of $img holds the proxy" sh -c "! docker history --no-trunc $img | grep -q 'HTTP_PROXY=http'"
 done
 t_check "the daemon's log holds no key" sh -c "! grep -q '$KEY' '$T_DOCKER/dockerd.log'"
+t_end
+
+t_begin "a task that allows internet: the daemon's network, the host-loopback model through the relay"
+PORT=${FAKELLM_URL##*:} PORT=${PORT%%/*}
+before=$($J -n "$T_TMP/llm/log.jsonl" 2>/dev/null || echo 0)
+SANDBOX=docker run net "$TASK" --config-override environment.allow_internet=true --agent-env MODEL_PORT=$PORT
+t_eq "exit status ($OUT)" "$RC" 0
+t_eq "network" "$($J "$R/config.json" local.agent_network)" "default+model-relay"
+t_eq "the agent reached the model on the host's loopback" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
+t_eq "the model server saw it" "$($J -n "$T_TMP/llm/log.jsonl")" $((before + 1))
+t_eq "no container left" "$(trial_containers)" ""
+# without internet the same probe reaches the model too, and nothing else is there
+SANDBOX=docker run nonet "$TASK" --agent-env MODEL_PORT=$PORT
+t_eq "no internet: network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
+t_eq "no internet: the model still reached" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
+t_eq "no internet: loopback only" "$(sed -n '$p' "$R/artifacts/facts")" lo
 t_end
 
 if command -v bwrap >/dev/null 2>&1; then

@@ -110,6 +110,16 @@ t_contains "no emulation" "$out" "no emulation"
 t_contains "host programs run" "$out" "ok      docker-binfmt: a plain host program (sleep) runs"
 t_contains "the L1 exists" "$out" "ok      docker-images: the L1 of inventory-check: skillc/l1-inventory-check:"
 t_contains "the L2 exists" "$out" "ok      docker-images: the L2 of inventory-check with scripted: skillc/l2-inventory-check--scripted:"
+t_contains "the model from inside a container, no network" "$out" "ok      docker-model: fake/m1 answers a container with --network none over the model relay: HTTP/1.1 "
+t_eq "no doctor container left" "$(docker ps -aq --filter label=skillc.kind=doctor)" ""
+cp -R tasks/inventory-check tasks/online
+sed -i 's/^allow_internet = false/allow_internet = true/' tasks/online/task.toml
+out=$($SK task=online HARNESS=scripted DOCTOR_PROBE=none doctor 2>&1)
+t_contains "a task that allows internet: its network" "$out" "ok      docker-model: fake/m1 answers a container with the daemon's default network (the task allows internet) over the model relay: HTTP/1.1 "
+printf '{"providers": {"down": {"base_url": "http://127.0.0.1:%s/v1", "key_required": false}}}\n' "$(t_free_port)" >"$W/down.json"
+out=$(ROUTES=$W/down.json $SK task=inventory-check HARNESS=scripted DOCTOR_PROBE=none MODEL=down/m1 doctor 2>&1)
+t_contains "a model server that is down: a problem" "$out" "problem docker-model: down/m1 is not reached from a container with --network none and the model relay: "
+t_contains "saying why" "$out" "closed the connection without an answer"
 out=$($SK task=inventory-check HARNESS=fresh DOCTOR_PROBE=none doctor 2>&1)
 t_contains "an L2 never built is due" "$out" "ok      docker-images: the L2 of inventory-check with fresh: due (make images builds it)"
 out=$($SK task=inventory-check HARNESS=scripted SANDBOX=bwrap DOCTOR_PROBE=none doctor 2>&1)

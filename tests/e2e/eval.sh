@@ -223,6 +223,7 @@ done
 out=$($E --harness opencode --attempts 3 --out x/traces/csv-column-sum/raw/test-006 2>&1)
 t_eq "third is kept" $? 0
 t_contains "outcome" "$out" "infra_error reward=-"
+t_contains "the console line says why" "$out" "s: sandbox_setup: Sandbox startup failed: docker compose command failed"
 skillc-summary x >/dev/null
 # test-004 passed after a retry, test-005 timed out with reward 0, test-006 infra:
 # 1 of 2 scored; Wilson 1/2 = .5 -+ 1.96*sqrt(.125+.2401)/2.9207 = [9.5%, 90.5%]

@@ -185,6 +185,33 @@ t_eq "verifier_error_category" "$($J "$R/result.json" verifier_error_category)" 
 t_contains "verifier_error" "$($J "$R/result.json" verifier_error)" "verifier exited with rc=3; no reward file"
 t_end
 
+t_begin "a verifier whose installer reached no network: verifier_setup, not failed"
+# SkillsBench's test.sh: install uv over the network, run the tests with uvx, reward 0 when they fail
+SETUP=$T_TMP/tasks/setup-fails
+mkdir -p "$T_TMP/tasks" && cp -R "$TASK" "$SETUP"
+printf 'FROM debian:bookworm-slim\nWORKDIR /root\nCOPY data /root/data\n' >"$SETUP/environment/Dockerfile"
+cat >"$SETUP/tests/test.sh" <<'EOF2'
+#!/bin/bash
+mkdir -p /logs/verifier
+curl -LsSf https://astral.sh/uv/0.9.7/install.sh | sh
+source $HOME/.local/bin/env
+uvx --with pytest==8.4.1 pytest /tests/test_outputs.py -rA
+if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi
+EOF2
+script setup "[$WRITE_OK]"
+OUT=$(skillc-local eval run --tasks-dir "$SETUP" --agent setup --model fake/m1 --sandbox local --skill-mode with-skill \
+	--jobs-dir "$T_TMP/jobs-setup" --agent-idle-timeout none 2>&1)
+RC=$?
+R=$(ls -d "$T_TMP"/jobs-setup/*/setup-fails__* 2>/dev/null | head -n 1)
+t_eq "exit status: errored" "$RC" 1
+t_eq "environment reproduced (no RUN step)" "$($J "$R/config.json" local.environment)" reproduced
+t_eq "error_category" "$($J "$R/result.json" error_category)" verifier_setup
+t_contains "quotes the installer" "$($J "$R/result.json" error)" "the verifier could not set itself up: curl: (6) Could not resolve host: astral.sh"
+t_eq "no reward counted" "$($J "$R/result.json" rewards)" null
+t_eq "summary: errored, not failed" "$($J "$T_TMP/jobs-setup/summary.json" errored):$($J "$T_TMP/jobs-setup/summary.json" failed)" 1:0
+t_contains "the console line says why" "$OUT" "setup-fails errored (verifier_setup: the verifier could not set itself up: curl: (6)"
+t_end
+
 t_begin "agent crash: pipe_closed, no reward, exit 1"
 script crash '[{"message": "about to fail"}, {"crash": 3}]'
 run crash

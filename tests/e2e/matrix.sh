@@ -168,3 +168,15 @@ t_eq "exit" $? 0
 t_eq "two runs compiled" "$(ls hybrid/*/artifacts/static/S_static.hash | wc -l)" 2
 t_eq "one request" "$(wc -l <"$D/log.jsonl" | tr -d ' ')" 1
 t_end
+
+t_begin "a matrix stopped by a failure says how many runs were not started, and that -k goes on"
+script crash
+out=$($SK "$MX" 'models=vllm/m7 vllm/m8' eval REPEAT=1 RUNNER=benchflow 2>&1)
+t_eq "exit" $? 2
+line=$(printf '%s\n' "$out" | grep 'runs not started')
+t_contains "the line" "$line" "of 4 runs not started: make stopped at the first failure; make -k goes on past a failure"
+n=${line#skillc: } n=${n%% *}
+t_check "some runs were never started ($line)" test "${n:-0}" -ge 1 -a "${n:-0}" -le 3
+out=$($SK -k "$MX" 'models=vllm/m7 vllm/m8' eval REPEAT=1 RUNNER=benchflow 2>&1)
+case $out in *"not started"*) t_fail "under -k every run starts: $out" ;; esac
+t_end

@@ -480,6 +480,16 @@ static void test_redact_buf(void)
 	strlist_free(&sec);
 }
 
+static void test_strip_escapes(void)
+{
+	char s[] = "\x1b[91mStep 1/2 : FROM python:3.12-slim\x1b[0m\r\n\x1b]0;title\x07pull [1;31mfailed[0m\tok \x1b(B[x]";
+	text_strip_escapes(s);
+	CHECK_STR(s, "Step 1/2 : FROM python:3.12-slim\npull failed\tok [x]");
+	char cut[] = "end \x1b[3";
+	text_strip_escapes(cut);
+	CHECK_STR(cut, "end ");
+}
+
 int main(void)
 {
 	dir = t_tmpdir();
@@ -497,6 +507,7 @@ int main(void)
 	RUN(test_proc_split_stderr);
 	RUN(test_grow);
 	RUN(test_settings_check);
+	RUN(test_strip_escapes);
 	struct err e;
 	fs_remove_tree(dir, &e);
 	free(dir);

@@ -148,6 +148,53 @@ const char *buf_last_line(struct buf *b)
 	return nl ? nl + 1 : b->data;
 }
 
+/* Length of a bare SGR code at s ("[0m", "[1;31m"), 0 when s is not one. */
+static size_t bare_sgr(const char *s)
+{
+	if (*s != '[')
+		return 0;
+	size_t n = 1;
+	while (n < 12 && ((s[n] >= '0' && s[n] <= '9') || s[n] == ';'))
+		n++;
+	return n > 1 && s[n] == 'm' ? n + 1 : 0;
+}
+
+/* Length of the escape sequence at s (s[0] is ESC). */
+static size_t escape_len(const char *s)
+{
+	size_t n = 1;
+	if (s[n] == '[') { /* CSI: parameters, then one final byte @..~ */
+		for (n++; s[n] && !(s[n] >= 0x40 && s[n] <= 0x7e); n++)
+			;
+		return s[n] ? n + 1 : n;
+	}
+	if (s[n] == ']') { /* OSC: up to BEL or ESC \ */
+		for (n++; s[n] && s[n] != '\a' && !(s[n] == 0x1b && s[n + 1] == '\\'); n++)
+			;
+		return !s[n] ? n : s[n] == '\a' ? n + 1 : n + 2;
+	}
+	while (s[n] >= 0x20 && s[n] <= 0x2f) /* intermediates, e.g. ESC ( B */
+		n++;
+	return s[n] ? n + 1 : n; /* and the final byte */
+}
+
+void text_strip_escapes(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r;) {
+		unsigned char c = (unsigned char)*r;
+		size_t skip = c == 0x1b ? escape_len(r) : bare_sgr(r);
+		if (skip) {
+			r += skip;
+		} else if (c < 0x20 && c != '\n' && c != '\t') {
+			r++;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
 void buf_free(struct buf *b)
 {
 	free(b->data);

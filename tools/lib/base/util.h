@@ -49,6 +49,11 @@ void buf_reset(struct buf *b);
 /* The last non-empty line of b (for messages), its end trimmed in place;
  * "no output" when b is empty. */
 const char *buf_last_line(struct buf *b);
+/* Removes terminal escapes (ESC sequences: colours, cursor moves, titles;
+ * also a colour code whose ESC was already lost, "[91m") and other control
+ * bytes but \n and \t from s, in place, in one pass: build output quoted
+ * in a one-line message must not carry them. */
+void text_strip_escapes(char *s);
 void buf_free(struct buf *b);
 /* Returns the string (never NULL) and leaves b empty; the caller frees it. */
 char *buf_detach(struct buf *b);

@@ -54,7 +54,24 @@ static void strip_prefix(char *msg, const char *dir)
 		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
 }
 
-/* "<prefix> passed reward=1 skill invoked<how> in 12.3s" */
+/* ": <category>: <first line of the error>" of a trial that was not
+ * scored, so the console says why where people look; "" otherwise. */
+static char *why_not_scored(const cJSON *t)
+{
+	const char *outcome = json_str(t, "outcome");
+	if (!outcome || (strcmp(outcome, "infra_error") && strcmp(outcome, "verifier_error")))
+		return xstrdup("");
+	const char *msg = json_str(t, "error");
+	if (!msg || !*msg)
+		msg = json_str(t, "verifier_error");
+	const char *cat = json_str(t, "error_category");
+	if (!msg || !*msg)
+		return cat ? xasprintf(": %s", cat) : xstrdup("");
+	int n = (int)strcspn(msg, "\r\n");
+	return xasprintf(": %s%s%.*s%s", cat ? cat : "", cat ? ": " : "", n > 400 ? 400 : n, msg, n > 400 ? "..." : "");
+}
+
+/* "<prefix> passed reward=1 skill invoked<how> in 12.3s[: <why not scored>]" */
 static void end_line(const struct eval_job *j, const cJSON *t, const char *how)
 {
 	const cJSON *rw = json_get(t, "reward");
@@ -65,7 +82,10 @@ static void end_line(const struct eval_job *j, const cJSON *t, const char *how)
 	const char *use = !cJSON_GetArraySize(json_get(sk, "injected")) ? "no skill"
 			  : json_bool(sk, "invoked", false) ? "skill invoked"
 			  : json_bool(sk, "read", false) ? "skill read" : "skill unused";
-	eval_progress(j, "%s reward=%s %s%s in %.1fs", json_str(t, "outcome"), rbuf, use, how, now_mono() - j->start);
+	char *why = why_not_scored(t);
+	eval_progress(j, "%s reward=%s %s%s in %.1fs%s", json_str(t, "outcome"), rbuf, use, how, now_mono() - j->start,
+		      why);
+	free(why);
 }
 
 /* The trial t (in dir) filed in the store, unless it is an infra error:

@@ -10,6 +10,7 @@
 #include "local/arch.h"
 #include "local/container.h"
 #include "local/image.h"
+#include "local/reachdoctor.h"
 #include "local/task.h"
 
 struct out {
@@ -165,6 +166,34 @@ static void check_binfmt(const struct out *o)
 	buf_free(&out);
 }
 
+/* MODEL from inside a container with the trial's network (the task's, or
+ * none without task=), over the relay as a trial reaches it. */
+static void check_reach(const struct out *o, const struct docker_doctor *d)
+{
+	if (!d->model || !*d->model)
+		return;
+	struct err e = { 0 };
+	struct task t = { 0 };
+	bool network = false;
+	if (d->task_dir && task_load(d->task_dir, NULL, &t, &e) < 0) {
+		say(o, false, "docker-model", xasprintf("%s", e.msg));
+		return;
+	}
+	if (d->task_dir)
+		network = t.agent_network;
+	char *what = NULL;
+	const char *how = network ? "the daemon's default network (the task allows internet)" : "--network none";
+	if (reach_from_container(d->model, network, &what, &e) < 0)
+		say(o, false, "docker-model", xasprintf("%s is not reached from a container with %s and the model relay: "
+							"%s (start the model server, or check ROUTES)", d->model, how, e.msg));
+	else
+		say(o, true, "docker-model", xasprintf("%s answers a container with %s over the model relay: %s", d->model,
+						       how, what));
+	free(what);
+	if (d->task_dir)
+		task_free(&t);
+}
+
 /* One stamp of the run: exists, due, or deleted behind make's back. */
 static void check_stamp(const struct out *o, const char *path, const char *what)
 {
@@ -218,5 +247,6 @@ void docker_doctor_run(const struct docker_doctor *d, docker_doctor_line *line, 
 	check_proxy(&o);
 	check_arch(&o, d);
 	check_binfmt(&o);
+	check_reach(&o, d);
 	check_images(&o, d);
 }

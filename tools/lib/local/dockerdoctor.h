@@ -1,8 +1,9 @@
 /* dockerdoctor.h — make doctor's checks of SANDBOX=docker: the daemon
  * (reachable, version), its storage driver and registry mirrors, the proxy
  * settings builds and trials get, the architecture decision (QEMU), that a
- * plain host program still runs (binfmt sane), and which of the run's L1
- * and L2 images exist and which are due. skillc-doctor prints the lines. */
+ * plain host program still runs (binfmt sane), that MODEL answers from
+ * inside a container with the trial's network settings, and which of the
+ * run's L1 and L2 images exist and which are due. skillc-doctor prints the lines. */
 #ifndef SKILLC_LOCAL_DOCKERDOCTOR_H
 #define SKILLC_LOCAL_DOCKERDOCTOR_H
 
@@ -15,6 +16,7 @@ struct docker_doctor {
 	const char *task_dir;  /* the task folder (NULL: no task given) */
 	const char *run_dir;   /* the run folder, for its images/ stamps (may be NULL) */
 	const char *harness;   /* HARNESS */
+	const char *model;     /* MODEL: reached from inside a container (NULL or "": not checked) */
 };
 
 /* One line of the doctor: ok or a problem, the check's name, what it found. */

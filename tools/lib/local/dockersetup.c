@@ -69,6 +69,13 @@ void docker_setup_image(struct local_trial *t, const char *image)
 	}
 	char id[80];
 	int found = docker_image_id(image, id, &e);
+	if (found == 0 && strstr(image, "@sha256:")) { /* pinned in IMAGE_REGISTRY: pulled, never built here */
+		if (image_pull(image, id, &e) < 0) {
+			build_failure(t, e.msg);
+			return;
+		}
+		found = 1;
+	}
 	if (found < 0) {
 		agent_outcome_sandbox_failure(&t->agent, e.msg);
 	} else if (!found) {

@@ -28,6 +28,7 @@ static const char *const proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY
 void image_ref_free(struct image_ref *r)
 {
 	free(r->tag);
+	free(r->pinned);
 	memset(r, 0, sizeof *r);
 }
 
@@ -118,10 +119,38 @@ static int context_key(const char *ctx, const char *platform, hash_hex out, stru
 	return 0;
 }
 
-/* What a failed build says: the step it stopped at and its last line. */
+/* Signs in a build's output of a TLS chain a proxy intercepts. */
+static const char *const tls_marks[] = { "SELF_SIGNED_CERT_IN_CHAIN", "self signed certificate in certificate chain",
+					  "self-signed certificate in certificate chain", "unable to get local issuer",
+					  "certificate verify failed", "CERTIFICATE_VERIFY_FAILED",
+					  "x509: certificate signed by unknown authority", "SSL certificate problem" };
+
+/* The way out of a failed build: a base image that cannot be pulled, or an
+ * intercepted TLS chain; "" when the output shows neither. */
+static const char *way_out(const char *text, const char *step)
+{
+	bool tls = false;
+	for (size_t i = 0; i < ARRAY_LEN(tls_marks) && !tls; i++)
+		tls = strstr(text, tls_marks[i]) != NULL;
+	if (step && strstr(step, ": FROM "))
+		return tls ? " (the registry's TLS chain is intercepted: give the daemon a registry mirror it trusts, or a local "
+			     "image with IMAGE=; docs/containers.md)"
+			   : " (the base image cannot be pulled here: give a local image with IMAGE=, or a registry mirror "
+			     "holding it with REGISTRY_MIRROR= (skillc-runtime) or registry-mirrors in the daemon's "
+			     "daemon.json; docs/containers.md)";
+	if (tls)
+		return " (a proxy intercepts TLS: SKILLC_BUILD_CA=<its CA bundle> puts it into the build, or give a "
+		       "prepared image with IMAGE=; docs/containers.md)";
+	return "";
+}
+
+/* What a failed build says: the step it stopped at, its last line (no
+ * terminal escapes) and the way out. */
 static void build_failure(const char *what, const struct buf *log, struct err *e)
 {
 	char *text = xstrdup(log->data ? log->data : "");
+	text_strip_escapes(text);
+	char *whole = xstrdup(text); /* strtok_r cuts text */
 	const char *step = NULL, *last = "no output";
 	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		while (*l == ' ')
@@ -133,10 +162,12 @@ static void build_failure(const char *what, const struct buf *log, struct err *e
 			step = l;
 		last = l;
 	}
+	const char *hint = way_out(whole, step);
 	if (step && step != last)
-		err_set(e, ERR_WORK, "%s failed at %.200s: %.400s", what, step, last);
+		err_set(e, ERR_WORK, "%s failed at %.200s: %.400s%s", what, step, last, hint);
 	else
-		err_set(e, ERR_WORK, "%s failed: %.400s", what, last);
+		err_set(e, ERR_WORK, "%s failed: %.400s%s", what, last, hint);
+	free(whole);
 	free(text);
 }
 
@@ -433,9 +464,72 @@ int image_l2(const struct task *t, const struct launch *h, const struct image_re
 	return r;
 }
 
+/* Runs `docker A B C [D]`, its output in out: the exit code (-1: not run). */
+static int docker4(const char *a, const char *b, const char *c, const char *d, struct buf *out, struct err *e)
+{
+	char *argv[] = { (char *)"docker", (char *)a, (char *)b, (char *)c, (char *)d, NULL };
+	return docker_call(argv, out, e);
+}
+
+/* host:port[/prefix]: registry name characters only, no scheme. */
+static bool registry_ok(const char *reg)
+{
+	if (!*reg || strstr(reg, "://") || reg[strlen(reg) - 1] == '/')
+		return false;
+	for (const char *c = reg; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr(".-_:/", *c))
+			return false;
+	return true;
+}
+
+int image_publish(struct image_ref *r, const char *registry, struct err *e)
+{
+	if (!registry_ok(registry))
+		return err_set(e, ERR_INPUT, "bad IMAGE_REGISTRY '%s': give host:port[/prefix], e.g. registry.example:5000/skillc",
+			       registry);
+	char *remote = xasprintf("%s/%s", registry, r->tag);
+	struct buf out = BUF_INIT;
+	int rc = docker4("tag", r->id, remote, NULL, &out, e);
+	if (rc > 0)
+		err_set(e, ERR_WORK, "docker tag %s: %s", remote, buf_last_line(&out));
+	buf_reset(&out);
+	if (rc == 0 && (rc = docker4("push", remote, NULL, NULL, &out, e)) > 0)
+		err_set(e, ERR_WORK, "docker push %s: %s (is IMAGE_REGISTRY's registry up?)", remote, buf_last_line(&out));
+	const char *d = rc == 0 && out.data ? strstr(out.data, "digest: sha256:") : NULL;
+	if (rc == 0 && (!d || strspn(d + 15, "0123456789abcdef") != 64))
+		rc = err_set(e, ERR_WORK, "docker push %s printed no digest: %s", remote, buf_last_line(&out));
+	if (rc == 0) { /* by digest, without the tag: the tag is what could be pushed over */
+		const char *colon = strrchr(remote, ':');
+		size_t repo = colon > strrchr(remote, '/') ? (size_t)(colon - remote) : strlen(remote);
+		r->pinned = xasprintf("%.*s@sha256:%.64s", (int)repo, remote, d + 15);
+	}
+	buf_free(&out);
+	free(remote);
+	return rc == 0 ? 0 : -1;
+}
+
+int image_pull(const char *pinned, char id[80], struct err *e)
+{
+	int found = docker_image_id(pinned, id, e);
+	if (found != 0)
+		return found < 0 ? -1 : 0;
+	struct buf out = BUF_INIT;
+	int rc = docker4("pull", pinned, NULL, NULL, &out, e);
+	if (rc > 0) {
+		if (out.data)
+			text_strip_escapes(out.data);
+		err_set(e, ERR_WORK, "cannot pull %s from the registry: %s (built and pushed by make images with "
+			"IMAGE_REGISTRY; a digest that does not match is refused)", pinned, buf_last_line(&out));
+	}
+	buf_free(&out);
+	if (rc == 0 && docker_image_id(pinned, id, e) != 1)
+		return err_set(e, ERR_WORK, "docker pull %s left no image", pinned);
+	return rc == 0 ? 0 : -1;
+}
+
 int image_stamp_write(const char *path, const struct image_ref *r, struct err *e)
 {
-	char *text = xasprintf("%s %s\n", r->id, r->tag);
+	char *text = xasprintf("%s %s%s%s\n", r->id, r->tag, r->pinned ? " " : "", r->pinned ? r->pinned : "");
 	int w = fs_write_if_changed(path, text, strlen(text), e);
 	free(text);
 	return w < 0 ? -1 : 0;
@@ -457,7 +551,10 @@ int image_stamp_read(const char *path, struct image_ref *r, struct err *e)
 	} else {
 		memcpy(r->id, b.data, idl);
 		r->id[idl] = '\0';
-		r->tag = xstrndup(sp + 1, strcspn(sp + 1, "\n"));
+		size_t tl = strcspn(sp + 1, " \n");
+		r->tag = xstrndup(sp + 1, tl);
+		if (sp[1 + tl] == ' ')
+			r->pinned = xstrndup(sp + 2 + tl, strcspn(sp + 2 + tl, " \n"));
 	}
 	buf_free(&b);
 	return rc;
@@ -469,7 +566,7 @@ int image_stamp_check(const char *path, struct err *e)
 	if (image_stamp_read(path, &r, e) < 0)
 		return 0;
 	char id[80];
-	int found = docker_image_id(r.tag, id, e);
+	int found = r.pinned ? (image_pull(r.pinned, id, e) == 0 ? 1 : -1) : docker_image_id(r.tag, id, e);
 	int ok = found < 0 ? -1 : found && !strcmp(id, r.id);
 	image_ref_free(&r);
 	return ok;

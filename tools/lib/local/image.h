@@ -31,6 +31,7 @@ struct image_ref {
 	char id[80];   /* sha256:... */
 	char *tag;
 	bool built;    /* built now (false: found in the daemon) */
+	char *pinned;  /* <IMAGE_REGISTRY>/<repository>@sha256:<digest> once pushed; NULL: not */
 };
 void image_ref_free(struct image_ref *r);
 
@@ -60,12 +61,22 @@ int image_from_context(const char *repo, image_fill_fn *fill, void *arg, const s
 /* Copies the file or tree src to dst (made), hard links where possible. */
 int image_context_copy(const char *src, const char *dst, struct err *e);
 
+/* IMAGE_REGISTRY=host:port[/prefix]: pushes r under <registry>/<its tag>
+ * and sets r->pinned to the pushed manifest's digest reference. */
+int image_publish(struct image_ref *r, const char *registry, struct err *e);
+/* Pulls a pinned reference (by digest: the daemon refuses content whose
+ * digest differs) into the daemon; id gets its image id (80 bytes). Errors
+ * are the environment's (ERR_WORK), never the trial's. */
+int image_pull(const char *pinned, char id[80], struct err *e);
+
+/* "<image id> <tag>[ <pinned>]\n" */
 int image_stamp_write(const char *path, const struct image_ref *r, struct err *e);
 /* Reads a stamp; -1 with e set when absent or malformed. */
 int image_stamp_read(const char *path, struct image_ref *r, struct err *e);
-/* 1 when the stamp's image is in the daemon under its tag, 0 when it is
- * not (deleted behind make's back: build it again), -1 when the daemon
- * cannot be asked. */
+/* 1 when the stamp's image is in the daemon under its tag (or, pinned in
+ * a registry, pulled by digest now), 0 when it is not (deleted behind
+ * make's back: build it again), -1 when the daemon cannot be asked or a
+ * pinned image cannot be pulled (e says why). */
 int image_stamp_check(const char *path, struct err *e);
 
 #endif

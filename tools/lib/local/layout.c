@@ -221,8 +221,8 @@ static cJSON *local_keys(const struct local_trial *t)
 		cJSON_AddItemToArray(unrep, cJSON_CreateString(t->box.unreproduced.v[i]));
 	json_set_str(l, "image", t->box.image_tag);
 	json_set_str(l, "image_id", t->box.image);
-	cJSON_AddStringToObject(l, "agent_network", t->box.share_net ? (t->box.mode == SANDBOX_DOCKER ? "default" : "host")
-									: "none+model-relay");
+	cJSON_AddStringToObject(l, "agent_network", !t->box.share_net ? "none+model-relay"
+						    : t->box.mode == SANDBOX_DOCKER ? "default+model-relay" : "host");
 	cJSON_AddStringToObject(l, "verifier_network", t->box.mode == SANDBOX_DOCKER ? "the agent's container"
 						       : t->task.verifier_network ? "host" : "none");
 	cJSON_AddStringToObject(l, "workdir", t->task.workdir);

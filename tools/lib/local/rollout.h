@@ -102,7 +102,10 @@ bool verdict_scored(const struct verdict *v);
  * agent's failure: it becomes the infra error
  * environment_not_reproduced, saying why, excluded from pass rates. A
  * trial with no such sign keeps its verdict; config.json marks its
- * environment not reproduced either way. */
+ * environment not reproduced either way. Under any sandbox, a trial that
+ * did not pass whose verifier could not set itself up (its output says its
+ * installer reached no network or its test runner is absent) becomes the
+ * infra error verifier_setup, quoting that line. */
 void local_trial_judge(struct local_trial *t);
 
 /* Replaces the model key wherever it occurs in the trial folder's files and
