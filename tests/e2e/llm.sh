@@ -341,6 +341,21 @@ t_eq "logged rule" "$(sed -n 2p "$D/log.jsonl" | jq -c '[.rule, .step]')" "[0,nu
 t_end
 stop_fake
 
+t_begin "libcurl: linked by no tool, loaded by the first request, never by a call the cache serves"
+linked=
+for b in "$T_ROOT"/bin/skillc-*; do
+	readelf -d "$b" 2>/dev/null | grep -q 'NEEDED.*libcurl' && linked="$linked ${b##*/}"
+done
+t_eq "tools linking libcurl" "$linked" ""
+start_fake lazy '{"chat": [{"text": "lazy answer"}]}'
+t_eq "sent" "$(LD_DEBUG=files llm -m fake/m1 lazy please 2>"$D/first.err")" "lazy answer"
+t_check "the request loaded libcurl" grep -q 'file=libcurl' "$D/first.err"
+t_eq "from the cache" "$(LD_DEBUG=files llm -m fake/m1 lazy please 2>"$D/second.err")" "lazy answer"
+t_eq "requests" "$(requests)" 1
+t_eq "libcurl loads by the cached call" "$(grep -c 'file=libcurl' "$D/second.err")" 0
+t_end
+stop_fake
+
 t_begin "secrets: the key is in no file a run wrote and in no message"
 # everything under the test folder but the .env files themselves
 hits=$(grep -rl -F -- "$KEY" "$T_TMP" 2>/dev/null | grep -v '/\.env$')

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <curl/curl.h>
 
 #include "base/datadir.h"
 #include "base/dotenv.h"
@@ -16,6 +15,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "llm/cache.h"
+#include "llm/curldl.h"
 #include "base/log.h"
 #include "base/slots.h"
 #include "llm/usage.h"
@@ -61,14 +61,7 @@ struct llm_client *llm_open(const struct llm_options *o, struct err *e)
 	if (rc == 0)
 		rc = dotenv_load(&c->env, c->env_file, e);
 	free(routes);
-	if (rc == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		rc = err_set(e, ERR_WORK, "cannot initialize libcurl");
-	if (rc == 0 && !(c->curl = curl_easy_init())) {
-		curl_global_cleanup();
-		rc = err_set(e, ERR_WORK, "cannot initialize libcurl");
-	}
 	if (rc < 0) {
-		c->curl = NULL;
 		llm_close(c);
 		return NULL;
 	}
@@ -197,6 +190,17 @@ static void wipe_list(struct curl_slist *l)
 static void http_do(struct llm_client *c, const struct route *rt, const char *url,
 		    const char *body, const char *key, double timeout, struct http_reply *r)
 {
+	r->errbuf[0] = '\0';
+	r->retry_after = -1;
+	r->status = 0;
+	/* libcurl is loaded by the first request: a run the cache serves never loads it */
+	if (!c->curl && curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK && !(c->curl = curl_easy_init()))
+		curl_global_cleanup();
+	if (!c->curl) {
+		r->cc = CURLE_FAILED_INIT;
+		snprintf(r->errbuf, sizeof r->errbuf, "%s", curldl_error());
+		return;
+	}
 	struct curl_slist *h = NULL;
 	h = curl_slist_append(h, "Accept: application/json");
 	h = curl_slist_append(h, "Expect:");
