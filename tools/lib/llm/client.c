@@ -445,7 +445,22 @@ struct answer {
 	const char *text;          /* borrowed from the response */
 	const char *finish_reason;
 	long tokens_in, tokens_out;
+	long tokens_cached; /* of tokens_in, what the provider's prompt cache served */
 };
+
+/* The provider's count of prompt tokens its prompt cache served: OpenAI
+ * (and vLLM) usage.prompt_tokens_details.cached_tokens, DeepSeek
+ * prompt_cache_hit_tokens, Anthropic's cache_read_input_tokens. */
+static long cached_tokens(const cJSON *u)
+{
+	const cJSON *d = json_get(u, "prompt_tokens_details");
+	double n = json_num(d, "cached_tokens", -1);
+	if (n < 0)
+		n = json_num(u, "prompt_cache_hit_tokens", -1);
+	if (n < 0)
+		n = json_num(u, "cache_read_input_tokens", 0);
+	return n > 0 ? (long)n : 0;
+}
 
 static void read_answer(const cJSON *resp, struct answer *a)
 {
@@ -460,6 +475,9 @@ static void read_answer(const cJSON *resp, struct answer *a)
 	const cJSON *u = json_get(resp, "usage");
 	a->tokens_in = (long)json_num(u, "prompt_tokens", 0);
 	a->tokens_out = (long)json_num(u, "completion_tokens", 0);
+	a->tokens_cached = cached_tokens(u);
+	if (a->tokens_cached > a->tokens_in)
+		a->tokens_cached = a->tokens_in;
 }
 
 static void usage_record(struct llm_client *c, const struct llm_request *req, const struct route *rt,
@@ -489,6 +507,7 @@ static void usage_record(struct llm_client *c, const struct llm_request *req, co
 		json_set_str(rec, "error", failed->msg);
 	json_set_num(rec, "tokens_in", (double)a.tokens_in);
 	json_set_num(rec, "tokens_out", (double)a.tokens_out);
+	json_set_num(rec, "tokens_cached", (double)a.tokens_cached);
 	json_set_num(rec, "latency_s", round(ai->latency * 1000) / 1000);
 	json_set_num(rec, "elapsed_s", round(elapsed * 1000) / 1000);
 	if (cost >= 0)
@@ -503,12 +522,14 @@ static void usage_record(struct llm_client *c, const struct llm_request *req, co
 
 static double price_of(const struct route *rt, const char *model, const cJSON *resp)
 {
-	double in, out;
+	double in, out, cached;
 	if (!route_price(rt, model, &in, &out))
 		return -1;
+	route_cached_price(rt, model, &cached);
 	struct answer a;
 	read_answer(resp, &a);
-	return ((double)a.tokens_in * in + (double)a.tokens_out * out) / 1e6;
+	return ((double)(a.tokens_in - a.tokens_cached) * in + (double)a.tokens_cached * cached +
+		(double)a.tokens_out * out) / 1e6;
 }
 
 /* What the answer is cached under: the format, where it goes and the body
@@ -738,6 +759,7 @@ static void take_answer(struct llm_result *out, cJSON *resp, double cost, bool h
 	read_answer(resp, &a);
 	out->tokens_in += a.tokens_in;
 	out->tokens_out += a.tokens_out;
+	out->tokens_cached += a.tokens_cached;
 	out->cache_hits += hit;
 	out->requests += !hit;
 	out->repairs = r;
