@@ -40,7 +40,7 @@ void curldl_global_cleanup(void);
 CURL *curldl_easy_init(void);
 
 #ifndef SKILLC_CURLDL_IMPL
-/* curl.h makes some of these macros already */
+/* libcurl's own header makes some of these macros already */
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
 #define curl_global_init(f) curldl_global_init(f)
