@@ -25,6 +25,7 @@ static const char usage[] =
 	"usage: skillc-static --skill DIR --profile FILE --out DIR [--hash FILE]\n"
 	"                     [--report FILE] [--report-md FILE] [--plan FILE]\n"
 	"                     [--mode deterministic|hybrid] [--external-model ID] [--dry-run]\n"
+	"                     [--timings]\n"
 	"\n"
 	"Compiles the one skill under --skill (a skills root such as inputs/skill/) for\n"
 	"the model profile in --profile (skillc-profile's profile.json) into --out/<skill>/.\n"
@@ -36,13 +37,14 @@ static const char usage[] =
 	"rolled back. --hash gets the output's tree hash (rewritten only when it changes);\n"
 	"--report a JSON report, --report-md a readable one, --plan the plan (hybrid).\n"
 	"--dry-run (hybrid) prints the plan and writes nothing; it never calls the model:\n"
-	"when the plan is not cached it says so.\n"
+	"when the plan is not cached it says so. --timings prints each phase's time (load,\n"
+	"plan, lint, every pass and step, write) on stderr.\n"
 	"Exit 0 done (rollbacks included), 1 the work failed (e.g. the model could not be\n"
 	"reached), 2 bad usage or input.\n";
 
 struct opts {
 	const char *skill, *profile, *out, *hash, *report, *report_md, *plan_out, *mode, *model;
-	bool dry_run;
+	bool dry_run, timings;
 };
 
 struct compile {
@@ -53,7 +55,18 @@ struct compile {
 	struct guard_base guard;
 	struct skill_out out;
 	cJSON *steps, *rollbacks;
+	double mark;              /* --timings: when the phase being timed began */
 };
+
+/* --timings: the time since the last mark, on stderr (never in the report,
+ * whose bytes must not depend on the machine's speed). */
+static void timing(struct compile *c, const char *phase)
+{
+	double now = now_mono();
+	if (c->o->timings)
+		fprintf(stderr, "skillc-static: timing: %-28s %8.3f ms\n", phase, (now - c->mark) * 1000);
+	c->mark = now;
+}
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
@@ -62,8 +75,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->model = getenv("EXTERNAL_MODEL");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--dry-run")) {
-			o->dry_run = true;
+		if (!strcmp(a, "--dry-run") || !strcmp(a, "--timings")) {
+			*(a[2] == 'd' ? &o->dry_run : &o->timings) = true;
 			continue;
 		}
 		const char **slot = !strcmp(a, "--skill")          ? &o->skill
@@ -164,6 +177,7 @@ static void run_step(struct compile *c, cJSON *step, step_fn fn, const void *arg
 		json_set(r, "guard", cJSON_Duplicate(json_get(step, "guard"), 1));
 		cJSON_AddItemToArray(c->rollbacks, r);
 	}
+	timing(c, json_str(step, "step"));
 	cJSON_AddItemToArray(c->steps, step);
 }
 
@@ -430,7 +444,10 @@ int main(int argc, char **argv)
 	struct opts o;
 	parse_args(argc, argv, &o);
 	struct compile c;
+	double start = now_mono();
 	load(&c, &o);
+	c.mark = start;
+	timing(&c, "load (read, parse, profile)");
 
 	cJSON *rep = cJSON_CreateObject();
 	json_set_num(rep, "format", 1);
@@ -442,6 +459,7 @@ int main(int argc, char **argv)
 
 	cJSON *plan;
 	if (!strcmp(o.mode, "hybrid")) {
+		timing(&c, "report head");
 		plan = run_plan(&c, rep);
 		if (o.dry_run) {
 			print_dry_run(&c, plan);
@@ -457,6 +475,7 @@ int main(int argc, char **argv)
 	}
 	struct check_doc src_doc = { c.src.md_name, c.src.doc };
 	json_set(rep, "lint_before", lint(c.src.dir, &src_doc, 1));
+	timing(&c, "lint");
 	run_passes(&c);
 
 	struct body_size before = body_measure(c.src.doc), after = body_measure(skill_out_model(&c.out));
@@ -470,7 +489,11 @@ int main(int argc, char **argv)
 	json_set(rep, "rollbacks", c.rollbacks);
 	c.steps = c.rollbacks = NULL;
 
+	timing(&c, "measure");
 	write_outputs(&c, rep, plan);
+	timing(&c, "write (package, hash, reports)");
+	if (o.timings)
+		fprintf(stderr, "skillc-static: timing: %-28s %8.3f ms\n", "total", (now_mono() - start) * 1000);
 	printf("%s: body %ld -> %ld lines, ~%ld -> ~%ld tokens (budget %ld tokens, %ld lines: %s); %zu file(s) added; %d rollback(s)\n",
 	       c.src.name, before.lines, after.lines, before.tokens, after.tokens, profile_budget_tokens(c.profile),
 	       profile_budget_lines(c.profile), within ? "within" : "over", c.out.n,
