@@ -24,9 +24,11 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes -
 SAN_FLAGS = $(if $(SANITIZE),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 comma := ,
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
-# --as-needed: a tool that never calls libcurl does not pay for loading it
+# --as-needed: a tool loads only the libraries it calls. libcurl is never
+# linked: llm/curldl.c loads it on the first HTTP request (its ~30 libraries
+# cost every start-up ~15 ms); -ldl for glibc before 2.34.
 ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SAN_FLAGS)
-LIBS = $(DEP_LIBS) -lm
+LIBS = $(filter-out -lcurl,$(DEP_LIBS)) -ldl -lm
 
 # tools/lib/<concern>/: one folder per concern (tools/lib/LAYERS says which
 # may include which; `make check` enforces it).

@@ -12,8 +12,8 @@
 #    prints the ratio.
 #    Snakemake comes from Debian (apt-get install snakemake) when missing;
 #    without it the figure is left out, said so.
-# 3. Hashes the same ~256 MB with skillc-hash (tree hash) and with xxhsum
-#    -H2 (XXH128) and -H3 (XXH3-64), side by side, in MB/s.
+# 3. bench/hash.sh: the same ~256 MB hashed by skillc-hash (tree hash) and
+#    by xxhsum -H2 (XXH128) and -H3 (XXH3-64), side by side.
 # Figures only; nothing is asserted.
 set -eu
 N=${1:-100}
@@ -123,23 +123,5 @@ else
 	echo "snakemake not found and not installable here (apt-get install snakemake): no side-by-side figure"
 fi
 
-# hashing throughput on the same bytes
-mkdir -p blob
-k=0
-while [ $k -lt 64 ]; do head -c 4194304 /dev/urandom > blob/f$k; k=$((k + 1)); done
-cat blob/* > /dev/null # warm the page cache for every tool alike
-mb=256
-ms() { measure "$@" | cut -d' ' -f1; }
-t_tree=$(for k in 1 2 3; do ms "$ROOT/bin/skillc-hash" blob; done | median)
-t_files=$(for k in 1 2 3; do ms sh -c "'$ROOT/bin/skillc-hash' blob/*"; done | median)
-echo "skillc-hash tree  (256 MB, 64 files): $(echo "$mb $t_tree" | awk '{ printf "%.0f", 1000 * $1 / $2 }') MB/s"
-echo "skillc-hash files (256 MB, 64 files): $(echo "$mb $t_files" | awk '{ printf "%.0f", 1000 * $1 / $2 }') MB/s"
-if command -v xxhsum >/dev/null 2>&1; then
-	t_h2=$(for k in 1 2 3; do ms sh -c 'xxhsum -H2 blob/*'; done | median)
-	t_h3=$(for k in 1 2 3; do ms sh -c 'xxhsum -H3 blob/*'; done | median)
-	echo "xxhsum -H2 (XXH128)  (same files):    $(echo "$mb $t_h2" | awk '{ printf "%.0f", 1000 * $1 / $2 }') MB/s"
-	echo "xxhsum -H3 (XXH3-64) (same files):    $(echo "$mb $t_h3" | awk '{ printf "%.0f", 1000 * $1 / $2 }') MB/s"
-	echo "ratio skillc-hash tree / xxhsum -H2:  $(echo "$t_h2 $t_tree" | awk '{ printf "%.2f", $1 / $2 }')x"
-else
-	echo "xxhsum not found (apt-get install -y xxhash): no side-by-side figure"
-fi
+# hashing throughput beside xxhsum on the same bytes
+"$ROOT/bench/hash.sh" 256

@@ -10,7 +10,10 @@
 # deterministic mode with each profile. Prints per profile: skills, long
 # skills (over the budget before), long skills within budget after, total
 # body tokens before and after (and the reduction), sections moved,
-# rollbacks, and wall time per skill (mean and median, skillc-static alone).
+# rollbacks, and wall time per skill (mean and median, skillc-static alone),
+# then from --timings the median of the in-process total and of its two
+# parts: the compile (load, lint, passes, measure) and the write (package,
+# reports, hash: fsyncs, which the disk decides).
 # First, over the tasks (CORPUS's folders): each task's whole skill set
 # ingested (skillc-ingest) and compiled (skillc-static) with the first
 # profile; prints tasks ingested and refused, skills compiled, sets of
@@ -70,7 +73,7 @@ for model in $MODELS; do
 	for p in $(ls "$W/pkg" | sort -n); do
 		s=$(date +%s%N)
 		"$ROOT/bin/skillc-static" --skill "$W/pkg/$p" --profile "$W/profile.json" --out "$W/out/$p" \
-			--report "$W/out/$p.json" >/dev/null 2>"$W/out/$p.err" || echo "  FAILED: $(cat "$W/out/$p.err")"
+			--report "$W/out/$p.json" --timings >/dev/null 2>"$W/out/$p.err" || echo "  FAILED: $(cat "$W/out/$p.err")"
 		e=$(date +%s%N)
 		echo $(( (e - s) / 1000 )) >>"$W/times"
 	done
@@ -84,4 +87,8 @@ for model in $MODELS; do
 		"  sections moved to references/: \([.[].files_added | length] | add); rollbacks: \([.[].rollbacks | length] | add)"'
 	sort -n "$W/times" | awk '{ v[NR] = $1; s += $1 } END {
 		printf "  time per skill: mean %.1f ms, median %.1f ms, max %.1f ms\n", s / NR / 1000, v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'
+	# --timings: "skillc-static: timing: <phase> <ms> ms", the total last
+	cat "$W"/out/*.err | awk '/: timing: / { ms = $(NF - 1); if ($3 == "total") { t[++n] = ms; c[n] = ms - w; wr[n] = w; w = 0 } else if ($3 == "write" || $3 == "package") w += ms }
+		function med(a, k, i, j, x) { for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } return a[int((k + 1) / 2)] }
+		END { if (n) printf "  in-process (--timings), median: total %.2f ms; compile (load, lint, passes) %.2f ms; write (package, reports, hash) %.2f ms\n", med(t, n), med(c, n), med(wr, n) }'
 done

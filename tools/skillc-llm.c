@@ -243,8 +243,8 @@ static void print_stats(const struct llm_result *res)
 	char cost[32] = "unknown";
 	if (res->cost >= 0)
 		snprintf(cost, sizeof cost, "$%.6f", res->cost);
-	warnf("key %s: %ld tokens in, %ld out, %d request%s, %d cached, %d repair%s, cost %s", res->key,
-	      res->tokens_in, res->tokens_out, res->requests, res->requests == 1 ? "" : "s", res->cache_hits,
+	warnf("key %s: %ld tokens in (%ld from the provider's prompt cache), %ld out, %d request%s, %d cached, %d repair%s, cost %s",
+	      res->key, res->tokens_in, res->tokens_cached, res->tokens_out, res->requests, res->requests == 1 ? "" : "s", res->cache_hits,
 	      res->repairs, res->repairs == 1 ? "" : "s", cost);
 }
 

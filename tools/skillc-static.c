@@ -25,6 +25,7 @@ static const char usage[] =
 	"usage: skillc-static --skill DIR --profile FILE --out DIR [--hash FILE]\n"
 	"                     [--report FILE] [--report-md FILE] [--plan FILE] [--only NAMES]\n"
 	"                     [--mode deterministic|hybrid] [--external-model ID] [--dry-run]\n"
+	"                     [--timings]\n"
 	"\n"
 	"Compiles every skill under --skill (a skill set root such as inputs/skill/), each\n"
 	"on its own, for the model profile in --profile (skillc-profile's profile.json) into\n"
@@ -39,14 +40,15 @@ static const char usage[] =
 	"--report a JSON report, --report-md a readable one, --plan the plans (hybrid),\n"
 	"a part a skill ({\"skills\": [...]}).\n"
 	"--dry-run (hybrid) prints the plan and writes nothing; it never calls the model:\n"
-	"when the plan is not cached it says so.\n"
+	"when the plan is not cached it says so. --timings prints each phase's time (load,\n"
+	"plan, lint, every pass and step, write) on stderr.\n"
 	"Exit 0 done (rollbacks included), 1 the work failed (e.g. the model could not be\n"
 	"reached), 2 bad usage or input.\n";
 
 struct opts {
 	const char *skill, *profile, *out, *hash, *report, *report_md, *plan_out, *mode, *model;
 	const char *only; /* --only: the skills to compile (SKILLS), NULL: all */
-	bool dry_run;
+	bool dry_run, timings;
 };
 
 /* One skill of the set being compiled. */
@@ -58,7 +60,22 @@ struct compile {
 	struct guard_base guard;
 	struct skill_out out;
 	cJSON *steps, *rollbacks;
+	double mark;              /* --timings: when the phase being timed began */
 };
+
+/* --timings: the time since the last mark, on stderr (never in the report,
+ * whose bytes must not depend on the machine's speed). */
+static void timing_line(const struct opts *o, const char *phase, double since)
+{
+	if (o->timings)
+		fprintf(stderr, "skillc-static: timing: %-28s %8.3f ms\n", phase, (now_mono() - since) * 1000);
+}
+
+static void timing(struct compile *c, const char *phase)
+{
+	timing_line(c->o, phase, c->mark);
+	c->mark = now_mono();
+}
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
@@ -67,8 +84,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->model = getenv("EXTERNAL_MODEL");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--dry-run")) {
-			o->dry_run = true;
+		if (!strcmp(a, "--dry-run") || !strcmp(a, "--timings")) {
+			*(a[2] == 'd' ? &o->dry_run : &o->timings) = true;
 			continue;
 		}
 		const char **slot = !strcmp(a, "--skill")          ? &o->skill
@@ -170,6 +187,7 @@ static void run_step(struct compile *c, cJSON *step, step_fn fn, const void *arg
 		json_set(r, "guard", cJSON_Duplicate(json_get(step, "guard"), 1));
 		cJSON_AddItemToArray(c->rollbacks, r);
 	}
+	timing(c, json_str(step, "step"));
 	cJSON_AddItemToArray(c->steps, step);
 }
 
@@ -433,7 +451,10 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
                         cJSON *skills, cJSON *plans, struct buf *md)
 {
 	struct compile c;
+	double start = now_mono();
 	load(&c, o, resolution, dir);
+	c.mark = start;
+	timing(&c, "load (read, parse, profile)");
 	cJSON *rep = cJSON_CreateObject();
 	json_set_num(rep, "format", 1);
 	json_set_str(rep, "tool", "skillc-static " V_STATIC);
@@ -445,6 +466,7 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 	cJSON *plan, *entry = cJSON_CreateObject();
 	json_set_str(entry, "skill", c.src.name);
 	if (!strcmp(o->mode, "hybrid")) {
+		timing(&c, "report head");
 		plan = run_plan(&c, rep);
 	} else {
 		plan = cJSON_CreateObject();
@@ -463,6 +485,7 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 	}
 	struct check_doc src_doc = { c.src.md_name, c.src.doc };
 	json_set(rep, "lint_before", lint(c.src.dir, &src_doc, 1));
+	timing(&c, "lint");
 	run_passes(&c);
 
 	struct body_size before = body_measure(c.src.doc), after = body_measure(skill_out_model(&c.out));
@@ -475,9 +498,11 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 	json_set(rep, "steps", c.steps);
 	json_set(rep, "rollbacks", c.rollbacks);
 	c.steps = c.rollbacks = NULL;
+	timing(&c, "measure");
 
 	write_skill(&c, tmp, rep);
 	report_md(&c, rep, md);
+	timing(&c, "package (files, report.md)");
 	printf("%s: body %ld -> %ld lines, ~%ld -> ~%ld tokens (budget %ld tokens, %ld lines: %s); %zu file(s) added; %d rollback(s)\n",
 	       c.src.name, before.lines, after.lines, before.tokens, after.tokens, profile_budget_tokens(c.profile),
 	       profile_budget_lines(c.profile), within ? "within" : "over", c.out.n,
@@ -515,6 +540,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	parse_args(argc, argv, &o);
 	struct err e = { 0 };
+	double start = now_mono();
 	cJSON *resolution = load_profile(&o);
 	struct strlist names = STRLIST_INIT, only = STRLIST_INIT;
 	if (skill_set_names(o.skill, &names, &e) < 0 || (o.only && skill_set_select(o.skill, &names, o.only, &only, &e) < 0))
@@ -547,7 +573,10 @@ int main(int argc, char **argv)
 		printf("%s\n", b.data);
 		buf_free(&b);
 	} else {
+		double mark = now_mono();
 		write_set(&o, tmp, rep, plans, &md);
+		timing_line(&o, "write (publish, hash, reports)", mark);
+		timing_line(&o, "total", start);
 	}
 	buf_free(&md);
 	free(tmp);

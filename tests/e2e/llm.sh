@@ -32,7 +32,7 @@ start_fake() {
   "fake": {"base_url": "http://127.0.0.1:$port/v1", "key_env": "FAKE_KEY",
            "max_concurrency": ${CONC:-4}, "timeout": ${TIMEOUT:-10}, "connect_timeout": 2,
            "retry": {"attempts": ${ATTEMPTS:-5}, "base_delay": 0.01, "max_delay": 0.05},
-           "prices": {"*": {"input": 1, "output": 2}}},
+           "prices": {"*": {"input": 1, "output": 2${CACHED:+, \"cached_input\": $CACHED}}}},
   "open": {"base_url": "http://127.0.0.1:$port/v1", "key_env": null}
 }}
 EOF
@@ -338,6 +338,43 @@ t_eq "first" "$(llm -m fake/m --cache off a 2>&1)" "queue 1"
 t_eq "rule" "$(llm -m fake/m --cache off make a title 2>&1)" "A Title"
 t_eq "second" "$(llm -m fake/m --cache off b 2>&1)" "queue 2"
 t_eq "logged rule" "$(sed -n 2p "$D/log.jsonl" | jq -c '[.rule, .step]')" "[0,null]"
+t_end
+stop_fake
+
+t_begin "libcurl: linked by no tool, loaded by the first request, never by a call the cache serves"
+linked=
+for b in "$T_ROOT"/bin/skillc-*; do
+	readelf -d "$b" 2>/dev/null | grep -q 'NEEDED.*libcurl' && linked="$linked ${b##*/}"
+done
+t_eq "tools linking libcurl" "$linked" ""
+start_fake lazy '{"chat": [{"text": "lazy answer"}]}'
+t_eq "sent" "$(LD_DEBUG=files llm -m fake/m1 lazy please 2>"$D/first.err")" "lazy answer"
+t_check "the request loaded libcurl" grep -q 'file=libcurl' "$D/first.err"
+t_eq "from the cache" "$(LD_DEBUG=files llm -m fake/m1 lazy please 2>"$D/second.err")" "lazy answer"
+t_eq "requests" "$(requests)" 1
+t_eq "libcurl loads by the cached call" "$(grep -c 'file=libcurl' "$D/second.err")" 0
+t_end
+stop_fake
+
+t_begin "prompt cache: the provider's cached prompt tokens recorded per call and priced at cached_input"
+CACHED=0.25 start_fake pcache '{"prefix_cache": true, "chat": [{"text": "one"}, {"text": "two"},
+  {"text": "ds", "usage": {"prompt_tokens": 100, "completion_tokens": 10, "prompt_cache_hit_tokens": 60}},
+  {"text": "an", "usage": {"prompt_tokens": 100, "completion_tokens": 10, "cache_read_input_tokens": 30}}]}'
+SYS=$(seq 1 300 | tr '\n' ' ')
+t_eq "first" "$(llm -m fake/m -s "$SYS" first task 2>&1)" one
+t_eq "second" "$(llm -m fake/m --stats -s "$SYS" second task 2>"$D/err")" two
+t_contains "--stats names them" "$(cat "$D/err")" "from the provider's prompt cache"
+t_eq "first call: nothing cached" "$(sed -n 1p "$D/usage.jsonl" | jq .tokens_cached)" 0
+rec=$(sed -n 2p "$D/usage.jsonl")
+cached=$(printf '%s' "$rec" | jq .tokens_cached)
+t_check "second call: the shared system prompt cached ($cached tokens)" \
+	test "$cached" -gt 250 -a "$cached" -lt "$(printf '%s' "$rec" | jq .tokens_in)"
+t_eq "priced: uncached at 1, cached at 0.25, out at 2 per million" \
+	"$(printf '%s' "$rec" | jq '((.tokens_in - .tokens_cached) * 1 + .tokens_cached * 0.25 + .tokens_out * 2) / 1e6 - .cost_usd | fabs < 1e-12')" true
+llm -m fake/m deepseek >/dev/null 2>&1
+llm -m fake/m anthropic >/dev/null 2>&1
+t_eq "DeepSeek's prompt_cache_hit_tokens, Anthropic's cache_read_input_tokens" \
+	"$(tail -n 2 "$D/usage.jsonl" | jq -c '[.tokens_cached, (.cost_usd * 1e7 | round)]' | tr '\n' ' ')" "[60,750] [30,975] "
 t_end
 stop_fake
 

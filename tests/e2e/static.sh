@@ -84,6 +84,17 @@ t_check "reports" cmp "$T_TMP/pure1/r.json" "$T_TMP/pure2/r.json"
 t_eq "same as make's" "$(skillc-hash "$T_TMP/pure1/S" | cut -d' ' -f1)" "$(cat $A/S_static.hash)"
 t_end
 
+t_begin "skillc-static --timings: each phase's time on stderr, the outputs the same bytes"
+skillc-static --skill $R/inputs/skill --profile $A/profile.json --out "$T_TMP/timed/S" \
+	--report "$T_TMP/timed/r.json" --timings >/dev/null 2>"$T_TMP/timed.err"
+t_eq "exit" $? 0
+for phase in "load (read, parse, profile)" lint "pass budget" "package (files, report.md)" "write (publish, hash, reports)" total; do
+	t_check "phase '$phase' timed" grep -q "^skillc-static: timing: $phase  *[0-9.]* ms$" "$T_TMP/timed.err"
+done
+t_check "report" cmp "$T_TMP/pure1/r.json" "$T_TMP/timed/r.json"
+t_eq "tree" "$(skillc-hash "$T_TMP/timed/S" | cut -d' ' -f1)" "$(cat $A/S_static.hash)"
+t_end
+
 t_begin "a skill within budget: claude's profile moves nothing and only tidies"
 out=$($SK task=csv-column-sum MODEL=anthropic/claude-sonnet-4 static 2>&1)
 t_eq "exit" $? 0

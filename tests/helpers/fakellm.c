@@ -33,7 +33,9 @@ static const char usage[] =
 	"  GET  /health                                   script \"health\" (default 200)\n"
 	"  GET  /_fake/stats                              counters (not logged, not counted)\n"
 	"--log appends one JSON line per request; --stats is rewritten after each one\n"
-	"with {\"requests\", \"in_flight\", \"peak_in_flight\"}. See docs/llm.md.\n";
+	"with {\"requests\", \"in_flight\", \"peak_in_flight\"}. With \"prefix_cache\": true in\n"
+	"the script, chat answers report as cached_tokens the longest prefix (4 bytes a\n"
+	"token) a request's messages share with any earlier request's. See docs/llm.md.\n";
 
 enum endpoint { EP_CHAT, EP_MODELS, EP_SCORE, EP_HEALTH, EP_N };
 static const char *const ep_names[EP_N] = { "chat", "models", "score", "health" };
@@ -52,6 +54,8 @@ struct server {
 	long done;
 	const char *log_path;
 	const char *stats_path;
+	bool prefix_cache;
+	struct strlist prompts; /* every chat request's messages, for prefix_cache */
 };
 
 static void nap(double s)
@@ -336,7 +340,63 @@ static cJSON *usage_of(const cJSON *step, const struct request *r, const char *t
 	json_set_num(o, "prompt_tokens", (double)in);
 	json_set_num(o, "completion_tokens", (double)out);
 	json_set_num(o, "total_tokens", (double)(in + out));
+	/* the providers' prompt-cache counts, as the script gives them */
+	static const char *const cache_keys[] = { "prompt_tokens_details", "prompt_cache_hit_tokens",
+						  "cache_read_input_tokens" };
+	for (size_t i = 0; i < sizeof cache_keys / sizeof cache_keys[0]; i++)
+		if (json_get(u, cache_keys[i]))
+			json_set(o, cache_keys[i], cJSON_Duplicate(json_get(u, cache_keys[i]), true));
 	return o;
+}
+
+/* A chat request's messages as one text, roles included, in order. */
+static char *prompt_text(const char *body)
+{
+	cJSON *req = cJSON_Parse(body ? body : "");
+	struct buf b = BUF_INIT;
+	const cJSON *msgs = json_get(req, "messages");
+	for (const cJSON *m = msgs ? msgs->child : NULL; m; m = m->next) {
+		buf_printf(&b, "%s\n", json_str(m, "role") ? json_str(m, "role") : "");
+		const cJSON *c = json_get(m, "content");
+		if (cJSON_IsString(c))
+			buf_adds(&b, c->valuestring);
+		for (const cJSON *p = cJSON_IsArray(c) ? c->child : NULL; p; p = p->next)
+			if (json_str(p, "text"))
+				buf_adds(&b, json_str(p, "text"));
+		buf_adds(&b, "\n");
+	}
+	cJSON_Delete(req);
+	char *s = b.data ? b.data : xstrdup("");
+	return s;
+}
+
+/* prefix_cache: what a provider's prompt cache would serve of this request
+ * (the longest prefix shared with an earlier one, 4 bytes a token) put in
+ * the step's usage as OpenAI's cached_tokens, unless the step gives a count.
+ * Under the server's lock. */
+static void prefix_cached(struct server *s, const struct request *r, cJSON *step)
+{
+	char *p = prompt_text(r->body.data);
+	size_t best = 0, len = strlen(p);
+	for (size_t i = 0; i < s->prompts.n; i++) {
+		const char *q = s->prompts.v[i];
+		size_t k = 0;
+		while (k < len && q[k] == p[k])
+			k++;
+		if (k > best)
+			best = k;
+	}
+	strlist_push_owned(&s->prompts, p);
+	cJSON *u = json_get(step, "usage");
+	if (!u)
+		u = json_set(step, "usage", cJSON_CreateObject());
+	if (!json_get(u, "prompt_tokens"))
+		json_set_num(u, "prompt_tokens", (double)(len / 4 + 1));
+	if (!json_get(u, "prompt_tokens_details") && !json_get(u, "prompt_cache_hit_tokens") &&
+	    !json_get(u, "cache_read_input_tokens")) {
+		cJSON *d = json_set(u, "prompt_tokens_details", cJSON_CreateObject());
+		json_set_num(d, "cached_tokens", (double)(best / 4));
+	}
 }
 
 static cJSON *chunk_base(const cJSON *req, long seq)
@@ -680,6 +740,8 @@ static bool serve(struct server *s, int fd, struct request *r)
 		    : idx >= 0 ? cJSON_Duplicate(cJSON_GetArrayItem(s->steps[ep], idx), true)
 		    : ep >= 0 && authed ? default_step(ep) : cJSON_CreateObject();
 	int status = ep < 0 ? 404 : !authed ? 401 : (int)json_num(step, "status", 200);
+	if (s->prefix_cache && ep == EP_CHAT && status == 200)
+		prefix_cached(s, r, step);
 	log_request(s, r, ep >= 0 ? ep_names[ep] : "unknown", seq, idx, rule, status, in_flight);
 	write_stats(s);
 	pthread_mutex_unlock(&s->mu);
@@ -776,6 +838,7 @@ static int load_script(struct server *s, const char *path)
 	s->cycle = then && !strcmp(then, "cycle");
 	s->require_key = json_str(s->script, "require_key");
 	s->rules = json_get(s->script, "rules");
+	s->prefix_cache = json_bool(s->script, "prefix_cache", false);
 	if (s->rules && !cJSON_IsArray(s->rules))
 		die(2, "script '%s': \"rules\" must be a list of steps with \"match\"", path);
 	return 0;
@@ -785,7 +848,7 @@ int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, "1");
-	struct server s = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct server s = { .mu = PTHREAD_MUTEX_INITIALIZER, .prompts = STRLIST_INIT };
 	const char *script = NULL, *port_file = NULL;
 	int port = 0;
 	for (int i = 1; i < argc; i++) {

@@ -1,6 +1,8 @@
 /* Unit tests of report/: escaping, intervals, the line diff, the charts. */
 #include <math.h>
 
+#include "llm/routes.h"
+#include "report/cost.h"
 #include "report/diff.h"
 #include "report/html.h"
 #include "report/stats.h"
@@ -106,11 +108,46 @@ static void t_chart(void)
 	buf_free(&b);
 }
 
+/* Usage records with the provider's cached prompt tokens: a record with
+ * no cost_usd is priced from the routes, cached tokens at cached_input;
+ * LLM-cache hits count neither as sent nor as cached. */
+static void t_cached_cost(void)
+{
+	char *dir = t_tmpdir();
+	t_put(dir, "routes.json", "{\"providers\": {\"p\": {\"base_url\": \"http://127.0.0.1:9/v1\", "
+	      "\"key_env\": null, \"prices\": {\"*\": {\"input\": 2, \"output\": 4, \"cached_input\": 0.5}}}}}");
+	t_put(dir, "run/status/fast-map.001.usage.jsonl",
+	      "{\"model\":\"p/m\",\"cache\":\"miss\",\"tokens_in\":1000,\"tokens_out\":100,\"tokens_cached\":800,\"cost_usd\":null}\n"
+	      "{\"model\":\"p/m\",\"cache\":\"miss\",\"tokens_in\":1000,\"tokens_out\":100,\"tokens_cached\":0,\"cost_usd\":null}\n"
+	      "{\"model\":\"p/m\",\"cache\":\"hit\",\"tokens_in\":1000,\"tokens_out\":100,\"tokens_cached\":900,\"cost_usd\":0}\n");
+	struct routes rs = ROUTES_INIT;
+	struct err e;
+	char *rp = path_join(dir, "routes.json"), *run = path_join(dir, "run");
+	CHECK(routes_load(&rs, rp, &e) == 0);
+	struct cost_calls c;
+	cost_calls_load(&c, run, &rs);
+	const struct cost_family *f = cost_family_find(&c, "fast-map");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_INT(f->calls, 3);
+		CHECK_INT(f->tokens_sent, 2000);
+		CHECK_INT(f->tokens_cached, 800);
+		/* (200 * 2 + 800 * 0.5 + 100 * 4) + (1000 * 2 + 100 * 4) per million */
+		CHECK(fabs(f->usd - 3.6e-3) < 1e-12);
+	}
+	cost_calls_free(&c);
+	routes_free(&rs);
+	free(rp);
+	free(run);
+	free(dir);
+}
+
 int main(void)
 {
 	RUN(t_escaping);
 	RUN(t_intervals);
 	RUN(t_line_diff);
 	RUN(t_chart);
+	RUN(t_cached_cost);
 	T_EXIT();
 }

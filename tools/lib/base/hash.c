@@ -9,6 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
+#if defined(__x86_64__) || defined(__i386__)
+/* the library's dispatching entry points: AVX2 (or AVX-512) where the CPU
+ * has it, as xxhsum uses; the plain ones are SSE2 (0.9x xxhsum -H2) */
+#include <xxh_x86dispatch.h>
+#endif
 
 #include "base/fs.h"
 
@@ -35,8 +40,11 @@ static int feed_file(XXH3_state_t *st, const char *path, struct err *e)
 	if (fd < 0)
 		return err_set(e, ERR_INPUT, "cannot read '%s':", path);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	enum { CHUNK = 1 << 20 }; /* large reads: hashing is faster than small syscalls */
-	char *chunk = xmalloc(CHUNK);
+	/* 128 KiB on the stack: a chunk that stays in the L2 cache between the
+	 * read's copy and the hash, and no fresh pages to fault in for every
+	 * file (a 1 MiB malloc is an mmap each time: 0.79x xxhsum's CPU) */
+	enum { CHUNK = 128 << 10 };
+	char chunk[CHUNK];
 	int rc = 0;
 	for (;;) {
 		ssize_t n = read(fd, chunk, CHUNK);
@@ -50,7 +58,6 @@ static int feed_file(XXH3_state_t *st, const char *path, struct err *e)
 			break;
 		XXH3_128bits_update(st, chunk, (size_t)n);
 	}
-	free(chunk);
 	close(fd);
 	return rc;
 }

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <curl/curl.h>
 
 #include "base/datadir.h"
 #include "base/dotenv.h"
@@ -16,6 +15,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "llm/cache.h"
+#include "llm/curldl.h"
 #include "base/log.h"
 #include "base/redact.h"
 #include "base/slots.h"
@@ -105,14 +105,7 @@ struct llm_client *llm_open(const struct llm_options *o, struct err *e)
 	if (rc == 0)
 		collect_secrets(c);
 	free(routes);
-	if (rc == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		rc = err_set(e, ERR_WORK, "cannot initialize libcurl");
-	if (rc == 0 && !(c->curl = curl_easy_init())) {
-		curl_global_cleanup();
-		rc = err_set(e, ERR_WORK, "cannot initialize libcurl");
-	}
 	if (rc < 0) {
-		c->curl = NULL;
 		llm_close(c);
 		return NULL;
 	}
@@ -283,6 +276,17 @@ static void wipe_list(struct curl_slist *l)
 static void http_do(struct llm_client *c, const struct route *rt, const char *url,
 		    const char *body, const char *key, double timeout, struct http_reply *r)
 {
+	r->errbuf[0] = '\0';
+	r->retry_after = -1;
+	r->status = 0;
+	/* libcurl is loaded by the first request: a run the cache serves never loads it */
+	if (!c->curl && curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK && !(c->curl = curl_easy_init()))
+		curl_global_cleanup();
+	if (!c->curl) {
+		r->cc = CURLE_FAILED_INIT;
+		snprintf(r->errbuf, sizeof r->errbuf, "%s", curldl_error());
+		return;
+	}
 	struct curl_slist *h = NULL;
 	h = curl_slist_append(h, "Accept: application/json");
 	h = curl_slist_append(h, "Expect:");
@@ -568,7 +572,22 @@ struct answer {
 	const char *text;          /* borrowed from the response */
 	const char *finish_reason;
 	long tokens_in, tokens_out;
+	long tokens_cached; /* of tokens_in, what the provider's prompt cache served */
 };
+
+/* The provider's count of prompt tokens its prompt cache served: OpenAI
+ * (and vLLM) usage.prompt_tokens_details.cached_tokens, DeepSeek
+ * prompt_cache_hit_tokens, Anthropic's cache_read_input_tokens. */
+static long cached_tokens(const cJSON *u)
+{
+	const cJSON *d = json_get(u, "prompt_tokens_details");
+	double n = json_num(d, "cached_tokens", -1);
+	if (n < 0)
+		n = json_num(u, "prompt_cache_hit_tokens", -1);
+	if (n < 0)
+		n = json_num(u, "cache_read_input_tokens", 0);
+	return n > 0 ? (long)n : 0;
+}
 
 static void read_answer(const cJSON *resp, struct answer *a)
 {
@@ -583,6 +602,9 @@ static void read_answer(const cJSON *resp, struct answer *a)
 	const cJSON *u = json_get(resp, "usage");
 	a->tokens_in = (long)json_num(u, "prompt_tokens", 0);
 	a->tokens_out = (long)json_num(u, "completion_tokens", 0);
+	a->tokens_cached = cached_tokens(u);
+	if (a->tokens_cached > a->tokens_in)
+		a->tokens_cached = a->tokens_in;
 }
 
 static void usage_record(struct llm_client *c, const struct llm_request *req, const struct route *rt,
@@ -612,6 +634,7 @@ static void usage_record(struct llm_client *c, const struct llm_request *req, co
 		json_set_str(rec, "error", failed->msg);
 	json_set_num(rec, "tokens_in", (double)a.tokens_in);
 	json_set_num(rec, "tokens_out", (double)a.tokens_out);
+	json_set_num(rec, "tokens_cached", (double)a.tokens_cached);
 	json_set_num(rec, "latency_s", round(ai->latency * 1000) / 1000);
 	json_set_num(rec, "elapsed_s", round(elapsed * 1000) / 1000);
 	if (cost >= 0)
@@ -626,12 +649,14 @@ static void usage_record(struct llm_client *c, const struct llm_request *req, co
 
 static double price_of(const struct route *rt, const char *model, const cJSON *resp)
 {
-	double in, out;
+	double in, out, cached;
 	if (!route_price(rt, model, &in, &out))
 		return -1;
+	route_cached_price(rt, model, &cached);
 	struct answer a;
 	read_answer(resp, &a);
-	return ((double)a.tokens_in * in + (double)a.tokens_out * out) / 1e6;
+	return ((double)(a.tokens_in - a.tokens_cached) * in + (double)a.tokens_cached * cached +
+		(double)a.tokens_out * out) / 1e6;
 }
 
 /* What the answer is cached under: the format, where it goes and the body
@@ -881,6 +906,7 @@ static void take_answer(struct llm_result *out, cJSON *resp, double cost, bool h
 	read_answer(resp, &a);
 	out->tokens_in += a.tokens_in;
 	out->tokens_out += a.tokens_out;
+	out->tokens_cached += a.tokens_cached;
 	out->cache_hits += hit;
 	out->requests += !hit;
 	out->repairs = r;

@@ -77,6 +77,7 @@ struct llm_result {
 	cJSON *json;          /* JSON mode: the object; owned */
 	char *finish_reason;  /* "stop", "length", ...; owned, may be NULL */
 	long tokens_in, tokens_out; /* summed over repair requests */
+	long tokens_cached;   /* of tokens_in, served by the provider's prompt cache */
 	double cost;          /* USD of requests made now; < 0 when the route has no price */
 	int requests;         /* requests answered by the provider (0: all cached) */
 	int cache_hits;

@@ -121,13 +121,15 @@ static int parse_prices(struct route *rt, const cJSON *p, const char *path, cons
 	for (const cJSON *c = p->child; c; c = c->next) {
 		if (c->string[0] == '_')
 			continue;
-		double in = -1, out = -1;
+		double in = -1, out = -1, cached = -1;
 		char *w = xasprintf("%s: price of '%s'", where, c->string);
 		int rc = cJSON_IsObject(c) ? 0 : err_set(e, ERR_INPUT, "routes '%s': %s must be an object", path, w);
 		if (rc == 0)
 			rc = get_num(c, "input", 0, 1e6, &in, path, w, e);
 		if (rc == 0)
 			rc = get_num(c, "output", 0, 1e6, &out, path, w, e);
+		if (rc == 0)
+			rc = get_num(c, "cached_input", 0, 1e6, &cached, path, w, e);
 		if (rc == 0 && (in < 0 || out < 0))
 			rc = err_set(e, ERR_INPUT, "routes '%s': %s needs both 'input' and 'output' (USD per million tokens)",
 				     path, w);
@@ -138,6 +140,7 @@ static int parse_prices(struct route *rt, const cJSON *p, const char *path, cons
 		pr->model = xstrdup(c->string);
 		pr->input = in;
 		pr->output = out;
+		pr->cached_input = cached < 0 ? in : cached;
 	}
 	return 0;
 }
@@ -368,23 +371,33 @@ const struct route *routes_resolve(const struct routes *r, const char *id, char 
 	return rt;
 }
 
-bool route_price(const struct route *rt, const char *model, double *in, double *out)
+static const struct route_price *price_entry(const struct route *rt, const char *model)
 {
 	const struct route_price *star = NULL;
 	for (size_t i = 0; i < rt->n_prices; i++) {
-		if (!strcmp(rt->prices[i].model, model)) {
-			*in = rt->prices[i].input;
-			*out = rt->prices[i].output;
-			return true;
-		}
+		if (!strcmp(rt->prices[i].model, model))
+			return &rt->prices[i];
 		if (!strcmp(rt->prices[i].model, "*"))
 			star = &rt->prices[i];
 	}
-	if (!star)
-		return false;
-	*in = star->input;
-	*out = star->output;
-	return true;
+	return star;
+}
+
+bool route_price(const struct route *rt, const char *model, double *in, double *out)
+{
+	const struct route_price *p = price_entry(rt, model);
+	if (p) {
+		*in = p->input;
+		*out = p->output;
+	}
+	return p != NULL;
+}
+
+bool route_cached_price(const struct route *rt, const char *model, double *cached)
+{
+	const struct route_price *p = price_entry(rt, model);
+	*cached = p ? p->cached_input : 0;
+	return p != NULL;
 }
 
 char *routes_locate(const char *explicit_path)

@@ -21,6 +21,7 @@ struct route_retry {
 struct route_price {
 	char *model;        /* model id, or "*" for every other model */
 	double input, output; /* USD per million tokens */
+	double cached_input;  /* USD per million prompt tokens the provider's cache served */
 };
 
 struct route {
@@ -72,6 +73,9 @@ const struct route *routes_resolve(const struct routes *r, const char *id, char 
 
 /* The price of a model on a route; false when the route has none. */
 bool route_price(const struct route *rt, const char *model, double *in, double *out);
+/* The price of a cached prompt token ("cached_input", else the input
+ * price); false when the route has no price for model. */
+bool route_cached_price(const struct route *rt, const char *model, double *cached);
 
 /* Which routes file to read: explicit (a flag) if non-NULL, else $ROUTES,
  * else "provider_routes.json". When that is the default name and no such

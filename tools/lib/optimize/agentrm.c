@@ -1,6 +1,5 @@
 #include "optimize/agentrm.h"
 
-#include <curl/curl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include "base/json.h"
 #include "base/log.h"
+#include "llm/curldl.h"
 #include "llm/usage.h"
 #include "skill/skilldoc.h"
 
@@ -104,9 +104,9 @@ static int health_with(CURL *k, const char *url, cJSON **health, struct err *e)
 int agentrm_health(const char *url, cJSON **health, struct err *e)
 {
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return err_set(e, ERR_WORK, "cannot initialize libcurl");
+		return err_set(e, ERR_WORK, "cannot initialize libcurl: %s", curldl_error());
 	CURL *k = curl_easy_init();
-	int rc = k ? health_with(k, url, health, e) : err_set(e, ERR_WORK, "cannot initialize libcurl");
+	int rc = k ? health_with(k, url, health, e) : err_set(e, ERR_WORK, "cannot initialize libcurl: %s", curldl_error());
 	if (k)
 		curl_easy_cleanup(k);
 	curl_global_cleanup();
@@ -125,10 +125,10 @@ int agentrm_open(struct agentrm *rm, const char *url, const char *cache_dir, str
 	if (llmcache_mode_parse(mode && *mode ? mode : "use", &rm->mode, e) < 0)
 		return -1;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return err_set(e, ERR_WORK, "cannot initialize libcurl");
+		return err_set(e, ERR_WORK, "cannot initialize libcurl: %s", curldl_error());
 	rm->curl = curl_easy_init();
 	if (!rm->curl)
-		return err_set(e, ERR_WORK, "cannot initialize libcurl");
+		return err_set(e, ERR_WORK, "cannot initialize libcurl: %s", curldl_error());
 	if (health_with(rm->curl, rm->url, &rm->health, e) < 0) {
 		char why[sizeof e->msg];
 		snprintf(why, sizeof why, "%s", e->msg);

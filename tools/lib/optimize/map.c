@@ -84,11 +84,15 @@ void map_prompt(const struct map_input *in, const struct trace_facts *better, co
 {
 	struct buf u = BUF_INIT, s = BUF_INIT;
 	const char *kind = json_str(in->unit, "kind") ? json_str(in->unit, "kind") : "failure";
-	buf_printf(&u, "%s\n\n## Task instruction\n%s\n\n## Skill sections (id, heading, text)\n", analysis_of(kind),
-		   in->instruction && *in->instruction ? in->instruction : "(not given)");
+	/* what every map call of the stage shares comes first (the skill, then
+	 * the task), what differs last (the kind of analysis, the traces), so a
+	 * provider's prompt cache serves the longest prefix */
+	buf_adds(&u, "## Skill sections (id, heading, text)\n");
 	struct skilldoc *d = sd_parse(in->skill->md.data, in->skill->md.len);
 	skillpkg_index_text(d, 1500, &u);
 	sd_free(d);
+	buf_printf(&u, "\n## Task instruction\n%s\n\n%s\n\n",
+		   in->instruction && *in->instruction ? in->instruction : "(not given)", analysis_of(kind));
 	trace_head(&u, worse ? "A (better)" : "A", in->better, better);
 	trace_body(&u, &s, better);
 	if (worse) {

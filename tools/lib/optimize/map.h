@@ -18,7 +18,7 @@
 #include "skill/skilldoc.h"
 #include "base/util.h"
 
-#define MAP_TEMPLATE "skillc-fast-map-1"
+#define MAP_TEMPLATE "skillc-fast-map-2"
 #define MAP_FORMAT 1
 #define MAP_MAX_FINDINGS 8
 

@@ -11,18 +11,24 @@
 #include "base/json.h"
 #include "llm/routes.h"
 
-double cost_price(const struct routes *routes, const char *model, double tokens_in, double tokens_out)
+double cost_price_cached(const struct routes *routes, const char *model, double tokens_in, double cached,
+			 double tokens_out)
 {
 	if (!routes || !model || isnan(tokens_in) || isnan(tokens_out))
 		return NAN;
 	char *id = NULL;
 	struct err e;
-	double in, out, usd = NAN;
+	double in, out, cin, usd = NAN;
 	const struct route *rt = routes_resolve(routes, model, &id, &e);
-	if (rt && route_price(rt, id, &in, &out))
-		usd = (tokens_in * in + tokens_out * out) / 1e6;
+	if (rt && route_price(rt, id, &in, &out) && route_cached_price(rt, id, &cin))
+		usd = ((tokens_in - cached) * in + cached * cin + tokens_out * out) / 1e6;
 	free(id);
 	return usd;
+}
+
+double cost_price(const struct routes *routes, const char *model, double tokens_in, double tokens_out)
+{
+	return cost_price_cached(routes, model, tokens_in, 0, tokens_out);
 }
 
 void cost_row_of(const char *family, char *out, size_t size)
@@ -51,6 +57,7 @@ static struct cost_family *family_for(struct cost_calls *c, const char *name)
 static void add_record(struct cost_calls *c, struct cost_family *f, const cJSON *rec, const struct routes *routes)
 {
 	double in = json_num(rec, "tokens_in", 0), out = json_num(rec, "tokens_out", 0);
+	double cached = fmin(in, json_num(rec, "tokens_cached", 0));
 	const char *cache = json_str(rec, "cache");
 	bool hit = cache && !strcmp(cache, "hit");
 	const cJSON *cu = json_get(rec, "cost_usd");
@@ -58,7 +65,7 @@ static void add_record(struct cost_calls *c, struct cost_family *f, const cJSON 
 	/* a service that names no provider/model (AgentRM: "agentrm") is priced
 	 * by a route of its provider's name when the routes have one */
 	char *id = model && !strchr(model, '/') && provider ? xasprintf("%s/%s", provider, model) : NULL;
-	double usd = hit ? 0 : cJSON_IsNumber(cu) ? cu->valuedouble : cost_price(routes, id ? id : model, in, out);
+	double usd = hit ? 0 : cJSON_IsNumber(cu) ? cu->valuedouble : cost_price_cached(routes, id ? id : model, in, cached, out);
 	free(id);
 	f->calls++;
 	c->calls++;
@@ -66,6 +73,10 @@ static void add_record(struct cost_calls *c, struct cost_family *f, const cJSON 
 	f->errors += json_str(rec, "outcome") && !strcmp(json_str(rec, "outcome"), "error");
 	f->tokens_in += in;
 	f->tokens_out += out;
+	if (!hit) {
+		f->tokens_sent += in;
+		f->tokens_cached += cached;
+	}
 	if (isnan(usd)) {
 		f->unknown++;
 		c->unknown++;

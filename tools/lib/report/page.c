@@ -398,10 +398,12 @@ static const char *pipeline_cost(void *ctx, const char *family, char *out, size_
 	if (unknown == items)
 		return "unknown";
 	page_fmt_usd(out, size, usd);
-	if (unknown) {
-		size_t l = strlen(out);
-		snprintf(out + l, size - l, " + %ld unknown", unknown);
-	}
+	size_t l = strlen(out);
+	if (unknown)
+		l += (size_t)snprintf(out + l, size - l, " + %ld unknown", unknown);
+	/* what the provider's prompt cache served of the prompts sent */
+	if (f && f->tokens_cached > 0 && l < size)
+		snprintf(out + l, size - l, " (%.0f%% of prompt tokens cached)", 100 * f->tokens_cached / f->tokens_sent);
 	return out;
 }
 
