@@ -382,6 +382,8 @@ static int cmd_pin_check(const struct command *c)
 	cJSON *pin = NULL;
 	int rc = !*path ? 0 : (pin = pin_read(path, &e)) && plan_runs(c, 1, &rs, &e) == 0 ? 0 : -1;
 	for (size_t i = 0; rc == 0 && pin && i < rs.n; i++) {
+		if (!fs_is_dir(rs.v[i].task_dir))
+			continue; /* run says best that the task is missing */
 		char digest[33], *cache = run_path(&rs.v[i], ".dataset.cache");
 		/* the run's own cache, read only: a check writes nothing */
 		rc = pin_task_digest(rs.v[i].task_dir, cache, false, digest, &e);
@@ -685,9 +687,10 @@ static int cmd_run(const struct command *c)
 	struct git_memo git = { 0 };
 	for (size_t i = 0; i < rs.n; i++) {
 		/* under the lock: Slurm jobs an earlier make left marked are orphans */
-		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_dataset(&rs.v[i], &git, &e) < 0 ||
-		    record_settings(&rs.v[i], &e) < 0 ||
-		    rules_refresh(&rs.v[i], &memo, &e) < 0 || state_write_due(&rs.v[i], goals, &e) < 0)
+		/* the dataset last: rules_refresh says best what is wrong with the task */
+		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_settings(&rs.v[i], &e) < 0 ||
+		    rules_refresh(&rs.v[i], &memo, &e) < 0 || state_write_due(&rs.v[i], goals, &e) < 0 ||
+		    record_dataset(&rs.v[i], &git, &e) < 0)
 			die_err(&e);
 		char *due = due_text(c, &rs.v[i]);
 		run_lock_note(fds[i], due);
