@@ -27,6 +27,7 @@
 
 #include "base/datadir.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -356,8 +357,13 @@ static int record_dataset(const struct run *r, struct git_memo *g, struct err *e
 		g->dir = xstrdup(tasks_dir);
 		g->id = pin_git(tasks_dir);
 	}
-	char digest[33], *cache = run_path(r, ".dataset.cache"), *p = run_path(r, "dataset.json");
-	int rc = pin_task_digest(r->task_dir, cache, true, digest, e);
+	/* rules_refresh has just refreshed inputs/task.src.hash: the same
+	 * digest of the task folder, so nothing is hashed twice */
+	char digest[33], *stamp = run_path(r, "inputs/task.src.hash"), *p = run_path(r, "dataset.json");
+	hash_hex h;
+	struct err none;
+	int rc = stamp_read(stamp, h, &none) == 0 ? 0 : pin_task_digest(r->task_dir, NULL, false, h, e);
+	memcpy(digest, h, sizeof digest);
 	if (rc == 0) {
 		cJSON *d = cJSON_CreateObject();
 		json_set_num(d, "format", PIN_FORMAT);
@@ -368,7 +374,7 @@ static int record_dataset(const struct run *r, struct git_memo *g, struct err *e
 		rc = json_write_if_changed(p, d, e) < 0 ? -1 : 0;
 		cJSON_Delete(d);
 	}
-	free(cache);
+	free(stamp);
 	free(p);
 	return rc;
 }
@@ -384,8 +390,8 @@ static int cmd_pin_check(const struct command *c)
 	for (size_t i = 0; rc == 0 && pin && i < rs.n; i++) {
 		if (!fs_is_dir(rs.v[i].task_dir))
 			continue; /* run says best that the task is missing */
-		char digest[33], *cache = run_path(&rs.v[i], ".dataset.cache");
-		/* the run's own cache, read only: a check writes nothing */
+		/* the run's own per-file cache, read only: a check writes nothing */
+		char digest[33], *cache = run_path(&rs.v[i], "inputs/.task.src.cache");
 		rc = pin_task_digest(rs.v[i].task_dir, cache, false, digest, &e);
 		if (rc == 0)
 			rc = pin_check(pin, path, rs.v[i].task, digest, &e);
