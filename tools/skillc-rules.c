@@ -29,6 +29,7 @@
 
 #include "base/datadir.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -358,8 +359,13 @@ static int record_dataset(const struct run *r, struct git_memo *g, struct err *e
 		g->dir = xstrdup(tasks_dir);
 		g->id = pin_git(tasks_dir);
 	}
-	char digest[33], *cache = run_path(r, ".dataset.cache"), *p = run_path(r, "dataset.json");
-	int rc = pin_task_digest(r->task_dir, cache, true, digest, e);
+	/* rules_refresh has just refreshed inputs/task.src.hash: the same
+	 * digest of the task folder, so nothing is hashed twice */
+	char digest[33], *stamp = run_path(r, "inputs/task.src.hash"), *p = run_path(r, "dataset.json");
+	hash_hex h;
+	struct err none;
+	int rc = stamp_read(stamp, h, &none) == 0 ? 0 : pin_task_digest(r->task_dir, NULL, false, h, e);
+	memcpy(digest, h, sizeof digest);
 	if (rc == 0) {
 		cJSON *d = cJSON_CreateObject();
 		json_set_num(d, "format", PIN_FORMAT);
@@ -370,7 +376,7 @@ static int record_dataset(const struct run *r, struct git_memo *g, struct err *e
 		rc = json_write_if_changed(p, d, e) < 0 ? -1 : 0;
 		cJSON_Delete(d);
 	}
-	free(cache);
+	free(stamp);
 	free(p);
 	return rc;
 }
@@ -384,8 +390,10 @@ static int cmd_pin_check(const struct command *c)
 	cJSON *pin = NULL;
 	int rc = !*path ? 0 : (pin = pin_read(path, &e)) && plan_runs(c, 1, &rs, &e) == 0 ? 0 : -1;
 	for (size_t i = 0; rc == 0 && pin && i < rs.n; i++) {
-		char digest[33], *cache = run_path(&rs.v[i], ".dataset.cache");
-		/* the run's own cache, read only: a check writes nothing */
+		if (!fs_is_dir(rs.v[i].task_dir))
+			continue; /* run says best that the task is missing */
+		/* the run's own per-file cache, read only: a check writes nothing */
+		char digest[33], *cache = run_path(&rs.v[i], "inputs/.task.src.cache");
 		rc = pin_task_digest(rs.v[i].task_dir, cache, false, digest, &e);
 		if (rc == 0)
 			rc = pin_check(pin, path, rs.v[i].task, digest, &e);
@@ -711,9 +719,10 @@ static int cmd_run(const struct command *c)
 	struct git_memo git = { 0 };
 	for (size_t i = 0; i < rs.n; i++) {
 		/* under the lock: Slurm jobs an earlier make left marked are orphans */
-		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_dataset(&rs.v[i], &git, &e) < 0 ||
-		    record_settings(&rs.v[i], &e) < 0 ||
-		    rules_refresh(&rs.v[i], &memo, &e) < 0 || state_write_due(&rs.v[i], goals, &e) < 0)
+		/* the dataset last: rules_refresh says best what is wrong with the task */
+		if (launcher_sweep(rs.v[i].dir, &e) < 0 || record_settings(&rs.v[i], &e) < 0 ||
+		    rules_refresh(&rs.v[i], &memo, &e) < 0 || state_write_due(&rs.v[i], goals, &e) < 0 ||
+		    record_dataset(&rs.v[i], &git, &e) < 0)
 			die_err(&e);
 		char *due = due_text(c, &rs.v[i]);
 		run_lock_note(fds[i], due);
