@@ -544,12 +544,27 @@ static char *write_plan(const struct command *c, const struct runs *rs, struct e
 	return p;
 }
 
-static int ok_exists(const struct run *r, const char *name)
+/* Done as make sees it: the stamp exists and no input is newer (`make
+ * ingest` of a changed skill leaves the later stamps stale, not done). */
+static int ok_exists(const struct run *r, const struct stage_ref *ref)
 {
-	char *p = state_ok_path(r->dir, name);
-	int ok = fs_exists(p);
+	char *p = state_ok_path(r->dir, ref->name);
+	struct stat ok;
+	int done = stat(p, &ok) == 0;
 	free(p);
-	return ok;
+	struct strlist ins = STRLIST_INIT;
+	if (done)
+		stage_ref_inputs(ref, r, &ins);
+	for (size_t i = 0; done && i < ins.n; i++) {
+		char *in = run_path(r, ins.v[i]);
+		struct stat st;
+		if (stat(in, &st) == 0 && (st.st_mtim.tv_sec > ok.st_mtim.tv_sec ||
+					   (st.st_mtim.tv_sec == ok.st_mtim.tv_sec && st.st_mtim.tv_nsec > ok.st_mtim.tv_nsec)))
+			done = 0;
+		free(in);
+	}
+	strlist_free(&ins);
+	return done;
 }
 
 /* The targets of goal not done in r (names, space-separated) and the first
@@ -561,7 +576,7 @@ static int due_of(const struct run *r, const char *goal, struct buf *due, char *
 	const struct stage_def *last = NULL;
 	int last_round = 0;
 	for (int i = 0; i < n; i++) {
-		if (ok_exists(r, need[i].name))
+		if (ok_exists(r, &need[i]))
 			continue;
 		k++;
 		if (failed && !*failed) {
@@ -578,7 +593,7 @@ static int due_of(const struct run *r, const char *goal, struct buf *due, char *
 		last_round = need[i].round;
 		int trials = 0;
 		for (int j = i; j < n && need[j].def == last && need[j].round == last_round; j++)
-			trials += !ok_exists(r, need[j].name);
+			trials += !ok_exists(r, &need[j]);
 		int w = last->rounds ? (int)strcspn(need[i].name, ".") : (int)strlen(last->name);
 		const char *label = last->rounds ? need[i].name : last->name;
 		if (last->repeat)
@@ -598,7 +613,9 @@ static char *deliverable(const struct run *r)
 		const struct stage_def *s = &stage_table[i];
 		for (size_t k = 0; k < ARRAY_LEN(s->outputs) && s->outputs[k]; k++) {
 			const char *base = path_base(s->outputs[k]);
-			if (strncmp(base, "S_", 2) || strchr(base, '.') || s->repeat || !ok_exists(r, s->name))
+			struct stage_ref ref = { .def = s };
+			snprintf(ref.name, sizeof ref.name, "%s", s->name);
+			if (strncmp(base, "S_", 2) || strchr(base, '.') || s->repeat || !ok_exists(r, &ref))
 				continue;
 			return run_path(r, s->outputs[k]);
 		}

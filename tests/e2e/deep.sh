@@ -285,3 +285,12 @@ t_eq "resume of nothing" $? 2
 t_contains "says so" "$out" "resume --run DIR needs a folder made by skillc-deep run"
 unset ROUTES ENV_FILE CACHE_DIR
 t_end
+
+t_begin "make ingest alone of a changed skill: S_final is named stale, not the skill"
+cd "$W"
+echo "A line added after final." >>$S/SKILL.md
+out=$($SK $(base helps) DEEP_ROUNDS=1 FINAL_FRESH=1 ingest 2>&1)
+t_eq "exit" $? 0
+case $out in *"the skill is"*) t_fail "claims a skill: $out" ;; esac
+t_contains "says what is due" "$out" "ingest done; still due for final: "
+t_end

@@ -346,6 +346,7 @@ static char *set_aside_edit(const struct run *r, const struct stage_ref *ref, co
 	free(name);
 	free(dir);
 	free(path);
+	free(aside);
 	free(rel);
 	return why;
 }
