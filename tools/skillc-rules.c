@@ -39,13 +39,16 @@
 #include "local/image.h"
 
 static const char usage[] =
-	"usage: skillc-rules check NAME=VALUE...\n"
+	"usage: skillc-rules check [--strays 'NAME...'] [--goals 'G...' --known 'G...'] NAME=VALUE...\n"
 	"       skillc-rules run --goals 'G...' [--given 'NAME...'] NAME=VALUE... -- MAKE [ARG...]\n"
 	"       skillc-rules report --as status|dry|question|runs --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
 	"       skillc-rules source-tag DIR\n"
 	"\n"
 	"Started by make (mk/skillc.mk) with the command's settings. check prints\n"
-	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
+	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one;\n"
+	"--strays: the command line's variables that are no setting, one near a setting\n"
+	"refused (\"did you mean REPEAT?\"); --goals: goals no makefile has, one near\n"
+	"a --known goal refused the same way.\n"
 	"run takes the locks of every run of the command (task=, or tasks=, harnesses=,\n"
 	"models=, MATRIX=), brings their rules up to date and runs MAKE with\n"
 	"SKILLC_PLAN=<a file: the rules the goals need in every run>. report prints\n"
