@@ -128,5 +128,9 @@ artifacts/deep/S_final) say "the deliverable: $R/$final/" ;;
 *) say "the deliverable: $R/$final/ (the last stage of this pipeline so far)" ;;
 esac
 say "model requests:  $(wc -l <"$D/llm/requests.jsonl" | tr -d ' ') (log: ${D#"$PWD"/}/llm/requests.jsonl)"
+# the demo's runs are not under the default RESULTS: say how to read them
+RD=$D/results
+RD=${RD#"$PWD"/}
+say "read it again:   make summary RESULTS=$RD; make report RESULTS=$RD"
 stop
 say "stopped the model server; run 'make demo' again and nothing is redone"
