@@ -178,6 +178,8 @@ FORCE:
 .PHONY: all tools check clean distclean install uninstall fuzz fuzz-build FORCE
 
 # The pipeline's user targets (ingest, status, clean-stage, help, ...).
+# the goals of this Makefile, beside skillc.mk's (a goal near one is a typo)
+SKILLC_OWN_GOALS := all tools check clean distclean install uninstall demo fuzz fuzz-build
 include mk/skillc.mk
 $(SKILLC_NEEDS_TOOLS): | all
 

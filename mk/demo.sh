@@ -35,16 +35,18 @@ stop() {
 	PID=
 }
 trap 'stop' EXIT
-trap 'stop; exit 130' INT
-trap 'stop; exit 143' TERM HUP
+trap 'stop; say "interrupted: run make demo again and it resumes where it stopped" >&2; exit 130' INT
+trap 'stop; say "stopped by a signal: run make demo again and it resumes where it stopped" >&2; exit 143' TERM HUP
 
 # The model's answers, chosen by the prompt: for the hybrid static compile's
 # plan, the gotchas first and three long sections out of the body; for the
-# fast stage's reviews of the traces, nothing to blame (every trial passes).
+# fast stage's reviews of the traces and the deep stage's scores, nothing to
+# blame (every trial passes).
 cat >"$D/llm/script.json" <<'JSON'
 {"rules": [
   {"match": "You review how an AI agent used a skill", "json": {"findings": []}},
   {"match": "You turn findings about a skill", "json": {"patches": []}},
+  {"match": "## Units to score", "json": {"scores": []}},
   {"match": "You plan edits to an Agent Skill", "json": {"operations": [
    {"op": "reorder", "section": "log-triage/gotchas", "before": "log-triage/quick-start"},
    {"op": "move_to_reference", "section": "log-triage/why-logtriage-suite", "when": "you want the product's background"},
@@ -99,8 +101,12 @@ set -- --no-print-directory -f "$root/mk/skillc.mk" task=$TASK TASKS_DIR="$root/
 	STATIC_MODE=hybrid EXTERNAL_MODEL=demo/planner REPEAT=3 BENCH=samples
 say "make doctor: what the run needs"
 "$MAKE" "$@" doctor || exit 1
-say "make -j2 final: every stage, every trial"
-"$MAKE" "$@" -j2 final || { say "the pipeline failed (see the lines above)" >&2; exit 1; }
+say "make -j2 final: every stage, every trial (the agent is a simulation: a script, so the numbers show the mechanics, not evidence)"
+"$MAKE" "$@" -j2 final
+rc=$?
+# a make ended by a signal (Ctrl-C reaches it too) was interrupted, not failed
+[ $rc -gt 128 ] && { stop; say "interrupted: run make demo again and it resumes where it stopped" >&2; exit $rc; }
+[ $rc -eq 0 ] || { say "the pipeline failed (see the lines above)" >&2; exit 1; }
 "$MAKE" "$@" summary >/dev/null || exit 1
 
 # --- where things are
@@ -122,5 +128,9 @@ artifacts/deep/S_final) say "the deliverable: $R/$final/" ;;
 *) say "the deliverable: $R/$final/ (the last stage of this pipeline so far)" ;;
 esac
 say "model requests:  $(wc -l <"$D/llm/requests.jsonl" | tr -d ' ') (log: ${D#"$PWD"/}/llm/requests.jsonl)"
+# the demo's runs are not under the default RESULTS: say how to read them
+RD=$D/results
+RD=${RD#"$PWD"/}
+say "read it again:   make summary RESULTS=$RD; make report RESULTS=$RD"
 stop
 say "stopped the model server; run 'make demo' again and nothing is redone"

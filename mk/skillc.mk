@@ -47,11 +47,34 @@ skillc_args := --given '$(SKILLC_GIVEN)' $(foreach v,$(SKILLC_SETTINGS),$(call s
 skillc_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
 skillc_dry := $(if $(findstring n,$(skillc_flags)),dry,$(if $(findstring q,$(skillc_flags)),question))
 
+# make -f <datadir>/skillc.mk: the commands skillc suggests name the file too
+SKILLC_MAKE_F := $(if $(filter $(SKILLC_MK),$(abspath $(firstword $(MAKEFILE_LIST)))),$(SKILLC_MK))
+export SKILLC_MAKE_F
+
+# Command-line variables that are no setting: a misspelt one (REPAET=5,
+# repeat=5) is refused when skillc.mk is the makefile (or the source
+# tree's), only warned about when a Makefile of yours includes it (your
+# own variables are yours).
+skillc_strays := $(filter-out $(SKILLC_SETTINGS) SKILLC_% V SANITIZE T,$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $v)),$v)))
+skillc_included := $(if $(filter $(SKILLC_MK) $(abspath $(SKILLC_MK_DIR)../Makefile),$(abspath $(firstword $(MAKEFILE_LIST)))),,yes)
+# Goals no makefile here has (a path is make's own business): one near a
+# goal of skillc's is refused naming it ("did you mean static?").
+skillc_odd_goals := $(if $(skillc_included),,$(filter-out $(SKILLC_GOALS) $(SKILLC_OWN_GOALS) help skillc-help %/%,$(MAKECMDGOALS)))
+ifneq ($(skillc_odd_goals),)
+ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
+skillc_bad_goal := $(shell $(SKILLC_BIN)/skillc-rules check --goals $(call skillc_quote,$(skillc_odd_goals)) --known $(call skillc_quote,$(SKILLC_GOALS) $(SKILLC_OWN_GOALS) help))
+$(if $(skillc_bad_goal),$(error $(skillc_bad_goal)))
+endif
+endif
 ifneq ($(skillc_any),)
 ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
-skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))))
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays))) $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))))
 ifneq ($(skillc_bad),)
 $(error $(skillc_bad))
+endif
+ifneq ($(skillc_included),)
+skillc_stray_note := $(if $(skillc_strays),$(shell $(SKILLC_BIN)/skillc-rules check --strays $(call skillc_quote,$(skillc_strays))))
+$(if $(skillc_stray_note),$(warning $(subst skillc: ,skillc: warning: ,$(skillc_stray_note))))
 endif
 else ifneq ($(skillc_read)$(skillc_dry)$(filter doctor gate junit,$(MAKECMDGOALS)),)
 $(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
@@ -88,14 +111,14 @@ endif
 endif
 skillc_report :=
 ifneq ($(skillc_read),)
-skillc_report := $(SKILLC_BIN)/skillc-rules report --as status --goals '$(skillc_read)' $(skillc_args)
+skillc_report := SKILLC_MAKE_F=$(call skillc_quote,$(SKILLC_MAKE_F)) $(SKILLC_BIN)/skillc-rules report --as status --goals '$(skillc_read)' $(skillc_args)
 else ifneq ($(if $(skillc_dry),$(skillc_work)),)
-skillc_report := $(SKILLC_BIN)/skillc-rules report --as $(skillc_dry) --goals '$(skillc_work)' $(skillc_args)
+skillc_report := SKILLC_MAKE_F=$(call skillc_quote,$(SKILLC_MAKE_F)) $(SKILLC_BIN)/skillc-rules report --as $(skillc_dry) --goals '$(skillc_work)' $(skillc_args)
 else ifneq ($(filter doctor,$(MAKECMDGOALS)),)
 # $(shell) does not see exported variables in make 4.3: pass them by hand
 skillc_report := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RULES,$v=$(call skillc_quote,$($v))) $(SKILLC_BIN)/skillc-doctor $(call skillc_quote,$(GOAL))
 else ifneq ($(filter gate,$(MAKECMDGOALS)),)
-skillc_report := $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --min-delta '$(GATE_MIN_DELTA)' \
+skillc_report := $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --rule '$(GATE_RULE)' --min-delta '$(GATE_MIN_DELTA)' \
 	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
 skillc_report_fail := cannot judge the runs (see the lines above)
 endif

@@ -233,6 +233,13 @@ int main(int argc, char **argv)
 			free(left);
 			left = NULL;
 		}
+		/* a trial already there is another trial's (other settings, another
+		 * skill; the store keeps it by its key): gone now, so a summary
+		 * never counts it for this one, even when this one fails */
+		char *was = path_join(j.out, "trial.json"); /* a trial folder, nothing else */
+		if (fs_exists(was) && fs_remove_tree(j.out, &e) < 0)
+			die_err(&e);
+		free(was);
 		if (!left)
 			eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
 				      o.no_skill ? "no-skill" : j.skill_names.v[0]);

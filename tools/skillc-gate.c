@@ -15,15 +15,19 @@
 #include "report/results.h"
 
 static const char usage[] =
-	"usage: skillc-gate [--stage S] [--min-delta PP] [--max-regressed N] [--vs noskill|none] PATH...\n"
+	"usage: skillc-gate [--stage S] [--rule no-regression|gain] [--min-delta PP]\n"
+	"                   [--max-regressed N] [--vs noskill|none] PATH...\n"
 	"\n"
 	"PATH is a run folder (holding traces/) or a results folder holding runs.\n"
-	"Each run passes when the lower end of the 95% interval of its stage's\n"
-	"pass-rate change against raw (the interval the summary prints) is at least\n"
-	"--min-delta points (default 0; negative allows a loss inside that margin,\n"
-	"-100 turns the check off), and with --vs noskill the same against the\n"
-	"no-skill stage. At most --max-regressed runs (default 0) may have the\n"
-	"stage below raw. --stage: the stage judged (default final).\n"
+	"The change of a run's stage against raw has a 95% interval (the one the\n"
+	"summary prints). --rule no-regression (the default): the run fails only\n"
+	"on evidence of a loss, the interval's upper end below 0 (a tie passes).\n"
+	"--rule gain: it passes only when the lower end is at least --min-delta\n"
+	"points (default 0: evidence of a gain; negative: non-inferiority within\n"
+	"that margin; -100 turns the check off). With --vs noskill the same holds\n"
+	"against the no-skill stage. At most --max-regressed runs (default 0) may\n"
+	"be below raw (under no-regression: with evidence). --stage: the stage\n"
+	"judged (default final).\n"
 	"Prints one line per run (ok / FAIL why / ERROR why) and a verdict line.\n"
 	"Exit 0 the rule holds, 1 it does not, 2 bad input or a run that cannot be\n"
 	"judged (no scored trials in raw or the stage, e.g. only infra errors).\n";
@@ -41,7 +45,7 @@ int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, V_GATE);
-	struct gate_rule rule = { "final", 0, 0, false };
+	struct gate_rule rule = { "final", false, 0, 0, false };
 	struct strlist paths = STRLIST_INIT;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stage")) {
@@ -49,6 +53,11 @@ int main(int argc, char **argv)
 			if (!name_is_safe(rule.stage))
 				die(2, "--stage (GATE_STAGE) wants a stage name such as final or static, not '%s'",
 				    rule.stage);
+		} else if (!strcmp(argv[i], "--rule")) {
+			const char *v = std_option_value(argc, argv, &i);
+			if (strcmp(v, "gain") && strcmp(v, "no-regression") && *v)
+				die(2, "--rule (GATE_RULE) is no-regression or gain, not '%s'", v);
+			rule.gain = !strcmp(v, "gain");
 		} else if (!strcmp(argv[i], "--min-delta")) {
 			rule.min_delta = parse_delta(std_option_value(argc, argv, &i));
 		} else if (!strcmp(argv[i], "--max-regressed")) {

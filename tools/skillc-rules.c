@@ -47,7 +47,7 @@
 #include "local/image.h"
 
 static const char usage[] =
-	"usage: skillc-rules check NAME=VALUE...\n"
+	"usage: skillc-rules check [--strays 'NAME...'] [--goals 'G...' --known 'G...'] NAME=VALUE...\n"
 	"       skillc-rules run --goals 'G...' [--given 'NAME...'] NAME=VALUE... -- MAKE [ARG...]\n"
 	"       skillc-rules report --as status|dry|question|runs --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
 	"       skillc-rules source-tag DIR\n"
@@ -55,7 +55,10 @@ static const char usage[] =
 	"       skillc-rules pin-check [--given 'NAME...'] NAME=VALUE...\n"
 	"\n"
 	"Started by make (mk/skillc.mk) with the command's settings. check prints\n"
-	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one.\n"
+	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one;\n"
+	"--strays: the command line's variables that are no setting, one near a setting\n"
+	"refused (\"did you mean REPEAT?\"); --goals: goals no makefile has, one near\n"
+	"a --known goal refused the same way.\n"
 	"run takes the locks of every run of the command (task=, or tasks=, harnesses=,\n"
 	"models=, MATRIX=), brings their rules up to date and runs MAKE with\n"
 	"SKILLC_PLAN=<a file: the rules the goals need in every run>. report prints\n"
@@ -289,13 +292,14 @@ static int plan_runs(const struct command *c, int work, struct runs *rs, struct 
 	struct matrix m;
 	char *rules = rules_dir();
 	int rc = matrix_expand(c->values, harbor_agent, rules ? rules : (char *)"rules", &m, e);
-	if (rc == 0 && !m.n) {
-		if (work)
-			rc = err_set(e, ERR_INPUT, "set task=<name> (a folder under TASKS_DIR=%s), tasks=\"a b\" or MATRIX=file.yaml",
-			             val(c, "TASKS_DIR"));
-		else
-			rc = matrix_find_runs(val(c, "RESULTS"), &m, e);
-	}
+	/* no task named: the runs under RESULTS, each with its remembered
+	 * settings (as make status reads them) */
+	if (rc == 0 && !m.n)
+		rc = matrix_find_runs(val(c, "RESULTS"), &m, e);
+	if (rc == 0 && !m.n && work)
+		rc = err_set(e, ERR_INPUT, "no run under RESULTS=%s to work on: start one with make task=<name> MODEL=<provider/model-id> "
+			     "final (task: a folder under TASKS_DIR=%s), or tasks=\"a b\" or MATRIX=file.yaml",
+			     val(c, "RESULTS"), val(c, "TASKS_DIR"));
 	rs->v = xcalloc(m.n ? m.n : 1, sizeof *rs->v);
 	for (size_t i = 0; rc == 0 && i < m.n; i++) {
 		rc = open_run(c, &m.v[i], m.repeat, rules, &rs->v[rs->n], e);
@@ -328,8 +332,9 @@ static int record_settings(struct run *r, struct err *e)
 			free(name);
 		}
 		size_t shown = 0;
-		for (size_t i = 0; i < stage_count; i++)
-			if (list_has(&hit, stage_table[i].name))
+		for (size_t i = 0; i < stage_count; i++) /* only the stages this run has and wants */
+			if (list_has(&hit, stage_table[i].name) && stage_in_run(&stage_table[i], r) &&
+			    stage_wanted(&stage_table[i], r))
 				buf_printf(&line, "%s%s", shown++ ? ", " : "; due again: ", stage_table[i].name);
 		if (!shown)
 			buf_adds(&line, "; no stage runs again for it");
@@ -652,6 +657,30 @@ static bool run_started(const struct run *r, double since)
 	return started;
 }
 
+/* "; final = static: fast 0 patches (3 bad answers), deep 0 edits" when
+ * neither optimizing stage changed the skill the final one delivers (a
+ * done final that is only its input must not read like a gain); "" else. */
+static void unchanged_note(const struct run *r, struct buf *note)
+{
+	char *dp = run_path(r, "artifacts/deep/report.json"), *fp = run_path(r, "artifacts/fast/report.json");
+	struct err e = { 0 };
+	cJSON *deep = json_read_file(dp, &e), *fast = deep ? json_read_file(fp, &e) : NULL;
+	const char *from = json_str(deep, "final_source");
+	if (from && fast && cJSON_IsNull(json_get(deep, "accepted_round")) && strcmp(from, "fast")) {
+		long patches = (long)json_num(json_get(fast, "counts"), "applied", 0);
+		long bad = (long)json_num(json_get(fast, "maps"), "bad_answer", 0);
+		buf_printf(note, "; final = %s: fast %ld patch%s%s", from, patches, patches == 1 ? "" : "es",
+			   patches ? " (not kept)" : "");
+		if (bad)
+			buf_printf(note, " (%ld bad answer%s)", bad, bad == 1 ? "" : "s");
+		buf_printf(note, ", deep 0 edits");
+	}
+	cJSON_Delete(deep);
+	cJSON_Delete(fast);
+	free(dp);
+	free(fp);
+}
+
 /* The last line of a make: the deliverable and the tables, or what is due.
  * After a failed make it says why, a diagnostic: on stderr, as make's own
  * error lines are; otherwise on stdout with the progress. -1 when that
@@ -690,8 +719,11 @@ static int last_line(const struct command *c, const struct runs *rs, int rc, dou
 			       fin, *run_get(one, "MODEL") ? "" : ", with MODEL=provider/model-id");
 		else {
 			char *skill = deliverable(one);
-			fprintf(out, "skillc: %s: %s done; the skill is %s; %s writes the tables to %s/summary.md\n",
-			       path_base(one->dir), goal, skill, sum, one->dir);
+			struct buf note = BUF_INIT;
+			unchanged_note(one, &note);
+			fprintf(out, "skillc: %s: %s done%s; the skill is %s; %s writes the tables to %s/summary.md\n",
+			       path_base(one->dir), goal, note.len ? note.data : "", skill, sum, one->dir);
+			buf_free(&note);
 			free(skill);
 		}
 		free(again);
@@ -726,6 +758,9 @@ static int cmd_run(const struct command *c)
 		die(2, "run needs -- MAKE [ARG...] (see --help)");
 	if (check_goals(c, &e) < 0 || plan_runs(c, 1, &rs, &e) < 0)
 		die_err(&e);
+	for (size_t i = 0; i < rs.n; i++)
+		if (rules_task_check(&rs.v[i], &e) < 0)
+			die_err(&e);
 	char *what = command_text(c);
 	int *fds = xcalloc(rs.n + 1, sizeof *fds);
 	if (lock_all(&rs, what, fds, &e) < 0)
@@ -865,6 +900,37 @@ static int check_source(int argc, char **argv, struct err *e)
 	return 0;
 }
 
+/* check's options before the settings: --strays NAMES (the command
+ * line's variables that are no setting) and --goals NAMES --known WORDS
+ * (goals make has no rule for, and the ones it has): a misspelling of
+ * either is refused with the name it is near. How many arguments they
+ * took, or -1 with e set. */
+static int check_options(int argc, char **argv, struct err *e)
+{
+	int i = 2;
+	const char *goals = NULL, *known = "";
+	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+		if (!strcmp(argv[i], "--strays") && settings_check_strays(argv[i + 1], e) < 0)
+			return -1;
+		if (!strcmp(argv[i], "--goals"))
+			goals = argv[i + 1];
+		if (!strcmp(argv[i], "--known"))
+			known = argv[i + 1];
+	}
+	for (const char *p = goals ? goals : ""; *p;) {
+		size_t n = strcspn(p, " ");
+		char *g = xstrndup(p, n), *near = str_nearest(g, known);
+		int rc = near ? err_set(e, ERR_INPUT, "unknown goal '%s': did you mean %s? (make help lists the goals)", g, near)
+			      : 0;
+		free(near);
+		free(g);
+		if (rc < 0)
+			return -1;
+		p += n + (p[n] == ' ');
+	}
+	return i - 2;
+}
+
 /* The run folder suffix of SKILL_SOURCE=dir (docs/baseline.md). */
 static int source_tag(const char *source)
 {
@@ -889,7 +955,9 @@ int main(int argc, char **argv)
 		die(2, "missing command: check, run or report (see --help)");
 	if (!strcmp(argv[1], "check")) {
 		/* make shows stdout as its own error line */
-		if (settings_check_args(argc - 2, argv + 2, &e) == 0 && check_source(argc - 2, argv + 2, &e) == 0)
+		int skip = check_options(argc, argv, &e);
+		if (skip >= 0 && settings_check_args(argc - 2 - skip, argv + 2 + skip, &e) == 0 &&
+		    check_source(argc - 2 - skip, argv + 2 + skip, &e) == 0)
 			return 0;
 		if (printf("skillc: %s\n", e.msg) < 0 || fflush(stdout) != 0)
 			die(1, "cannot write to stdout: %m");

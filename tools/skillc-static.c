@@ -18,6 +18,7 @@
 #include "compile/passes.h"
 #include "compile/plan.h"
 #include "compile/profile.h"
+#include "compile/specfix.h"
 #include "compile/package.h"
 #include "base/versions.h"
 
@@ -302,6 +303,24 @@ static int verify_written(const struct compile *c, const char *root, struct err 
 
 static void report_md(const struct compile *c, const cJSON *rep, struct buf *md);
 
+/* The first error of the output's check whose rule the source's check did
+ * not break, or NULL. An error the source had (ingest took it with a
+ * warning; skillc-check names it) is the author's to fix: the compile
+ * mends what it can (specfix) and must not add one. */
+static const cJSON *new_error(const cJSON *before, const cJSON *after)
+{
+	for (const cJSON *f = json_get(after, "findings")->child; f; f = f->next) {
+		if (strcmp(json_str(f, "severity"), "error"))
+			continue;
+		bool had = false;
+		for (const cJSON *b = json_get(before, "findings")->child; b && !had; b = b->next)
+			had = !strcmp(json_str(b, "severity"), "error") && !strcmp(json_str(b, "rule"), json_str(f, "rule"));
+		if (!had)
+			return f;
+	}
+	return NULL;
+}
+
 /* Writes the compiled skill into the set's temporary root tmp, checks
  * what was written and lints it. */
 static void write_skill(struct compile *c, const char *tmp, cJSON *rep)
@@ -317,9 +336,24 @@ static void write_skill(struct compile *c, const char *tmp, cJSON *rep)
 	docs[0] = (struct check_doc){ c->src.md_name, skill_out_model(&c->out) };
 	for (size_t i = 0; i < c->out.n; i++)
 		docs[i + 1] = (struct check_doc){ c->out.files[i].path, pkg_file_model(&c->out.files[i]) };
-	json_set(rep, "lint_after", lint(skill_dir, docs, c->out.n + 1));
+	const cJSON *after = json_set(rep, "lint_after", lint(skill_dir, docs, c->out.n + 1));
 	free(docs);
 	free(skill_dir);
+	const cJSON *f = new_error(json_get(rep, "lint_before"), after);
+	if (f) { /* never publish a skill the compile made break the spec */
+		err_set(&e, ERR_WORK, "the compiled '%s' breaks the Agent Skills spec where its source did not: %s:%d: %s [%s]",
+			c->src.name, json_str(f, "file"), (int)json_num(f, "line", 0), json_str(f, "message"),
+			json_str(f, "rule"));
+		struct err e2;
+		fs_remove_tree(tmp, &e2);
+		die_err(&e);
+	}
+	const cJSON *old = cJSON_GetArrayItem(json_get(after, "findings"), 0);
+	if (strcmp(json_str(after, "verdict"), "valid") && old)
+		warnf("warning: the compiled '%s' still breaks the Agent Skills spec as its source does: %s:%d: %s [%s]; "
+		      "fix it in the source skill",
+		      c->src.name, json_str(old, "file"), (int)json_num(old, "line", 0), json_str(old, "message"),
+		      json_str(old, "rule"));
 }
 
 static void write_json(const char *path, const cJSON *j)
@@ -487,6 +521,9 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 	json_set(rep, "lint_before", lint(c.src.dir, &src_doc, 1));
 	timing(&c, "lint");
 	run_passes(&c);
+	cJSON *fix = specfix_description(&c.out);
+	if (fix)
+		cJSON_AddItemToArray(c.steps, fix);
 
 	struct body_size before = body_measure(c.src.doc), after = body_measure(skill_out_model(&c.out));
 	json_set(rep, "after", size_json(&c.out));
@@ -499,6 +536,15 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 	json_set(rep, "rollbacks", c.rollbacks);
 	c.steps = c.rollbacks = NULL;
 	timing(&c, "measure");
+	if (!within) { /* a skill over its model's budget is not a compiled skill: say what is left */
+		if (tmp)
+			fs_remove_tree(tmp, &(struct err){ 0 });
+		die(1, "'%s' stays over the budget of profile '%s' after every pass: body ~%ld tokens, %ld lines (budget %ld "
+		       "tokens, %ld lines); what is left is protected or too small to move: shorten the skill, or raise "
+		       "body_budget in a profile of your own (PROFILES_DIR)",
+		    c.src.name, json_str(c.resolution, "name"), after.tokens, after.lines, profile_budget_tokens(c.profile),
+		    profile_budget_lines(c.profile));
+	}
 
 	write_skill(&c, tmp, rep);
 	report_md(&c, rep, md);

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work csv-column-sum
-unset SKILL_SOURCE BASELINE RESULTS CACHE_DIR RUN_DIR ROUTES ENV_FILE BENCH GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+unset SKILL_SOURCE BASELINE RESULTS CACHE_DIR RUN_DIR ROUTES ENV_FILE BENCH GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 M=vllm/qwen-27b
 P=results/compile-pipeline
 R=$P/csv-column-sum--opencode--vllm_qwen-27b
@@ -95,11 +95,11 @@ t_end
 
 t_begin "make gate GATE_VS=noskill judges the real no-skill rows"
 # static = raw = 0/3: static - raw is 0 [-56.1, +56.1]; static - noskill -100 [-100, -20.6]
-out=$($SK task=csv-column-sum MODEL=$M gate GATE_STAGE=static GATE_MIN_DELTA=-60 GATE_VS=noskill 2>&1)
+out=$($SK task=csv-column-sum MODEL=$M gate GATE_STAGE=static GATE_RULE=gain GATE_MIN_DELTA=-60 GATE_VS=noskill 2>&1)
 rc=$?
 t_eq "exit (static is below no-skill)" $rc 1
 t_contains "names noskill" "$out" "static - noskill -100.0 pp [-100.0, -20.6]"
-out=$($SK task=csv-column-sum MODEL=$M gate GATE_STAGE=static GATE_MIN_DELTA=-60 2>&1)
+out=$($SK task=csv-column-sum MODEL=$M gate GATE_STAGE=static GATE_RULE=gain GATE_MIN_DELTA=-60 2>&1)
 t_eq "without GATE_VS the same rows pass" $? 0
 t_end
 exit 0

@@ -25,7 +25,7 @@ for c in git bash xmllint apt-cache; do
 	command -v $c >/dev/null 2>&1 || { t_skip "ci.sh" "$c is not installed"; exit 0; }
 done
 unset ROUTES ENV_FILE BENCH CACHE_DIR RESULTS LLM_CACHE MODEL EXTERNAL_MODEL STATIC_MODE RUNNER REPEAT \
-	GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS SKILLC_BIN SKILLC_DATA
+	GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS SKILLC_BIN SKILLC_DATA
 C=$T_TMP/ci
 mkdir -p "$C/bin" "$C/home" "$C/store"
 CI_DOC=$T_ROOT/docs/ci.md

@@ -44,6 +44,9 @@ t_check "the summary" test -f "$R/summary.md"
 t_contains "the planning model was asked, through the LLM client" "$(cat "$R/artifacts/static/report.md")" "planner \`demo/planner\`"
 t_eq "nothing left running" "$(settle "$D")" 0
 t_check "the pid file is gone" test ! -e "$D/llm/pid"
+t_contains "the agent is labelled a simulation" "$out" "the agent is a simulation"
+t_contains "final says fast and deep changed nothing" "$out" "final done; final = static: fast 0 patches, deep 0 edits;"
+t_contains "how to read it again" "$out" "demo: read it again:   make summary RESULTS="
 t_end
 
 t_begin "make demo again: resumes, nothing redone"
@@ -69,6 +72,8 @@ i=0
 while [ -n "$(pgrep -s "$sid")" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 t_eq "no process left in its session" "$(pgrep -s "$sid" | head -1)" ""
 t_check "the model server's pid file is gone" test ! -e "$D2/llm/pid"
+t_contains "says it was interrupted, not failed" "$(cat "$O")" "demo: interrupted: run make demo again"
+case $(cat "$O") in *"the pipeline failed"*) t_fail "an interrupt read as a failure: $(tail -3 "$O")" ;; esac
 out=$($MK demo DEMO_DIR="$D2" 2>&1)
 t_eq "make demo again finishes it (output: $out)" $? 0
 t_end

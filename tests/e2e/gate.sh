@@ -10,7 +10,7 @@
 command -v xmllint >/dev/null 2>&1 || { t_skip "gate.sh" "xmllint is not installed (apt-get install libxml2-utils)"; exit 0; }
 XSD=$T_ROOT/tests/fixtures/junit/junit.xsd
 t_bench_work
-unset ROUTES ENV_FILE BENCH CACHE_DIR RESULTS GATE_STAGE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+unset ROUTES ENV_FILE BENCH CACHE_DIR RESULTS GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
 M=vllm/Qwen/Qwen3.5-27B
 RUNNAME=log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 # log-error-report: the qwen profile's static compile changes the skill, so
@@ -36,11 +36,11 @@ t_contains "verdict" "$out" "gate: PASS: 1 run, 1 pass, 0 fail"
 mk win summary >/dev/null 2>&1
 lo=$(jq '.groups[] | select(.stage == "static") | .delta_pp_ci95[0]' win/$RUNNAME/summary.json)
 t_eq "the summary's lower bound" "$lo" 19.26
-skillc-gate --stage static --min-delta 19.26 win >/dev/null 2>&1
+skillc-gate --stage static --rule gain --min-delta 19.26 win >/dev/null 2>&1
 t_eq "a margin at the lower bound passes" $? 0
-skillc-gate --stage static --min-delta 19.27 win >/dev/null 2>&1
+skillc-gate --stage static --rule gain --min-delta 19.27 win >/dev/null 2>&1
 t_eq "a margin just above it fails" $? 1
-out=$(mk win gate GATE_STAGE=static GATE_MIN_DELTA=20 2>&1)
+out=$(mk win gate GATE_STAGE=static GATE_RULE=gain GATE_MIN_DELTA=20 2>&1)
 t_eq "make gate GATE_MIN_DELTA=20" $? 1
 t_contains "why" "$out" "static - raw: lower bound +19.3 pp < GATE_MIN_DELTA 20"
 t_end
@@ -69,9 +69,9 @@ mk reg eval >out.log 2>&1
 t_eq "eval" $? 0
 out=$(mk reg gate GATE_STAGE=static 2>&1)
 t_eq "exit" $? 1
-t_contains "why" "$out" "FAIL log-error-report (opencode, $M, benchflow, bench work): static 1/5 = 20.0% [3.6%, 62.4%] vs raw 5/5 = 100.0% [56.6%, 100.0%]; static - raw -80.0 pp [-96.4, -19.3]: static - raw: lower bound -96.4 pp < GATE_MIN_DELTA 0; regressed below raw (more than GATE_MAX_REGRESSED 0)"
+t_contains "why" "$out" "FAIL log-error-report (opencode, $M, benchflow, bench work): static 1/5 = 20.0% [3.6%, 62.4%] vs raw 5/5 = 100.0% [56.6%, 100.0%]; static - raw -80.0 pp [-96.4, -19.3]: static - raw: upper bound -19.3 pp < 0, a loss beyond the noise; regressed below raw (more than GATE_MAX_REGRESSED 0)"
 t_contains "verdict" "$out" "gate: FAIL: 1 run, 0 pass, 1 fail, 0 cannot be judged; 1 regressed (at most 0)"
-mk reg gate GATE_STAGE=static GATE_MIN_DELTA=-100 GATE_MAX_REGRESSED=1 >/dev/null 2>&1
+mk reg gate GATE_STAGE=static GATE_RULE=gain GATE_MIN_DELTA=-100 GATE_MAX_REGRESSED=1 >/dev/null 2>&1
 t_eq "a rule that allows it passes" $? 0
 mk reg junit >/dev/null 2>&1
 J=reg/$RUNNAME/junit.xml
@@ -120,14 +120,14 @@ t_contains "line" "$out" "ok demo (opencode, vllm/q, local): final 6/6 = 100.0% 
 out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=hb gate GATE_VS=noskill 2>&1)
 t_eq "make gate GATE_VS=noskill" $? 0
 t_contains "both" "$out" "final - noskill +100.0 pp"
-t_contains "rule" "$out" "rule: final - raw and - noskill, lower 95% bound >= 0 pp"
+t_contains "rule" "$out" "rule no-regression: final - raw and - noskill, upper 95% bound >= 0 pp"
 t_end
 
 t_begin "hand-built runs: final beats raw but not noskill fails with GATE_VS=noskill; no noskill is a 2"
 stage hb2 run1 raw 1 6
 stage hb2 run1 final 6 6
 stage hb2 run1 noskill 6 6
-out=$(skillc-gate --vs noskill hb2 2>&1)
+out=$(skillc-gate --rule gain --vs noskill hb2 2>&1)
 t_eq "exit" $? 1
 t_contains "why" "$out" "final - noskill: lower bound -39.0 pp < GATE_MIN_DELTA 0"
 skillc-gate hb2 >/dev/null 2>&1
@@ -145,15 +145,36 @@ t_eq "one regression, none allowed" $? 1
 t_eq "one failing line" "$(printf '%s\n' "$out" | grep -c '^FAIL ')" 1
 t_contains "the good one" "$out" "ok demo (opencode, vllm/q, local): static 6/6"
 t_contains "counted" "$out" "gate: FAIL: 2 runs, 1 pass, 1 fail, 0 cannot be judged; 1 regressed (at most 0)"
-skillc-gate --stage static --min-delta -100 --max-regressed 1 many >/dev/null 2>&1
+skillc-gate --stage static --rule gain --min-delta -100 --max-regressed 1 many >/dev/null 2>&1
 t_eq "one allowed, no margin" $? 0
-skillc-gate --stage static --min-delta -100 many >/dev/null 2>&1
+skillc-gate --stage static --rule gain --min-delta -100 many >/dev/null 2>&1
 t_eq "no margin, but none allowed" $? 1
 TASK=other stage many nostatic raw 1 6
 TASK=other stage many nostatic final 6 6
 out=$(skillc-gate --stage static many 2>&1)
 t_eq "a run without the stage makes it a 2" $? 2
 t_contains "why" "$out" "cannot be judged: no static trials"
+t_end
+
+t_begin "the default rule (no-regression) passes a tie and noise, fails evidence of a loss; gain wants evidence of a gain"
+stage tie run1 raw 3 3
+stage tie run1 final 3 3
+out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=tie gate 2>&1)
+t_eq "a tie at 3 trials passes" $? 0
+t_contains "rule" "$out" "rule no-regression: final - raw, upper 95% bound >= 0 pp"
+stage noise run1 raw 3 3
+stage noise run1 final 2 3
+skillc-gate noise >/dev/null 2>&1
+t_eq "3/3 -> 2/3 is noise: passes, and is not counted regressed" $? 0
+out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=tie gate GATE_RULE=gain 2>&1)
+t_eq "gain fails the tie" $? 1
+t_contains "why" "$out" "lower bound"
+t_contains "rule" "$out" "rule gain: final - raw, lower 95% bound >= 0 pp"
+skillc-gate --rule gain --min-delta -60 tie >/dev/null 2>&1
+t_eq "gain with a stated non-inferiority margin passes the tie" $? 0
+out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=tie gate GATE_RULE=best 2>&1)
+t_eq "a bad rule" $? 2
+t_contains "says" "$out" "bad GATE_RULE 'best'"
 t_end
 
 t_begin "bad input: exit 2 with one line"

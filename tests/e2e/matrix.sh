@@ -32,6 +32,7 @@ for t in csv-column-sum log-error-report; do
 	done
 done
 t_contains "a line names its run" "$out" "skillc: csv-column-sum--codex-acp--vllm_m1 raw-eval.001: started"
+t_contains "a trial's line names its harness and model" "$out" "[1/1] csv-column-sum codex-acp vllm/m1 raw test-001 passed"
 t_contains "the last line" "$out" "skillc: 8 runs: eval done; their skills are in $RES/<run>/artifacts/static/S_static"
 t_end
 

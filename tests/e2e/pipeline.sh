@@ -137,8 +137,8 @@ t_contains "number" "$out" "bad REPEAT 'lots': a whole number from 1 to 1000"
 t_check "nothing ran" test ! -e pwned
 out=$($SK task=nosuch ingest 2>&1)
 t_contains "missing task" "$out" "task 'nosuch' not found: no folder tasks/nosuch"
-out=$($SK ingest 2>&1)
-t_contains "no task" "$out" "set task=<name>"
+out=$($SK RESULTS=none-yet ingest 2>&1)
+t_contains "no task, no run" "$out" "skillc: no run under RESULTS=none-yet to work on: start one with make task=<name>"
 out=$($SK task=csv-column-sum final 2>&1)
 t_eq "no model exit" $? 2
 t_contains "no model" "$out" "skillc: set MODEL=provider/model-id, the target model"

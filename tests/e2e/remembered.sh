@@ -58,14 +58,14 @@ t_begin "status with a value the run does not have judges with it and its hint c
 out=$(status GOAL=raw-eval REPEAT=4)
 t_eq "exit" $? 1
 t_contains "judged with it" "$out" "raw-eval.004"
-t_contains "hint" "$out" "run: make task=csv-column-sum MODEL=$M REPEAT=4 raw-eval"
+t_contains "hint, with the -f it was given" "$out" "run: make -f $T_ROOT/mk/skillc.mk task=csv-column-sum MODEL=$M REPEAT=4 raw-eval"
 t_contains "not recorded" "$(cat $R/settings.json)" '"REPEAT": "2"'
 t_end
 
 t_begin "the hint status prints works when pasted back"
 hint=$(status GOAL=static | sed -n 's/.*; run: make //p')
-t_eq "hint" "$hint" "task=csv-column-sum MODEL=$M static"
-out=$($SK $hint 2>&1)
+t_eq "hint" "$hint" "-f $T_ROOT/mk/skillc.mk task=csv-column-sum MODEL=$M static"
+out=$(make --no-print-directory $hint 2>&1)
 t_eq "pasted hint exit" $? 0
 out=$(status GOAL=static)
 t_eq "then up to date" $? 0

@@ -1,5 +1,6 @@
 #include "base/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -292,4 +293,56 @@ void iso_time(double t, char out[32])
 	struct tm tm;
 	gmtime_r(&s, &tm);
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The edit distance of a and b, letters compared without case; names are
+ * short (longer than 63: SIZE_MAX, never near). */
+size_t str_distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b), row[64];
+	if (n > 63 || m > 63)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= m; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= m; j++) {
+			size_t up = row[j], cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[m];
+}
+
+size_t str_near_max(const char *name)
+{
+	size_t len = strlen(name);
+	return len >= 6 ? 2 : len >= 4 ? 1 : 0;
+}
+
+char *str_nearest(const char *name, const char *words)
+{
+	size_t max = str_near_max(name), best_d = SIZE_MAX;
+	char *best = NULL;
+	for (const char *p = words; *p;) {
+		size_t n = strcspn(p, " ");
+		char *w = xstrndup(p, n);
+		size_t d = str_distance(name, w);
+		if (n && d <= max && d < best_d && strcmp(name, w)) {
+			free(best);
+			best = w;
+			best_d = d;
+		} else {
+			free(w);
+		}
+		p += n + (p[n] == ' ');
+	}
+	return best;
 }

@@ -27,6 +27,13 @@ void *xgrow(void *v, size_t *cap, size_t need, size_t size);
 #define GROW(v, n, cap) ((v) = xgrow((v), &(cap), (n) + 1, sizeof *(v)))
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* For "did you mean": the edit distance of a and b (letters without case;
+ * SIZE_MAX over 63 bytes), the most a name of that length may be off by,
+ * and the nearest of space-separated words within it (caller frees; NULL
+ * when none is, or name is one of them). */
+size_t str_distance(const char *a, const char *b);
+size_t str_near_max(const char *name);
+char *str_nearest(const char *name, const char *words);
 /* Returns a malloc'd formatted string; the caller frees it. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -201,10 +201,16 @@ static int resolve_folders(struct eval_job *j, struct eval_opts *o, struct err *
 	if (r < 0)
 		return -1;
 	j->incomplete = o->incomplete ? fs_real_path(o->incomplete) : default_incomplete(j->out);
+	/* in a matrix (skillc-rules sets SKILLC_MATRIX) runs differ by harness
+	 * and model too: the line names them, or two runs' lines read alike */
+	const char *m = getenv("SKILLC_MATRIX");
+	char who[160] = "";
+	if (m && *m)
+		snprintf(who, sizeof who, " %s %s", o->harness, o->model);
 	if (o->of)
-		snprintf(j->prefix, sizeof j->prefix, "[%ld/%ld] %s %s %s", o->index, o->of, j->task, j->stage, j->test);
+		snprintf(j->prefix, sizeof j->prefix, "[%ld/%ld] %s%s %s %s", o->index, o->of, j->task, who, j->stage, j->test);
 	else
-		snprintf(j->prefix, sizeof j->prefix, "[%ld] %s %s %s", o->index, j->task, j->stage, j->test);
+		snprintf(j->prefix, sizeof j->prefix, "[%ld] %s%s %s %s", o->index, j->task, who, j->stage, j->test);
 	return 0;
 }
 

@@ -965,7 +965,8 @@ int llm_call(struct llm_client *c, const struct llm_request *req, struct llm_res
 			rc = 0;
 		else if (r >= repairs) {
 			out->unusable = true;
-			err_set(e, ERR_WORK, "model '%s' gave no usable JSON object after %d repair%s: %s (cache key %s)",
+			err_set(e, ERR_WORK, "model '%s' gave no usable JSON object after %d repair%s: %s (cache key %s: the answer is cached; "
+				"once the model is fixed, LLM_CACHE=refresh asks again)",
 				req->model, r, r == 1 ? "" : "s", why.data, out->key);
 		} else
 			ask_repair(body, out->text, why.data);

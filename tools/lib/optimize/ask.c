@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
+
 struct llm_client *ask_open(struct err *e)
 {
 	struct llm_options o = { 0 };
@@ -47,4 +49,37 @@ void ask_answer_free(struct ask_answer *a)
 	cJSON_Delete(a->json);
 	free(a->why);
 	memset(a, 0, sizeof *a);
+}
+
+void ask_tally_add(struct ask_tally *t, const cJSON *rec)
+{
+	if (!json_str(rec, "cache_key"))
+		return;
+	t->asked++;
+	const char *st = json_str(rec, "status");
+	if (st && !strcmp(st, "bad_answer")) {
+		t->bad++;
+		t->last_bad = rec;
+	}
+}
+
+void ask_tally_array(struct ask_tally *t, const cJSON *recs)
+{
+	for (const cJSON *r = cJSON_IsArray(recs) ? recs->child : NULL; r; r = r->next)
+		ask_tally_add(t, r);
+}
+
+int ask_tally_check(const struct ask_tally *t, const char *what, const char *model, struct err *e)
+{
+	if (!t->asked || t->bad < t->asked)
+		return 0;
+	const char *why = json_str(t->last_bad, "error") ? json_str(t->last_bad, "error") : json_str(t->last_bad, "why");
+	if (why && strstr(why, "LLM_CACHE=refresh")) /* the client's reason names key and cure */
+		return err_set(e, ERR_WORK, "%s: all %d answer%s of EXTERNAL_MODEL '%s' unusable; the last: %.600s", what,
+			       t->asked, t->asked == 1 ? "" : "s", model ? model : "?", why);
+	return err_set(e, ERR_WORK,
+		       "%s: all %d answer%s of EXTERNAL_MODEL '%s' unusable (the last: %.300s): fix the model or its route, "
+		       "then run again with LLM_CACHE=refresh (the bad answers are cached, key %s)",
+		       what, t->asked, t->asked == 1 ? "" : "s", model ? model : "?", why ? why : "no reason recorded",
+		       json_str(t->last_bad, "cache_key"));
 }

@@ -38,4 +38,19 @@ struct llm_client *ask_open(struct err *e);
 int ask_json(struct llm_client *c, const struct ask *q, struct ask_answer *a, struct err *e);
 void ask_answer_free(struct ask_answer *a);
 
+/* A stage's answers, counted from the records it keeps (each with
+ * "cache_key" when the model was asked, "status" "bad_answer" when the
+ * answer was unusable, and the reason in "error" or "why"). */
+struct ask_tally {
+	int asked, bad;
+	const cJSON *last_bad; /* borrowed */
+};
+void ask_tally_add(struct ask_tally *t, const cJSON *rec);
+void ask_tally_array(struct ask_tally *t, const cJSON *recs);
+
+/* -1 (ERR_WORK) when the model was asked and every answer was unusable: a
+ * stage that carried on would deliver its input as if nothing were wrong.
+ * The answers are cached, so the message names a key and LLM_CACHE=refresh. */
+int ask_tally_check(const struct ask_tally *t, const char *what, const char *model, struct err *e);
+
 #endif

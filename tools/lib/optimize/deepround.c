@@ -144,7 +144,10 @@ int deep_step_score(const struct deep_opts *o, struct err *e)
 	char *p = deep_round_file(o, o->round, "scores.json");
 	if (doc)
 		json_set_str(doc, "skill_hash", json_str(in.best, "skill_hash"));
-	if (!doc || deep_write(p, doc, e) < 0) {
+	struct ask_tally t = { 0 };
+	ask_tally_array(&t, json_get(doc, "calls"));
+	char *what = xasprintf("deep-%d-score", o->round);
+	if (!doc || ask_tally_check(&t, what, o->model, e) < 0 || deep_write(p, doc, e) < 0) {
 		rc = -1;
 	} else {
 		const cJSON *cnt = json_get(doc, "counts");
@@ -153,6 +156,7 @@ int deep_step_score(const struct deep_opts *o, struct err *e)
 		       o->round, cJSON_GetArraySize(json_get(doc, "units")), cJSON_GetArraySize(json_get(doc, "unscored")),
 		       no_unit + no_quote, no_unit + no_quote == 1 ? "y" : "ies", no_unit, no_quote);
 	}
+	free(what);
 	free(p);
 	cJSON_Delete(doc);
 	round_input_free(&in);
@@ -203,7 +207,14 @@ int deep_step_edit(const struct deep_opts *o, struct err *e)
 	struct skill_out out = { 0 };
 	if (rc == 0) {
 		struct edit_input ei = { &in.s, scores, rejected, in.inst, &in.ts, o->model, o->round, budget };
-		rc = deep_edit(in.c, &ei, &out, &doc, e) < 0 || edit_write(o, &in, &out, doc, e) < 0 ? -1 : 0;
+		struct ask_tally t = { 0 };
+		char *what = xasprintf("deep-%d-edit", o->round);
+		rc = deep_edit(in.c, &ei, &out, &doc, e);
+		if (rc == 0)
+			ask_tally_array(&t, json_get(doc, "attempts"));
+		if (rc == 0)
+			rc = ask_tally_check(&t, what, o->model, e) < 0 || edit_write(o, &in, &out, doc, e) < 0 ? -1 : 0;
+		free(what);
 	}
 	const cJSON *ed = json_get(doc, "edit");
 	if (rc == 0 && cJSON_IsObject(ed))

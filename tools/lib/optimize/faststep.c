@@ -232,9 +232,17 @@ int fast_step_reduce(const struct fast_opts *o, struct err *e)
 			rc = -1;
 		free(p);
 	}
+	struct ask_tally maps_t = { 0 }, calls_t = { 0 };
+	for (int i = 0; rc == 0 && i < o->units; i++)
+		ask_tally_add(&maps_t, maps[i]);
+	if (rc == 0 && ask_tally_check(&maps_t, "fast-map", o->model, e) < 0)
+		rc = -1;
 	struct llm_client *c = rc == 0 ? ask_open(e) : NULL;
 	struct reduce_input in = { &src, maps, (size_t)o->units, o->max_patches, budget, o->model };
-	if (!c || reduce_run(c, &in, &reduce, &patches, e) < 0 || reduce_write(o, reduce, patches, e) < 0)
+	if (c && reduce_run(c, &in, &reduce, &patches, e) == 0)
+		ask_tally_array(&calls_t, json_get(reduce, "calls"));
+	if (!c || !reduce || ask_tally_check(&calls_t, "fast-reduce", o->model, e) < 0 ||
+	    reduce_write(o, reduce, patches, e) < 0)
 		rc = -1;
 	const cJSON *cnt = json_get(reduce, "counts");
 	if (rc == 0)

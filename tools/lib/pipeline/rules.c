@@ -458,11 +458,18 @@ static int write_config(const struct run *r, struct err *e)
 	return bad ? -1 : 0;
 }
 
-int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
+int rules_task_check(const struct run *r, struct err *e)
 {
 	if (!fs_is_dir(r->task_dir))
 		return err_set(e, ERR_INPUT, "task '%s' not found: no folder %s (TASKS_DIR=%s)", r->task, r->task_dir,
 		               run_get(r, "TASKS_DIR"));
+	return 0;
+}
+
+int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
+{
+	if (rules_task_check(r, e) < 0)
+		return -1;
 	hash_hex key, was;
 	rules_key(r, key);
 	struct strmap status = STRMAP_INIT, config = STRMAP_INIT;

@@ -30,6 +30,9 @@ void rules_set_output_check(rules_output_check *fn);
 
 /* Refreshes r. Returns 1 when rules.mk changed, 0 when not, -1 on error. */
 int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e);
+/* ERR_INPUT naming the folder when r's task is not there: checked before
+ * anything of the run is written, so a typo leaves no run behind. */
+int rules_task_check(const struct run *r, struct err *e);
 
 /* Appends " <target>" for each target of r that user goal brings up to
  * date: a stage's own targets (make pulls in what they need through the

@@ -1,6 +1,7 @@
 #include "pipeline/settings.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,8 @@ const struct setting_def settings_table[] = {
 	{ "GOAL", SET_NAME, "final", NULL, 0, 0, false, "the goal make status and make doctor judge: a stage, eval or final", SCOPE_CALL },
 	{ "WATCH_TIMEOUT", SET_INT, "0", NULL, 0, 604800, false, "how long make watch waits, seconds (0: until done)", SCOPE_CALL },
 	{ "GATE_STAGE", SET_NAME, "final", NULL, 0, 0, false, "the stage make gate judges against raw (docs/ci.md)", SCOPE_CALL },
-	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed; -100: off", SCOPE_CALL },
+	{ "GATE_RULE", SET_ENUM, "no-regression", "no-regression gain", 0, 0, false, "make gate: no-regression fails a run only on evidence of a loss (the 95% interval of stage - raw below 0); gain passes it only when the interval's lower end is at least GATE_MIN_DELTA (docs/ci.md)", SCOPE_CALL },
+	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate with GATE_RULE=gain: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed (non-inferiority); -100: off", SCOPE_CALL },
 	{ "GATE_MAX_REGRESSED", SET_INT, "0", NULL, 0, 100000, false, "make gate: how many runs may have the stage below raw", SCOPE_CALL },
 	{ "GATE_VS", SET_ENUM, "none", "none noskill", 0, 0, false, "make gate: noskill also judges stage - noskill", SCOPE_CALL },
 };
@@ -255,6 +257,37 @@ int settings_check_args(int argc, char **argv, struct err *e)
 		free(name);
 		if (rc < 0)
 			return rc;
+	}
+	return 0;
+}
+
+const char *setting_near(const char *name)
+{
+	size_t max = str_near_max(name);
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (size_t i = 0; i < settings_count; i++) {
+		size_t d = str_distance(name, settings_table[i].name);
+		if (d <= max && d < best_d && strcmp(name, settings_table[i].name)) {
+			best = settings_table[i].name;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+int settings_check_strays(const char *names, struct err *e)
+{
+	for (const char *p = names; *p;) {
+		size_t n = strcspn(p, " ");
+		char *name = xstrndup(p, n);
+		const char *near = *name && !setting_find(name) ? setting_near(name) : NULL;
+		int rc = near ? err_set(e, ERR_INPUT, "%s is not a setting: did you mean %s? (make help lists the settings)",
+					name, near) : 0;
+		free(name);
+		if (rc < 0)
+			return rc;
+		p += n + (p[n] == ' ');
 	}
 	return 0;
 }
@@ -511,7 +544,12 @@ cJSON *run_config(const struct run *r)
 char *run_command(const struct run *r, const char *goal)
 {
 	struct buf b = BUF_INIT;
-	buf_printf(&b, "make task=%s", r->task);
+	/* skillc.mk given with -f (installed): the command must say so too */
+	const char *mk = getenv("SKILLC_MAKE_F");
+	if (mk && *mk)
+		buf_printf(&b, "make -f %s task=%s", mk, r->task);
+	else
+		buf_printf(&b, "make task=%s", r->task);
 	for (size_t i = 0; i < settings_count; i++) {
 		const struct setting_def *s = &settings_table[i];
 		const char *v = run_get(r, s->name), *was = run_recorded(r, s->name);

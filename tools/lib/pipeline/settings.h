@@ -56,6 +56,13 @@ const char *setting_allowed(const struct setting_def *s, char *buf, size_t n);
 /* Checks NAME=VALUE arguments against the table (every NAME must be a
  * setting). Stops at the first bad one. */
 int settings_check_args(int argc, char **argv, struct err *e);
+/* The setting a name that is none looks like a misspelling of (the same
+ * letters in another case, or an edit or two away), or NULL. */
+const char *setting_near(const char *name);
+/* Names given on make's command line that are no setting: the first that
+ * looks like one is refused ("REPAET is not a setting: did you mean
+ * REPEAT?"); others are the caller's own variables. */
+int settings_check_strays(const char *names, struct err *e);
 
 struct run {
 	char *dir;       /* the run directory */

@@ -190,6 +190,9 @@ int status_print(const struct run *r, const char *goal, struct buf *out)
 	if (n < 0)
 		return -1;
 	buf_printf(out, "run %s (task %s)\n", r->dir, r->task);
+	if (!fs_is_dir(r->task_dir))
+		buf_printf(out, "  its task is gone: no folder %s (TASKS_DIR=%s): put it back or remove the run\n",
+			   r->task_dir, run_get(r, "TASKS_DIR"));
 	int width = 0; /* the longest target name sets the column */
 	for (int i = 0; i < n; i++)
 		if ((int)strlen(need[i].name) > width)
@@ -241,10 +244,12 @@ int status_line(const struct run *r, const char *goal, struct buf *out)
 	} else {
 		buf_printf(out, "reached %s; %d of %d due", reached ? reached : "nothing yet", stale, n);
 		if (trials)
-			buf_printf(out, " (%d trials)", trials);
+			buf_printf(out, " (%d trial%s)", trials, trials == 1 ? "" : "s");
 		if (failed)
 			buf_printf(out, "; failed: %s: %s", failed, failed_why);
 	}
+	if (!fs_is_dir(r->task_dir)) /* nothing can run until it is back */
+		buf_printf(out, "; its task is gone: no folder %s", r->task_dir);
 	buf_addc(out, '\n');
 	status_free(need, why, n);
 	return stale;

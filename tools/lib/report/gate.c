@@ -93,11 +93,28 @@ static bool judge_vs(const struct results_group *g, const struct results_group *
 	double d, lo, hi;
 	gate_delta(g, base, &d, &lo, &hi);
 	buf_printf(line, "; %s - %s %+.1f pp [%+.1f, %+.1f]", g->stage, base_name, d, lo, hi);
+	if (!r->gain && hi >= 0)
+		return true;
+	if (!r->gain) {
+		buf_printf(why, "%s%s - %s: upper bound %+.1f pp < 0, a loss beyond the noise", why->len ? "; " : "",
+			   g->stage, base_name, hi);
+		return false;
+	}
 	if (lo >= r->min_delta)
 		return true;
 	buf_printf(why, "%s%s - %s: lower bound %+.1f pp < GATE_MIN_DELTA %g", why->len ? "; " : "", g->stage,
 		   base_name, lo, r->min_delta);
 	return false;
+}
+
+/* Whether the run counts as regressed: under the gain rule the summary's
+ * flag (below raw at all), under no-regression only with evidence. */
+static bool regressed(const struct run_rows *rr, const struct gate_rule *r)
+{
+	if (!rr->stage || !results_regressed(rr->stage))
+		return false;
+	double d, lo, hi;
+	return r->gain || !rr->raw || !gate_delta(rr->stage, rr->raw, &d, &lo, &hi) || hi < 0;
 }
 
 /* One run: its line, and its state. */
@@ -116,7 +133,7 @@ static enum gate_state judge_run(const struct run_rows *rr, const struct gate_ru
 		bool ok = judge_vs(rr->stage, rr->raw, "raw", r, line, &why);
 		if (r->vs_noskill)
 			ok &= judge_vs(rr->stage, rr->noskill, "noskill", r, line, &why);
-		if (results_regressed(rr->stage) && too_many_regressed) {
+		if (regressed(rr, r) && too_many_regressed) {
 			buf_printf(&why, "%sregressed below raw (more than GATE_MAX_REGRESSED %ld)", why.len ? "; " : "",
 				   r->max_regressed);
 			ok = false;
@@ -140,7 +157,7 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 			end++;
 		struct run_rows rr;
 		find_rows(&tb->v[i], end - i, r->stage, &rr);
-		c.regressed += rr.stage && results_regressed(rr.stage);
+		c.regressed += regressed(&rr, r);
 		i = end;
 	}
 	bool too_many = c.regressed > r->max_regressed;
@@ -167,8 +184,12 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 	buf_printf(out, "gate: %s: %ld run%s, %ld pass, %ld fail, %ld cannot be judged; %ld regressed (at most %ld)",
 		   rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "CANNOT JUDGE", c.runs, c.runs == 1 ? "" : "s", c.passed,
 		   c.failed, c.unjudged, c.regressed, r->max_regressed);
-	buf_printf(out, "; rule: %s - raw%s, lower 95%% bound >= %g pp\n", r->stage,
-		   r->vs_noskill ? " and - noskill" : "", r->min_delta);
+	if (r->gain)
+		buf_printf(out, "; rule gain: %s - raw%s, lower 95%% bound >= %g pp\n", r->stage,
+			   r->vs_noskill ? " and - noskill" : "", r->min_delta);
+	else
+		buf_printf(out, "; rule no-regression: %s - raw%s, upper 95%% bound >= 0 pp\n", r->stage,
+			   r->vs_noskill ? " and - noskill" : "");
 	if (counts)
 		*counts = c;
 	return rc;

@@ -15,10 +15,15 @@
 
 struct gate_rule {
 	const char *stage;    /* the stage judged ("final") */
+	bool gain;            /* false (the default, "no-regression"): a run fails
+			       * only on evidence of a loss, the interval's upper
+			       * end below 0; true ("gain"): it passes only when the
+			       * lower end is at least min_delta */
 	double min_delta;     /* points: the interval's lower bound of stage - raw
 			       * (and stage - noskill) must be >= this; -100 turns it off */
-	long max_regressed;   /* runs whose stage is below raw (the summary's
-			       * regressed flag) allowed */
+	long max_regressed;   /* runs whose stage is below raw allowed (gain: the
+			       * summary's regressed flag; no-regression: with
+			       * evidence, the upper end below 0) */
 	bool vs_noskill;      /* also judge stage - noskill */
 };
 

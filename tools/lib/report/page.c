@@ -218,7 +218,7 @@ static int small_width(size_t n)
 
 /* A per-stage mean chart of one trial field, with t intervals. */
 static void metric_chart(struct run_page *p, const char *id, const char *title, const char *what, size_t off,
-			 const char *fmt, bool unit_range)
+			 const char *fmt, double scale, bool unit_range)
 {
 	size_t n = p->tb.n;
 	struct svg_bar *bars = xcalloc(n + 1, sizeof *bars);
@@ -241,7 +241,7 @@ static void metric_chart(struct run_page *p, const char *id, const char *title, 
 	struct svg_chart c = { .id = id, .title = title, .subtitle = p->task, .w = small_width(n), .h = 300,
 			       .note = unit_range ? "Mean per trial · whiskers: 95% t interval"
 						  : "Mean per trial · whiskers: 95% t interval · ×: median ratio to raw",
-			       .fmt = fmt, .scale = 1,
+			       .fmt = fmt, .scale = scale,
 			       .ymax = NAN, .ref = NAN, .bars = bars, .n = n };
 	page_chart(&p->charts, NULL, &c);
 	free(bars);
@@ -362,9 +362,21 @@ static void stage_table(struct run_page *p)
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</table></div>\n<div class=\"grid3\">");
-	metric_chart(p, "reward", "Mean reward", "reward", offsetof(struct results_trial, reward), "%.2f", true);
-	metric_chart(p, "tokens", "Tokens per trial", "tokens", offsetof(struct results_trial, tokens), "%.0f", false);
-	metric_chart(p, "time", "Seconds per trial", "seconds", offsetof(struct results_trial, seconds), "%.0f", false);
+	metric_chart(p, "reward", "Mean reward", "reward", offsetof(struct results_trial, reward), "%.2f", 1, true);
+	metric_chart(p, "tokens", "Tokens per trial", "tokens", offsetof(struct results_trial, tokens), "%.0f", 1, false);
+	/* trials under a second each: an axis of seconds would read 0, 0, 1 */
+	double most = 0;
+	for (size_t i = 0; i < p->tb.n; i++) {
+		double m = results_mean(p->tb.v[i].sec_sum, p->tb.v[i].sec_n);
+		if (!isnan(m) && m > most)
+			most = m;
+	}
+	if (most < 1)
+		metric_chart(p, "time", "Milliseconds per trial", "seconds", offsetof(struct results_trial, seconds), "%.0f",
+			     1000, false);
+	else
+		metric_chart(p, "time", "Seconds per trial", "seconds", offsetof(struct results_trial, seconds), "%.0f", 1,
+			     false);
 	cost_chart(p);
 	for (size_t i = 0; i < p->charts.n; i++)
 		if (strcmp(p->charts.v[i].id, "pass-rate"))

@@ -161,6 +161,8 @@ void page_fmt_seconds(char *out, size_t size, double s)
 		snprintf(out, size, "%ldh %02ldm", (long)(s / 3600), ((long)s % 3600) / 60);
 	else if (s >= 120)
 		snprintf(out, size, "%ldm %02lds", (long)(s / 60), (long)s % 60);
+	else if (s < 1) /* "0.2 s" rounds a sub-second trial away */
+		snprintf(out, size, "%.0f ms", s * 1000);
 	else
 		snprintf(out, size, "%.1f s", s);
 }

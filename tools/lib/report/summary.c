@@ -519,7 +519,11 @@ static void md_row(struct buf *b, const struct results_group *g, bool noskill)
 	if (g->cost_unknown)
 		buf_printf(b, " (%ld unknown)", g->cost_unknown);
 	buf_adds(b, " | ");
-	md_unit(b, results_mean(g->sec_sum, g->sec_n), "%.0fs");
+	double secs = results_mean(g->sec_sum, g->sec_n);
+	if (!isnan(secs) && secs < 1) /* "0s" says nothing of a 300 ms trial */
+		buf_printf(b, "%.0fms", secs * 1000);
+	else
+		md_unit(b, secs, "%.0fs");
 	buf_adds(b, " | ");
 	md_usd(b, results_stage_usd(g), g->llm_unknown + g->spent_unknown);
 	buf_adds(b, " |\n");
