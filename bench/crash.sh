@@ -84,7 +84,7 @@ state() {
 	R=$(run_dir "$1")
 	echo "skill $(cat "$R/inputs/skill.hash" 2>/dev/null)"
 	echo "static $(cat "$R/artifacts/static/S_static.hash" 2>/dev/null)"
-	echo "plan $(jq -c .operations "$R/artifacts/static/plan.json" 2>/dev/null)"
+	echo "plan $(jq -c "[.skills[].plan.operations]" "$R/artifacts/static/plan.json" 2>/dev/null)"
 	for ix in "$R"/traces/*/*/index.json; do
 		[ -f "$ix" ] || continue
 		echo "$(basename "$(dirname "$ix")") $(jq -c '[.counts, ([.trials[] | [.key, .outcome, .reward]] | sort)]' "$ix")"

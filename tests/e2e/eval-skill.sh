@@ -90,6 +90,7 @@ done
 t_check "nothing made" test ! -e x1 -a ! -e x2 -a ! -e x3
 mkdir -p two && cp -R other/col-total two/a && cp -R other/col-total two/b
 out=$($ES --skill-source two --output x4 2>&1)
-t_contains "two skills" "$out" "skillc-eval-skill: --skill-source: 2 skills in 'two' (a, b)"
+t_contains "two skills of one name" "$out" "skillc-eval-skill: --skill-source: skills 'a' and 'b' of 'two' are both named 'col-total'"
+t_check "nothing made" test ! -e x4
 t_end
 exit 0
