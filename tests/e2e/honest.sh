@@ -86,8 +86,8 @@ skillc-profile --model any/model --profiles "$T_ROOT/rules/profiles" --out "$P/d
 out=$(skillc-static --skill "$P/in" --profile "$P/default.json" --out "$P/out" --report "$P/r.json" 2>&1)
 t_eq "exit" $? 0
 t_check "valid" skillc-check "$P/out/big-api"
-t_eq "the step" "$(jq -r '.steps[] | select(.kind == "spec") | .status' "$P/r.json")" applied
-t_contains "why" "$(jq -r '.steps[] | select(.kind == "spec") | .why' "$P/r.json")" "over the spec's 1024"
+t_eq "the step" "$(jq -r '.skills[0].steps[] | select(.kind == "spec") | .status' "$P/r.json")" applied
+t_contains "why" "$(jq -r '.skills[0].steps[] | select(.kind == "spec") | .why' "$P/r.json")" "over the spec's 1024"
 t_check "cut at a sentence end" grep -q '^description: ".*prompts\."$' "$P/out/big-api/SKILL.md"
 t_end
 
