@@ -45,6 +45,7 @@ cat >llm/script.json <<'JSON'
 {"rules": [
   {"match": "You review how an AI agent used a skill", "json": {"findings": []}, "delay": 0.2},
   {"match": "You turn findings about a skill", "json": {"patches": []}, "delay": 0.2},
+  {"match": "## Units to score", "json": {"scores": []}, "delay": 0.2},
   {"match": "You plan edits to an Agent Skill", "delay": 0.4, "json": {"operations": [
    {"op": "reorder", "section": "log-triage/gotchas", "before": "log-triage/quick-start"},
    {"op": "move_to_reference", "section": "log-triage/why-logtriage-suite", "when": "you want the product's background"}]}}],

@@ -148,6 +148,9 @@ gh_job() (
 		export "$k=$v"
 	done
 	export GATE_STAGE=$GSTAGE
+	# every trial passes, so final ties raw: the gain rule (a gain required) fails
+	# the gate, where the default no-regression rule would pass a tie
+	export GATE_RULE=gain
 	cd "$GITHUB_WORKSPACE" || exit 2
 	failed=
 	n=$("$CIY" len "$GH" jobs.skills.steps)
