@@ -228,20 +228,28 @@ static cJSON *hb_trajectory(struct ctx *c, const char *dir, const char *agent, b
 	return atif;
 }
 
+/* The trial's "tokens" from the counts of src (Harbor's agent_result or
+ * ATIF's final_metrics): the keys of its input, output and cache counts. */
+static void hb_set_tokens(struct ctx *c, const cJSON *src, const char *in_key, const char *out_key,
+			  const char *cache_key, const char *source)
+{
+	cJSON *tk = cJSON_CreateObject();
+	double in = json_num(src, in_key, 0), out = json_num(src, out_key, 0);
+	json_set_num(tk, "input", in);
+	json_set_num(tk, "output", out);
+	tr_set_num_or_null(tk, "cache_read", json_get(src, cache_key));
+	json_set_num(tk, "total", in + out);
+	json_set_str(tk, "source", source);
+	json_set(c->t, "tokens", tk);
+}
+
 /* ATIF's final_metrics, for an agent_result that counts no tokens. */
 static void hb_tokens_from_atif(struct ctx *c, const cJSON *atif)
 {
 	const cJSON *fm = json_get(atif, "final_metrics");
 	if (!cJSON_IsNumber(json_get(fm, "total_prompt_tokens")) && !cJSON_IsNumber(json_get(fm, "total_completion_tokens")))
 		return;
-	cJSON *tk = cJSON_CreateObject();
-	double in = json_num(fm, "total_prompt_tokens", 0), out = json_num(fm, "total_completion_tokens", 0);
-	json_set_num(tk, "input", in);
-	json_set_num(tk, "output", out);
-	tr_set_num_or_null(tk, "cache_read", json_get(fm, "total_cached_tokens"));
-	json_set_num(tk, "total", in + out);
-	json_set_str(tk, "source", "atif");
-	json_set(c->t, "tokens", tk);
+	hb_set_tokens(c, fm, "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "atif");
 	if (!cJSON_IsNumber(json_get(c->t, "cost_usd")))
 		tr_set_num_or_null(c->t, "cost_usd", json_get(fm, "total_cost_usd"));
 }
@@ -252,14 +260,7 @@ static void hb_usage(struct ctx *c, const cJSON *res)
 	const cJSON *ar = json_get(res, "agent_result");
 	if (cJSON_IsObject(ar) && (cJSON_IsNumber(json_get(ar, "n_input_tokens")) ||
 				   cJSON_IsNumber(json_get(ar, "n_output_tokens")))) {
-		cJSON *tk = cJSON_CreateObject();
-		double in = json_num(ar, "n_input_tokens", 0), out = json_num(ar, "n_output_tokens", 0);
-		json_set_num(tk, "input", in);
-		json_set_num(tk, "output", out);
-		tr_set_num_or_null(tk, "cache_read", json_get(ar, "n_cache_tokens"));
-		json_set_num(tk, "total", in + out);
-		json_set_str(tk, "source", "agent_result");
-		json_set(c->t, "tokens", tk);
+		hb_set_tokens(c, ar, "n_input_tokens", "n_output_tokens", "n_cache_tokens", "agent_result");
 	} else {
 		json_set(c->t, "tokens", cJSON_CreateNull());
 	}
