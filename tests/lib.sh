@@ -89,6 +89,13 @@ t_fakellm() {
 	FAKELLM_URL=http://127.0.0.1:$(cat "$1/port")/v1
 }
 
+# t_image_agent FILE: the scripted ACP agent built plainly into FILE, for an
+# image: the agent in a container runs without the sanitizers' runtime.
+t_image_agent() {
+	cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$1" "$T_ROOT/tests/helpers/acpagent.c" \
+		$(pkg-config --libs libcjson)
+}
+
 # t_dockerd: starts a private Docker daemon (containers-and-clusters.md §1):
 # socket, data root, exec root and pidfile in $T_TMP/docker, vfs storage,
 # no bridge, and the extra dockerd flags T_DOCKERD_ARGS holds (e.g.

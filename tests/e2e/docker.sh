@@ -32,9 +32,7 @@ cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/"
 TASK=$W/tasks/inventory-check
 # what a build saw of the proxy, for the agent to report
 printf 'RUN echo "build HTTP_PROXY=$HTTP_PROXY" > /etc/build-proxy\n' >>"$TASK/environment/Dockerfile"
-# the agent in the image runs without the sanitizers' runtime: built plainly here
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "$T_ROOT/tests/helpers/acpagent.c" \
-	$(pkg-config --libs libcjson) || skip_all "cannot build the scripted agent"
+t_image_agent "$H/acpagent" || skip_all "cannot build the scripted agent"
 # the agent: reads the skill, reports what its environment holds, does the task
 cat >"$H/agent.script.json" <<'EOF'
 {"agent_name": "Scripted", "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},

@@ -25,8 +25,7 @@ t_docker_base busybox bb:local || skip_all "$T_WHY"
 H=$T_TMP/harness W=$T_TMP/work
 mkdir -p "$H" "$W"
 cp -R "$T_ROOT/tasks" "$W/tasks"
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "$T_ROOT/tests/helpers/acpagent.c" \
-	$(pkg-config --libs libcjson) || skip_all "cannot build the scripted agent"
+t_image_agent "$H/acpagent" || skip_all "cannot build the scripted agent"
 cat >"$H/agent.script.json" <<'EOF'
 {"agent_name": "Scripted", "steps": [{"skill": "low-stock"},
   {"exec": "[ \"$SCRIPTED_MODE\" = hang ] && sleep 600; awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},

@@ -126,9 +126,7 @@ H=$T_TMP/harness
 mkdir -p "$H"
 cp -R "$T_ROOT/tasks/inventory-check" "$T_TMP/tasks/"
 INV=$T_TMP/tasks/inventory-check
-# the agent in the image runs without the sanitizers' runtime: built plainly here
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "$T_ROOT/tests/helpers/acpagent.c" \
-	$(pkg-config --libs libcjson) || skip_nodes "cannot build the scripted agent"
+t_image_agent "$H/acpagent" || skip_nodes "cannot build the scripted agent"
 cat >"$H/agent.script.json" <<'EOS'
 {"agent_name": "Scripted", "steps": [{"skill": "low-stock"},
   {"exec": "awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},

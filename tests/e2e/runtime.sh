@@ -30,8 +30,7 @@ J=$T_ROOT/build/tests/helpers/jget
 W=$T_TMP/work
 H=$W/harness
 mkdir -p "$H" "$W/tasks" && cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/" || exit 2
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags libcjson) -o "$H/acpagent" "$T_ROOT/tests/helpers/acpagent.c" \
-	$(pkg-config --libs libcjson) || skip_all "cannot build the scripted agent"
+t_image_agent "$H/acpagent" || skip_all "cannot build the scripted agent"
 # the fast stage's review and patch questions get empty answers (S_fast = S_static)
 t_fakellm "$T_TMP/llm" '{"rules": [{"match": "You review how an AI agent used a skill", "json": {"findings": []}},
   {"match": "You turn findings about a skill", "json": {"patches": []}}], "models": [{"models": ["m1"]}]}'
