@@ -38,6 +38,17 @@ SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 
 ifeq ($(SKILLC_PLAN),)
 # ---------------------------------------------------- the make you started
+# The goals that read runs, given no RESULTS and no run, read
+# SKILLC_FALLBACK_RESULTS (the source tree's Makefile names the demo's,
+# docs/demo.md) while RESULTS holds no run, and say so.
+ifneq ($(and $(SKILLC_FALLBACK_RESULTS),$(filter status summary report,$(MAKECMDGOALS))),)
+ifeq ($(filter RESULTS RUN_DIR task tasks MATRIX,$(SKILLC_GIVEN))$(wildcard $(RESULTS)/*/settings.json),)
+ifneq ($(wildcard $(SKILLC_FALLBACK_RESULTS)/*/settings.json),)
+$(info skillc: no run under $(RESULTS): reading $(SKILLC_FALLBACK_RESULTS) (make demo's runs); RESULTS=<folder> reads another)
+RESULTS := $(SKILLC_FALLBACK_RESULTS)
+endif
+endif
+endif
 # Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, pass it quoted, check it in C.
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
