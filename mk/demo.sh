@@ -1,10 +1,12 @@
 #!/bin/sh
 # mk/demo.sh — `make demo`: the whole pipeline offline, on the sample task
 # log-error-report, against the project's own stand-ins: the loopback model
-# server (libexec/fakellm: the planning model's answers, the model route the
+# server (libexec/fakellm: the compiler model's answers, the model route the
 # local runner checks) and the scripted ACP agent (libexec/acpagent, started
-# by the local runner in its sandbox for every trial). Prints where the run,
-# its summary and the deliverable skill are, and stops what it started.
+# by the local runner in its sandbox for every trial), which runs the
+# simulated model mk/demo-agent.sh. Prints the summary, the fast patch, the
+# deep decisions and where the run, its report and the deliverable skill
+# are, and stops what it started.
 # Everything lives in DEMO_DIR (default results/demo); run it again and it
 # resumes: what is done is not done twice. See docs/demo.md.
 set -u
