@@ -177,6 +177,11 @@ uninstall:
 FORCE:
 .PHONY: all tools check clean distclean install uninstall fuzz fuzz-build FORCE
 
+# make demo's folder (mk/demo.sh): right after the demo, plain make
+# summary, report and status read its runs while RESULTS holds none.
+DEMO_DIR ?= results/demo
+SKILLC_FALLBACK_RESULTS := $(DEMO_DIR)/results
+
 # The pipeline's user targets (ingest, status, clean-stage, help, ...).
 # the goals of this Makefile, beside skillc.mk's (a goal near one is a typo)
 SKILLC_OWN_GOALS := all tools check clean distclean install uninstall demo fuzz fuzz-build
@@ -185,7 +190,6 @@ $(SKILLC_NEEDS_TOOLS): | all
 
 # The whole pipeline offline on a sample task, against the stand-ins in
 # libexec/ (docs/demo.md); DEMO_DIR (default results/demo) holds it all.
-DEMO_DIR ?= results/demo
 demo: all
 	+@DEMO_DIR='$(DEMO_DIR)' $(SHELL) mk/demo.sh
 .PHONY: demo

@@ -22,7 +22,7 @@ first=$(since "$t")
 t=$(now)
 make demo >"$W/demo2.out" 2>&1
 again=$(since "$t")
-trials=$(grep -c ' passed reward=' "$W/demo.out" || true)
+trials=$(grep -c ' \(passed\|failed\) reward=' "$W/demo.out" || true)
 echo "commit $(git rev-parse --short HEAD)"
 echo "./configure && make -j2   ${build} s"
 echo "make demo (fresh clone)   ${first} s   ($trials trials)"

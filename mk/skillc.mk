@@ -27,7 +27,7 @@ SKILLC_READ_GOALS := status
 SKILLC_FREE_GOALS := summary report watch doctor gate junit runtime-image pin export
 SKILLC_GOALS := $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) $(SKILLC_FREE_GOALS)
 # The targets that run a tool: in the source tree they need the tools built.
-SKILLC_NEEDS_TOOLS := skillc-run $(SKILLC_FREE_GOALS)
+SKILLC_NEEDS_TOOLS := $(SKILLC_FREE_GOALS)
 skillc_work := $(filter $(SKILLC_WORK_GOALS),$(MAKECMDGOALS))
 skillc_read := $(filter $(SKILLC_READ_GOALS),$(MAKECMDGOALS))
 skillc_any := $(filter $(SKILLC_GOALS),$(MAKECMDGOALS))
@@ -38,6 +38,17 @@ SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 
 ifeq ($(SKILLC_PLAN),)
 # ---------------------------------------------------- the make you started
+# The goals that read runs, given no RESULTS and no run, read
+# SKILLC_FALLBACK_RESULTS (the source tree's Makefile names the demo's,
+# docs/demo.md) while RESULTS holds no run, and say so.
+ifneq ($(and $(SKILLC_FALLBACK_RESULTS),$(filter status summary report,$(MAKECMDGOALS))),)
+ifeq ($(filter RESULTS RUN_DIR task tasks MATRIX,$(SKILLC_GIVEN))$(wildcard $(RESULTS)/*/settings.json),)
+ifneq ($(wildcard $(SKILLC_FALLBACK_RESULTS)/*/settings.json),)
+$(info skillc: no run under $(RESULTS): reading $(SKILLC_FALLBACK_RESULTS) (make demo's runs); RESULTS=<folder> reads another)
+RESULTS := $(SKILLC_FALLBACK_RESULTS)
+endif
+endif
+endif
 # Values from outside never reach a shell or a rule unchecked: take each
 # one's text without expanding it, pass it quoted, check it in C.
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
@@ -74,7 +85,7 @@ $(error $(skillc_bad))
 endif
 ifneq ($(skillc_included),)
 skillc_stray_note := $(if $(skillc_strays),$(shell $(SKILLC_BIN)/skillc-rules check --strays $(call skillc_quote,$(skillc_strays))))
-$(if $(skillc_stray_note),$(warning $(subst skillc: ,skillc: warning: ,$(skillc_stray_note))))
+$(if $(and $(skillc_stray_note),$(if $(MAKE_RESTARTS),,once)),$(warning $(subst skillc: ,skillc: warning: ,$(skillc_stray_note))))
 endif
 else ifneq ($(skillc_read)$(skillc_dry)$(filter doctor gate junit,$(MAKECMDGOALS)),)
 $(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)
@@ -144,11 +155,38 @@ else
 $(error skillc: $(firstword $(skillc_answered)) $(or $(skillc_report_fail),could not run (see the line above)))
 endif
 else ifneq ($(skillc_work),)
-# Work: skillc-rules takes the locks, refreshes the runs and starts the one make.
-$(skillc_work): skillc-run ; @:
-skillc-run:
+# Work: skillc-rules takes the locks, refreshes the runs and starts the one
+# make. Its status is the failed stage's (docs/pipeline.md: 1 the work
+# failed, 2 bad input), which no recipe can make make's own (a failed recipe
+# is 2): the work runs as the remaking of an included makefile that records
+# the status; make then starts over, reads it and answers as status does
+# (question mode for 1). The file is named by this make's pid, which the
+# restart keeps.
+skillc_rc_file := $(or $(TMPDIR),/tmp)/skillc-rc.$(shell echo $$PPID)
+skillc_rc :=
+ifneq ($(MAKE_RESTARTS),)
+-include $(skillc_rc_file)
+$(shell rm -f $(skillc_rc_file))
+endif
+ifeq ($(skillc_rc),)
+$(shell rm -f $(skillc_rc_file))
+-include $(skillc_rc_file)
+SKILLC_NEEDS_TOOLS += $(skillc_rc_file)
+$(skillc_rc_file):
 	+@$(SKILLC_BIN)/skillc-rules run --goals '$(skillc_work)' $(skillc_args) -- \
-		$(MAKE) --no-print-directory -f $(SKILLC_MK)
+		$(MAKE) --no-print-directory -f $(SKILLC_MK); echo "skillc_rc := $$?" >$@
+# reached only when the status could not be written (make starts over first)
+$(skillc_work):
+	@echo 'skillc: cannot write $(skillc_rc_file): the status of the make is unknown' >&2; exit 2
+else ifeq ($(skillc_rc),0)
+$(skillc_work): ; @:
+else ifeq ($(skillc_rc),1)
+MAKEFLAGS += -q
+$(skillc_work): skillc-not-well
+skillc-not-well: ; @:
+else
+$(skillc_work): ; @exit 2
+endif
 endif
 
 # summary / report / watch read run folders only: no lock, no task needed.
@@ -179,7 +217,7 @@ export:
 		--env-file $(call skillc_quote,$(ENV_FILE)) \
 		$(call skillc_quote,$(skillc_results_of))
 
-.PHONY: $(SKILLC_GOALS) skillc-run skillc-not-well
+.PHONY: $(SKILLC_GOALS) skillc-not-well
 
 else
 # -------------------------------- the one make of every run (SKILLC_PLAN)

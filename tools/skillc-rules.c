@@ -637,24 +637,69 @@ static int make_keeps_going(void)
 	return memchr(mf, 'k', strcspn(mf, " ")) != NULL;
 }
 
-/* True when a stage of run r wrote its status at or after since (wall
- * seconds): the make got to it. */
-static bool run_started(const struct run *r, double since)
+/* Calls each(path, ctx) for every status file of run r written at or after
+ * since (wall seconds), until it returns true; true when one did. */
+static bool status_since(const struct run *r, double since, bool (*each)(const char *path, void *ctx), void *ctx)
 {
 	char *dir = path_join(r->dir, "status");
 	DIR *d = opendir(dir);
-	bool started = false;
-	for (struct dirent *de; d && !started && (de = readdir(d));) {
+	bool stop = false;
+	for (struct dirent *de; d && !stop && (de = readdir(d));) {
 		struct stat st;
 		char *p = path_join(dir, de->d_name);
-		started = de->d_name[0] != '.' && strcmp(de->d_name, "due.json") && stat(p, &st) == 0 &&
-			  st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= since;
+		stop = de->d_name[0] != '.' && strcmp(de->d_name, "due.json") && stat(p, &st) == 0 &&
+		       st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= since && each(p, ctx);
 		free(p);
 	}
 	if (d)
 		closedir(d);
 	free(dir);
-	return started;
+	return stop;
+}
+
+static bool any_file(const char *path, void *ctx)
+{
+	(void)path;
+	(void)ctx;
+	return true;
+}
+
+/* True when a stage of run r wrote its status at or after since: the make
+ * got to it. */
+static bool run_started(const struct run *r, double since)
+{
+	return status_since(r, since, any_file, NULL);
+}
+
+/* Keeps in *ctx (an int) the worst exit status of a failed stage: 2 (bad
+ * input) over 1 (the work failed). */
+static bool failed_exit(const char *path, void *ctx)
+{
+	int *worst = ctx;
+	struct err e = { 0 };
+	size_t n = strlen(path);
+	cJSON *st = n > 5 && !strcmp(path + n - 5, ".json") ? json_read_file(path, &e) : NULL;
+	const char *state = json_str(st, "state");
+	if (state && !strcmp(state, "failed")) {
+		int rc = (int)json_num(st, "exit", 0);
+		if (rc == 2 || (rc && !*worst))
+			*worst = rc == 2 ? 2 : 1;
+	}
+	cJSON_Delete(st);
+	return false;
+}
+
+/* The status of the make of the runs, as docs/pipeline.md states it: a
+ * stage that refused bad input makes it 2, one whose work failed 1; a
+ * signal or a failure of make's own keeps make's status. */
+static int run_status(const struct runs *rs, int rc, double since)
+{
+	if (rc <= 0 || rc > 128)
+		return rc;
+	int worst = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		status_since(&rs->v[i], since, failed_exit, &worst);
+	return worst ? worst : rc;
 }
 
 /* "; final = static: fast 0 patches (3 bad answers), deep 0 edits" when
@@ -810,11 +855,12 @@ static int cmd_run(const struct command *c)
 		if (!res.exit_code)
 			res.exit_code = 1;
 	}
+	int rc = run_status(&rs, res.exit_code, since);
 	for (size_t i = 0; i < rs.n; i++)
 		close(fds[i]);
 	free(fds);
 	runs_free(&rs);
-	return res.exit_code;
+	return rc;
 }
 
 /* --------------------------------------------------------------- report */

@@ -46,7 +46,7 @@ out=$($SK task=log-error-report MODEL=vllm/q RUNNER=benchflow REPEAT=2 summary 2
 t_contains "two raw trials counted" "$(cat $R/summary.md)" "| raw | 2 |"
 echo 'crash' >script
 out=$($SK -k AGENT_TIMEOUT=77 eval 2>&1)
-t_eq "the re-run fails" $? 2
+t_eq "the re-run fails (the trial errored: 1)" $? 1
 t_contains "says what is due again" "$out" "AGENT_TIMEOUT 0 -> 77; due again: raw-eval"
 case $out in *noskill*) t_fail "due again names no-skill trials, which BASELINE=0 never runs: $out" ;; esac
 t_check "no old trial left" test ! -e $R/traces/log-error-report/raw/test-001/trial.json

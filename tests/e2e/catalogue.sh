@@ -177,8 +177,8 @@ runner: an ACP line that is not JSON ~ 1 ~ acp_trajectory.jsonl line 2 is not JS
 runner: bytes after the value in result.json ~ 2 ~ skillc-traces: '.*/result.json' holds more after its JSON value \(from line [0-9]+\): two writers, or bytes appended ~ fake-run $B/raw; for f in $B/raw/*/*/result.json; do echo '{"stray": 1}' >>$f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
 runner: two values on one ACP line ~ 1 ~ acp_trajectory.jsonl line 1 is not JSON ~ fake-run $B/raw; for f in $B/raw/*/*/trajectory/acp_trajectory.jsonl; do sed -i '1s/$/{"type": "x"}/' $f; done; skillc-traces --parse $B/raw --runner benchflow --harness opencode
 runner: an empty folder ~ 2 ~ skillc-traces: '.*/bad/raw' holds no trial ~ mkdir $B/raw; skillc-traces --parse $B/raw --runner benchflow --harness opencode
-runner: the stand-in crashes, through make ~ 2 ~ skillc-eval: \[1/1\] csv-column-sum raw test-001: the runner exited 1 and wrote no raw/ output: Traceback ~ echo crash >$B/script; FAKE_BENCH_SCRIPT=$B/script $SK $SCRATCH raw-eval
-runner: truncated result.json, through make ~ 2 ~ skillc-eval: \[1/1\] csv-column-sum raw test-001: 'raw/.*/result.json' is not valid JSON \(truncated, or still being written\) ~ echo truncated >$B/script; FAKE_BENCH_SCRIPT=$B/script $SK $SCRATCH raw-eval
+runner: the stand-in crashes, through make ~ 1 ~ skillc-eval: \[1/1\] csv-column-sum raw test-001: the runner exited 1 and wrote no raw/ output: Traceback ~ echo crash >$B/script; FAKE_BENCH_SCRIPT=$B/script $SK $SCRATCH raw-eval
+runner: truncated result.json, through make ~ 1 ~ skillc-eval: \[1/1\] csv-column-sum raw test-001: 'raw/.*/result.json' is not valid JSON \(truncated, or still being written\) ~ echo truncated >$B/script; FAKE_BENCH_SCRIPT=$B/script $SK $SCRATCH raw-eval
 runner: not installed ~ 2 ~ RUNNER=harbor needs the `harbor` command, which is not on PATH ~ $SK $SCRATCH RUNNER=harbor raw-eval
 ROWS
 	# --- model answers (the loopback model server; skillc-llm, the hybrid compile)
@@ -191,14 +191,14 @@ answer: a body that is not JSON ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) 
 answer: cut short ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: .*transfer closed with [0-9]+ bytes remaining ~ $LLM ANSWER-TRUNCATED
 answer: trickling slower than the floor ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: .*: the answer trickled in slower than 100 bytes in 1 s \(low_speed_bytes, low_speed_time of the route\) ~ $LLM ANSWER-TRICKLE
 answer: a 200 of the wrong type is not cached ~ 1 ~ skillc-llm: provider 'fake' \(model 'm'\) failed after 2 attempts in [0-9]+ s: the answer's first choice holds no text ~ skillc-llm --routes $W/routes.json --env-file $W/none.env --cache use --cache-dir $B/c -m fake/m ANSWER-WRONGTYPE; rc=$?; test -z "$(find $B/c -name '*.json' 2>/dev/null)" || exit 9; exit $rc
-answer: a plan that is prose, through make ~ 2 ~ skillc-static: model 'fake/planner' gave no usable JSON object after 2 repairs: it holds no JSON object ~ $SK $SCRATCH STATIC_MODE=hybrid EXTERNAL_MODEL=fake/planner ROUTES=$W/routes.json static
+answer: a plan that is prose, through make ~ 1 ~ skillc-static: model 'fake/planner' gave no usable JSON object after 2 repairs: it holds no JSON object ~ $SK $SCRATCH STATIC_MODE=hybrid EXTERNAL_MODEL=fake/planner ROUTES=$W/routes.json static
 ROWS
 	# --- a full disk and a read-only folder (private mounts; root only)
 	cat <<'ROWS'
 mount: ingest to a full disk ~ 1 ~ skillc-ingest: .*No space left on device ~ mkdir $B/fs; cp -R tasks/csv-column-sum $B/t; head -c 300000 /dev/urandom >$B/t/environment/skills/csv-sum/big.bin; in-full $B/fs 64k skillc-ingest --task $B/t --out $B/fs/skill --hash $B/fs/skill.hash
 mount: static to a full disk ~ 1 ~ skillc-static: cannot write '.*/bad/fs/.*': No space left on device ~ mkdir $B/fs; in-full $B/fs 4k skillc-static --skill $R/inputs/skill --profile $R/artifacts/static/profile.json --out $B/fs/S --hash $B/fs/h
 mount: summary into a read-only run ~ 2 ~ skillc-summary: cannot create '.*/csv-column-sum--opencode--vllm_qwen-27b/.summary.json.tmp.*': Read-only file system ~ in-ro $R $SK $RUN summary
-mount: a new trial in a read-only run ~ 2 ~ skillc: cannot open '.*/csv-column-sum--opencode--vllm_qwen-27b/.lock': Read-only file system ~ in-ro $R $SK $RUN REPEAT=2 raw-eval
+mount: a new trial in a read-only run ~ 1 ~ skillc: cannot open '.*/csv-column-sum--opencode--vllm_qwen-27b/.lock': Read-only file system ~ in-ro $R $SK $RUN REPEAT=2 raw-eval
 mount: a read-only CACHE_DIR ~ 1 ~ skillc-llm: cannot create directory '.*/bad/cache/llm': Read-only file system ~ mkdir -p $B/cache; in-ro $B/cache $LLM --cache-dir $B/cache --cache use hello
 ROWS
 }

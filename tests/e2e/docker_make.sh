@@ -148,7 +148,7 @@ if grep -qs '^enabled' /proc/sys/fs/binfmt_misc/qemu-$qemu; then
 else
 	t_contains "QEMU=auto: no qemu-$qemu registered: a problem" "$out" "no qemu-$qemu handler is registered in /proc/sys/fs/binfmt_misc: apt-get install -y qemu-user-static"
 	out=$($FSK QEMU=auto images 2>&1)
-	t_eq "make images: exit" $? 2
+	t_eq "make images: exit (the build failed: 1)" $? 1
 	t_contains "make images: one environment_build line" "$out" "environment_build: the image is $other, the host"
 fi
 out=$($FSK QEMU=maybe doctor 2>&1)
@@ -201,7 +201,7 @@ t_begin "a Dockerfile that fails to build: make images fails with one environmen
 cp -R tasks/log-error-report tasks/broken
 printf 'FROM bb:local\nRUN echo about to fail && false\n' >tasks/broken/environment/Dockerfile
 out=$($SK task=broken HARNESS=scripted images 2>&1)
-t_eq "exit" $? 2
+t_eq "exit (the build failed: 1)" $? 1
 t_contains "one line naming the step" "$out" "environment_build: the Dockerfile of task broken failed at Step 2/2 : RUN echo about to fail && false"
 t_check "no stamp" test ! -e $RES/broken--scripted--fake_m1/images/broken.l1.id
 out=$($SK task=broken HARNESS=scripted status 2>&1)

@@ -24,7 +24,7 @@ R=results/compile-pipeline/log-error-report--opencode--vllm_q
 
 t_begin "deep's scores all unusable: make final fails naming the cache key and LLM_CACHE=refresh"
 out=$($SK -j2 $SET EXTERNAL_MODEL=fake/compiler final 2>&1)
-t_eq "exit" $? 2
+t_eq "exit: the stage's 1 (the work failed), not make's 2" $? 1
 t_contains "stage failed" "$out" "skillc: deep-1-score: failed"
 t_contains "all unusable" "$out" "skillc-deep: deep-1-score: all 5 answers of EXTERNAL_MODEL 'fake/compiler' unusable"
 t_contains "cache key" "$out" "(cache key "
@@ -32,7 +32,7 @@ t_contains "the cure" "$out" "LLM_CACHE=refresh asks again"
 t_check "no scores written" test ! -e $R/artifacts/deep/round-1/scores.json
 t_check "no S_final" test ! -e $R/artifacts/deep/S_final
 out=$($SK -j2 $SET EXTERNAL_MODEL=fake/compiler final 2>&1)
-t_eq "rerun exit" $? 2
+t_eq "rerun exit" $? 1
 t_contains "rerun names the cure too" "$out" "LLM_CACHE=refresh asks again"
 t_end
 
@@ -41,10 +41,17 @@ L3=$T_TMP/llm3
 t_fakellm "$L3" '{"chat": [{"text": "I would rather not."}], "health": [{"body": {"status": "ok"}}], "score": [{"score": 0.5}]}'
 printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 20}}}\n' "$FAKELLM_URL" >"$L3/routes.json"
 out=$($SK -j2 $SET ROUTES=$L3/routes.json RM_API_URL=${FAKELLM_URL%/v1} EXTERNAL_MODEL=fake/other final 2>&1)
-t_eq "exit" $? 2
+t_eq "exit" $? 1
 t_contains "all unusable" "$out" "fast-map: all 3 answers of EXTERNAL_MODEL 'fake/other' unusable"
 t_contains "cure" "$out" "LLM_CACHE=refresh"
 case $out in *"fast-apply: started"*) t_fail "fast-apply ran after the failed reduce" ;; esac
+t_end
+
+t_begin "make's status is the failed stage's: 2 when a stage refused bad input"
+mkdir -p "$T_TMP/badprof" && echo '{' >"$T_TMP/badprof/a.json"
+out=$($SK $SET MODEL=vllm/q3 PROFILES_DIR=$T_TMP/badprof profile 2>&1)
+t_eq "exit (output: $out)" $? 2
+t_contains "the stage's line" "$out" "skillc-profile: '$T_TMP/badprof/a.json' is not valid JSON"
 t_end
 
 t_begin "a final neither fast nor deep changed says so on its last line"

@@ -29,7 +29,7 @@ t_begin "LAUNCHER=srun without srun: the trial fails saying what to do; ingest r
 # the tools by absolute path; nothing else on PATH, so there is no srun
 out=$(PATH=$T_BIN:$W/fake /usr/bin/make --no-print-directory -f "$T_ROOT/mk/skillc.mk" task=csv-column-sum \
 	RUNNER=benchflow MODEL=vllm/m LAUNCHER=srun raw-eval REPEAT=1 2>&1)
-t_eq "exit" $? 2
+t_eq "exit: the stage's 1" $? 1
 t_contains "what to do" "$out" "raw-eval.001: failed after"
 t_contains "what to do" "$out" "LAUNCHER=srun needs \`srun\` on PATH"
 t_contains "ingest ran here" "$(cat $R/status/ingest.json)" '"state": "done"'
@@ -44,7 +44,7 @@ printf '#!/bin/sh\necho "squeue: error: Unable to contact slurm controller (conn
 chmod +x fake/squeue
 before=$(cat $R/status/raw-eval.001.json)
 out=$(PATH=$W/fake:$PATH $SK raw-eval REPEAT=1 2>&1)
-t_eq "exit" $? 2
+t_eq "exit: Slurm could not be asked (1)" $? 1
 t_contains "why" "$out" "cannot ask Slurm about 1 job an earlier make of '$R' left (squeue failed"
 t_contains "what to do" "$out" "or remove $R/.slurm/ if you know those jobs have ended"
 t_check "mark kept" test -f $R/.slurm/raw-eval.001.json

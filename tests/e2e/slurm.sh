@@ -54,7 +54,7 @@ t_end
 t_begin "a failing trial's error is the tool's own line, not srun's"
 script "crash"
 out=$($SK raw-eval REPEAT=4 2>&1)
-t_eq "exit" $? 2
+t_eq "exit: the trial errored (1)" $? 1
 err=$("$T_ROOT/build/tests/helpers/jget" $R/status/raw-eval.004.json error)
 case $err in srun:*|"") t_fail "error is '$err'" ;; esac
 t_check "the job failed" t_poll 30 ended "$RUN:raw-eval.004" FAILED

@@ -5,6 +5,7 @@
  *
  *   {"agent_name": "Scripted", "init": "ok|error|hang|garbage",
  *    "stop_reason": "end_turn", "usage": {"inputTokens": 10, ...},
+ *    "usage_file": "/tmp/usage.json"   (optional: usage written by the steps, read after them)
  *    "steps": [
  *      {"message": "text"}            agent_message_chunk (sent in two chunks)
  *      {"thought": "text"}            agent_thought_chunk
@@ -349,6 +350,25 @@ static void run_steps(void)
 	}
 }
 
+/* The prompt's token counts: the JSON object the steps wrote to the
+ * script's "usage_file" (an agent whose counts depend on what it read),
+ * else the script's "usage"; NULL for none. The caller owns it. */
+static cJSON *steps_usage(void)
+{
+	const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(script, "usage_file"));
+	if (path) {
+		int err = 0;
+		char *body = slurp(path, &err);
+		cJSON *u = body ? cJSON_Parse(body) : NULL;
+		free(body);
+		if (cJSON_IsObject(u))
+			return u;
+		cJSON_Delete(u);
+	}
+	cJSON *usage = cJSON_GetObjectItem(script, "usage");
+	return usage ? cJSON_Duplicate(usage, true) : NULL;
+}
+
 static void respond(const cJSON *id, cJSON *result)
 {
 	cJSON *m = cJSON_CreateObject();
@@ -428,9 +448,9 @@ int main(int argc, char **argv)
 			cJSON *r = cJSON_CreateObject();
 			const char *stop = cJSON_GetStringValue(cJSON_GetObjectItem(script, "stop_reason"));
 			cJSON_AddStringToObject(r, "stopReason", stop ? stop : "end_turn");
-			cJSON *usage = cJSON_GetObjectItem(script, "usage");
+			cJSON *usage = steps_usage();
 			if (usage)
-				cJSON_AddItemToObject(r, "usage", cJSON_Duplicate(usage, true));
+				cJSON_AddItemToObject(r, "usage", usage);
 			respond(id, r);
 		} else {
 			cJSON *e = cJSON_CreateObject();

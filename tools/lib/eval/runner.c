@@ -83,6 +83,12 @@ static void benchflow_argv(const struct eval_job *j, const char *tmp, const char
 	strlist_push(a, "--jobs-dir");
 	strlist_push_owned(a, path_join(tmp, "raw"));
 	strlist_push(a, "--quiet");
+	/* the trial's number, for a harness that seeds its sampling with it
+	 * (docs/local.md); our own runner only: bench's agents ignore it */
+	if (!strcmp(j->o->runner, "local") && j->test && !strncmp(j->test, "test-", 5)) {
+		strlist_push(a, "--agent-env");
+		strlist_push_owned(a, xasprintf("SKILLC_TRIAL=%ld", strtol(j->test + 5, NULL, 10)));
+	}
 	if (j->o->agent_timeout > 0) {
 		strlist_push(a, "--config-override");
 		strlist_push_owned(a, xasprintf("{\"agent\":{\"timeout_sec\":%.0f}}", j->o->agent_timeout));
