@@ -6,7 +6,7 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REGISTRY_MIRROR IMAGE_REGISTRY REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE SKILLS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REGISTRY_MIRROR IMAGE_REGISTRY REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE SKILLS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS GATE_ACROSS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
 SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-index deep-start deep-final final-eval final-index fast deep
@@ -148,6 +148,8 @@ GATE_MIN_DELTA ?= 0
 GATE_MAX_REGRESSED ?= 0
 # make gate: noskill also judges stage - noskill
 GATE_VS ?= none
+# make gate over several runs: runs judges each run; tasks judges the mean change across them, its 95% interval clustered by task (docs/ci.md, docs/statistics.md)
+GATE_ACROSS ?= runs
 
 #: Settings (make VAR=value, local.mk or the environment; docs/settings.md):
 #:   task=                            the task: a folder under TASKS_DIR
@@ -215,3 +217,4 @@ GATE_VS ?= none
 #:   GATE_MIN_DELTA=0                 make gate with GATE_RULE=gain: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed (non-inferiority); -100: off
 #:   GATE_MAX_REGRESSED=0             make gate: how many runs may have the stage below raw
 #:   GATE_VS=none|noskill             make gate: noskill also judges stage - noskill
+#:   GATE_ACROSS=runs|tasks           make gate over several runs: runs judges each run; tasks judges the mean change across them, its 95% interval clustered by task (docs/ci.md, docs/statistics.md)

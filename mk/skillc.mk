@@ -130,7 +130,7 @@ else ifneq ($(filter doctor,$(MAKECMDGOALS)),)
 skillc_report := $(foreach v,$(SKILLC_SETTINGS) SKILLC_RULES,$v=$(call skillc_quote,$($v))) $(SKILLC_BIN)/skillc-doctor $(call skillc_quote,$(GOAL))
 else ifneq ($(filter gate,$(MAKECMDGOALS)),)
 skillc_report := $(SKILLC_BIN)/skillc-gate --stage '$(GATE_STAGE)' --rule '$(GATE_RULE)' --min-delta '$(GATE_MIN_DELTA)' \
-	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' $(skillc_runs_of)
+	--max-regressed '$(GATE_MAX_REGRESSED)' --vs '$(GATE_VS)' --across '$(GATE_ACROSS)' $(skillc_runs_of)
 skillc_report_fail := cannot judge the runs (see the lines above)
 endif
 ifneq ($(skillc_report),)

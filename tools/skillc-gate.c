@@ -16,7 +16,7 @@
 
 static const char usage[] =
 	"usage: skillc-gate [--stage S] [--rule no-regression|gain] [--min-delta PP]\n"
-	"                   [--max-regressed N] [--vs noskill|none] PATH...\n"
+	"                   [--max-regressed N] [--vs noskill|none] [--across runs|tasks] PATH...\n"
 	"\n"
 	"PATH is a run folder (holding traces/) or a results folder holding runs.\n"
 	"The change of a run's stage against raw has a 95% interval (the one the\n"
@@ -28,6 +28,12 @@ static const char usage[] =
 	"against the no-skill stage. At most --max-regressed runs (default 0) may\n"
 	"be below raw (under no-regression: with evidence). --stage: the stage\n"
 	"judged (default final).\n"
+	"With 2 or more runs judged, a line gives the figures across them (the task\n"
+	"is the unit): the mean change with its 95% interval clustered by task, the\n"
+	"normalized gain, the exact sign test, the exact stratified test and\n"
+	"Holm-adjusted per-run p-values. --across tasks makes that mean's interval\n"
+	"the verdict (judged by the rule as above; each run's line is information);\n"
+	"--across runs (the default) judges each run.\n"
 	"Prints one line per run (ok / FAIL why / ERROR why) and a verdict line.\n"
 	"Exit 0 the rule holds, 1 it does not, 2 bad input or a run that cannot be\n"
 	"judged (no scored trials in raw or the stage, e.g. only infra errors).\n";
@@ -45,7 +51,7 @@ int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, V_GATE);
-	struct gate_rule rule = { "final", false, 0, 0, false };
+	struct gate_rule rule = { "final", false, 0, 0, false, false };
 	struct strlist paths = STRLIST_INIT;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stage")) {
@@ -68,6 +74,11 @@ int main(int argc, char **argv)
 			if (strcmp(v, "noskill") && strcmp(v, "none") && *v)
 				die(2, "--vs (GATE_VS) is noskill or none, not '%s'", v);
 			rule.vs_noskill = !strcmp(v, "noskill");
+		} else if (!strcmp(argv[i], "--across")) {
+			const char *v = std_option_value(argc, argv, &i);
+			if (strcmp(v, "runs") && strcmp(v, "tasks") && *v)
+				die(2, "--across (GATE_ACROSS) is runs or tasks, not '%s'", v);
+			rule.across = !strcmp(v, "tasks");
 		} else if (argv[i][0] == '-') {
 			die(2, "unknown option '%s' (see --help)", argv[i]);
 		} else {

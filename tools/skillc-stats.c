@@ -1,8 +1,10 @@
 /* skillc-stats — the decision statistics of report/decide.h from the
  * command line: how often a rule accepts a useless edit, a regression or a
  * real gain (computed exactly, by enumeration), and what it decides for
- * given pass counts (the statistics part of a Deep round's decision.json).
- * docs/statistics.md explains the rule and the figures. */
+ * given pass counts (the statistics part of a Deep round's decision.json);
+ * and the statistics across tasks of report/across.h: the figures of a set
+ * of tasks, the stratified test's false-accept rate and power, and how many
+ * trials or tasks a claim needs. docs/statistics.md explains them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,8 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "base/versions.h"
+#include "report/across.h"
+#include "report/exact.h"
 #include "report/decide.h"
 
 static const char usage[] =
@@ -31,7 +35,27 @@ static const char usage[] =
 	"false-accept rate over every common pass rate. --baseline N: baseline\n"
 	"trials at the first look (= first).\n"
 	"decide prints the decision as JSON (verdict accept|reject|extend, p-value,\n"
-	"why, and the same figures). Exit 0 done, 2 bad usage or input.\n";
+	"why, and the same figures).\n"
+	"\n"
+	"Across tasks (the task is the unit):\n"
+	"       skillc-stats across [--alpha A] TASK:PASS/N:PASS/N...\n"
+	"       skillc-stats strata [--alpha A] --tasks K [--first N] [--baseline N]\n"
+	"                           [--effect P0:P1]... [--draws D]\n"
+	"       skillc-stats plan   --effect E --power P [--base P0] [--alpha A]\n"
+	"                           [--test fisher|barnard] [--trials N] [--max-tasks K]\n"
+	"across prints as JSON, for each task's baseline and candidate counts: the\n"
+	"per-task differences, their mean with a 95% interval across tasks, the\n"
+	"normalized gain, the exact sign test over tasks, the exact stratified test\n"
+	"(tasks as strata, a common odds ratio), Holm-adjusted per-task Fisher\n"
+	"p-values, and whether the run was too small to show its own effect.\n"
+	"strata prints the stratified test's chance of accepting over K tasks of\n"
+	"--baseline (= first) and --first N (3) trials per arm, for each effect, and\n"
+	"its worst false-accept rate: exact when the outcomes can be enumerated,\n"
+	"else over D Monte Carlo draws (20000, fixed seed).\n"
+	"plan prints the trials per arm one task needs, and the tasks of --trials N\n"
+	"(3) trials per arm the stratified test needs (at most --max-tasks, 200), to\n"
+	"accept a gain of E over the pass rate --base (0.5) with power P.\n"
+	"Exit 0 done, 2 bad usage or input.\n";
 
 static double num_arg(const char *flag, const char *s)
 {
@@ -202,12 +226,183 @@ static void print_table(const struct opts *o)
 	printf("worst false-accept rate %.4f, at a common pass rate of %.3f\n", worst, at);
 }
 
+/* ---------------------------------------------------------------- across tasks */
+
+static void print_json(cJSON *doc)
+{
+	struct buf b = BUF_INIT;
+	json_canon(doc, true, &b);
+	fputs(b.data, stdout);
+	if (b.len && b.data[b.len - 1] != '\n')
+		putchar('\n');
+	buf_free(&b);
+}
+
+static int finish(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die(1, "cannot write to stdout");
+	return 0;
+}
+
+/* "NAME:PASS/N:PASS/N" */
+static void task_arg(const char *s, struct across_task *t)
+{
+	const char *c1 = strchr(s, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!c1 || !c2 || c1 == s)
+		die(2, "a task is NAME:PASS/N:PASS/N (baseline, then candidate), not '%s'", s);
+	char *base = xstrndup(c1 + 1, (size_t)(c2 - c1 - 1));
+	t->name = xstrndup(s, (size_t)(c1 - s));
+	parse_arm(t->name, base, true, &t->base_pass, &t->base_n);
+	parse_arm(t->name, c2 + 1, true, &t->cand_pass, &t->cand_n);
+	free(base);
+}
+
+static int across_main(int argc, char **argv)
+{
+	double alpha = 0.10;
+	struct across_task *t = xcalloc((size_t)argc, sizeof *t);
+	size_t k = 0;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--alpha"))
+			alpha = num_arg("--alpha", std_option_value(argc, argv, &i));
+		else if (argv[i][0] == '-')
+			die(2, "unknown option '%s' (see --help)", argv[i]);
+		else
+			task_arg(argv[i], &t[k++]);
+	}
+	if (!k)
+		die(2, "across needs at least one task NAME:PASS/N:PASS/N (see --help)");
+	if (!(alpha > 0 && alpha < 1))
+		die(2, "--alpha must lie between 0 and 1");
+	struct err e;
+	cJSON *doc = across_json(t, k, alpha, &e);
+	if (!doc)
+		die_err(&e);
+	print_json(doc);
+	cJSON_Delete(doc);
+	for (size_t i = 0; i < k; i++)
+		free((char *)t[i].name);
+	free(t);
+	return finish();
+}
+
+static int strata_main(int argc, char **argv)
+{
+	double alpha = 0.10;
+	long k = 0, first = 3, base = 0, draws = 20000;
+	struct decide_effect eff[16];
+	size_t ne = 0;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--alpha"))
+			alpha = num_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--tasks"))
+			k = count_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--first"))
+			first = count_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--baseline"))
+			base = count_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--draws"))
+			draws = count_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--effect") && ne < ARRAY_LEN(eff)) {
+			pair_arg(a, std_option_value(argc, argv, &i), ':', &eff[ne].p_base, &eff[ne].p_cand);
+			ne++;
+		}
+		else
+			die(2, "unknown option '%s' (see --help)", a);
+	}
+	if (!k)
+		die(2, "strata needs --tasks K (see --help)");
+	if (!base)
+		base = first;
+	if (!ne) {
+		memcpy(eff, decide_table_effects, sizeof decide_table_effects);
+		ne = ARRAY_LEN(decide_table_effects);
+	}
+	struct err e;
+	printf("stratified exact test (common odds ratio), alpha %g; %ld tasks, %ld baseline and %ld candidate trials each\n",
+	       alpha, k, base, first);
+	printf("%-8s %-8s %-11s %10s %s\n", "p_base", "p_cand", "kind", "accept", "how");
+	for (size_t i = 0; i < ne; i++) {
+		struct across_oc oc;
+		if (across_strat_oc((size_t)k, base, first, eff[i].p_base, eff[i].p_cand, alpha, draws, &oc, &e) < 0)
+			die_err(&e);
+		const char *kind = eff[i].p_cand > eff[i].p_base ? "gain" : eff[i].p_cand < eff[i].p_base ? "regression" : "useless";
+		if (oc.exact)
+			printf("%-8.3g %-8.3g %-11s %10.4f exact\n", eff[i].p_base, eff[i].p_cand, kind, oc.accept);
+		else
+			printf("%-8.3g %-8.3g %-11s %10.4f Monte Carlo, %ld draws, se %.4f\n", eff[i].p_base, eff[i].p_cand, kind,
+			       oc.accept, oc.draws, oc.se);
+	}
+	double at, worst = across_strat_worst((size_t)k, base, first, alpha, draws, &at, &e);
+	if (worst < 0)
+		die_err(&e);
+	printf("worst false-accept rate %.4f, at a common pass rate of %.3f (grid .05 to .95)\n", worst, at);
+	return finish();
+}
+
+static int plan_main(int argc, char **argv)
+{
+	double effect = NAN, power = NAN, base = 0.5, alpha = 0.10;
+	long trials = 3, max_tasks = 200;
+	int test = DECIDE_FISHER;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--effect"))
+			effect = num_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--power"))
+			power = num_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--base"))
+			base = num_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--alpha"))
+			alpha = num_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--trials"))
+			trials = count_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--max-tasks"))
+			max_tasks = count_arg(a, std_option_value(argc, argv, &i));
+		else if (!strcmp(a, "--test")) {
+			const char *v = std_option_value(argc, argv, &i);
+			if ((test = decide_test_from(v)) != DECIDE_FISHER && test != DECIDE_BARNARD)
+				die(2, "--test: plan takes fisher or barnard, not '%s'", v);
+		} else
+			die(2, "unknown option '%s' (see --help)", a);
+	}
+	if (isnan(effect) || isnan(power))
+		die(2, "plan needs --effect E and --power P (see --help)");
+	struct err e;
+	double got_n, got_k;
+	long n = across_plan_trials(test, base, effect, power, alpha, &got_n, &e);
+	if (n < 0)
+		die_err(&e);
+	long k = across_plan_tasks(trials, base, effect, power, alpha, max_tasks, &got_k, &e);
+	if (k < 0)
+		die_err(&e);
+	printf("a gain of %g over a pass rate of %g, one-sided alpha %g, power %g:\n", effect, base, alpha, power);
+	if (n)
+		printf("one task: %ld trials per arm (%s, power %.3f)\n", n, decide_test_name((enum decide_test)test), got_n);
+	else
+		printf("one task: more than %d trials per arm (%s reaches power %.3f there)\n", EXACT_MAX_N,
+		       decide_test_name((enum decide_test)test), got_n);
+	if (k)
+		printf("across tasks: %ld tasks of %ld trials per arm (stratified test, power %.3f)\n", k, trials, got_k);
+	else
+		printf("across tasks: more than %ld tasks of %ld trials per arm (power %.3f there)\n", max_tasks, trials, got_k);
+	return finish();
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, V_STATS);
+	if (argc >= 2 && !strcmp(argv[1], "across"))
+		return across_main(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "strata"))
+		return strata_main(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "plan"))
+		return plan_main(argc, argv);
 	if (argc < 2 || (strcmp(argv[1], "table") && strcmp(argv[1], "decide")))
-		die(2, "say 'table' or 'decide' (see --help)");
+		die(2, "say 'table', 'decide', 'across', 'strata' or 'plan' (see --help)");
 	bool decide = !strcmp(argv[1], "decide");
 	struct opts o;
 	parse(argc, argv, decide, &o);

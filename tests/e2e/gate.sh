@@ -213,3 +213,49 @@ sed 's/<testcase name="raw"/<testcase/' win/$RUNNAME/junit.xml >broken.xml
 valid broken.xml 2>/dev/null
 t_eq "refused" $? 3
 t_end
+
+t_begin "several tasks: small gains no single task can show pass GATE_ACROSS=tasks, judged on the mean's interval"
+for t in t1 t2 t3 t4 t5 t6; do
+	n=3
+	case $t in t5 | t6) n=2 ;; esac
+	TASK=$t stage across $t raw 1 3
+	TASK=$t stage across $t final $n 3
+done
+out=$(skillc-gate --rule gain across 2>&1)
+t_eq "per run: no task shows a gain" $? 1
+t_contains "the across line" "$out" "across 6 runs: final - raw mean +55.6 pp [+37.5, +73.6] (95%, clustered by task), normalized gain 0.83; sign test 6 up 0 down p = 0.0156; stratified exact p = 0.00162"
+t_contains "Holm per run" "$out" "Holm-adjusted p: t1 "
+out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=across gate GATE_RULE=gain GATE_ACROSS=tasks 2>&1)
+t_eq "across tasks: a gain" $? 0
+t_contains "rule" "$out" "rule gain across runs (the mean change, clustered by task): final - raw, lower 95% bound >= 0 pp"
+skillc-gate --rule gain --min-delta 40 --across tasks across >/dev/null 2>&1
+t_eq "a margin above the mean's lower bound fails" $? 1
+for t in r1 r2 r3; do
+	TASK=$t stage down $t raw 3 3
+	TASK=$t stage down $t final 1 3
+done
+out=$(skillc-gate --across tasks down 2>&1)
+t_eq "no-regression across tasks: a loss shown across them fails" $? 1
+t_contains "the loss" "$out" "across 3 runs: final - raw mean -66.7 pp [-66.7, -66.7]"
+skillc-gate --across sometimes down >/dev/null 2>&1
+t_eq "a bad --across: exit 2" $? 2
+t_end
+
+t_begin "the summary of several tasks: the across-task figures in summary.json and summary.md"
+skillc-summary --out sum across >/dev/null 2>&1
+t_eq "exit" $? 0
+a=$(jq -c '.by_bench[] | select(.stage == "final") | .across | [.tasks, .mean_delta, .ci95, .normalized_gain, .sign_test.p, .stratified.p, .too_small]' sum/summary.json)
+t_eq "across figures" "$a" '[6,0.555556,[0.374884,0.736227],0.833333,0.015625,0.001616,false]'
+t_eq "raw has none" "$(jq -c '.by_bench[] | select(.stage == "raw") | .across' sum/summary.json)" null
+t_contains "md section" "$(cat sum/summary.md)" "## Across tasks (vs raw, the task is the unit"
+t_contains "md row" "$(cat sum/summary.md)" "| final | 6 | +55.6 pp [+37.5, +73.6] | 0.83 | 0.0156 | 0.00162 |"
+skillc-summary --out sum2 down >/dev/null 2>&1
+t_contains "no gain: said" "$(cat sum2/summary.md)" "no gain observed"
+TASK=s1 stage small s1 raw 1 3
+TASK=s1 stage small s1 final 2 3
+TASK=s2 stage small s2 raw 1 3
+TASK=s2 stage small s2 final 1 3
+skillc-summary --out sum3 small >/dev/null 2>&1
+t_eq "a small run is too small to show its own gain" "$(jq '.by_bench[] | select(.stage == "final") | .across.too_small' sum3/summary.json)" true
+t_contains "and the table says so" "$(cat sum3/summary.md)" "too small to show its own gain"
+t_end

@@ -47,3 +47,52 @@ t_contains "max" "$err" "first (3) <= max (2)"
 err=$(skillc-stats 2>&1)
 t_eq "exit usage" $? 2
 t_end
+
+t_begin "across: the figures across tasks as JSON; a small run says it was too small"
+skillc-stats across a:1/3:3/3 b:0/3:1/3 c:2/3:2/3 d:2/3:1/3 >"$T_TMP/x.json" 2>&1
+t_eq "exit" $? 0
+t_eq "tasks" "$("$J" "$T_TMP/x.json" tasks)" 4
+t_eq "mean delta" "$("$J" "$T_TMP/x.json" mean_delta)" 0.166667
+t_eq "normalized gain" "$("$J" "$T_TMP/x.json" normalized_gain)" 0.285714
+t_eq "sign test" "$("$J" "$T_TMP/x.json" sign_test.p)" 0.5
+t_eq "stratified p" "$("$J" "$T_TMP/x.json" stratified.p)" 0.34
+t_eq "holm" "$("$J" "$T_TMP/x.json" per_task.0.p_holm)" 0.8
+t_eq "too small" "$("$J" "$T_TMP/x.json" too_small)" true
+t_eq "reject" "$("$J" "$T_TMP/x.json" verdict)" reject
+skillc-stats across t1:0/6:6/6 t2:1/6:5/6 t3:0/6:5/6 >"$T_TMP/y.json" 2>&1
+t_eq "a clear gain is accepted" "$("$J" "$T_TMP/y.json" verdict)" accept
+t_eq "and was not too small" "$("$J" "$T_TMP/y.json" too_small)" false
+err=$(skillc-stats across a:1/3 2>&1)
+t_eq "bad task: exit 2" $? 2
+t_contains "says the form" "$err" "a task is NAME:PASS/N:PASS/N"
+err=$(skillc-stats across a:4/3:1/3 2>&1)
+t_eq "bad counts: exit 2" $? 2
+t_end
+
+t_begin "strata: the stratified test's false-accept rate and power, exact or Monte Carlo"
+out=$(skillc-stats strata --tasks 3 2>&1)
+t_eq "exit" $? 0
+t_contains "exact gain" "$out" "0.4      0.7      gain            0.3598 exact"
+t_contains "size" "$out" "worst false-accept rate 0.0498"
+out=$(skillc-stats strata --tasks 10 --draws 2000 --effect .4:.7 2>&1)
+t_contains "Monte Carlo" "$out" "Monte Carlo, 2000 draws, se"
+t_end
+
+t_begin "plan: how many trials per arm and how many tasks a gain of 0.2 needs"
+out=$(skillc-stats plan --effect 0.2 --power 0.8 2>&1)
+t_eq "exit" $? 0
+t_contains "one task" "$out" "one task: 61 trials per arm (fisher, power 0.802)"
+t_contains "tasks" "$out" "across tasks: 22 tasks of 3 trials per arm"
+err=$(skillc-stats plan --effect 0.6 --power 0.8 --base 0.5 2>&1)
+t_eq "impossible effect: exit 2" $? 2
+t_contains "says why" "$err" "--base + --effect at most 1"
+t_end
+
+t_begin "the stratified test's table agrees with the independent script, regenerated"
+if command -v python3 >/dev/null 2>&1; then
+	cut -d' ' -f1 "$T_ROOT/tests/fixtures/stats/strata-cases.txt" | python3 "$T_ROOT/tests/helpers/strata-exact.py" >"$T_TMP/cases"
+	t_check "same table" cmp "$T_TMP/cases" "$T_ROOT/tests/fixtures/stats/strata-cases.txt"
+else
+	t_skip "no python3"
+fi
+t_end

@@ -207,6 +207,22 @@ static int check_outside(const struct skill_src *s, const struct skill_out *o, s
 	return rc;
 }
 
+/* The item names the kind, the copied text and where it came from. */
+static int check_leak(const struct leak_index *lk, const struct skill_out *o, struct guard_fail *f)
+{
+	struct leak_hit h;
+	bool hit = leak_find(lk, o->md.data, o->md.len, &h);
+	for (size_t i = 0; !hit && i < o->n; i++)
+		hit = leak_find(lk, o->files[i].data.data, o->files[i].data.len, &h);
+	if (!hit)
+		return 0;
+	char *item = xasprintf("%s from %s: \"%s\"", h.kind, h.source, h.text);
+	fail(f, "leak", item, 0, 1);
+	free(item);
+	leak_hit_free(&h);
+	return 1;
+}
+
 int guard_check(const struct guard_base *g, const struct skill_src *s, struct skill_out *o,
 		struct guard_fail *f)
 {
@@ -231,6 +247,8 @@ int guard_check(const struct guard_base *g, const struct skill_src *s, struct sk
 		rc = multiset_covers(&g->headings, &heads, "heading", f);
 	if (!rc)
 		rc = multiset_covers(&g->literals, &lits, "literal", f);
+	if (!rc && g->leak)
+		rc = check_leak(g->leak, o, f);
 	strlist_free(&codes);
 	strlist_free(&heads);
 	strlist_free(&lits);

@@ -11,13 +11,16 @@
  *                root-relative form (guard_path_form), so "./scripts/x"
  *                and "scripts/x" are the same literal;
  *   outside      every added file lies inside the skill folder, under a
- *                fresh name (never over a source file).
+ *                fresh name (never over a source file);
+ *   leak         (Fast and Deep, when leak is set) no text of the package
+ *                copies what only the task's held-out files hold (leak.h).
  * Items may be added (pointers, copies); none may be lost. */
 #ifndef SKILLC_COMPILE_GUARD_H
 #define SKILLC_COMPILE_GUARD_H
 
 #include <stdbool.h>
 
+#include "compile/leak.h"
 #include "compile/package.h"
 #include "base/util.h"
 
@@ -27,11 +30,12 @@ struct guard_base {
 	struct strlist codes;     /* sorted multisets */
 	struct strlist headings;
 	struct strlist literals;  /* in guard_path_form */
+	const struct leak_index *leak; /* NULL (guard_init): no leakage check; not owned */
 };
 
 /* What the guard found lost; strings owned, freed by guard_fail_free. */
 struct guard_fail {
-	const char *check;        /* "frontmatter", "code-block", "heading", "literal", "outside" */
+	const char *check;        /* "frontmatter", "code-block", "heading", "literal", "outside", "leak" */
 	char *item;               /* the lost item, shortened to one line for the report */
 	int want, have;           /* how many the source has, how many survived */
 };

@@ -12,6 +12,7 @@
 #include "optimize/ask.h"
 #include "optimize/deepfiles.h"
 #include "optimize/edit.h"
+#include "optimize/leakload.h"
 #include "optimize/sections.h"
 #include "optimize/skillpkg.h"
 
@@ -205,8 +206,11 @@ int deep_step_edit(const struct deep_opts *o, struct err *e)
 			 !(rejected = deep_read(rp, "the round before has not been decided", e)) || budget_of(o, &budget, e) < 0
 		 ? -1 : 0;
 	struct skill_out out = { 0 };
+	struct leak_index *lk = NULL;
+	if (rc == 0 && o->task && !(lk = leak_load(o->task, &in.ts, &in.s, e)))
+		rc = -1;
 	if (rc == 0) {
-		struct edit_input ei = { &in.s, scores, rejected, in.inst, &in.ts, o->model, o->round, budget };
+		struct edit_input ei = { &in.s, scores, rejected, in.inst, &in.ts, o->model, o->round, budget, lk };
 		struct ask_tally t = { 0 };
 		char *what = xasprintf("deep-%d-edit", o->round);
 		rc = deep_edit(in.c, &ei, &out, &doc, e);
@@ -224,6 +228,7 @@ int deep_step_edit(const struct deep_opts *o, struct err *e)
 		printf("round %d: no edit: %s\n", o->round, json_str(doc, "why"));
 	if (doc)
 		skill_out_free(&out);
+	leak_free(lk);
 	cJSON_Delete(doc);
 	cJSON_Delete(scores);
 	cJSON_Delete(rejected);

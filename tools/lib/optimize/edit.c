@@ -171,7 +171,11 @@ static bool attempt(struct llm_client *c, const struct edit_input *in, const str
 		const cJSON *gd = json_get(step, "guard");
 		if (gd) {
 			json_set(at, "guard", cJSON_Duplicate(gd, true));
-			char *why = xasprintf("rolled back: guard %s lost %s", json_str(gd, "check"), json_str(gd, "item"));
+			bool leak = !strcmp(json_str(gd, "check"), "leak");
+			char *why = leak ? xasprintf("rolled back by the leakage guard: %s", json_str(gd, "item"))
+					 : xasprintf("rolled back: guard %s lost %s", json_str(gd, "check"), json_str(gd, "item"));
+			if (leak)
+				json_set_num(doc, "leaks", json_num(doc, "leaks", 0) + 1);
 			json_set_str(at, "why", why);
 			free(why);
 		} else if (json_str(step, "reason")) {
@@ -222,6 +226,7 @@ int deep_edit(struct llm_client *c, const struct edit_input *in, struct skill_ou
 	json_set(*doc, "edit", cJSON_CreateNull());
 	struct guard_base g;
 	guard_init(&g, in->skill);
+	g.leak = in->leak;
 	char *seen;
 	char *traces = deep_traces_text(in->traces, &seen);
 	int rc = 0;

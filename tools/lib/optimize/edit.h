@@ -15,6 +15,7 @@
 
 #include "compile/package.h"
 #include "llm/client.h"
+#include "compile/leak.h"
 #include "optimize/traces.h"
 #include "base/util.h"
 
@@ -30,6 +31,7 @@ struct edit_input {
 	const char *model;
 	int round;
 	long budget_tokens;
+	const struct leak_index *leak;  /* the leakage guard's index, or NULL (no check) */
 };
 
 /* Fills *out (initialized here; free with skill_out_free) with the edited

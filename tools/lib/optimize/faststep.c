@@ -11,6 +11,7 @@
 #include "compile/guard.h"
 #include "compile/profile.h"
 #include "optimize/ask.h"
+#include "optimize/leakload.h"
 #include "optimize/map.h"
 #include "optimize/patch.h"
 #include "optimize/reduce.h"
@@ -313,6 +314,10 @@ static void report_counts_md(const cJSON *rep, struct buf *md)
 		buf_printf(md, "- Reduce: %ld patch(es) proposed, %ld kept; dropped: %ld invalid, %ld duplicate, %ld over FAST_MAX_PATCHES.\n",
 			   (long)json_num(r, "answered", 0), (long)json_num(r, "kept", 0), (long)json_num(r, "invalid", 0),
 			   (long)json_num(r, "duplicate", 0), (long)json_num(r, "over_limit", 0));
+	const cJSON *c = json_get(rep, "counts");
+	if (json_bool(rep, "leak_guard", false))
+		buf_printf(md, "- Leakage guard: %ld patch(es) rolled back for copying the task's tests, solution, expected files or verifier output.\n",
+			   (long)json_num(c, "leaks", 0));
 	buf_printf(md, "- Body: %ld -> %ld lines, ~%ld -> ~%ld tokens (budget %ld).\n\n", num(rep, "before", "lines"),
 		   num(rep, "after", "lines"), num(rep, "before", "tokens"), num(rep, "after", "tokens"),
 		   (long)json_num(rep, "budget_tokens", 0));
@@ -339,11 +344,14 @@ static void report_md(const cJSON *rep, struct buf *md)
 		buf_adds(md, "| | | | no patch | | |\n");
 }
 
-/* Each patch applied to out, guarded, one step of the report each. */
-static cJSON *apply_patches(const struct skill_src *src, const cJSON *patches, long budget, struct skill_out *out)
+/* Each patch applied to out, guarded (lk: the leakage guard too, may be
+ * NULL), one step of the report each. */
+static cJSON *apply_patches(const struct skill_src *src, const cJSON *patches, long budget,
+			    const struct leak_index *lk, struct skill_out *out)
 {
 	struct guard_base g;
 	guard_init(&g, src);
+	g.leak = lk;
 	cJSON *rep = cJSON_CreateObject();
 	json_set_num(rep, "format", 1);
 	json_set_str(rep, "tool", "skillc-fast " V_FAST);
@@ -352,7 +360,7 @@ static cJSON *apply_patches(const struct skill_src *src, const cJSON *patches, l
 	json_set(rep, "before", patch_size(out->md.data, out->md.len));
 	cJSON *steps = json_set(rep, "patches", cJSON_CreateArray());
 	cJSON *counts = json_set(rep, "counts", cJSON_CreateObject());
-	static const char *const states[] = { "applied", "unchanged", "rolled_back", "rejected" };
+	static const char *const states[] = { "applied", "unchanged", "rolled_back", "rejected", "leaks" };
 	for (size_t i = 0; i < ARRAY_LEN(states); i++)
 		json_set_num(counts, states[i], 0);
 	for (const cJSON *p = json_get(patches, "patches") ? json_get(patches, "patches")->child : NULL; p; p = p->next) {
@@ -361,9 +369,13 @@ static cJSON *apply_patches(const struct skill_src *src, const cJSON *patches, l
 		patch_apply(src, &g, out, p, budget, step);
 		const char *st = json_str(step, "status");
 		json_set_num(counts, st, json_num(counts, st, 0) + 1);
+		const char *check = json_str(json_get(step, "guard"), "check");
+		if (check && !strcmp(check, "leak"))
+			json_set_num(counts, "leaks", json_num(counts, "leaks", 0) + 1);
 		cJSON_AddItemToArray(steps, step);
 	}
 	json_set(rep, "after", patch_size(out->md.data, out->md.len));
+	json_set(rep, "leak_guard", cJSON_CreateBool(lk != NULL));
 	guard_free(&g);
 	return rep;
 }
@@ -387,6 +399,20 @@ static int apply_write(const struct fast_opts *o, const struct skill_src *src, c
 	return rc;
 }
 
+/* The leakage guard's index: the task's held-out files, the verifier
+ * output of o->traces (when given), the instruction and src as known. */
+static struct leak_index *apply_leak_index(const struct fast_opts *o, const struct skill_src *src, struct err *e)
+{
+	struct trace_set ts = { 0 };
+	if (o->traces && load_traces(o, o->trials, src, &ts, e) < 0) {
+		traces_free(&ts);
+		return NULL;
+	}
+	struct leak_index *lk = leak_load(o->task, o->traces ? &ts : NULL, src, e);
+	traces_free(&ts);
+	return lk;
+}
+
 int fast_step_apply(const struct fast_opts *o, struct err *e)
 {
 	if (need(o->skill, "--skill", e) < 0 || need(o->dir, "--dir", e) < 0)
@@ -399,10 +425,13 @@ int fast_step_apply(const struct fast_opts *o, struct err *e)
 			 budget_of(o, &budget, e) < 0
 		 ? -1 : 0;
 	free(pp);
+	struct leak_index *lk = NULL;
+	if (rc == 0 && o->task && !(lk = apply_leak_index(o, &src, e)))
+		rc = -1;
 	struct skill_out out;
 	if (rc == 0) {
 		skill_out_init(&out, &src);
-		rep = apply_patches(&src, patches, budget, &out);
+		rep = apply_patches(&src, patches, budget, lk, &out);
 		upstream_counts(o->dir, rep);
 		rc = apply_write(o, &src, &out, rep, e);
 		skill_out_free(&out);
@@ -413,6 +442,10 @@ int fast_step_apply(const struct fast_opts *o, struct err *e)
 		       src.name, (long)json_num(counts, "applied", 0), (long)json_num(counts, "rolled_back", 0),
 		       (long)json_num(counts, "rejected", 0), (long)json_num(json_get(rep, "before"), "tokens", 0),
 		       (long)json_num(json_get(rep, "after"), "tokens", 0), budget);
+	if (rc == 0 && json_num(counts, "leaks", 0) > 0)
+		printf("%s: the leakage guard rolled back %ld patch(es) that copied the task's held-out files (report.md)\n",
+		       src.name, (long)json_num(counts, "leaks", 0));
+	leak_free(lk);
 	cJSON_Delete(rep);
 	cJSON_Delete(patches);
 	skill_src_free(&src);

@@ -82,6 +82,7 @@ const struct setting_def settings_table[] = {
 	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false, "make gate with GATE_RULE=gain: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed (non-inferiority); -100: off", SCOPE_CALL },
 	{ "GATE_MAX_REGRESSED", SET_INT, "0", NULL, 0, 100000, false, "make gate: how many runs may have the stage below raw", SCOPE_CALL },
 	{ "GATE_VS", SET_ENUM, "none", "none noskill", 0, 0, false, "make gate: noskill also judges stage - noskill", SCOPE_CALL },
+	{ "GATE_ACROSS", SET_ENUM, "runs", "runs tasks", 0, 0, false, "make gate over several runs: runs judges each run; tasks judges the mean change across them, its 95% interval clustered by task (docs/ci.md, docs/statistics.md)", SCOPE_CALL },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);
 

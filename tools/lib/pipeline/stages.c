@@ -271,6 +271,10 @@ static void fast_apply_command(const struct stage_ref *ref, const struct run *r,
 {
 	fast_common(argv, r, bindir, "apply");
 	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+	/* the leakage guard: the task's held-out files and the verifier output */
+	push_flag(argv, "--task", r->task_dir);
+	push_traces(argv, r, "static");
+	push_int(argv, "--trials", static_trials(r));
 }
 
 static void fast_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -683,9 +687,11 @@ const struct stage_def stage_table[] = {
 		.tool = "skillc-fast",
 		.version = V_FAST,
 		.after = { "fast-reduce" },
-		.inputs = { "artifacts/fast/patches.json", "artifacts/static/S_static.hash", "artifacts/static/profile.json" },
+		.inputs = { "artifacts/fast/patches.json", "artifacts/static/S_static.hash", "artifacts/static/profile.json",
+		            "inputs/task.src.hash", "traces/%T/static/test-%N/trial.json" },
 		.outputs = { "artifacts/fast/S_fast", "artifacts/fast/S_fast.hash", "artifacts/fast/report.json",
 		             "artifacts/fast/report.md" },
+		.gather_count = static_trials,
 		.command = fast_apply_command,
 	},
 	{

@@ -1,8 +1,10 @@
 #include "report/gate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "report/across.h"
 #include "report/stats.h"
 
 static double r2(double v)
@@ -146,6 +148,31 @@ static enum gate_state judge_run(const struct run_rows *rr, const struct gate_ru
 	return st;
 }
 
+/* The across-task figures of the judged runs (stage against raw), one
+ * line; with r->across, *ok says whether they pass the rule. */
+static void across_line(const struct across_task *t, size_t k, const struct gate_rule *r, struct buf *out, bool *ok)
+{
+	struct across_result a;
+	struct err e = { 0 };
+	if (across_compute(t, k, &a, &e) < 0) {
+		buf_printf(out, "ERROR across %zu runs: %s\n", k, e.msg);
+		*ok = false;
+		return;
+	}
+	double lo = r2(a.lo * 100), hi = r2(a.hi * 100);
+	buf_printf(out, "across %zu runs: %s - raw mean %+.1f pp [%+.1f, %+.1f] (95%%, clustered by task)", k, r->stage,
+		   r2(a.mean_delta * 100), lo, hi);
+	if (isfinite(a.norm_gain))
+		buf_printf(out, ", normalized gain %.2f", a.norm_gain);
+	buf_printf(out, "; sign test %ld up %ld down p = %.3g; stratified exact p = %.3g; Holm-adjusted p:", a.wins,
+		   a.losses, a.sign_p, a.strat_p);
+	for (size_t i = 0; i < k; i++)
+		buf_printf(out, " %s %.3g", t[i].name, a.task_holm[i]);
+	buf_addc(out, '\n');
+	*ok = r->gain ? lo >= r->min_delta : hi >= 0;
+	across_free(&a);
+}
+
 int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct buf *out,
 	       struct gate_counts *counts)
 {
@@ -161,6 +188,8 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 		i = end;
 	}
 	bool too_many = c.regressed > r->max_regressed;
+	struct across_task *at = xcalloc(tb->n + 1, sizeof *at);
+	size_t nat = 0;
 	for (size_t i = 0; i < tb->n;) {
 		size_t end = i + 1;
 		while (end < tb->n && results_same_cell(&tb->v[i], &tb->v[end]))
@@ -170,6 +199,9 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 		struct buf line = BUF_INIT;
 		gate_run_name(&tb->v[i], &line);
 		enum gate_state st = judge_run(&rr, r, too_many, &line);
+		if (st != GATE_UNJUDGED)
+			at[nat++] = (struct across_task){ tb->v[i].task, rr.raw->passed, rr.raw->scored, rr.stage->passed,
+							 rr.stage->scored };
 		buf_printf(out, "%s %s\n", st == GATE_PASS ? "ok" : st == GATE_FAIL ? "FAIL" : "ERROR", line.data);
 		buf_free(&line);
 		c.runs++;
@@ -180,16 +212,22 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 	}
 	if (!c.runs)
 		buf_adds(out, "ERROR no complete trial in the runs given: nothing to judge\n");
-	int rc = !c.runs || c.unjudged ? 2 : c.failed || too_many ? 1 : 0;
+	bool across_ok = true;
+	if (nat >= 2)
+		across_line(at, nat, r, out, &across_ok);
+	free(at);
+	bool across = r->across && nat >= 2;
+	int rc = !c.runs || c.unjudged ? 2 : across ? (across_ok ? 0 : 1) : c.failed || too_many ? 1 : 0;
 	buf_printf(out, "gate: %s: %ld run%s, %ld pass, %ld fail, %ld cannot be judged; %ld regressed (at most %ld)",
 		   rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "CANNOT JUDGE", c.runs, c.runs == 1 ? "" : "s", c.passed,
 		   c.failed, c.unjudged, c.regressed, r->max_regressed);
+	const char *scope = across ? " across runs (the mean change, clustered by task)" : "";
 	if (r->gain)
-		buf_printf(out, "; rule gain: %s - raw%s, lower 95%% bound >= %g pp\n", r->stage,
-			   r->vs_noskill ? " and - noskill" : "", r->min_delta);
+		buf_printf(out, "; rule gain%s: %s - raw%s, lower 95%% bound >= %g pp\n", scope, r->stage,
+			   r->vs_noskill && !across ? " and - noskill" : "", r->min_delta);
 	else
-		buf_printf(out, "; rule no-regression: %s - raw%s, upper 95%% bound >= 0 pp\n", r->stage,
-			   r->vs_noskill ? " and - noskill" : "");
+		buf_printf(out, "; rule no-regression%s: %s - raw%s, upper 95%% bound >= 0 pp\n", scope, r->stage,
+			   r->vs_noskill && !across ? " and - noskill" : "");
 	if (counts)
 		*counts = c;
 	return rc;

@@ -25,6 +25,10 @@ struct gate_rule {
 			       * summary's regressed flag; no-regression: with
 			       * evidence, the upper end below 0) */
 	bool vs_noskill;      /* also judge stage - noskill */
+	bool across;          /* with 2 or more runs, the verdict is the across-task
+			       * one (across.h): the 95% interval of the mean per-run
+			       * change, clustered by task, judged as above; each
+			       * run's line is then information (Holm-adjusted p) */
 };
 
 /* What gate_judge found, run by run. */
@@ -35,8 +39,9 @@ struct gate_counts {
 };
 
 /* Judges every run of tb. Appends one line per run to out ("ok ...",
- * "FAIL ...: why", "ERROR ...: why it cannot be judged") and a last line
- * with the verdict and the rule. Returns 0 when every run passes and at
+ * "FAIL ...: why", "ERROR ...: why it cannot be judged"), with 2 or more
+ * judged runs a line "across N runs: ..." (the across-task figures), and a
+ * last line with the verdict and the rule. Returns 0 when every run passes and at
  * most max_regressed regressed, 2 when some run cannot be judged (no
  * scored trials in raw or the stage — an infra-only run —, no such stage,
  * no noskill stage with vs_noskill) or tb has no run, else 1. */

@@ -7,6 +7,8 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "report/across.h"
+#include "report/exact.h"
 #include "report/stats.h"
 
 /* The pass@k columns of the csv and md tables. */
@@ -224,6 +226,26 @@ static struct agg *aggregates(const struct results_table *tb, size_t *n)
 	return v;
 }
 
+/* The across-task figures (across.h) of one aggregate's stage against raw,
+ * task by task; NULL below 2 tasks with both scored (or counts too large
+ * for the exact tests). */
+static cJSON *agg_across(const struct results_table *tb, const struct results_group *first)
+{
+	if (!strcmp(first->stage, "raw") || !strcmp(first->stage, "noskill"))
+		return NULL;
+	struct across_task *t = xcalloc(tb->n + 1, sizeof *t);
+	size_t k = 0;
+	for (size_t i = 0; i < tb->n; i++) {
+		const struct results_group *g = &tb->v[i], *r = g->raw;
+		if (same_agg(first, g) && r && r->scored && g->scored && r->scored <= EXACT_MAX_N && g->scored <= EXACT_MAX_N)
+			t[k++] = (struct across_task){ g->task, r->passed, r->scored, g->passed, g->scored };
+	}
+	struct err e = { 0 };
+	cJSON *o = k >= 2 ? across_json(t, k, 0.05, &e) : NULL;
+	free(t);
+	return o;
+}
+
 static cJSON *aggregates_json(const struct results_table *tb)
 {
 	size_t n;
@@ -243,6 +265,9 @@ static cJSON *aggregates_json(const struct results_table *tb)
 		json_set_num(o, "regressed_tasks", (double)v[i].regressed);
 		json_set_num(o, "tasks_with_noskill", (double)v[i].with_noskill);
 		json_set_num(o, "worse_than_noskill_tasks", (double)v[i].worse_than_noskill);
+		cJSON *across = agg_across(tb, g);
+		if (across)
+			json_set(o, "across", across);
 		cJSON_AddItemToArray(arr, o);
 	}
 	free(v);
@@ -585,6 +610,43 @@ static void md_aggregates(const struct results_table *tb, struct buf *b)
 	free(v);
 }
 
+/* "Across tasks": each aggregate of 2 or more tasks with raw, its mean
+ * change and the tests across tasks; nothing when there is none. */
+static void md_across(const struct results_table *tb, struct buf *b)
+{
+	size_t n;
+	struct agg *v = aggregates(tb, &n);
+	bool head = false;
+	for (size_t i = 0; i < n; i++) {
+		cJSON *a = agg_across(tb, v[i].first);
+		if (!a)
+			continue;
+		if (!head)
+			buf_adds(b, "\n## Across tasks (vs raw, the task is the unit; docs/statistics.md)\n\n"
+				    "| Harness | Model | Stage | Tasks | Mean change [95%] | Normalized gain | Sign test p | Stratified p | Power at the observed gain |\n"
+				    "|---|---|---|---:|---:|---:|---:|---:|---|\n");
+		head = true;
+		const cJSON *ci = json_get(a, "ci95");
+		buf_adds(b, "| ");
+		md_cell(b, v[i].first->harness);
+		buf_adds(b, " | ");
+		md_cell(b, v[i].first->model);
+		buf_printf(b, " | %s | %ld | %+.1f pp [%+.1f, %+.1f] | ", v[i].first->stage, (long)json_num(a, "tasks", 0),
+			   100 * json_num(a, "mean_delta", 0), 100 * ci->child->valuedouble, 100 * ci->child->next->valuedouble);
+		md_unit(b, json_num(a, "normalized_gain", NAN), "%.2f");
+		buf_printf(b, " | %.3g | %.3g | ", json_num(json_get(a, "sign_test"), "p", 1),
+			   json_num(json_get(a, "stratified"), "p", 1));
+		if (json_bool(a, "too_small", false))
+			buf_printf(b, "%.2f: too small to show its own gain |\n", json_num(a, "power_at_observed", 0));
+		else if (isfinite(json_num(a, "power_at_observed", NAN)))
+			buf_printf(b, "%.2f |\n", json_num(a, "power_at_observed", 0));
+		else
+			buf_adds(b, "no gain observed |\n");
+		cJSON_Delete(a);
+	}
+	free(v);
+}
+
 /* The stale trials, one line each, so nobody wonders where they went. */
 static void md_stale(const struct results_table *tb, struct buf *b)
 {
@@ -662,6 +724,7 @@ int summary_write(const char *out, const struct results_table *tb, struct err *e
 		buf_adds(&b, "# skillc results\n\n");
 		summary_md_table(tb, &b);
 		md_aggregates(tb, &b);
+		md_across(tb, &b);
 		long unknown;
 		double spent = results_spent(tb, &unknown);
 		if (spent == 0 && unknown)

@@ -1,0 +1,78 @@
+#!/bin/sh
+# End-to-end: the leakage guard in a real make run. The compiler's model
+# (the loopback server) answers Fast's reduce with two patches, one of which
+# copies the expected counts from the task's tests/test.sh into the skill:
+# that one is rolled back and recorded with the text it copied, the other
+# applies, the report counts it, and the stage goes on to its trials.
+# Deep's edit goes through the same guard (docs/leakage.md).
+. "$(dirname "$0")/../lib.sh"
+
+unset MODEL EXTERNAL_MODEL RM_API_URL ROUTES ENV_FILE CACHE_DIR LLM_CACHE SKILLC_USAGE_FILE REPEAT FAST_MIN_TRACES
+W=$T_TMP/work
+mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
+ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
+ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
+PATH=$W/fake:$PATH
+export PATH
+export FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_RULES=$W/rules
+cat >rules <<'EOF2'
+* => pass ; fail tests=3/5 failing=test_db_count,test_http_count ; pass ; fail tests=1/5 failing=test_db_count ; pass ; fail
+EOF2
+L=$T_TMP/llm
+t_fakellm "$L" '{"chat": [{"json": {"findings": [{"section": "log-triage/gotchas#1", "kind": "missing", "evidence": "ls /root", "suggestion": "Say that levels are exact."}]}}], "rules": [
+ {"match": "## Findings, by section and kind", "json": {"patches": [
+   {"op": "add", "section": "log-triage/gotchas#1", "text": "- The right answer here is {\"cache-v2\": 1, \"db\": 3, \"http\": 1}.", "why": "copied from the tests"},
+   {"op": "add", "section": "log-triage/gotchas#1", "text": "- Count only lines whose level field is exactly `ERROR`.", "why": "exact levels"}]}}]}'
+cat >"$L/routes.json" <<EOF2
+{"providers": {"fake": {"base_url": "$FAKELLM_URL", "key_env": null, "timeout": 20, "connect_timeout": 2,
+  "retry": {"attempts": 2, "base_delay": 0.01, "max_delay": 0.05}}}}
+EOF2
+SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+FS="task=log-error-report RUNNER=benchflow MODEL=vllm/q REPEAT=3 EXTERNAL_MODEL=fake/compiler ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache"
+R=results/compile-pipeline/log-error-report--opencode--vllm_q
+F=$R/artifacts/fast
+jget() { "$T_ROOT/build/tests/helpers/jget" "$@"; }
+
+t_begin "a Fast patch that copies the expected counts from tests/ is rolled back; the stage carries on"
+out=$($SK -j2 $FS fast-eval 2>&1)
+t_eq "exit" $? 0
+t_contains "apply" "$out" "log-triage: 1 patch(es) applied, 1 rolled back, 0 rejected"
+t_contains "said" "$out" "log-triage: the leakage guard rolled back 1 patch(es) that copied the task's held-out files"
+t_eq "rolled back" "$(jget $F/report.json patches.0.status)" rolled_back
+t_eq "by the leakage guard" "$(jget $F/report.json patches.0.guard.check)" leak
+t_contains "with the copied text and its source" "$(jget $F/report.json patches.0.guard.item)" \
+	'literal from tests/test.sh: "cache-v2": 1, "db": 3, "http": 1'
+t_eq "counted" "$(jget $F/report.json counts.leaks)" 1
+t_eq "the other patch applied" "$(jget $F/report.json patches.1.status)" applied
+t_contains "report.md counts it" "$(cat $F/report.md)" "Leakage guard: 1 patch(es) rolled back"
+t_check "the value is not in S_fast" sh -c "! grep -rq 'answer here is' $F/S_fast"
+t_check "the good patch is" grep -q 'exactly `ERROR`' $F/S_fast/log-triage/SKILL.md
+t_check "fast trials ran" test -f $R/traces/log-error-report/fast/test-003/trial.json
+t_end
+
+t_begin "by hand: the same verdict; without --task no guard; verifier output is held out too"
+# the instruction's example {"db": 3, "http": 1} is known: only cache-v2 made it a leak
+t_check "instruction has the example" grep -q '{"db": 3, "http": 1}' tasks/log-error-report/instruction.md
+H=$W/byhand
+mkdir -p $H && cp $F/patches.json $H/
+skillc-fast apply --skill $R/artifacts/static/S_static --dir $H --budget 5000 \
+	--task tasks/log-error-report --traces $R/traces/log-error-report/static --trials 6 >out.txt 2>&1
+t_eq "exit" $? 0
+t_contains "same verdict" "$(cat out.txt)" "1 patch(es) applied, 1 rolled back"
+skillc-fast apply --skill $R/artifacts/static/S_static --dir $H --budget 5000 >out.txt 2>&1
+t_contains "without --task" "$(cat out.txt)" "2 patch(es) applied, 0 rolled back"
+# a failing test's message as the verifier printed it (fake-bench's ctrf.json)
+cat >$H/patches.json <<'EOF2'
+{"patches": [{"n": 1, "op": "add", "section": "log-triage/gotchas#1", "why": "v",
+  "text": "- Beware test_db_count: AssertionError: test_db_count: counts differ for component db."}]}
+EOF2
+skillc-fast apply --skill $R/artifacts/static/S_static --dir $H --budget 5000 --task tasks/log-error-report >out.txt 2>&1
+t_contains "tests and solution alone do not hold it" "$(cat out.txt)" "1 patch(es) applied, 0 rolled back"
+skillc-fast apply --skill $R/artifacts/static/S_static --dir $H --budget 5000 --task tasks/log-error-report \
+	--traces $R/traces/log-error-report/static --trials 6 >out.txt 2>&1
+t_contains "the verifier output does" "$(cat out.txt)" "0 patch(es) applied, 1 rolled back"
+t_contains "named" "$(jget $H/report.json patches.0.guard.item)" "shingle from the verifier output of test-002"
+skillc-fast apply --skill $R/artifacts/static/S_static --dir $H --budget 5000 --task $W/nope >out.txt 2>&1
+t_eq "a missing task folder: exit 2" $? 2
+t_contains "names it" "$(cat out.txt)" "nope"
+t_end
