@@ -18,7 +18,7 @@
 static const char usage[] =
 	"usage: skillc-fast --traces DIR --skill DIR --model M [--output DIR] [--score-output FILE]\n"
 	"                   [--max-parallel N] [--rm-api-url URL] [--task DIR] [--profile FILE]\n"
-	"                   [--force] [step options]\n"
+	"                   [--only SKILLS] [--force] [step options]\n"
 	"       skillc-fast score  --traces DIR --skill DIR --dir DIR [--trials N] [--task DIR]\n"
 	"                          [--rm-api-url URL] [--min-traces N] [--top N] [--bottom N]\n"
 	"       skillc-fast map    --unit N --traces DIR --skill DIR --dir DIR --model M [--task DIR]\n"
@@ -37,6 +37,10 @@ static const char usage[] =
 	"apply   applies DIR/patches.json through the document model, each checked by the\n"
 	"        static guard and rolled back when it fails: DIR/S_fast/<skill>/, its tree\n"
 	"        hash (DIR/S_fast.hash or --hash), DIR/report.json, DIR/report.md.\n"
+	"--skill may be a set (a skills root of several skills): units come from every\n"
+	"skill, a section id names its skill (<skill>:<id>), a patch changes one skill;\n"
+	"--only SKILLS (names separated by spaces or commas) lets map, reduce and apply\n"
+	"change only those skills, the others stay byte-identical.\n"
 	"Without a step: all four on a folder of traces into --output (default\n"
 	"fast-<skill>), map calls --max-parallel at a time (default 3). It does nothing\n"
 	"when the output's record (fast-run.json) says the same inputs, settings and\n"
@@ -78,6 +82,7 @@ static const char **string_slot(struct fast_opts *o, const char *a)
 	       : !strcmp(a, "--hash")         ? &o->hash
 	       : !strcmp(a, "--output")       ? &o->output
 	       : !strcmp(a, "--score-output") ? &o->score_output
+	       : !strcmp(a, "--only")         ? &o->only
 					      : NULL;
 }
 
