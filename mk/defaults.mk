@@ -104,7 +104,7 @@ RM_API_URL ?=
 PROFILES_DIR ?= profiles
 # evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)
 SKILL_SOURCE ?=
-# compile only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
+# compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
 SKILLS ?=
 # largest file of a task or a skill any tool reads, in MB
 MAX_FILE_MB ?= 25
@@ -195,7 +195,7 @@ GATE_ACROSS ?= runs
 #:   RM_API_URL=                      AgentRM scoring service for the fast stage; make doctor checks its /health
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
 #:   SKILL_SOURCE=                    evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)
-#:   SKILLS=                          compile only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
+#:   SKILLS=                          compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
 #:   MAX_FILE_MB=25                   largest file of a task or a skill any tool reads, in MB
 #:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
 #:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it

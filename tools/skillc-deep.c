@@ -16,8 +16,9 @@
 static const char usage[] =
 	"usage: skillc-deep start  --run DIR --base-source S --base-skill DIR --base-trials DIR --base-count N\n"
 	"                          [--cand-source S --cand-skill DIR --cand-trials DIR --cand-count N] RULE\n"
-	"       skillc-deep score  --run DIR --round K --model M [--task DIR]\n"
+	"       skillc-deep score  --run DIR --round K --model M [--task DIR] [--only SKILLS]\n"
 	"       skillc-deep edit   --run DIR --round K --model M [--task DIR] [--profile FILE]\n"
+	"                          [--only SKILLS]\n"
 	"       skillc-deep trial  --run DIR --round K --index I --trial DIR RULE -- COMMAND...\n"
 	"       skillc-deep look   --run DIR --round K --look J RULE\n"
 	"       skillc-deep decide --run DIR --round K RULE\n"
@@ -38,6 +39,9 @@ static const char usage[] =
 	"report.json, report.md. final-trial: the final evaluation's trial I, the last\n"
 	"accepted round's trial I copied when S_final is that round's candidate\n"
 	"(unless --fresh), else COMMAND.\n"
+	"A skills root may hold a set of several skills: units come from every skill\n"
+	"(ids <skill>:<section id>), the edit changes one unit of one skill; --only\n"
+	"SKILLS lets score and edit take units of those skills alone.\n"
 	"run: every step outside make, the seed's `deep run`: the skill and its traces\n"
 	"(trial folders or BenchFlow runs) into --output, --rounds rounds (default 3),\n"
 	"candidate trials by skillc-eval (--target-model, --harness opencode, --runner\n"
@@ -76,6 +80,7 @@ static void parse(int argc, char **argv, struct opts *p)
 			       : !strcmp(a, "--model")         ? &o->model
 			       : !strcmp(a, "--task")          ? &o->task
 			       : !strcmp(a, "--profile")       ? &o->profile
+			       : !strcmp(a, "--only")          ? &o->only
 			       : !strcmp(a, "--trial")         ? &o->trial
 			       : !strcmp(a, "--output")        ? &o->run
 			       : !strcmp(a, "--skill")         ? &o->skill_dir

@@ -18,7 +18,7 @@
 static const char usage[] =
 	"usage: skillc-fast --traces DIR --skill DIR --model M [--output DIR] [--score-output FILE]\n"
 	"                   [--max-parallel N] [--rm-api-url URL] [--task DIR] [--profile FILE]\n"
-	"                   [--force] [step options]\n"
+	"                   [--only SKILLS] [--force] [step options]\n"
 	"       skillc-fast score  --traces DIR --skill DIR --dir DIR [--trials N] [--task DIR]\n"
 	"                          [--rm-api-url URL] [--min-traces N] [--top N] [--bottom N]\n"
 	"       skillc-fast map    --unit N --traces DIR --skill DIR --dir DIR --model M [--task DIR]\n"
@@ -28,9 +28,9 @@ static const char usage[] =
 	"                          [--task DIR [--traces DIR [--trials N]]]\n"
 	"\n"
 	"score   scores every trace under --traces (test-NNN/trial.json folders, or\n"
-	"        BenchFlow runs) of the skill --skill (a skill folder, or a root holding\n"
-	"        one): DIR/scores.json and DIR/groups.json. --trials N takes exactly\n"
-	"        test-001..test-N (make); --task DIR gives the instruction.\n"
+	"        BenchFlow runs) of the skill --skill (a skill folder, or a skills root\n"
+	"        holding a set): DIR/scores.json and DIR/groups.json. --trials N takes\n"
+	"        exactly test-001..test-N (make); --task DIR gives the instruction.\n"
 	"map     asks --model (the compiler's model) about unit N of DIR/groups.json:\n"
 	"        DIR/map/NNN.json (typed findings, validated).\n"
 	"reduce  groups the findings of DIR/map/001..N.json and merges them into at most\n"
@@ -41,6 +41,10 @@ static const char usage[] =
 	"        --task DIR adds the leakage guard: a patch that copies what only the\n"
 	"        task's tests/, solution/, expected files or the verifier output of the\n"
 	"        traces under --traces hold is rolled back (docs/leakage.md).\n"
+	"--skill may be a set (a skills root of several skills): units come from every\n"
+	"skill, a section id names its skill (<skill>:<id>), a patch changes one skill;\n"
+	"--only SKILLS (names separated by spaces or commas) lets map, reduce and apply\n"
+	"change only those skills, the others stay byte-identical.\n"
 	"Without a step: all four on a folder of traces into --output (default\n"
 	"fast-<skill>), map calls --max-parallel at a time (default 3). It does nothing\n"
 	"when the output's record (fast-run.json) says the same inputs, settings and\n"
@@ -82,6 +86,7 @@ static const char **string_slot(struct fast_opts *o, const char *a)
 	       : !strcmp(a, "--hash")         ? &o->hash
 	       : !strcmp(a, "--output")       ? &o->output
 	       : !strcmp(a, "--score-output") ? &o->score_output
+	       : !strcmp(a, "--only")         ? &o->only
 					      : NULL;
 }
 

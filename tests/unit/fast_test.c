@@ -59,12 +59,12 @@ static char *new_dir(void)
 	return xasprintf("%s/set%d", tmp, ++serial);
 }
 
-static void load_skill(struct skill_src *s)
+static void load_skill(struct pkgset *s)
 {
 	char *root = new_dir();
 	t_put(root, "demo/SKILL.md", skill_md);
 	struct err e;
-	if (skillpkg_load(root, s, &e) < 0) {
+	if (pkgset_load(root, NULL, s, &e) < 0) {
 		printf("FAIL setup: %s\n", e.msg);
 		exit(2);
 	}
@@ -135,11 +135,11 @@ static void test_quotes(void)
 
 static void test_skill_index(void)
 {
-	struct skill_src s;
+	struct pkgset s;
 	load_skill(&s);
-	struct skilldoc *d = sd_parse(s.md.data, s.md.len);
+	struct skilldoc *d = sd_parse(s.v[0].md.data, s.v[0].md.len);
 	struct buf b = BUF_INIT;
-	skillpkg_index_text(d, 1000, &b);
+	skillpkg_index_text(d, "", 1000, &b);
 	CHECK(strstr(b.data, "[root] (text before the first heading)\nIntro text") != NULL);
 	CHECK(strstr(b.data, "[demo/steps#1] Steps\nRun `scripts/count.sh` on the log.") != NULL);
 	CHECK_INT(section_lookup(d, "demo/gotchas"), section_lookup(d, "demo/gotchas#1"));
@@ -154,7 +154,7 @@ static void test_skill_index(void)
 	strlist_free(&refs);
 	buf_free(&b);
 	sd_free(d);
-	skill_src_free(&s);
+	pkgset_free(&s);
 }
 
 static void test_agentrm_request(void)
@@ -189,7 +189,7 @@ static void test_agentrm_request(void)
 static void score_set(const char *dir, int count, int min, int top, int bottom, cJSON **scores, cJSON **groups,
 		      int *rc, struct err *e)
 {
-	struct skill_src s;
+	struct pkgset s;
 	load_skill(&s);
 	struct trace_set ts;
 	struct trace_opts o = { count, NULL };
@@ -198,7 +198,7 @@ static void score_set(const char *dir, int count, int min, int top, int bottom, 
 	if (*rc == 0)
 		*rc = fast_score(&ts, &s, &so, scores, groups, e);
 	traces_free(&ts);
-	skill_src_free(&s);
+	pkgset_free(&s);
 }
 
 static const char *nth(const cJSON *groups, const char *list, int i)
@@ -308,19 +308,19 @@ static void test_too_few(void)
 /* Applies one patch (JSON text) to the demo skill; returns the step. */
 static cJSON *apply_one(const char *patch, long budget, char **md)
 {
-	struct skill_src s;
+	struct pkgset s;
 	load_skill(&s);
 	struct guard_base g;
-	guard_init(&g, &s);
+	guard_init(&g, &s.v[0]);
 	struct skill_out o;
-	skill_out_init(&o, &s);
+	skill_out_init(&o, &s.v[0]);
 	cJSON *p = cJSON_Parse(patch), *step = cJSON_CreateObject();
-	patch_apply(&s, &g, &o, p, budget, step);
+	patch_apply(&s.v[0], &g, &o, p, budget, step);
 	*md = xstrdup(o.md.data);
 	cJSON_Delete(p);
 	skill_out_free(&o);
 	guard_free(&g);
-	skill_src_free(&s);
+	pkgset_free(&s);
 	return step;
 }
 
@@ -372,7 +372,8 @@ static void test_patch_apply(void)
 
 static void test_patch_problem(void)
 {
-	struct skilldoc *d = sd_parse(skill_md, strlen(skill_md));
+	struct pkgset d;
+	load_skill(&d);
 	const char *cases[][2] = {
 		{ "{\"op\": \"add\", \"section\": \"demo/steps#1\", \"text\": \"x\"}", NULL },
 		{ "{\"op\": \"move\", \"section\": \"demo/steps#1\", \"text\": \"x\"}", "op is not add, update or delete" },
@@ -383,14 +384,77 @@ static void test_patch_problem(void)
 	};
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		cJSON *p = cJSON_Parse(cases[i][0]);
-		const char *why = patch_problem(p, d);
+		const char *why = patch_problem(p, &d);
 		if (cases[i][1])
 			CHECK_STR(why, cases[i][1]);
 		else
 			CHECK(why == NULL);
 		cJSON_Delete(p);
 	}
-	sd_free(d);
+	pkgset_free(&d);
+}
+
+/* A set of three skills sharing section names: ids name the skill, a patch
+ * changes one skill, SKILLS leaves the others alone. */
+static void test_skill_set(void)
+{
+	char *root = new_dir();
+	t_put(root, "alpha/SKILL.md", skill_md);
+	t_put(root, "beta/SKILL.md", skill_md);
+	t_put(root, "gamma/SKILL.md", skill_md);
+	struct pkgset p;
+	struct err e;
+	CHECK_INT(pkgset_load(root, NULL, &p, &e), 0);
+	CHECK_INT(p.n, 3);
+	size_t k = 9;
+	int s = pkgset_lookup(&p, "beta:demo/steps#1", &k);
+	CHECK(s > 0);
+	CHECK_INT(k, 1);
+	char *id = pkgset_id(&p, 1, s);
+	CHECK_STR(id, "beta:demo/steps#1");
+	free(id);
+	CHECK_INT(pkgset_lookup(&p, "demo/steps#1", &k), -1); /* a set's id names its skill */
+	CHECK_INT(pkgset_lookup(&p, "delta:demo/steps#1", &k), -1);
+	struct buf b = BUF_INIT;
+	pkgset_index_text(&p, 1000, &b);
+	CHECK(strstr(b.data, "### Skill gamma\n\n[gamma:root]") != NULL);
+	CHECK(strstr(b.data, "[alpha:demo/steps#1] Steps") != NULL);
+	buf_free(&b);
+	struct skill_out *out = pkgset_outs(&p);
+	struct guard_base g[3];
+	for (size_t i = 0; i < 3; i++)
+		guard_init(&g[i], &p.v[i]);
+	cJSON *patch = cJSON_Parse("{\"op\": \"add\", \"section\": \"beta:demo/steps#1\", \"text\": \"Then check it.\"}");
+	cJSON *step = cJSON_CreateObject();
+	CHECK_INT(patch_apply_set(&p, g, out, patch, 5000, step), 0);
+	CHECK_STR(json_str(step, "skill"), "beta");
+	CHECK(strstr(out[1].md.data, "Then check it.") != NULL);
+	CHECK(!strcmp(out[0].md.data, skill_md) && !strcmp(out[2].md.data, skill_md));
+	char *target = xasprintf("%s-out/S", root), *hash = xasprintf("%s-out/S.hash", root);
+	CHECK_INT(pkgset_publish(&p, out, target, hash, &e), 0);
+	char *a = xasprintf("%s/gamma/SKILL.md", target);
+	struct buf got = BUF_INIT;
+	CHECK_INT(fs_read(a, 0, &got, &e), 0);
+	CHECK_STR(got.data, skill_md); /* the others byte for byte */
+	buf_free(&got);
+	free(a);
+	cJSON_Delete(step);
+	cJSON_Delete(patch);
+	for (size_t i = 0; i < 3; i++)
+		guard_free(&g[i]);
+	pkgset_outs_free(&p, out);
+	pkgset_free(&p);
+	/* SKILLS: only gamma may change; a name the set lacks is refused */
+	CHECK_INT(pkgset_load(root, "gamma", &p, &e), 0);
+	CHECK_INT(pkgset_lookup(&p, "beta:demo/steps#1", &k), -1);
+	CHECK(pkgset_lookup(&p, "gamma:demo/steps#1", &k) > 0);
+	pkgset_free(&p);
+	CHECK_INT(pkgset_load(root, "delta", &p, &e), -1);
+	CHECK(strstr(e.msg, "SKILLS names 'delta'") != NULL);
+	pkgset_free(&p);
+	free(target);
+	free(hash);
+	free(root);
 }
 
 /* n records, the first `pass` passing, each with the given tokens. */
@@ -502,6 +566,7 @@ int main(void)
 	RUN(test_too_few);
 	RUN(test_patch_apply);
 	RUN(test_patch_problem);
+	RUN(test_skill_set);
 	RUN(test_decision_matches_optimization_table);
 	RUN(test_decision_verdicts);
 	struct err e;

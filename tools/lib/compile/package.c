@@ -24,9 +24,8 @@ int skill_src_load(const char *root, struct skill_src *s, struct err *e)
 			s->name = xstrdup(top.v[i].path);
 	}
 	fs_tree_free(&top);
-	if (found > 1) /* a set: the fast and deep stages take one skill so far */
-		err_set(e, ERR_INPUT, "'%s' holds a set of %d skills (%s); fast and deep take units from a set of one skill only so far (docs/fast.md): stop at static-eval, or give SKILL_SOURCE=<one skill folder>",
-		        root, found, names.data);
+	if (found > 1) /* a set: optimize/skillpkg.h's pkgset_load takes it */
+		err_set(e, ERR_INPUT, "'%s' holds a set of %d skills (%s), not one skill folder", root, found, names.data);
 	else if (found != 1)
 		err_set(e, ERR_INPUT, "'%s' holds no skill folder: run make task=<t> ingest", root);
 	buf_free(&names);

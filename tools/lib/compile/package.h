@@ -43,9 +43,9 @@ struct skill_out {
 	struct strmap suffixes; /* "<dir>/<slug><ext>" -> the next free "-k" (skill_free_name) */
 };
 
-/* Loads the one skill folder under root (a set root of one skill: the fast
- * and deep stages' S_static/, S_fast/, ...). ERR_INPUT when root holds no
- * skill folder, or several (a set they do not take yet). Free with
+/* Loads the one skill folder under root (a skills root of one skill).
+ * ERR_INPUT when root holds no skill folder, or several (a set: the fast
+ * and deep stages load sets with optimize/skillpkg.h). Free with
  * skill_src_free. */
 int skill_src_load(const char *root, struct skill_src *s, struct err *e);
 /* The skill folders of a set root (inputs/skill/, S_static/, ...), sorted.

@@ -17,6 +17,7 @@
 
 struct deep_opts {
 	const char *run, *model, *task, *profile, *trial;
+	const char *only; /* SKILLS: the skills of the set score and edit may change (NULL: every one) */
 	const char *skill_dir, *traces, *target, *harness, *runner; /* run / resume */
 	const char *src[2], *skill[2], *trials[2];                  /* start: base, candidate */
 	long count[2];

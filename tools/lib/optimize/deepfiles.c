@@ -72,11 +72,11 @@ char *deep_instruction(const struct deep_opts *o, struct err *e)
 int deep_skill_hashes(const struct deep_opts *o, const char *root_rel, hash_hex tree, hash_hex md, struct err *e)
 {
 	char *root = deep_at(o, root_rel);
-	struct skill_src s = { 0 };
-	int rc = skillpkg_load(root, &s, e) < 0 || hash_tree(root, tree, e) < 0 ? -1 : 0;
+	struct pkgset s = { 0 };
+	int rc = pkgset_load(root, NULL, &s, e) < 0 || hash_tree(root, tree, e) < 0 ? -1 : 0;
 	if (rc == 0)
-		hash_bytes(s.md.data, s.md.len, md);
-	skill_src_free(&s);
+		pkgset_md_hash(&s, md);
+	pkgset_free(&s);
 	free(root);
 	return rc;
 }

@@ -25,7 +25,8 @@ cJSON *deep_read_best(const struct deep_opts *o, int round, struct err *e);
 /* The task's instruction.md ("" without --task); NULL with e set. */
 char *deep_instruction(const struct deep_opts *o, struct err *e);
 
-/* The tree hash of the skill under a run-relative skills root, and the hash of its SKILL.md. */
+/* The tree hash of the set under a run-relative skills root, and the hash
+ * of its SKILL.md bytes (pkgset_md_hash). */
 int deep_skill_hashes(const struct deep_opts *o, const char *root_rel, hash_hex tree, hash_hex md, struct err *e);
 /* Records of the trials dir_rel/test-001 .. test-N (run-relative). */
 cJSON *deep_records(const struct deep_opts *o, const char *dir_rel, long n, struct err *e);

@@ -82,14 +82,17 @@ static int report_rounds(const struct deep_opts *o, cJSON *rep, struct err *e)
 	return 0;
 }
 
-static cJSON *final_report(const struct deep_opts *o, const cJSON *best, const cJSON *rejected, const char *name,
-			   const hash_hex h, struct err *e)
+static cJSON *final_report(const struct deep_opts *o, const cJSON *best, const cJSON *rejected,
+			   const struct pkgset *set, const hash_hex h, struct err *e)
 {
 	cJSON *rep = cJSON_CreateObject();
 	json_set_num(rep, "format", 1);
 	json_set_str(rep, "tool", "skillc-deep " V_DEEP);
+	char *name = pkgset_label(set);
 	json_set_str(rep, "skill", name);
-	char *fs = xasprintf("artifacts/deep/S_final/%s", name);
+	free(name);
+	/* the one skill's folder, or the set's root */
+	char *fs = set->n == 1 ? xasprintf("artifacts/deep/S_final/%s", set->v[0].name) : xstrdup("artifacts/deep/S_final");
 	json_set_str(rep, "final_skill", fs);
 	free(fs);
 	json_set_str(rep, "final_hash", h);
@@ -124,16 +127,16 @@ int deep_step_final(const struct deep_opts *o, struct err *e)
 {
 	char *rp = deep_round_file(o, o->rounds, "rejected.json"), *target = deep_at(o, "artifacts/deep/S_final");
 	cJSON *rejected = NULL, *rep = NULL, *best = deep_read_best(o, o->rounds, e);
-	struct skill_src s = { 0 };
+	struct pkgset s = { 0 };
 	hash_hex h;
 	int rc = !best || !(rejected = deep_read(rp, "the last round has not been decided", e)) ||
-			 publish_final(o, best, h, e) < 0 || skillpkg_load(target, &s, e) < 0 ||
-			 !(rep = final_report(o, best, rejected, s.name, h, e)) || final_write(o, rep, rejected, e) < 0
+			 publish_final(o, best, h, e) < 0 || pkgset_load(target, NULL, &s, e) < 0 ||
+			 !(rep = final_report(o, best, rejected, &s, h, e)) || final_write(o, rep, rejected, e) < 0
 		 ? -1 : 0;
 	if (rc == 0)
-		printf("S_final: %s/artifacts/deep/S_final/%s (from %s)\n", o->run, s.name, json_str(best, "source"));
+		printf("S_final: %s/%s (from %s)\n", o->run, json_str(rep, "final_skill"), json_str(best, "source"));
 	cJSON_Delete(rep);
-	skill_src_free(&s);
+	pkgset_free(&s);
 	cJSON_Delete(rejected);
 	cJSON_Delete(best);
 	free(target);
@@ -150,12 +153,12 @@ static int selection_trial(const struct deep_opts *o, const cJSON *best, const c
 {
 	*src = NULL;
 	char *final_root = deep_at(o, "artifacts/deep/S_final");
-	struct skill_src s = { 0 };
-	int rc = skillpkg_load(final_root, &s, e);
+	struct pkgset s = { 0 };
+	int rc = pkgset_load(final_root, NULL, &s, e);
 	hash_hex fm = "";
 	if (rc == 0)
-		hash_bytes(s.md.data, s.md.len, fm);
-	skill_src_free(&s);
+		pkgset_md_hash(&s, fm);
+	pkgset_free(&s);
 	free(final_root);
 	if (rc < 0 || o->fresh || !cJSON_IsNumber(json_get(best, "accepted_round")) ||
 	    strcmp(fm, json_str(best, "skill_md_hash")))

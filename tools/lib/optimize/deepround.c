@@ -105,7 +105,7 @@ int deep_step_start(const struct deep_opts *o, struct err *e)
  * traces, the instruction, a client for the compiler's model. */
 struct round_input {
 	cJSON *best;
-	struct skill_src s;
+	struct pkgset s;
 	struct trace_set ts;
 	char *inst;
 	struct llm_client *c;
@@ -116,7 +116,7 @@ static void round_input_free(struct round_input *in)
 	llm_close(in->c);
 	free(in->inst);
 	traces_free(&in->ts);
-	skill_src_free(&in->s);
+	pkgset_free(&in->s);
 	cJSON_Delete(in->best);
 }
 
@@ -128,7 +128,7 @@ static int round_input_load(const struct deep_opts *o, struct round_input *in, s
 	if (deep_need_model(o, e) < 0 || !(in->best = deep_read_best(o, o->round - 1, e)))
 		return -1;
 	char *root = deep_at(o, json_str(in->best, "skill"));
-	int rc = skillpkg_load(root, &in->s, e);
+	int rc = pkgset_load(root, o->only, &in->s, e);
 	free(root);
 	if (rc < 0 || deep_best_traces(o, in->best, &in->ts, e) < 0 || !(in->inst = deep_instruction(o, e)) ||
 	    !(in->c = ask_open(e)))
@@ -184,7 +184,7 @@ static int edit_write(const struct deep_opts *o, const struct round_input *in, c
 	char *target = deep_round_file(o, o->round, "candidate"), *hash = deep_round_file(o, o->round, "candidate.hash");
 	char *ep = deep_round_file(o, o->round, "edit.json");
 	hash_hex h;
-	int rc = skillpkg_publish(&in->s, out, target, hash, e) < 0 || hash_tree(target, h, e) < 0 ? -1 : 0;
+	int rc = pkgset_publish(&in->s, out, target, hash, e) < 0 || hash_tree(target, h, e) < 0 ? -1 : 0;
 	if (rc == 0) {
 		json_set_str(doc, "candidate_hash", h);
 		json_set_str(doc, "baseline_hash", json_str(in->best, "skill_hash"));
@@ -205,7 +205,7 @@ int deep_step_edit(const struct deep_opts *o, struct err *e)
 	int rc = round_input_load(o, &in, e) < 0 || !(scores = deep_read(sp, "score the round first", e)) ||
 			 !(rejected = deep_read(rp, "the round before has not been decided", e)) || budget_of(o, &budget, e) < 0
 		 ? -1 : 0;
-	struct skill_out out = { 0 };
+	struct skill_out *out = NULL;
 	struct leak_index *lk = NULL;
 	if (rc == 0 && o->task && !(lk = leak_load(o->task, &in.ts, &in.s, e)))
 		rc = -1;
@@ -217,7 +217,7 @@ int deep_step_edit(const struct deep_opts *o, struct err *e)
 		if (rc == 0)
 			ask_tally_array(&t, json_get(doc, "attempts"));
 		if (rc == 0)
-			rc = ask_tally_check(&t, what, o->model, e) < 0 || edit_write(o, &in, &out, doc, e) < 0 ? -1 : 0;
+			rc = ask_tally_check(&t, what, o->model, e) < 0 || edit_write(o, &in, out, doc, e) < 0 ? -1 : 0;
 		free(what);
 	}
 	const cJSON *ed = json_get(doc, "edit");
@@ -226,8 +226,7 @@ int deep_step_edit(const struct deep_opts *o, struct err *e)
 		       cJSON_GetArraySize(json_get(doc, "attempts")));
 	else if (rc == 0)
 		printf("round %d: no edit: %s\n", o->round, json_str(doc, "why"));
-	if (doc)
-		skill_out_free(&out);
+	pkgset_outs_free(&in.s, out);
 	leak_free(lk);
 	cJSON_Delete(doc);
 	cJSON_Delete(scores);

@@ -34,16 +34,17 @@ static int copy_trace(const struct trace *t, const char *d, struct err *e)
  * traces/<task>/start/test-NNN); *n gets how many traces. */
 static int stage_inputs(const struct deep_opts *o, const char *task, long *n, struct err *e)
 {
-	struct skill_src s = { 0 };
+	struct pkgset s = { 0 };
 	struct trace_set ts = { 0 };
 	struct strlist names = STRLIST_INIT;
-	char *root = deep_at(o, "artifacts/start"), *dst = NULL;
-	int rc = skillpkg_load(o->skill_dir, &s, e);
-	if (rc == 0) {
-		dst = path_join(root, s.name);
-		if (!fs_exists(dst) && (fs_mkdirs(root, e) < 0 || tree_copy(s.dir, dst, false, e) < 0))
+	char *root = deep_at(o, "artifacts/start");
+	int rc = pkgset_load(o->skill_dir, o->only, &s, e);
+	for (size_t k = 0; rc == 0 && k < s.n; k++) { /* every skill of the set */
+		char *dst = path_join(root, s.v[k].name);
+		if (!fs_exists(dst) && (fs_mkdirs(root, e) < 0 || tree_copy(s.v[k].dir, dst, false, e) < 0))
 			rc = -1;
-		strlist_push(&names, s.name);
+		strlist_push(&names, s.v[k].name);
+		free(dst);
 	}
 	struct trace_opts to = { 0, &names };
 	if (rc == 0 && traces_load(o->traces, &to, &ts, e) < 0)
@@ -60,8 +61,7 @@ static int stage_inputs(const struct deep_opts *o, const char *task, long *n, st
 	traces_free(&ts);
 	strlist_free(&names);
 	free(root);
-	free(dst);
-	skill_src_free(&s);
+	pkgset_free(&s);
 	return rc;
 }
 

@@ -24,6 +24,7 @@ static const char system_text[] =
 
 struct cand {
 	const cJSON *unit;  /* scores.json entry */
+	bool unused;        /* a skill of the set no trace invoked or read */
 	double score;
 	int order;
 };
@@ -31,7 +32,20 @@ struct cand {
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
+	if (x->unused != y->unused)
+		return x->unused ? 1 : -1;
 	return x->score != y->score ? (x->score < y->score ? -1 : 1) : x->order - y->order;
+}
+
+/* Whether a trace invoked or read skill k (a set of one counts as used). */
+static bool skill_used(const struct pkgset *p, size_t k, const struct trace_set *ts)
+{
+	if (p->n == 1)
+		return true;
+	for (size_t i = 0; i < ts->n; i++)
+		if (strcmp(trace_skill_use(&ts->v[i], p->v[k].name), "not used"))
+			return true;
+	return false;
 }
 
 static bool rejected_unit(const cJSON *rejected, const char *id)
@@ -50,9 +64,10 @@ static const struct unit *find_unit(const struct unit *u, size_t n, const char *
 	return NULL;
 }
 
-static char *user_text(const struct edit_input *in, const struct skilldoc *d, const struct unit *u, const cJSON *entry,
-		       const cJSON *attempts, const char *traces)
+static char *user_text(const struct edit_input *in, const struct unit *u, const cJSON *entry, const cJSON *attempts,
+		       const char *traces)
 {
+	const struct skilldoc *d = in->skill->v[u->skill].doc;
 	struct buf b = BUF_INIT;
 	buf_printf(&b, "## Task instruction\n%s\n\n", in->instruction && *in->instruction ? in->instruction : "(not given)");
 	buf_printf(&b, "## The unit to edit: [%s] (mean score %.2f)\n", u->id, json_num(entry, "score", 0));
@@ -128,12 +143,33 @@ static cJSON *patch_of(const struct skilldoc *d, const struct unit *u, const cJS
 	return p;
 }
 
-/* One attempt on unit u; true (and o changed) when the edit holds. */
-static bool attempt(struct llm_client *c, const struct edit_input *in, const struct skilldoc *d, const struct unit *u,
-		    const cJSON *entry, const struct guard_base *g, struct skill_out *o, const char *traces, cJSON *attempts,
-		    cJSON *doc, int *rc, struct err *e)
+/* The held edit's record in edit.json. */
+static void held_edit(const struct edit_input *in, const struct unit *u, const cJSON *p, const cJSON *ed,
+		      const cJSON *entry, const cJSON *step, cJSON *doc)
 {
-	char *user = user_text(in, d, u, entry, attempts, traces);
+	cJSON *x = json_set(doc, "edit", cJSON_CreateObject());
+	json_set_str(x, "unit", u->id);
+	char *id = pkgset_id(in->skill, u->skill, u->section);
+	json_set_str(x, "section", id);
+	free(id);
+	if (in->skill->n > 1)
+		json_set_str(x, "skill", in->skill->v[u->skill].name);
+	json_set_str(x, "op", json_str(p, "op"));
+	json_set_str(x, "find", json_str(p, "find"));
+	json_set_str(x, "text", json_str(p, "text"));
+	json_set_str(x, "why", json_str(ed, "why"));
+	json_set(x, "score", cJSON_Duplicate(entry, true));
+	json_set(doc, "size", cJSON_Duplicate(json_get(step, "after"), true));
+}
+
+/* One attempt on unit u; true (and o changed: only the unit's skill) when
+ * the edit holds. */
+static bool attempt(struct llm_client *c, const struct edit_input *in, const struct unit *u, const cJSON *entry,
+		    const struct guard_base *g, struct skill_out *o, const char *traces, cJSON *attempts, cJSON *doc,
+		    int *rc, struct err *e)
+{
+	const struct skilldoc *d = in->skill->v[u->skill].doc;
+	char *user = user_text(in, u, entry, attempts, traces);
 	char *label = xasprintf("deep-%d-edit %s", in->round, u->id);
 	static const char *const keys[] = { "edit", NULL };
 	struct ask q = { in->model, EDIT_TEMPLATE, label, system_text, user, keys, check_shape, NULL };
@@ -164,7 +200,7 @@ static bool attempt(struct llm_client *c, const struct edit_input *in, const str
 			json_set_str(step, "status", "rejected");
 			json_set_str(step, "reason", problem);
 		} else {
-			patch_apply(in->skill, g, o, p, in->budget_tokens, step);
+			patch_apply(&in->skill->v[u->skill], &g[u->skill], &o[u->skill], p, in->budget_tokens, step);
 		}
 		const char *st = json_str(step, "status");
 		json_set_str(at, "status", st);
@@ -184,17 +220,8 @@ static bool attempt(struct llm_client *c, const struct edit_input *in, const str
 			json_set_str(at, "why", "the edit changes nothing");
 		}
 		held = !strcmp(st, "applied");
-		if (held) {
-			cJSON *x = json_set(doc, "edit", cJSON_CreateObject());
-			json_set_str(x, "unit", u->id);
-			json_set_str(x, "section", json_str(p, "section"));
-			json_set_str(x, "op", json_str(p, "op"));
-			json_set_str(x, "find", json_str(p, "find"));
-			json_set_str(x, "text", json_str(p, "text"));
-			json_set_str(x, "why", json_str(ed, "why"));
-			json_set(x, "score", cJSON_Duplicate(entry, true));
-			json_set(doc, "size", cJSON_Duplicate(json_get(step, "after"), true));
-		}
+		if (held)
+			held_edit(in, u, p, ed, entry, step, doc);
 		cJSON_Delete(step);
 		cJSON_Delete(p);
 	}
@@ -203,20 +230,32 @@ static bool attempt(struct llm_client *c, const struct edit_input *in, const str
 	return held;
 }
 
-int deep_edit(struct llm_client *c, const struct edit_input *in, struct skill_out *out, cJSON **doc, struct err *e)
+/* The scored units that may be edited, weakest (used first) first; *n set. */
+static struct cand *candidates(const struct edit_input *in, const struct unit *u, size_t nu, size_t *n)
 {
-	skill_out_init(out, in->skill);
-	struct skilldoc *d = sd_parse(in->skill->md.data, in->skill->md.len);
-	struct unit *u;
-	size_t nu = units_of(d, &u);
 	const cJSON *scored = json_get(in->scores, "units");
 	struct cand *v = xcalloc((size_t)cJSON_GetArraySize(scored) + 1, sizeof *v);
-	size_t n = 0;
+	bool *used = xcalloc(in->skill->n, sizeof *used);
+	for (size_t k = 0; k < in->skill->n; k++)
+		used[k] = skill_used(in->skill, k, in->traces);
+	*n = 0;
 	int order = 0;
-	for (const cJSON *x = scored ? scored->child : NULL; x; x = x->next, order++)
-		if (json_str(x, "unit") && find_unit(u, nu, json_str(x, "unit")) && !rejected_unit(in->rejected, json_str(x, "unit")))
-			v[n++] = (struct cand){ x, json_num(x, "score", 5), order };
-	qsort(v, n, sizeof *v, cmp_cand);
+	for (const cJSON *x = scored ? scored->child : NULL; x; x = x->next, order++) {
+		const struct unit *un = json_str(x, "unit") ? find_unit(u, nu, json_str(x, "unit")) : NULL;
+		if (un && !rejected_unit(in->rejected, json_str(x, "unit")))
+			v[(*n)++] = (struct cand){ x, !used[un->skill], json_num(x, "score", 5), order };
+	}
+	qsort(v, *n, sizeof *v, cmp_cand);
+	free(used);
+	return v;
+}
+
+int deep_edit(struct llm_client *c, const struct edit_input *in, struct skill_out **outp, cJSON **doc, struct err *e)
+{
+	struct skill_out *out = *outp = pkgset_outs(in->skill);
+	struct unit *u;
+	size_t nu = units_of_set(in->skill, &u), n;
+	struct cand *v = candidates(in, u, nu, &n);
 	*doc = cJSON_CreateObject();
 	json_set_num(*doc, "format", 1);
 	json_set_num(*doc, "round", in->round);
@@ -224,29 +263,33 @@ int deep_edit(struct llm_client *c, const struct edit_input *in, struct skill_ou
 	json_set_str(*doc, "template", EDIT_TEMPLATE);
 	cJSON *attempts = json_set(*doc, "attempts", cJSON_CreateArray());
 	json_set(*doc, "edit", cJSON_CreateNull());
-	struct guard_base g;
-	guard_init(&g, in->skill);
-	g.leak = in->leak;
+	struct guard_base *g = xcalloc(in->skill->n, sizeof *g);
+	for (size_t k = 0; k < in->skill->n; k++)
+		guard_init(&g[k], &in->skill->v[k]);
+	for (size_t k = 0; k < in->skill->n; k++)
+		g[k].leak = in->leak;
 	char *seen;
-	char *traces = deep_traces_text(in->traces, &seen);
+	char *traces = deep_traces_text(in->traces, in->skill, &seen);
 	int rc = 0;
 	bool held = false;
 	for (size_t i = 0; i < n && i < EDIT_TRIES && !held && rc == 0; i++)
-		held = attempt(c, in, d, find_unit(u, nu, json_str(v[i].unit, "unit")), v[i].unit, &g, out, traces, attempts, *doc,
+		held = attempt(c, in, find_unit(u, nu, json_str(v[i].unit, "unit")), v[i].unit, g, out, traces, attempts, *doc,
 			       &rc, e);
 	if (!held)
 		json_set_str(*doc, "why", !n ? "no scored unit left to edit (every one unscored or rejected before)"
 					     : "no edit held: every attempt was rolled back or no edit");
 	free(traces);
 	free(seen);
-	guard_free(&g);
+	for (size_t k = 0; k < in->skill->n; k++)
+		guard_free(&g[k]);
+	free(g);
 	free(v);
 	units_free(u, nu);
-	sd_free(d);
 	if (rc < 0) {
 		cJSON_Delete(*doc);
 		*doc = NULL;
-		skill_out_free(out);
+		pkgset_outs_free(in->skill, out);
+		*outp = NULL;
 		return -1;
 	}
 	return 0;

@@ -1,5 +1,7 @@
 /* edit.h — the deep stage's local edit: the weakest scored unit (lowest
- * mean score, then document order) that is not in the rejected memory gets
+ * mean score, then document order; in a set of several skills, units of
+ * skills the traces used before those of skills no trace used) that is
+ * not in the rejected memory gets
  * one typed edit from the compiler's model,
  *   {"edit": {"op": "update" | "add" | "delete", "find": QUOTE, "text": TEXT, "why": TEXT}}
  * confined to that unit (a paragraph unit's find is the paragraph itself),
@@ -13,7 +15,7 @@
 
 #include <cJSON.h>
 
-#include "compile/package.h"
+#include "optimize/skillpkg.h"
 #include "llm/client.h"
 #include "compile/leak.h"
 #include "optimize/traces.h"
@@ -23,7 +25,7 @@
 #define EDIT_TRIES 3
 
 struct edit_input {
-	const struct skill_src *skill;  /* the best skill so far */
+	const struct pkgset *skill;     /* the best set so far */
 	const cJSON *scores;            /* this round's scores.json */
 	const cJSON *rejected;          /* [{round, unit, edit, ...}] of earlier rounds */
 	const char *instruction;
@@ -34,9 +36,10 @@ struct edit_input {
 	const struct leak_index *leak;  /* the leakage guard's index, or NULL (no check) */
 };
 
-/* Fills *out (initialized here; free with skill_out_free) with the edited
- * skill, or the skill unchanged when no edit held, and *doc with edit.json
- * (caller frees). -1 with e set when the model could not be asked. */
-int deep_edit(struct llm_client *c, const struct edit_input *in, struct skill_out *out, cJSON **doc, struct err *e);
+/* *out gets the set's skills (pkgset_outs; free with pkgset_outs_free):
+ * the one the edit held in changed, every other as it was; and *doc
+ * edit.json (caller frees). -1 with e set when the model could not be
+ * asked. */
+int deep_edit(struct llm_client *c, const struct edit_input *in, struct skill_out **out, cJSON **doc, struct err *e);
 
 #endif

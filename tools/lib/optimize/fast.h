@@ -15,6 +15,7 @@
 
 struct fast_opts {
 	const char *traces, *skill, *dir, *task, *rm_url, *model, *profile, *hash, *output, *score_output;
+	const char *only; /* SKILLS: the skills of the set map, reduce and apply may change (NULL: every one) */
 	int trials, min_traces, top, bottom, unit, units, max_patches, max_parallel;
 	long budget; /* 0: the profile's, else 5000 tokens */
 	bool force;

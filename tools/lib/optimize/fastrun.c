@@ -19,7 +19,7 @@
 #include "optimize/skillpkg.h"
 
 /* The record of a standalone run: what made the files in the output. */
-static cJSON *run_identity(const struct fast_opts *o, const struct skill_src *src, struct err *e)
+static cJSON *run_identity(const struct fast_opts *o, const char *skill_dir, struct err *e)
 {
 	cJSON *id = cJSON_CreateObject();
 	hash_hex h;
@@ -27,7 +27,7 @@ static cJSON *run_identity(const struct fast_opts *o, const struct skill_src *sr
 	int rc = hash_tree(o->traces, h, e);
 	if (rc == 0) {
 		json_set_str(id, "traces", h);
-		rc = hash_tree(src->dir, h, e);
+		rc = hash_tree(skill_dir, h, e);
 	}
 	if (rc == 0)
 		json_set_str(id, "skill", h);
@@ -50,6 +50,8 @@ static cJSON *run_identity(const struct fast_opts *o, const struct skill_src *sr
 	json_set_num(cfg, "bottom", o->bottom);
 	json_set_num(cfg, "max_patches", o->max_patches);
 	json_set_num(cfg, "budget_tokens", (double)o->budget);
+	if (o->only && *o->only)
+		json_set_str(cfg, "skills", o->only);
 	return id;
 }
 
@@ -87,9 +89,17 @@ static int run_maps(const struct fast_opts *o, int units, const char *self, stru
 		while (next <= units && rc == 0 && running < o->max_parallel) {
 			char unit[16];
 			snprintf(unit, sizeof unit, "%d", next++);
-			char *args[] = { (char *)self, "map", "--unit", unit, "--traces", (char *)o->traces, "--skill",
-					 (char *)o->skill, "--dir", (char *)o->output, "--model", (char *)o->model,
-					 o->task ? "--task" : NULL, (char *)o->task, NULL };
+			char *args[18] = { (char *)self, "map", "--unit", unit, "--traces", (char *)o->traces, "--skill",
+					   (char *)o->skill, "--dir", (char *)o->output, "--model", (char *)o->model };
+			size_t na = 12;
+			if (o->task) {
+				args[na++] = "--task";
+				args[na++] = (char *)o->task;
+			}
+			if (o->only && *o->only) {
+				args[na++] = "--only";
+				args[na++] = (char *)o->only;
+			}
 			bool started;
 			struct proc_child c = { args, NULL, NULL, { -1, -1, -1 }, SIGTERM };
 			if (proc_spawn(&c, &started, e) < 0)
@@ -152,18 +162,20 @@ int fast_run(struct fast_opts *o, const char *self, struct err *e)
 	if (!o->model || !*o->model)
 		return err_set(e, ERR_INPUT,
 			       "the fast stage asks the compiler's model: set EXTERNAL_MODEL=provider/model-id (or --model)");
-	struct skill_src src = { 0 };
-	if (skillpkg_load(o->skill, &src, e) < 0 || run_budget(o, e) < 0) {
-		skill_src_free(&src);
+	struct pkgset src = { 0 };
+	if (pkgset_load(o->skill, o->only, &src, e) < 0 || run_budget(o, e) < 0) {
+		pkgset_free(&src);
 		return -1;
 	}
-	char *out_default = xasprintf("fast-%s", src.name);
+	/* a set of one is named by its skill, a set by its root */
+	const char *name = src.n == 1 ? src.v[0].name : path_base(o->skill);
+	char *out_default = xasprintf("fast-%s", name);
 	o->output = o->output ? o->output : out_default;
 	char *score_default = path_join(o->output, "scores.json"), *rec = path_join(o->output, "fast-run.json");
 	o->score_output = o->score_output ? o->score_output : score_default;
 	o->dir = o->output;
 	int units = fast_units(o->top, o->bottom);
-	cJSON *id = run_identity(o, &src, e);
+	cJSON *id = run_identity(o, src.n == 1 ? src.v[0].dir : o->skill, e);
 	struct err ignore;
 	cJSON *was = id && !o->force && fs_exists(rec) ? json_read_file(rec, &ignore) : NULL;
 	cJSON *now = was ? artifact_hashes(o, units) : NULL;
@@ -173,7 +185,7 @@ int fast_run(struct fast_opts *o, const char *self, struct err *e)
 		printf("%s: up to date (fast-run.json: same traces, skill, settings and version; every file as written)\n",
 		       o->output);
 	else if (rc == 0 && (rc = run_steps(o, id, units, self, rec, e)) == 0)
-		printf("S_fast: %s/S_fast/%s\n", o->output, src.name);
+		printf("S_fast: %s/S_fast%s%s\n", o->output, src.n == 1 ? "/" : "", src.n == 1 ? name : "");
 	cJSON_Delete(was);
 	cJSON_Delete(now);
 	cJSON_Delete(id);
@@ -185,6 +197,6 @@ int fast_run(struct fast_opts *o, const char *self, struct err *e)
 	free(rec);
 	free(score_default);
 	free(out_default);
-	skill_src_free(&src);
+	pkgset_free(&src);
 	return rc;
 }

@@ -86,13 +86,13 @@ char *fast_map_path(const char *dir, int unit)
 	return xasprintf("%s/map/%03d.json", dir, unit);
 }
 
-/* The traces under o->traces of the skill src (count: exactly
- * test-001..N, 0: every one). */
-static int load_traces(const struct fast_opts *o, int count, const struct skill_src *src, struct trace_set *ts,
+/* The traces under o->traces of the set (count: exactly test-001..N,
+ * 0: every one). */
+static int load_traces(const struct fast_opts *o, int count, const struct pkgset *set, struct trace_set *ts,
 		       struct err *e)
 {
 	struct strlist names = STRLIST_INIT;
-	strlist_push(&names, src->name);
+	pkgset_names(set, &names);
 	struct trace_opts to = { count, &names };
 	int rc = traces_load(o->traces, &to, ts, e);
 	strlist_free(&names);
@@ -124,11 +124,11 @@ int fast_step_score(const struct fast_opts *o, struct err *e)
 {
 	if (need(o->traces, "--traces", e) < 0 || need(o->skill, "--skill", e) < 0 || need(o->dir, "--dir", e) < 0)
 		return -1;
-	struct skill_src src = { 0 };
+	struct pkgset src = { 0 };
 	struct trace_set ts = { 0 };
 	char *instruction = NULL, *more = NULL;
 	cJSON *scores = NULL, *groups = NULL;
-	int rc = skillpkg_load(o->skill, &src, e) < 0 || load_traces(o, o->trials, &src, &ts, e) < 0 ||
+	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || load_traces(o, o->trials, &src, &ts, e) < 0 ||
 			 !(instruction = read_instruction(o->task, e))
 		 ? -1 : 0;
 	if (rc == 0) {
@@ -146,14 +146,14 @@ int fast_step_score(const struct fast_opts *o, struct err *e)
 	free(instruction);
 	free(more);
 	traces_free(&ts);
-	skill_src_free(&src);
+	pkgset_free(&src);
 	return rc;
 }
 
 /* ---------------------------------------------------------------- map */
 
 /* The unit's map document: asked unless the unit does not exist. */
-static cJSON *map_unit(const struct fast_opts *o, const struct skill_src *src, const cJSON *unit,
+static cJSON *map_unit(const struct fast_opts *o, const struct pkgset *src, const cJSON *unit,
 		       const struct trace_set *ts, const char *instruction, struct err *e)
 {
 	const struct trace *better = unit ? traces_find(ts, json_str(unit, "better")) : NULL;
@@ -180,11 +180,11 @@ int fast_step_map(const struct fast_opts *o, struct err *e)
 		return err_set(e, ERR_INPUT, "--unit N is required (see --help)");
 	if (need_model(o, e) < 0)
 		return -1;
-	struct skill_src src = { 0 };
+	struct pkgset src = { 0 };
 	struct trace_set ts = { 0 };
 	char *gp = path_join(o->dir, "groups.json"), *instruction = NULL, *mp = fast_map_path(o->dir, o->unit);
 	cJSON *groups = NULL, *m = NULL;
-	int rc = skillpkg_load(o->skill, &src, e) < 0 || !(groups = read_json(gp, "run the score step first", e)) ? -1 : 0;
+	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || !(groups = read_json(gp, "run the score step first", e)) ? -1 : 0;
 	const cJSON *unit = groups_unit(groups, o->unit);
 	if (rc == 0 && unit) /* a unit the groups do not have is answered without traces */
 		rc = load_traces(o, 0, &src, &ts, e);
@@ -200,7 +200,7 @@ int fast_step_map(const struct fast_opts *o, struct err *e)
 	traces_free(&ts);
 	cJSON_Delete(groups);
 	free(gp);
-	skill_src_free(&src);
+	pkgset_free(&src);
 	return rc;
 }
 
@@ -223,10 +223,10 @@ int fast_step_reduce(const struct fast_opts *o, struct err *e)
 		return err_set(e, ERR_INPUT, "--units N is required (see --help)");
 	if (need_model(o, e) < 0)
 		return -1;
-	struct skill_src src = { 0 };
+	struct pkgset src = { 0 };
 	cJSON **maps = xcalloc((size_t)o->units, sizeof *maps), *reduce = NULL, *patches = NULL;
 	long budget = 0;
-	int rc = skillpkg_load(o->skill, &src, e) < 0 || budget_of(o, &budget, e) < 0 ? -1 : 0;
+	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || budget_of(o, &budget, e) < 0 ? -1 : 0;
 	for (int i = 0; rc == 0 && i < o->units; i++) {
 		char *p = fast_map_path(o->dir, i + 1);
 		if (!(maps[i] = read_json(p, "run the map step for every unit first", e)))
@@ -258,7 +258,7 @@ int fast_step_reduce(const struct fast_opts *o, struct err *e)
 	for (int i = 0; i < o->units; i++)
 		cJSON_Delete(maps[i]);
 	free(maps);
-	skill_src_free(&src);
+	pkgset_free(&src);
 	return rc;
 }
 
@@ -323,10 +323,13 @@ static void report_counts_md(const cJSON *rep, struct buf *md)
 		   (long)json_num(rep, "budget_tokens", 0));
 }
 
+static void report_skills_md(const cJSON *rep, struct buf *md);
+
 static void report_md(const cJSON *rep, struct buf *md)
 {
 	buf_printf(md, "# Fast patches of %s\n\n", json_str(rep, "skill"));
 	report_counts_md(rep, md);
+	report_skills_md(rep, md);
 	buf_adds(md, "| # | op | section | status | tokens | why |\n|---|---|---|---|---|---|\n");
 	for (const cJSON *s = json_get(rep, "patches")->child; s; s = s->next) {
 		const cJSON *p = json_get(s, "patch"), *g = json_get(s, "guard");
@@ -344,20 +347,78 @@ static void report_md(const cJSON *rep, struct buf *md)
 		buf_adds(md, "| | | | no patch | | |\n");
 }
 
-/* Each patch applied to out, guarded (lk: the leakage guard too, may be
- * NULL), one step of the report each. */
-static cJSON *apply_patches(const struct skill_src *src, const cJSON *patches, long budget,
+/* {lines, tokens} of the set's bodies, summed. */
+static cJSON *set_size(const struct pkgset *p, const struct skill_out *out)
+{
+	if (p->n == 1)
+		return patch_size(out[0].md.data, out[0].md.len);
+	double lines = 0, tokens = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		cJSON *one = patch_size(out[k].md.data, out[k].md.len);
+		lines += json_num(one, "lines", 0);
+		tokens += json_num(one, "tokens", 0);
+		cJSON_Delete(one);
+	}
+	cJSON *j = cJSON_CreateObject();
+	json_set_num(j, "lines", lines);
+	json_set_num(j, "tokens", tokens);
+	return j;
+}
+
+/* In a set of several, the report skill by skill: whether the stage may
+ * edit it (SKILLS), its body before and after, the patches applied to it. */
+static void report_skills(const struct pkgset *p, const struct skill_out *out, cJSON *rep)
+{
+	if (p->n == 1)
+		return;
+	cJSON *list = json_set(rep, "skills", cJSON_CreateArray());
+	for (size_t k = 0; k < p->n; k++) {
+		cJSON *x = cJSON_CreateObject();
+		json_set_str(x, "skill", p->v[k].name);
+		json_set_bool(x, "editable", p->edit[k]);
+		json_set(x, "before", patch_size(p->v[k].md.data, p->v[k].md.len));
+		json_set(x, "after", patch_size(out[k].md.data, out[k].md.len));
+		long applied = 0;
+		for (const cJSON *s = json_get(rep, "patches")->child; s; s = s->next)
+			applied += json_str(s, "skill") && !strcmp(json_str(s, "skill"), p->v[k].name) &&
+				   !strcmp(json_str(s, "status"), "applied");
+		json_set_num(x, "applied", (double)applied);
+		json_set_bool(x, "changed", out[k].md.len != p->v[k].md.len || memcmp(out[k].md.data, p->v[k].md.data, p->v[k].md.len));
+		cJSON_AddItemToArray(list, x);
+	}
+}
+
+static void report_skills_md(const cJSON *rep, struct buf *md)
+{
+	const cJSON *list = json_get(rep, "skills");
+	if (!list)
+		return;
+	buf_adds(md, "| skill | may edit | patches applied | tokens | changed |\n|---|---|---|---|---|\n");
+	for (const cJSON *x = list->child; x; x = x->next)
+		buf_printf(md, "| %s | %s | %ld | %ld -> %ld | %s |\n", json_str(x, "skill"), json_bool(x, "editable", false) ? "yes" : "no (SKILLS)",
+			   (long)json_num(x, "applied", 0), num(x, "before", "tokens"), num(x, "after", "tokens"),
+			   json_bool(x, "changed", false) ? "yes" : "no, byte-identical");
+	buf_addc(md, '\n');
+}
+
+/* Each patch applied to its skill's out, guarded (lk: the leakage guard
+ * too, may be NULL), one step of the report each. */
+static cJSON *apply_patches(const struct pkgset *src, const cJSON *patches, long budget,
 			    const struct leak_index *lk, struct skill_out *out)
 {
-	struct guard_base g;
-	guard_init(&g, src);
-	g.leak = lk;
+	struct guard_base *g = xcalloc(src->n, sizeof *g);
+	for (size_t k = 0; k < src->n; k++) {
+		guard_init(&g[k], &src->v[k]);
+		g[k].leak = lk;
+	}
 	cJSON *rep = cJSON_CreateObject();
 	json_set_num(rep, "format", 1);
 	json_set_str(rep, "tool", "skillc-fast " V_FAST);
-	json_set_str(rep, "skill", src->name);
+	char *name = pkgset_label(src);
+	json_set_str(rep, "skill", name);
+	free(name);
 	json_set_num(rep, "budget_tokens", (double)budget);
-	json_set(rep, "before", patch_size(out->md.data, out->md.len));
+	json_set(rep, "before", set_size(src, out));
 	cJSON *steps = json_set(rep, "patches", cJSON_CreateArray());
 	cJSON *counts = json_set(rep, "counts", cJSON_CreateObject());
 	static const char *const states[] = { "applied", "unchanged", "rolled_back", "rejected", "leaks" };
@@ -366,7 +427,7 @@ static cJSON *apply_patches(const struct skill_src *src, const cJSON *patches, l
 	for (const cJSON *p = json_get(patches, "patches") ? json_get(patches, "patches")->child : NULL; p; p = p->next) {
 		cJSON *step = cJSON_CreateObject();
 		json_set(step, "patch", cJSON_Duplicate(p, true));
-		patch_apply(src, &g, out, p, budget, step);
+		patch_apply_set(src, g, out, p, budget, step);
 		const char *st = json_str(step, "status");
 		json_set_num(counts, st, json_num(counts, st, 0) + 1);
 		const char *check = json_str(json_get(step, "guard"), "check");
@@ -374,13 +435,16 @@ static cJSON *apply_patches(const struct skill_src *src, const cJSON *patches, l
 			json_set_num(counts, "leaks", json_num(counts, "leaks", 0) + 1);
 		cJSON_AddItemToArray(steps, step);
 	}
-	json_set(rep, "after", patch_size(out->md.data, out->md.len));
+	json_set(rep, "after", set_size(src, out));
 	json_set(rep, "leak_guard", cJSON_CreateBool(lk != NULL));
-	guard_free(&g);
+	report_skills(src, out, rep);
+	for (size_t k = 0; k < src->n; k++)
+		guard_free(&g[k]);
+	free(g);
 	return rep;
 }
 
-static int apply_write(const struct fast_opts *o, const struct skill_src *src, const struct skill_out *out,
+static int apply_write(const struct fast_opts *o, const struct pkgset *src, const struct skill_out *out,
 		       const cJSON *rep, struct err *e)
 {
 	char *target = path_join(o->dir, "S_fast");
@@ -388,7 +452,7 @@ static int apply_write(const struct fast_opts *o, const struct skill_src *src, c
 	char *jp = path_join(o->dir, "report.json"), *mp = path_join(o->dir, "report.md");
 	struct buf md = BUF_INIT;
 	report_md(rep, &md);
-	int rc = skillpkg_publish(src, out, target, hash, e) < 0 || write_json(jp, rep, e) < 0 ||
+	int rc = pkgset_publish(src, out, target, hash, e) < 0 || write_json(jp, rep, e) < 0 ||
 			 fs_write_if_changed(mp, md.data, md.len, e) < 0
 		 ? -1 : 0;
 	buf_free(&md);
@@ -401,7 +465,7 @@ static int apply_write(const struct fast_opts *o, const struct skill_src *src, c
 
 /* The leakage guard's index: the task's held-out files, the verifier
  * output of o->traces (when given), the instruction and src as known. */
-static struct leak_index *apply_leak_index(const struct fast_opts *o, const struct skill_src *src, struct err *e)
+static struct leak_index *apply_leak_index(const struct fast_opts *o, const struct pkgset *src, struct err *e)
 {
 	struct trace_set ts = { 0 };
 	if (o->traces && load_traces(o, o->trials, src, &ts, e) < 0) {
@@ -417,37 +481,36 @@ int fast_step_apply(const struct fast_opts *o, struct err *e)
 {
 	if (need(o->skill, "--skill", e) < 0 || need(o->dir, "--dir", e) < 0)
 		return -1;
-	struct skill_src src = { 0 };
+	struct pkgset src = { 0 };
 	char *pp = path_join(o->dir, "patches.json");
 	cJSON *patches = NULL, *rep = NULL;
 	long budget = 0;
-	int rc = skillpkg_load(o->skill, &src, e) < 0 || !(patches = read_json(pp, "run the reduce step first", e)) ||
+	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || !(patches = read_json(pp, "run the reduce step first", e)) ||
 			 budget_of(o, &budget, e) < 0
 		 ? -1 : 0;
 	free(pp);
 	struct leak_index *lk = NULL;
 	if (rc == 0 && o->task && !(lk = apply_leak_index(o, &src, e)))
 		rc = -1;
-	struct skill_out out;
 	if (rc == 0) {
-		skill_out_init(&out, &src);
-		rep = apply_patches(&src, patches, budget, lk, &out);
+		struct skill_out *out = pkgset_outs(&src);
+		rep = apply_patches(&src, patches, budget, lk, out);
 		upstream_counts(o->dir, rep);
-		rc = apply_write(o, &src, &out, rep, e);
-		skill_out_free(&out);
+		rc = apply_write(o, &src, out, rep, e);
+		pkgset_outs_free(&src, out);
 	}
 	const cJSON *counts = json_get(rep, "counts");
 	if (rc == 0)
 		printf("%s: %ld patch(es) applied, %ld rolled back, %ld rejected; body ~%ld -> ~%ld tokens (budget %ld)\n",
-		       src.name, (long)json_num(counts, "applied", 0), (long)json_num(counts, "rolled_back", 0),
+		       json_str(rep, "skill"), (long)json_num(counts, "applied", 0), (long)json_num(counts, "rolled_back", 0),
 		       (long)json_num(counts, "rejected", 0), (long)json_num(json_get(rep, "before"), "tokens", 0),
 		       (long)json_num(json_get(rep, "after"), "tokens", 0), budget);
 	if (rc == 0 && json_num(counts, "leaks", 0) > 0)
 		printf("%s: the leakage guard rolled back %ld patch(es) that copied the task's held-out files (report.md)\n",
-		       src.name, (long)json_num(counts, "leaks", 0));
+		       json_str(rep, "skill"), (long)json_num(counts, "leaks", 0));
 	leak_free(lk);
 	cJSON_Delete(rep);
 	cJSON_Delete(patches);
-	skill_src_free(&src);
+	pkgset_free(&src);
 	return rc;
 }

@@ -69,7 +69,7 @@ static void add_verifier(struct leak_index *lk, const struct trace_set *ts)
 	}
 }
 
-struct leak_index *leak_load(const char *task_dir, const struct trace_set *ts, const struct skill_src *skill,
+struct leak_index *leak_load(const char *task_dir, const struct trace_set *ts, const struct pkgset *set,
 			     struct err *e)
 {
 	if (!fs_is_dir(task_dir)) {
@@ -78,9 +78,12 @@ struct leak_index *leak_load(const char *task_dir, const struct trace_set *ts, c
 	}
 	struct leak_index *lk = leak_new();
 	int rc = add_task(lk, task_dir, e);
-	for (size_t i = 0; rc == 0 && skill && i < skill->tree.n; i++)
-		if (S_ISREG(skill->tree.v[i].mode))
-			rc = add_file(lk, skill->dir, skill->tree.v[i].path, false, e);
+	for (size_t k = 0; rc == 0 && set && k < set->n; k++) {
+		const struct skill_src *skill = &set->v[k];
+		for (size_t i = 0; rc == 0 && i < skill->tree.n; i++)
+			if (S_ISREG(skill->tree.v[i].mode))
+				rc = add_file(lk, skill->dir, skill->tree.v[i].path, false, e);
+	}
 	if (rc < 0) {
 		leak_free(lk);
 		return NULL;

@@ -3,19 +3,19 @@
  * every file named *expected* elsewhere in the task (outside
  * environment/skills/), and the verifier evidence of the given traces
  * (failing tests, messages, test output); known are the instruction and
- * every text of the skill being optimized. Fast's apply and Deep's edit
+ * every text of the skill set being optimized. Fast's apply and Deep's edit
  * hand it to the guard (guard_base.leak). docs/leakage.md. */
 #ifndef SKILLC_OPTIMIZE_LEAKLOAD_H
 #define SKILLC_OPTIMIZE_LEAKLOAD_H
 
 #include "base/util.h"
 #include "compile/leak.h"
-#include "compile/package.h"
+#include "optimize/skillpkg.h"
 #include "optimize/traces.h"
 
 /* NULL with e set (ERR_INPUT naming the file) when a file cannot be read;
  * ts may be NULL. Binary files (a NUL byte) are skipped. Free with leak_free. */
-struct leak_index *leak_load(const char *task_dir, const struct trace_set *ts, const struct skill_src *skill,
+struct leak_index *leak_load(const char *task_dir, const struct trace_set *ts, const struct pkgset *set,
 			     struct err *e);
 
 #endif

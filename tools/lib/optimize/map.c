@@ -44,7 +44,8 @@ static const char *analysis_of(const char *kind)
 	       "agent fail, using the failing tests and errors.";
 }
 
-static void trace_head(struct buf *out, const char *label, const struct trace *t, const struct trace_facts *f)
+static void trace_head(struct buf *out, const char *label, const struct trace *t, const struct trace_facts *f,
+		       const struct pkgset *set)
 {
 	const cJSON *rw = json_get(t->trial, "reward");
 	buf_printf(out, "## Trace %s: %s, %s", label, t->name, json_str(t->trial, "outcome") ? json_str(t->trial, "outcome") : "?");
@@ -54,8 +55,16 @@ static void trace_head(struct buf *out, const char *label, const struct trace *t
 		buf_printf(out, ", %.0f tokens", f->tokens);
 	if (f->seconds >= 0)
 		buf_printf(out, ", %.1f s", f->seconds);
-	buf_printf(out, ", %ld tool calls (%ld failed, %ld repeated), skill %s\n", f->steps, f->failed_calls, f->repeats,
-		   f->skill_invoked ? "invoked" : f->skill_read ? "read" : "not used");
+	buf_printf(out, ", %ld tool calls (%ld failed, %ld repeated), ", f->steps, f->failed_calls, f->repeats);
+	if (set->n > 1) { /* which skill of the set it used, so the used ones are looked at first */
+		struct strlist names = STRLIST_INIT;
+		pkgset_names(set, &names);
+		trace_skills_text(t, &names, out);
+		buf_addc(out, '\n');
+		strlist_free(&names);
+	} else {
+		buf_printf(out, "skill %s\n", f->skill_invoked ? "invoked" : f->skill_read ? "read" : "not used");
+	}
 	if (f->refs_read.n) {
 		buf_adds(out, "References read:");
 		for (size_t i = 0; i < f->refs_read.n; i++)
@@ -88,15 +97,13 @@ void map_prompt(const struct map_input *in, const struct trace_facts *better, co
 	 * the task), what differs last (the kind of analysis, the traces), so a
 	 * provider's prompt cache serves the longest prefix */
 	buf_adds(&u, "## Skill sections (id, heading, text)\n");
-	struct skilldoc *d = sd_parse(in->skill->md.data, in->skill->md.len);
-	skillpkg_index_text(d, 1500, &u);
-	sd_free(d);
+	pkgset_index_text(in->skill, 1500, &u);
 	buf_printf(&u, "\n## Task instruction\n%s\n\n%s\n\n",
 		   in->instruction && *in->instruction ? in->instruction : "(not given)", analysis_of(kind));
-	trace_head(&u, worse ? "A (better)" : "A", in->better, better);
+	trace_head(&u, worse ? "A (better)" : "A", in->better, better, in->skill);
 	trace_body(&u, &s, better);
 	if (worse) {
-		trace_head(&u, "B (worse)", in->worse, worse);
+		trace_head(&u, "B (worse)", in->worse, worse, in->skill);
 		trace_body(&u, &s, worse);
 	}
 	buf_adds(&u, "Reply with the JSON object.\n");
@@ -127,7 +134,7 @@ static void drop(cJSON *dropped, const cJSON *f, const char *why, cJSON *counts,
 	json_set_num(counts, counter, json_num(counts, counter, 0) + 1);
 }
 
-void map_validate(const cJSON *answer, const struct skilldoc *d, const char *seen, cJSON *out)
+void map_validate(const cJSON *answer, const struct pkgset *set, const char *seen, cJSON *out)
 {
 	cJSON *kept = json_set(out, "findings", cJSON_CreateArray());
 	cJSON *dropped = json_set(out, "dropped", cJSON_CreateArray());
@@ -140,11 +147,13 @@ void map_validate(const cJSON *answer, const struct skilldoc *d, const char *see
 		json_set_num(counts, "answered", json_num(counts, "answered", 0) + 1);
 		const char *sec = json_str(f, "section"), *kind = json_str(f, "kind"), *ev = json_str(f, "evidence"),
 			   *sug = json_str(f, "suggestion");
-		int s = section_lookup(d, sec);
+		size_t k;
+		int s = pkgset_lookup(set, sec, &k);
 		if (!cJSON_IsObject(f) || !sec || !ev || !sug)
 			drop(dropped, f, "not a finding: it needs section, kind, evidence and suggestion strings", counts, "bad_shape");
 		else if (s < 0)
-			drop(dropped, f, "names no section of the skill", counts, "no_section");
+			drop(dropped, f, set->n > 1 ? "names no section of a skill of the set the stage may edit" : "names no section of the skill",
+			     counts, "no_section");
 		else if (map_kind_index(kind) < 0)
 			drop(dropped, f, "kind is not missing, wrong, unclear, unused or too_long", counts, "bad_kind");
 		else if (!text_quotes(seen, ev))
@@ -152,12 +161,14 @@ void map_validate(const cJSON *answer, const struct skilldoc *d, const char *see
 		else if (cJSON_GetArraySize(kept) >= MAP_MAX_FINDINGS)
 			drop(dropped, f, "more than 8 findings", counts, "over_limit");
 		else {
-			cJSON *k = cJSON_CreateObject();
-			json_set_str(k, "section", section_public_id(d, s)); /* "a/b" -> "a/b#1" */
-			json_set_str(k, "kind", kind);
-			json_set_str(k, "evidence", ev);
-			json_set_str(k, "suggestion", sug);
-			cJSON_AddItemToArray(kept, k);
+			cJSON *kx = cJSON_CreateObject();
+			char *id = pkgset_id(set, k, s); /* "a/b" -> "a/b#1" */
+			json_set_str(kx, "section", id);
+			free(id);
+			json_set_str(kx, "kind", kind);
+			json_set_str(kx, "evidence", ev);
+			json_set_str(kx, "suggestion", sug);
+			cJSON_AddItemToArray(kept, kx);
 			json_set_num(counts, "kept", json_num(counts, "kept", 0) + 1);
 		}
 	}
@@ -185,9 +196,8 @@ cJSON *map_run(struct llm_client *c, const struct map_input *in, struct err *e)
 		json_set(m, "findings", cJSON_CreateArray());
 		return m;
 	}
-	struct skilldoc *d = sd_parse(in->skill->md.data, in->skill->md.len);
 	struct strlist pointed = STRLIST_INIT;
-	skillpkg_pointed_refs(d, &pointed);
+	pkgset_pointed_refs(in->skill, &pointed);
 	struct trace_facts fb, fw;
 	trace_facts_read(in->better, &pointed, &fb);
 	if (in->worse)
@@ -204,10 +214,10 @@ cJSON *map_run(struct llm_client *c, const struct map_input *in, struct err *e)
 		if (a.unusable) {
 			json_set_str(m, "status", "bad_answer");
 			json_set_str(m, "error", a.why);
-			map_validate(NULL, d, seen, m);
+			map_validate(NULL, in->skill, seen, m);
 		} else {
 			json_set_str(m, "status", "ok");
-			map_validate(a.json, d, seen, m);
+			map_validate(a.json, in->skill, seen, m);
 		}
 	}
 	ask_answer_free(&a);
@@ -219,7 +229,6 @@ cJSON *map_run(struct llm_client *c, const struct map_input *in, struct err *e)
 	if (in->worse)
 		trace_facts_free(&fw);
 	strlist_free(&pointed);
-	sd_free(d);
 	if (rc < 0) {
 		cJSON_Delete(m);
 		return NULL;

@@ -2,7 +2,8 @@
  * (a top/bottom pair, or a trace alone) to the compiler's model, whose
  * answer is typed findings:
  *   {"findings": [{"section": ID, "kind": KIND, "evidence": QUOTE, "suggestion": TEXT}]}
- * KIND is one of map_kinds; ID a section id of the skill's index (skillpkg.h);
+ * KIND is one of map_kinds; ID a section id of the set's index (skillpkg.h:
+ * "<skill>:<section id>" in a set of several skills);
  * QUOTE text copied from the traces or the verifier evidence the prompt
  * showed. A finding that names no existing section, has no valid kind or
  * quotes nothing from the traces is dropped and counted. The result is
@@ -12,7 +13,7 @@
 
 #include <cJSON.h>
 
-#include "compile/package.h"
+#include "optimize/skillpkg.h"
 #include "llm/client.h"
 #include "optimize/traces.h"
 #include "skill/skilldoc.h"
@@ -27,7 +28,7 @@ extern const char *const map_kinds[]; /* "missing", "wrong", "unclear", "unused"
 int map_kind_index(const char *kind);
 
 struct map_input {
-	const struct skill_src *skill;
+	const struct pkgset *skill;     /* the set: its editable skills' sections are the index */
 	const char *instruction;       /* the task's instruction ("" when unknown) */
 	const cJSON *unit;             /* groups.json unit; NULL: the unit does not exist */
 	int number;                    /* the unit's number */
@@ -45,8 +46,9 @@ void map_prompt(const struct map_input *in, const struct trace_facts *better, co
  * asked. c may be NULL when in->unit is NULL. */
 cJSON *map_run(struct llm_client *c, const struct map_input *in, struct err *e);
 
-/* Keeps the findings of an answer that name a section of d, have a known
- * kind and quote seen; adds "findings", "dropped" and "counts" to out. */
-void map_validate(const cJSON *answer, const struct skilldoc *d, const char *seen, cJSON *out);
+/* Keeps the findings of an answer that name a section of an editable
+ * skill of the set, have a known kind and quote seen; adds "findings",
+ * "dropped" and "counts" to out. */
+void map_validate(const cJSON *answer, const struct pkgset *set, const char *seen, cJSON *out);
 
 #endif

@@ -235,3 +235,24 @@ int patch_apply(const struct skill_src *base, const struct guard_base *g, struct
 	sd_edits_free(&ed);
 	return changed ? 0 : -1;
 }
+
+int patch_apply_set(const struct pkgset *p, const struct guard_base *g, struct skill_out *out, const cJSON *patch,
+		    long budget_tokens, cJSON *step)
+{
+	if (p->n == 1)
+		return patch_apply(&p->v[0], &g[0], &out[0], patch, budget_tokens, step);
+	size_t k;
+	int s = pkgset_lookup(p, json_str(patch, "section"), &k);
+	if (s < 0) {
+		json_set_str(step, "status", "rejected");
+		json_set_str(step, "reason", "names no section of a skill of the set the stage may edit");
+		return -1;
+	}
+	/* the skill's own id: patch_apply looks it up in that skill alone */
+	cJSON *local = cJSON_Duplicate(patch, true);
+	json_set_str(local, "section", section_public_id(p->v[k].doc, s));
+	json_set_str(step, "skill", p->v[k].name);
+	int rc = patch_apply(&p->v[k], &g[k], &out[k], local, budget_tokens, step);
+	cJSON_Delete(local);
+	return rc;
+}

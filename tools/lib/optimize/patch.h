@@ -22,6 +22,7 @@
 
 #include "compile/guard.h"
 #include "compile/package.h"
+#include "optimize/skillpkg.h"
 #include "base/util.h"
 
 /* Applies patch {op, section, find, text} to o. Fills step with "status"
@@ -30,6 +31,13 @@
  * "guard" {check, item, want, have} (rolled_back). Returns 0 when o changed. */
 int patch_apply(const struct skill_src *base, const struct guard_base *g, struct skill_out *o, const cJSON *patch,
 		long budget_tokens, cJSON *step);
+
+/* patch_apply on the skill of the set p whose section the patch names
+ * (a set's public id, skillpkg.h), guarded by that skill's g[k] and
+ * changing only out[k]; step gets "skill" in a set of several. A section
+ * of no skill the stage may edit is rejected. */
+int patch_apply_set(const struct pkgset *p, const struct guard_base *g, struct skill_out *out, const cJSON *patch,
+		    long budget_tokens, cJSON *step);
 
 /* {lines, tokens} of a SKILL.md's body. */
 cJSON *patch_size(const char *md, size_t len);

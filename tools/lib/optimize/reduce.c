@@ -10,9 +10,10 @@
 #include "optimize/map.h"
 #include "optimize/skillpkg.h"
 
-/* One (section, kind) group of findings. */
+/* One (skill, section, kind) group of findings. */
 struct group {
-	int section;        /* index in the skill document */
+	size_t skill;       /* index in the set */
+	int section;        /* index in the skill's document */
 	int kind;           /* index in map_kinds */
 	cJSON *findings;    /* [{evidence, suggestion, unit}] (owned) */
 	cJSON *units;       /* unit numbers, each once (owned) */
@@ -24,13 +25,14 @@ struct groups {
 	int findings;
 };
 
-static struct group *group_of(struct groups *g, int section, int kind)
+static struct group *group_of(struct groups *g, size_t skill, int section, int kind)
 {
 	for (size_t i = 0; i < g->n; i++)
-		if (g->v[i].section == section && g->v[i].kind == kind)
+		if (g->v[i].skill == skill && g->v[i].section == section && g->v[i].kind == kind)
 			return &g->v[i];
 	g->v = xrealloc(g->v, (g->n + 1) * sizeof *g->v);
 	struct group *x = &g->v[g->n++];
+	x->skill = skill;
 	x->section = section;
 	x->kind = kind;
 	x->findings = cJSON_CreateArray();
@@ -41,6 +43,8 @@ static struct group *group_of(struct groups *g, int section, int kind)
 static int cmp_group(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
+	if (x->skill != y->skill)
+		return x->skill < y->skill ? -1 : 1;
 	return x->section != y->section ? x->section - y->section : x->kind - y->kind;
 }
 
@@ -52,8 +56,8 @@ static void add_unit(cJSON *units, int u)
 	cJSON_AddItemToArray(units, cJSON_CreateNumber(u));
 }
 
-/* Every kept finding of every map, grouped and sorted (document order, kind). */
-static void collect(const struct reduce_input *in, const struct skilldoc *d, struct groups *g, cJSON *maps_summary)
+/* Every kept finding of every map, grouped and sorted (skill, document order, kind). */
+static void collect(const struct reduce_input *in, struct groups *g, cJSON *maps_summary)
 {
 	static const char *const states[] = { "ok", "bad_answer", "no_unit" };
 	for (size_t i = 0; i < ARRAY_LEN(states); i++)
@@ -69,10 +73,11 @@ static void collect(const struct reduce_input *in, const struct skilldoc *d, str
 		int unit = (int)json_num(doc, "unit", (double)(m + 1));
 		const cJSON *fs = json_get(doc, "findings");
 		for (const cJSON *f = cJSON_IsArray(fs) ? fs->child : NULL; f; f = f->next) {
-			int s = section_lookup(d, json_str(f, "section")), k = map_kind_index(json_str(f, "kind"));
+			size_t sk;
+			int s = pkgset_lookup(in->skill, json_str(f, "section"), &sk), k = map_kind_index(json_str(f, "kind"));
 			if (s < 0 || k < 0)
 				continue; /* validated by map against the same skill; a stale map has nothing to say */
-			struct group *x = group_of(g, s, k);
+			struct group *x = group_of(g, sk, s, k);
 			cJSON *c = cJSON_CreateObject();
 			json_set_str(c, "evidence", json_str(f, "evidence"));
 			json_set_str(c, "suggestion", json_str(f, "suggestion"));
@@ -108,26 +113,45 @@ static const char system_text[] =
 	"and heading the skill has (a patch that loses one is rolled back); stay inside the section; compact\n"
 	"beats comprehensive: the whole body must stay within the token budget given.\n";
 
-static void group_text(struct buf *u, const struct skilldoc *d, const struct group *x)
+static void group_text(struct buf *u, const struct pkgset *set, const struct group *x)
 {
-	buf_printf(u, "### [%s] %s (%d finding%s)\n", section_public_id(d, x->section), map_kinds[x->kind],
+	char *id = pkgset_id(set, x->skill, x->section);
+	buf_printf(u, "### [%s] %s (%d finding%s)\n", id, map_kinds[x->kind],
 		   cJSON_GetArraySize(x->findings), cJSON_GetArraySize(x->findings) == 1 ? "" : "s");
+	free(id);
 	for (const cJSON *f = x->findings->child; f; f = f->next)
 		buf_printf(u, "- evidence: %s\n  suggestion: %s\n", json_str(f, "evidence"), json_str(f, "suggestion"));
 	buf_addc(u, '\n');
 }
 
-static char *user_text(const struct reduce_input *in, const struct skilldoc *d, const struct groups *g,
-		       const size_t *which, size_t nwhich, long body_tokens, int limit)
+/* The bodies' sizes against the budget: one skill's, or each editable one's. */
+static void budget_text(struct buf *u, const struct reduce_input *in, long body_tokens, int limit)
+{
+	if (in->skill->n == 1) {
+		buf_printf(u, "At most %d patches. The body is about %ld tokens; the budget is %ld tokens.\n\n", limit,
+			   body_tokens, in->budget_tokens);
+		return;
+	}
+	buf_printf(u, "At most %d patches, each inside one skill. Each skill's body has a budget of %ld tokens; now:", limit,
+		   in->budget_tokens);
+	for (size_t k = 0, first = 1; k < in->skill->n; k++)
+		if (in->skill->edit[k]) {
+			buf_printf(u, "%s %s about %ld", first ? "" : ",", in->skill->v[k].name, body_measure(in->skill->v[k].doc).tokens);
+			first = 0;
+		}
+	buf_adds(u, ".\n\n");
+}
+
+static char *user_text(const struct reduce_input *in, const struct groups *g, const size_t *which, size_t nwhich,
+		       long body_tokens, int limit)
 {
 	struct buf u = BUF_INIT;
-	buf_printf(&u, "At most %d patches. The body is about %ld tokens; the budget is %ld tokens.\n\n", limit,
-		   body_tokens, in->budget_tokens);
+	budget_text(&u, in, body_tokens, limit);
 	buf_adds(&u, "## Skill sections (id, heading, text)\n");
-	skillpkg_index_text(d, 3000, &u);
+	pkgset_index_text(in->skill, 3000, &u);
 	buf_adds(&u, "## Findings, by section and kind\n");
 	for (size_t i = 0; i < nwhich; i++)
-		group_text(&u, d, &g->v[which[i]]);
+		group_text(&u, in->skill, &g->v[which[i]]);
 	buf_adds(&u, "Reply with the JSON object.\n");
 	return buf_detach(&u);
 }
@@ -142,15 +166,16 @@ static int check_shape(const cJSON *obj, void *arg, struct buf *why)
 	return 0;
 }
 
-const char *patch_problem(const cJSON *p, const struct skilldoc *d)
+const char *patch_problem(const cJSON *p, const struct pkgset *set)
 {
 	const char *op = json_str(p, "op");
 	if (!cJSON_IsObject(p) || !op)
 		return "not a patch: it needs op and section";
 	if (strcmp(op, "add") && strcmp(op, "update") && strcmp(op, "delete"))
 		return "op is not add, update or delete";
-	if (section_lookup(d, json_str(p, "section")) < 0)
-		return "names no section of the skill";
+	size_t k;
+	if (pkgset_lookup(set, json_str(p, "section"), &k) < 0)
+		return set->n > 1 ? "names no section of a skill of the set the stage may edit" : "names no section of the skill";
 	const cJSON *find = json_get(p, "find"), *text = json_get(p, "text");
 	if (find && !cJSON_IsString(find) && !cJSON_IsNull(find))
 		return "find is not a string";
@@ -160,11 +185,11 @@ const char *patch_problem(const cJSON *p, const struct skilldoc *d)
 }
 
 /* The support of a section: findings about it in every group. */
-static int support_of(const struct groups *g, int section)
+static int support_of(const struct groups *g, size_t skill, int section)
 {
 	int n = 0;
 	for (size_t i = 0; i < g->n; i++)
-		if (g->v[i].section == section)
+		if (g->v[i].skill == skill && g->v[i].section == section)
 			n += cJSON_GetArraySize(g->v[i].findings);
 	return n;
 }
@@ -190,8 +215,7 @@ static void drop(cJSON *dropped, const cJSON *p, const char *why, cJSON *counts,
 }
 
 /* Validates, ranks and bounds the answers' patches into patches.json. */
-static cJSON *select_patches(const struct reduce_input *in, const struct skilldoc *d, const struct groups *g,
-			     cJSON *answers, cJSON *counts)
+static cJSON *select_patches(const struct reduce_input *in, const struct groups *g, cJSON *answers, cJSON *counts)
 {
 	struct cand *v = NULL;
 	size_t n = 0;
@@ -206,7 +230,7 @@ static cJSON *select_patches(const struct reduce_input *in, const struct skilldo
 	for (cJSON *a = answers->child; a; a = a->next)
 		for (cJSON *p = json_get(a, "patches") ? json_get(a, "patches")->child : NULL; p; p = p->next, order++) {
 			json_set_num(counts, "answered", json_num(counts, "answered", 0) + 1);
-			const char *why = patch_problem(p, d);
+			const char *why = patch_problem(p, in->skill);
 			bool dup = false;
 			for (size_t k = 0; !why && k < n && !dup; k++)
 				dup = cJSON_Compare(v[k].patch, p, true);
@@ -216,7 +240,9 @@ static cJSON *select_patches(const struct reduce_input *in, const struct skilldo
 				drop(dropped, p, "the same patch again", counts, "duplicate");
 			} else {
 				v = xrealloc(v, (n + 1) * sizeof *v);
-				v[n++] = (struct cand){ p, support_of(g, section_lookup(d, json_str(p, "section"))), order };
+				size_t sk;
+				int sec = pkgset_lookup(in->skill, json_str(p, "section"), &sk);
+				v[n++] = (struct cand){ p, support_of(g, sk, sec), order };
 			}
 		}
 	if (n)
@@ -230,7 +256,11 @@ static cJSON *select_patches(const struct reduce_input *in, const struct skilldo
 		cJSON *k = cJSON_CreateObject();
 		json_set_num(k, "n", (double)(i + 1));
 		json_set_str(k, "op", json_str(p, "op"));
-		json_set_str(k, "section", section_public_id(d, section_lookup(d, json_str(p, "section"))));
+		size_t sk;
+		int sec = pkgset_lookup(in->skill, json_str(p, "section"), &sk);
+		char *id = pkgset_id(in->skill, sk, sec);
+		json_set_str(k, "section", id);
+		free(id);
 		json_set_str(k, "find", json_str(p, "find"));
 		json_set_str(k, "text", json_str(p, "text"));
 		json_set_str(k, "why", json_str(p, "why"));
@@ -244,10 +274,10 @@ static cJSON *select_patches(const struct reduce_input *in, const struct skilldo
 
 /* One merge question over the groups `which`; its answer (or an empty one
  * when unusable) goes to answers and a record to calls. */
-static int merge(struct llm_client *c, const struct reduce_input *in, const struct skilldoc *d, const struct groups *g,
-		 const size_t *which, size_t nwhich, long body_tokens, cJSON *answers, cJSON *calls, struct err *e)
+static int merge(struct llm_client *c, const struct reduce_input *in, const struct groups *g, const size_t *which,
+		 size_t nwhich, long body_tokens, cJSON *answers, cJSON *calls, struct err *e)
 {
-	char *user = user_text(in, d, g, which, nwhich, body_tokens, in->max_patches);
+	char *user = user_text(in, g, which, nwhich, body_tokens, in->max_patches);
 	char *label = xasprintf("fast-reduce %zu", (size_t)cJSON_GetArraySize(calls) + 1);
 	static const char *const keys[] = { "patches", NULL };
 	struct ask q = { in->model, REDUCE_TEMPLATE, label, system_text, user, keys, check_shape, NULL };
@@ -273,12 +303,14 @@ static int merge(struct llm_client *c, const struct reduce_input *in, const stru
 	return rc;
 }
 
-static cJSON *groups_json(const struct skilldoc *d, const struct groups *g)
+static cJSON *groups_json(const struct pkgset *set, const struct groups *g)
 {
 	cJSON *list = cJSON_CreateArray();
 	for (size_t i = 0; i < g->n; i++) {
 		cJSON *x = cJSON_CreateObject();
-		json_set_str(x, "section", section_public_id(d, g->v[i].section));
+		char *id = pkgset_id(set, g->v[i].skill, g->v[i].section);
+		json_set_str(x, "section", id);
+		free(id);
 		json_set_str(x, "kind", map_kinds[g->v[i].kind]);
 		json_set_num(x, "findings", cJSON_GetArraySize(g->v[i].findings));
 		json_set(x, "units", cJSON_Duplicate(g->v[i].units, true));
@@ -290,8 +322,9 @@ static cJSON *groups_json(const struct skilldoc *d, const struct groups *g)
 int reduce_run(struct llm_client *c, const struct reduce_input *in, cJSON **reduce, cJSON **patches, struct err *e)
 {
 	*reduce = *patches = NULL;
-	struct skilldoc *d = sd_parse(in->skill->md.data, in->skill->md.len);
-	long body_tokens = body_measure(d).tokens;
+	long body_tokens = 0; /* the set's bodies, summed */
+	for (size_t k = 0; k < in->skill->n; k++)
+		body_tokens += body_measure(in->skill->v[k].doc).tokens;
 	struct groups g = { 0 };
 	cJSON *r = cJSON_CreateObject();
 	json_set_num(r, "format", REDUCE_FORMAT);
@@ -300,8 +333,8 @@ int reduce_run(struct llm_client *c, const struct reduce_input *in, cJSON **redu
 	json_set_num(r, "max_patches", in->max_patches);
 	json_set_num(r, "budget_tokens", (double)in->budget_tokens);
 	json_set_num(r, "body_tokens", (double)body_tokens);
-	collect(in, d, &g, json_set(r, "maps", cJSON_CreateObject()));
-	json_set(r, "groups", groups_json(d, &g));
+	collect(in, &g, json_set(r, "maps", cJSON_CreateObject()));
+	json_set(r, "groups", groups_json(in->skill, &g));
 	cJSON *calls = json_set(r, "calls", cJSON_CreateArray());
 	cJSON *answers = cJSON_CreateArray();
 	int rc = 0;
@@ -309,11 +342,11 @@ int reduce_run(struct llm_client *c, const struct reduce_input *in, cJSON **redu
 	if (g.findings && in->max_patches > 0 && g.findings <= REDUCE_ONE_CALL) {
 		for (size_t i = 0; i < g.n; i++)
 			which[i] = i;
-		rc = merge(c, in, d, &g, which, g.n, body_tokens, answers, calls, e);
+		rc = merge(c, in, &g, which, g.n, body_tokens, answers, calls, e);
 	} else if (g.findings && in->max_patches > 0) {
 		for (size_t i = 0; rc == 0 && i < g.n; i++) {
 			which[0] = i;
-			rc = merge(c, in, d, &g, which, 1, body_tokens, answers, calls, e);
+			rc = merge(c, in, &g, which, 1, body_tokens, answers, calls, e);
 		}
 	}
 	if (!g.findings)
@@ -321,7 +354,7 @@ int reduce_run(struct llm_client *c, const struct reduce_input *in, cJSON **redu
 	else if (in->max_patches <= 0)
 		json_set_str(r, "note", "FAST_MAX_PATCHES=0: no patch asked for");
 	if (rc == 0) {
-		*patches = select_patches(in, d, &g, answers, json_set(r, "counts", cJSON_CreateObject()));
+		*patches = select_patches(in, &g, answers, json_set(r, "counts", cJSON_CreateObject()));
 		*reduce = r;
 		r = NULL;
 	}
@@ -329,6 +362,5 @@ int reduce_run(struct llm_client *c, const struct reduce_input *in, cJSON **redu
 	cJSON_Delete(answers);
 	cJSON_Delete(r);
 	groups_free(&g);
-	sd_free(d);
 	return rc;
 }

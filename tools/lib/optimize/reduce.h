@@ -1,5 +1,5 @@
 /* reduce.h — the fast stage's reduce step: the findings of every map unit
- * grouped deterministically by (section, kind), then merged by the
+ * grouped deterministically by (skill, section, kind), then merged by the
  * compiler's model into typed patches, bounded in number:
  *   {"patches": [{"op": "add" | "update" | "delete", "section": ID,
  *                 "find": QUOTE (update, delete: one block of the section; optional),
@@ -14,7 +14,7 @@
 
 #include <cJSON.h>
 
-#include "compile/package.h"
+#include "optimize/skillpkg.h"
 #include "llm/client.h"
 #include "skill/skilldoc.h"
 #include "base/util.h"
@@ -24,7 +24,7 @@
 #define REDUCE_ONE_CALL 12
 
 struct reduce_input {
-	const struct skill_src *skill;
+	const struct pkgset *skill;  /* the set: patches name sections of its editable skills */
 	cJSON *const *maps;    /* map/NNN.json documents */
 	size_t nmaps;
 	int max_patches;       /* FAST_MAX_PATCHES */
@@ -36,7 +36,7 @@ struct reduce_input {
  * model could not be asked. */
 int reduce_run(struct llm_client *c, const struct reduce_input *in, cJSON **reduce, cJSON **patches, struct err *e);
 
-/* The problem with one patch against d (a sentence), or NULL when it is well formed. */
-const char *patch_problem(const cJSON *p, const struct skilldoc *d);
+/* The problem with one patch against the set (a sentence), or NULL when it is well formed. */
+const char *patch_problem(const cJSON *p, const struct pkgset *set);
 
 #endif

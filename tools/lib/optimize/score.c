@@ -78,7 +78,7 @@ static cJSON *ratio_part(double value, double med, double *points)
 
 /* The pre-score of one trace and its parts (see score.h). */
 static cJSON *prescore(const struct trace_facts *f, const struct strlist *pointed, const struct medians *m,
-		       bool injected, double *score)
+		       bool injected, const struct strlist *set, const struct trace *t, double *score)
 {
 	cJSON *parts = cJSON_CreateObject();
 	double s = 100;
@@ -97,6 +97,11 @@ static cJSON *prescore(const struct trace_facts *f, const struct strlist *pointe
 	json_set_bool(p, "read", f->skill_read);
 	pts = injected && !f->skill_invoked && !f->skill_read ? -20 : 0;
 	json_set_num(p, "points", pts);
+	if (set->n > 1) { /* a set: how each of its skills was used */
+		cJSON *each = json_set(p, "skills", cJSON_CreateObject());
+		for (size_t i = 0; i < set->n; i++)
+			json_set_str(each, set->v[i], trace_skill_use(t, set->v[i]));
+	}
 	s += pts;
 	p = json_set(parts, "references", cJSON_CreateObject());
 	cJSON *pl = json_set(p, "pointed", cJSON_CreateArray()), *rl = json_set(p, "read", cJSON_CreateArray());
@@ -268,17 +273,16 @@ static int too_few(const struct trace_set *ts, size_t scorable, const struct sco
 		       o->how_to_get_more ? o->how_to_get_more : "add more traces");
 }
 
-int fast_score(const struct trace_set *ts, const struct skill_src *skill, const struct score_opts *o,
+int fast_score(const struct trace_set *ts, const struct pkgset *skill, const struct score_opts *o,
 	       cJSON **scores, cJSON **groups, struct err *e)
 {
 	*scores = *groups = NULL;
 	size_t scorable = traces_scorable(ts);
 	if (scorable < (size_t)o->min_traces)
 		return too_few(ts, scorable, o, e);
-	struct skilldoc *d = sd_parse(skill->md.data, skill->md.len);
-	struct strlist pointed = STRLIST_INIT;
-	skillpkg_pointed_refs(d, &pointed);
-	sd_free(d);
+	struct strlist pointed = STRLIST_INIT, names = STRLIST_INIT;
+	pkgset_pointed_refs(skill, &pointed);
+	pkgset_names(skill, &names);
 	struct scored *v = xcalloc(scorable, sizeof *v);
 	cJSON *excluded = cJSON_CreateArray();
 	size_t n = 0;
@@ -310,7 +314,7 @@ int fast_score(const struct trace_set *ts, const struct skill_src *skill, const 
 		json_set(s->rec, "credit", credit_of(&s->f, s->t->trial, &s->credit));
 		json_set(s->rec, "verifier", cJSON_Duplicate(s->f.verifier, true));
 		const cJSON *inj = json_get(json_get(s->t->trial, "skill"), "injected");
-		json_set(s->rec, "prescore", prescore(&s->f, &pointed, &m, cJSON_GetArraySize(inj) > 0, &s->pre));
+		json_set(s->rec, "prescore", prescore(&s->f, &pointed, &m, cJSON_GetArraySize(inj) > 0, &names, s->t, &s->pre));
 		if (use_rm) {
 			rc = score_rm(&rm, s, o->instruction ? o->instruction : s->f.prompt, e);
 		} else {
@@ -321,7 +325,9 @@ int fast_score(const struct trace_set *ts, const struct skill_src *skill, const 
 		qsort(v, n, sizeof *v, cmp_scored);
 		cJSON *sc = cJSON_CreateObject();
 		json_set_num(sc, "format", SCORES_FORMAT);
-		json_set_str(sc, "skill", skill->name);
+		char *label = pkgset_label(skill);
+		json_set_str(sc, "skill", label);
+		free(label);
 		if (use_rm) {
 			cJSON *a = json_set(sc, "agentrm", cJSON_CreateObject());
 			json_set_str(a, "url", rm.url);
@@ -351,6 +357,7 @@ int fast_score(const struct trace_set *ts, const struct skill_src *skill, const 
 	free(v);
 	cJSON_Delete(excluded);
 	strlist_free(&pointed);
+	strlist_free(&names);
 	if (use_rm)
 		agentrm_close(&rm);
 	return rc;

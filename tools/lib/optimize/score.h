@@ -11,7 +11,7 @@
  *        100
  *        - 8 per failed tool call (at most 40)
  *        - 5 per tool call repeating an earlier one (at most 25)
- *        - 20 when our skill was neither invoked nor read
+ *        - 20 when our skill (no skill of the set) was neither invoked nor read
  *        + 5 when the agent read a references/ file the skill points to
  *        - for tokens, agent seconds and steps each, 10 x (the ratio to
  *          the set's median - 1), between 0 and 20.
@@ -29,7 +29,7 @@
 
 #include <cJSON.h>
 
-#include "compile/package.h"
+#include "optimize/skillpkg.h"
 #include "optimize/traces.h"
 #include "base/util.h"
 
@@ -43,11 +43,11 @@ struct score_opts {
 	const char *how_to_get_more; /* the sentence the "too few traces" error ends with */
 };
 
-/* Scores ts (traces of skill) into *scores (scores.json) and *groups
+/* Scores ts (traces of the set skill) into *scores (scores.json) and *groups
  * (groups.json); both the caller's to free. ERR_INPUT when fewer than
  * min_traces traces are scorable (the message counts them and says how to
  * get more); ERR_WORK when AgentRM is set but down. */
-int fast_score(const struct trace_set *ts, const struct skill_src *skill, const struct score_opts *o,
+int fast_score(const struct trace_set *ts, const struct pkgset *skill, const struct score_opts *o,
 	       cJSON **scores, cJSON **groups, struct err *e);
 
 /* The number of map units a groups.json can hold: max(top, bottom). */

@@ -14,7 +14,7 @@ const char *const section_dimensions[] = { "relevance", "correctness", "actionab
 static void push_unit(struct unit **v, size_t *n, char *id, int section, int block, size_t off, size_t len)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof **v);
-	(*v)[(*n)++] = (struct unit){ id, section, block, off, len };
+	(*v)[(*n)++] = (struct unit){ id, 0, section, block, off, len };
 }
 
 static bool prose_block(enum sd_block_kind k)
@@ -48,6 +48,31 @@ size_t units_of(const struct skilldoc *d, struct unit **out)
 	return n;
 }
 
+size_t units_of_set(const struct pkgset *p, struct unit **out)
+{
+	struct unit *v = NULL;
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		if (!p->edit[k])
+			continue;
+		struct unit *one;
+		size_t m = units_of(p->v[k].doc, &one);
+		v = xrealloc(v, (n + m + 1) * sizeof *v);
+		for (size_t i = 0; i < m; i++) {
+			v[n] = one[i];
+			v[n].skill = k;
+			if (p->n > 1) {
+				v[n].id = xasprintf("%s:%s", p->v[k].name, one[i].id);
+				free(one[i].id);
+			}
+			n++;
+		}
+		free(one);
+	}
+	*out = v;
+	return n;
+}
+
 void units_free(struct unit *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -62,7 +87,7 @@ static int cmp_trace(const void *a, const void *b)
 	return px != py ? (int)px - (int)py : x->index - y->index;
 }
 
-char *deep_traces_text(const struct trace_set *ts, char **seen)
+char *deep_traces_text(const struct trace_set *ts, const struct pkgset *set, char **seen)
 {
 	const struct trace **v = xcalloc(ts->n ? ts->n : 1, sizeof *v);
 	size_t n = 0;
@@ -71,14 +96,20 @@ char *deep_traces_text(const struct trace_set *ts, char **seen)
 			v[n++] = &ts->v[i];
 	qsort(v, n, sizeof *v, cmp_trace);
 	struct buf t = BUF_INIT, s = BUF_INIT;
+	struct strlist names = STRLIST_INIT;
+	pkgset_names(set, &names);
 	for (size_t i = 0; i < n && i < SECTIONS_TRACES; i++) {
 		struct trace_facts f;
 		trace_facts_read(v[i], NULL, &f);
 		struct buf ver = BUF_INIT;
 		trace_verifier_text(f.verifier, &ver);
-		buf_printf(&t, "## Trace %s: %s, %ld tool calls (%ld failed, %ld repeated), skill %s\n", v[i]->name,
-			   json_str(v[i]->trial, "outcome"), f.steps, f.failed_calls, f.repeats,
-			   f.skill_invoked ? "invoked" : f.skill_read ? "read" : "not used");
+		buf_printf(&t, "## Trace %s: %s, %ld tool calls (%ld failed, %ld repeated), ", v[i]->name,
+			   json_str(v[i]->trial, "outcome"), f.steps, f.failed_calls, f.repeats);
+		if (set->n > 1) /* which skill of the set it used: the used ones matter first */
+			trace_skills_text(v[i], &names, &t);
+		else
+			buf_printf(&t, "skill %s", f.skill_invoked ? "invoked" : f.skill_read ? "read" : "not used");
+		buf_addc(&t, '\n');
 		buf_printf(&t, "%s%s\n", f.text.data, ver.data);
 		buf_printf(&s, "%s\n%s\n", f.text.data, ver.data);
 		buf_free(&ver);
@@ -90,6 +121,7 @@ char *deep_traces_text(const struct trace_set *ts, char **seen)
 	text_squash(s.data ? s.data : "", s.len, &sq);
 	*seen = buf_detach(&sq);
 	buf_free(&s);
+	strlist_free(&names);
 	free(v);
 	return buf_detach(&t);
 }
@@ -118,13 +150,13 @@ static int check_shape(const cJSON *obj, void *arg, struct buf *why)
 	return 0;
 }
 
-static char *batch_user(const struct score_input *in, const struct skilldoc *d, const struct unit *u, size_t n,
-			const char *traces)
+static char *batch_user(const struct score_input *in, const struct unit *u, size_t n, const char *traces)
 {
 	struct buf b = BUF_INIT;
 	buf_printf(&b, "## Task instruction\n%s\n\n## Units to score (id, section, text)\n",
 		   in->instruction && *in->instruction ? in->instruction : "(not given)");
 	for (size_t i = 0; i < n; i++) {
+		const struct skilldoc *d = in->skill->v[u[i].skill].doc;
 		const struct sd_section *s = &d->sections[u[i].section];
 		size_t len = u[i].len > 1500 ? 1500 : u[i].len;
 		while (len > 0 && len < u[i].len && ((unsigned char)d->src[u[i].off + len] & 0xC0) == 0x80)
@@ -196,11 +228,15 @@ static void validate(const cJSON *answer, const struct unit *u, size_t n, const 
 	}
 }
 
-static cJSON *unit_json(const struct skilldoc *d, const struct unit *u)
+static cJSON *unit_json(const struct pkgset *p, const struct unit *u)
 {
 	cJSON *j = cJSON_CreateObject();
 	json_set_str(j, "unit", u->id);
-	json_set_str(j, "section", section_public_id(d, u->section));
+	char *id = pkgset_id(p, u->skill, u->section);
+	json_set_str(j, "section", id);
+	free(id);
+	if (p->n > 1)
+		json_set_str(j, "skill", p->v[u->skill].name);
 	json_set(j, "paragraph", u->block >= 0 ? cJSON_CreateNumber(atoi(strrchr(u->id, 'p') + 1)) : cJSON_CreateNull());
 	json_set_num(j, "bytes", (double)u->len);
 	return j;
@@ -218,11 +254,10 @@ static const cJSON *kept_for(const cJSON *kept, const char *id)
 
 cJSON *sections_score(struct llm_client *c, const struct score_input *in, struct err *e)
 {
-	struct skilldoc *d = sd_parse(in->skill->md.data, in->skill->md.len);
 	struct unit *u;
-	size_t n = units_of(d, &u);
+	size_t n = units_of_set(in->skill, &u);
 	char *seen;
-	char *traces = deep_traces_text(in->traces, &seen);
+	char *traces = deep_traces_text(in->traces, in->skill, &seen);
 	cJSON *doc = cJSON_CreateObject(), *kept = cJSON_CreateArray();
 	json_set_num(doc, "format", 1);
 	json_set_num(doc, "round", in->round);
@@ -239,7 +274,7 @@ cJSON *sections_score(struct llm_client *c, const struct score_input *in, struct
 	int rc = 0;
 	for (size_t from = 0; rc == 0 && from < n; from += SECTIONS_BATCH) {
 		size_t m = n - from < SECTIONS_BATCH ? n - from : SECTIONS_BATCH;
-		char *user = batch_user(in, d, u + from, m, traces);
+		char *user = batch_user(in, u + from, m, traces);
 		char *label = xasprintf("deep-%d-score batch %zu", in->round, from / SECTIONS_BATCH + 1);
 		static const char *const keys[] = { "scores", NULL };
 		struct ask q = { in->model, SECTIONS_TEMPLATE, label, system_text, user, keys, check_shape, NULL };
@@ -263,7 +298,7 @@ cJSON *sections_score(struct llm_client *c, const struct score_input *in, struct
 	cJSON *units = json_set(doc, "units", cJSON_CreateArray()), *unscored = json_set(doc, "unscored", cJSON_CreateArray());
 	for (size_t i = 0; i < n; i++) {
 		const cJSON *k = kept_for(kept, u[i].id);
-		cJSON *j = unit_json(d, &u[i]);
+		cJSON *j = unit_json(in->skill, &u[i]);
 		if (k) {
 			json_set_num(j, "score", json_num(k, "score", 0));
 			json_set_num(j, "dimensions_counted", json_num(k, "dimensions_counted", 0));
@@ -279,7 +314,6 @@ cJSON *sections_score(struct llm_client *c, const struct score_input *in, struct
 	free(traces);
 	free(seen);
 	units_free(u, n);
-	sd_free(d);
 	if (rc < 0) {
 		cJSON_Delete(doc);
 		return NULL;

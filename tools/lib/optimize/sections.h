@@ -18,7 +18,7 @@
 
 #include <cJSON.h>
 
-#include "compile/package.h"
+#include "optimize/skillpkg.h"
 #include "llm/client.h"
 #include "optimize/traces.h"
 #include "skill/skilldoc.h"
@@ -31,9 +31,11 @@
 
 extern const char *const section_dimensions[]; /* the five names, NULL-terminated */
 
-/* One unit: a section's own text, or one block of it ("<section id>/pN"). */
+/* One unit: a section's own text, or one block of it ("<section id>/pN");
+ * in a set of several skills the id starts with "<skill>:". */
 struct unit {
 	char *id;
+	size_t skill;  /* index in the set (0 for units_of) */
 	int section;   /* index in the document */
 	int block;     /* the paragraph's block, or -1 for the whole section */
 	size_t off, len;
@@ -41,10 +43,12 @@ struct unit {
 
 /* The units of a document in order; free with units_free. */
 size_t units_of(const struct skilldoc *d, struct unit **out);
+/* The units of every skill of the set the stage may edit, skill by skill. */
+size_t units_of_set(const struct pkgset *p, struct unit **out);
 void units_free(struct unit *v, size_t n);
 
 struct score_input {
-	const struct skill_src *skill;
+	const struct pkgset *skill;
 	const char *instruction;
 	const struct trace_set *traces;  /* the current skill's trials */
 	const char *model;
@@ -56,8 +60,9 @@ struct score_input {
 cJSON *sections_score(struct llm_client *c, const struct score_input *in, struct err *e);
 
 /* The traces shown to the deep prompts (failures first, at most
- * SECTIONS_TRACES), as prompt text; *seen gets the squashed text quotes are
- * checked against. Caller frees both. */
-char *deep_traces_text(const struct trace_set *ts, char **seen);
+ * SECTIONS_TRACES), as prompt text, each with how it used every skill of
+ * a set of several; *seen gets the squashed text quotes are checked
+ * against. Caller frees both. */
+char *deep_traces_text(const struct trace_set *ts, const struct pkgset *set, char **seen);
 
 #endif

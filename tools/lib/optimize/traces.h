@@ -67,6 +67,12 @@ struct trace_facts {
 void trace_facts_read(const struct trace *t, const struct strlist *pointed, struct trace_facts *f);
 void trace_facts_free(struct trace_facts *f);
 
+/* How trace t used the skill folder `name` of a set, by trial.json's
+ * skill.invoked_names and read_names: "invoked", "read" or "not used". */
+const char *trace_skill_use(const struct trace *t, const char *name);
+/* "skills: a invoked, b read, c not used" for every name. Appends. */
+void trace_skills_text(const struct trace *t, const struct strlist *names, struct buf *out);
+
 /* The verifier's evidence as prompt text: reward, tests passed / total,
  * each failing test with its message, the tail of the test output. Appends. */
 void trace_verifier_text(const cJSON *verifier, struct buf *out);

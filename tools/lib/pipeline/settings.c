@@ -60,7 +60,7 @@ const struct setting_def settings_table[] = {
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true, "AgentRM scoring service for the fast stage; make doctor checks its /health", SCOPE_RUN },
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false, "your model profiles, searched before rules/profiles/", SCOPE_RUN },
 	{ "SKILL_SOURCE", SET_PATH, "", NULL, 0, 0, false, "evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)", SCOPE_IDENTITY },
-	{ "SKILLS", SET_NAMES, "", NULL, 0, 0, true, "compile only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)", SCOPE_RUN },
+	{ "SKILLS", SET_NAMES, "", NULL, 0, 0, true, "compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)", SCOPE_RUN },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true, "largest file of a task or a skill any tool reads, in MB", SCOPE_RUN },
 	{ "BUDGET_USD", SET_USD, "", NULL, 0, 0, false, "no stage of the run starts once the run has paid this much, USD (empty: no budget)", SCOPE_RUN },
 	{ "STAGE_TIMEOUT", SET_INT, "3600", NULL, 1, 604800, false, "time limit of one stage, seconds; the stage's whole process group is stopped after it", SCOPE_RUN },

@@ -209,6 +209,13 @@ static void push_int(struct strlist *argv, const char *flag, long v)
 	strlist_push_owned(argv, xasprintf("%ld", v));
 }
 
+/* SKILLS, when given: the skills of the set a stage may change. */
+static void push_only(struct strlist *argv, const struct run *r)
+{
+	if (*run_get(r, "SKILLS"))
+		push_flag(argv, "--only", run_get(r, "SKILLS"));
+}
+
 static void push_traces(struct strlist *argv, const struct run *r, const char *stage)
 {
 	char *dir = xasprintf("traces/%s/%s", r->task, stage);
@@ -244,6 +251,7 @@ static void fast_common(struct strlist *argv, const struct run *r, const char *b
 	strlist_push(argv, step);
 	push_path(argv, "--skill", r, "artifacts/static/S_static");
 	push_path(argv, "--dir", r, "artifacts/fast");
+	push_only(argv, r);
 }
 
 static void fast_map_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -375,6 +383,7 @@ static void deep_score_command(const struct stage_ref *ref, const struct run *r,
 	deep_head(argv, r, bindir, "score", ref->round);
 	push_flag(argv, "--task", r->task_dir);
 	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
+	push_only(argv, r);
 }
 
 static void deep_edit_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -384,6 +393,7 @@ static void deep_edit_command(const struct stage_ref *ref, const struct run *r, 
 	push_flag(argv, "--task", r->task_dir);
 	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
 	push_path(argv, "--profile", r, "artifacts/static/profile.json");
+	push_only(argv, r);
 }
 
 static void deep_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -498,8 +508,7 @@ static void static_command(const struct stage_ref *ref, const struct run *r, con
 	push_path(argv, "--report", r, "artifacts/static/report.json");
 	push_path(argv, "--report-md", r, "artifacts/static/report.md");
 	push_path(argv, "--plan", r, "artifacts/static/plan.json");
-	if (*run_get(r, "SKILLS"))
-		push_flag(argv, "--only", run_get(r, "SKILLS"));
+	push_only(argv, r);
 }
 
 const struct stage_def stage_table[] = {
@@ -664,7 +673,7 @@ const struct stage_def stage_table[] = {
 		.after = { "fast-score" },
 		.inputs = { "artifacts/fast/groups.json", "artifacts/static/S_static.hash", "inputs/task.src.hash" },
 		.outputs = { "artifacts/fast/map/%N.json" },
-		.settings = { "EXTERNAL_MODEL" },
+		.settings = { "EXTERNAL_MODEL", "SKILLS" },
 		.count = fast_units_of,
 		.command = fast_map_command,
 	},
@@ -677,7 +686,7 @@ const struct stage_def stage_table[] = {
 		.after = { "fast-map" },
 		.inputs = { "artifacts/fast/map/%N.json", "artifacts/static/S_static.hash", "artifacts/static/profile.json" },
 		.outputs = { "artifacts/fast/reduce.json", "artifacts/fast/patches.json" },
-		.settings = { "EXTERNAL_MODEL", "FAST_MAX_PATCHES" },
+		.settings = { "EXTERNAL_MODEL", "FAST_MAX_PATCHES", "SKILLS" },
 		.gather_count = fast_units_of,
 		.command = fast_reduce_command,
 	},
@@ -692,6 +701,7 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/fast/S_fast", "artifacts/fast/S_fast.hash", "artifacts/fast/report.json",
 		             "artifacts/fast/report.md" },
 		.gather_count = static_trials,
+		.settings = { "SKILLS" },
 		.command = fast_apply_command,
 	},
 	{
@@ -743,7 +753,7 @@ const struct stage_def stage_table[] = {
 		.after = { "deep-start" },
 		.inputs = { "artifacts/deep/round-%P/best.json", "inputs/task.src.hash" },
 		.outputs = { "artifacts/deep/round-%K/scores.json" },
-		.settings = { "EXTERNAL_MODEL" },
+		.settings = { "EXTERNAL_MODEL", "SKILLS" },
 		.rounds = "DEEP_ROUNDS",
 		.command = deep_score_command,
 	},
@@ -758,7 +768,7 @@ const struct stage_def stage_table[] = {
 		            "artifacts/deep/round-%P/rejected.json", "artifacts/static/profile.json" },
 		.outputs = { "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/candidate",
 		             "artifacts/deep/round-%K/candidate.hash" },
-		.settings = { "EXTERNAL_MODEL" },
+		.settings = { "EXTERNAL_MODEL", "SKILLS" },
 		.rounds = "DEEP_ROUNDS",
 		.command = deep_edit_command,
 	},

@@ -200,7 +200,11 @@ static void manifest_final(cJSON *m, const struct run *r)
 	struct fs_tree ft = { 0 };
 	if (fs_is_dir(final_dir) && stamp_read(final_hash, fh, &fe) == 0 && fs_list_tree(final_dir, &ft, &fe) == 0 && ft.n) {
 		cJSON *f = json_set(m, "final_skill", cJSON_CreateObject());
-		char *path = xasprintf("artifacts/deep/S_final/%.*s", (int)strcspn(ft.v[0].path, "/"), ft.v[0].path);
+		size_t top = 0; /* skill folders: a set of several is named by its root */
+		for (size_t i = 0; i < ft.n; i++)
+			top += !strchr(ft.v[i].path, '/');
+		char *path = top > 1 ? xstrdup("artifacts/deep/S_final")
+				     : xasprintf("artifacts/deep/S_final/%.*s", (int)strcspn(ft.v[0].path, "/"), ft.v[0].path);
 		json_set_str(f, "path", path);
 		json_set_str(f, "hash", fh);
 		free(path);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "base/fs.h"
+#include "base/hash.h"
 #include "report/html.h"
 #include "skill/skilldoc.h"
 
@@ -148,27 +149,21 @@ void diff_lines_html(struct buf *b, const char *a, size_t alen, const char *c, s
 
 /* ------------------------------------------------------------- sections */
 
-/* The one skill folder under root (holding SKILL.md), or NULL. */
-static char *skill_dir(const char *root)
+/* The skill folders under root (holding SKILL.md), sorted. */
+static void skill_dirs(const char *root, struct strlist *out)
 {
 	struct strlist names = STRLIST_INIT;
 	struct err e;
-	char *found = NULL;
-	int n = 0;
 	if (fs_list_names(root, &names, &e) == 0)
 		for (size_t i = 0; i < names.n; i++) {
 			char *d = path_join(root, names.v[i]), *md = path_join(d, "SKILL.md");
-			if (fs_exists(md) && !n++)
-				found = xstrdup(d);
+			if (fs_exists(md))
+				strlist_push(out, names.v[i]);
 			free(md);
 			free(d);
 		}
 	strlist_free(&names);
-	if (n != 1) {
-		free(found);
-		return NULL;
-	}
-	return found;
+	strlist_sort(out);
 }
 
 /* A section's own text: heading and body up to its first subsection. */
@@ -471,14 +466,13 @@ static void files_html(struct buf *b, const char *da, const char *dc, struct add
 	(void)b;
 }
 
-void diff_skill_html(struct buf *b, const char *old_root, const char *new_root, struct diff_counts *n)
+/* The change of one skill folder da -> dc (both hold a SKILL.md). */
+static void diff_one(struct buf *b, const char *da, const char *dc, struct diff_counts *n)
 {
-	memset(n, 0, sizeof *n);
-	char *da = skill_dir(old_root), *dc = skill_dir(new_root);
 	struct buf ma = BUF_INIT, mc = BUF_INIT;
-	if (!da || !dc || !read_small(da, "SKILL.md", &ma) || !read_small(dc, "SKILL.md", &mc)) {
-		buf_adds(b, "<p class=\"note\">No single skill folder with a readable SKILL.md in <code>");
-		html_str(b, !da ? old_root : new_root);
+	if (!read_small(da, "SKILL.md", &ma) || !read_small(dc, "SKILL.md", &mc)) {
+		buf_adds(b, "<p class=\"note\">No readable SKILL.md in <code>");
+		html_str(b, dc);
 		buf_adds(b, "</code>.</p>\n");
 	} else {
 		struct added_file *added;
@@ -508,6 +502,66 @@ void diff_skill_html(struct buf *b, const char *old_root, const char *new_root, 
 	}
 	buf_free(&ma);
 	buf_free(&mc);
-	free(da);
-	free(dc);
+}
+
+/* True when the two skill folders hold the same tree. */
+static bool same_skill(const char *da, const char *dc)
+{
+	hash_hex ha, hc;
+	struct err e;
+	return hash_tree(da, ha, &e) == 0 && hash_tree(dc, hc, &e) == 0 && !strcmp(ha, hc);
+}
+
+/* A set of several skills: a heading a skill, the unchanged ones in one line. */
+static void diff_set(struct buf *b, const char *old_root, const char *new_root, const struct strlist *names,
+		     struct diff_counts *n)
+{
+	struct buf same = BUF_INIT;
+	for (size_t i = 0; i < names->n; i++) {
+		char *da = path_join(old_root, names->v[i]), *dc = path_join(new_root, names->v[i]);
+		if (same_skill(da, dc)) {
+			buf_adds(&same, same.len ? ", " : "");
+			html_str(&same, names->v[i]);
+		} else {
+			buf_adds(b, "<h4>Skill <code>");
+			html_str(b, names->v[i]);
+			buf_adds(b, "</code></h4>\n");
+			diff_one(b, da, dc, n);
+		}
+		free(da);
+		free(dc);
+	}
+	if (same.len) {
+		buf_adds(b, "<p class=\"note\">Unchanged skills (byte-identical): ");
+		buf_add(b, same.data, same.len);
+		buf_adds(b, ".</p>\n");
+	}
+	buf_free(&same);
+}
+
+void diff_skill_html(struct buf *b, const char *old_root, const char *new_root, struct diff_counts *n)
+{
+	memset(n, 0, sizeof *n);
+	struct strlist na = STRLIST_INIT, nc = STRLIST_INIT;
+	skill_dirs(old_root, &na);
+	skill_dirs(new_root, &nc);
+	bool same_set = na.n == nc.n && na.n > 0;
+	for (size_t i = 0; same_set && i < na.n; i++)
+		same_set = !strcmp(na.v[i], nc.v[i]);
+	if (!same_set) {
+		buf_adds(b, "<p class=\"note\">The skill folders of <code>");
+		html_str(b, old_root);
+		buf_adds(b, "</code> and <code>");
+		html_str(b, new_root);
+		buf_adds(b, "</code> differ (or one holds none).</p>\n");
+	} else if (na.n == 1) {
+		char *da = path_join(old_root, na.v[0]), *dc = path_join(new_root, nc.v[0]);
+		diff_one(b, da, dc, n);
+		free(da);
+		free(dc);
+	} else {
+		diff_set(b, old_root, new_root, &nc, n);
+	}
+	strlist_free(&na);
+	strlist_free(&nc);
 }

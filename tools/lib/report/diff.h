@@ -23,9 +23,11 @@ struct diff_counts {
 	long lines_added, lines_removed;
 };
 
-/* Appends the change from the one skill under old_root to the one under
- * new_root (skills roots, e.g. inputs/skill and artifacts/static/S_static).
- * A root without exactly one skill folder is said in one line. */
+/* Appends the change from the skills under old_root to those under
+ * new_root (skills roots, e.g. inputs/skill and artifacts/static/S_static):
+ * one skill's change as above, or for a set of several, skill by skill
+ * (a heading each changed skill, the byte-identical ones named in one
+ * line). Roots that hold different skill folders are said in one line. */
 void diff_skill_html(struct buf *b, const char *old_root, const char *new_root, struct diff_counts *n);
 
 /* The line diff of two texts (at most `context` unchanged lines around a

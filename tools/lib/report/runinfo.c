@@ -6,6 +6,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "skill/source.h"
 
 char *runinfo_skill_root(const char *stage)
 {
@@ -29,29 +30,16 @@ char *runinfo_skill_root(const char *stage)
 	return NULL;
 }
 
-/* The hash skillc-eval records for the one skill in root; "" when root
- * holds no skill or several (their combined hash needs their names). */
+/* The hash skillc-eval records for the skills in root (skill_set_hash:
+ * the one skill's tree hash, or the set's); "" when root holds none. */
 static void root_skill_hash(const char *root, hash_hex out)
 {
 	out[0] = 0;
-	struct strlist names = STRLIST_INIT;
+	struct skill_set set;
 	struct err e;
-	if (fs_list_names(root, &names, &e) < 0)
-		return;
-	char *one = NULL;
-	int found = 0;
-	for (size_t i = 0; i < names.n; i++) {
-		char *dir = path_join(root, names.v[i]);
-		char *md = path_join(dir, "SKILL.md");
-		if (fs_exists(md) && !found++)
-			one = xstrdup(dir);
-		free(md);
-		free(dir);
-	}
-	if (found == 1 && hash_tree(one, out, &e) < 0)
+	if (skill_set_open(root, false, 0, &set, &e) < 0 || skill_set_hash(&set, out, &e) < 0)
 		out[0] = 0;
-	free(one);
-	strlist_free(&names);
+	skill_set_free(&set);
 }
 
 /* The indexes of <stage>-eval.NNN in the manifest's targets; NULL when none. */

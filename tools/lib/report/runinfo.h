@@ -23,7 +23,7 @@
 struct runinfo_stage {
 	char *task, *name;  /* traces/<task>/<name>/ */
 	char *skill_root;   /* run-relative skills root it evaluates; NULL: none known */
-	hash_hex skill;     /* that skill's hash as trial.json records it; "" when unknown */
+	hash_hex skill;     /* its skills' hash as trial.json records it (one skill's, or the set's); "" when unknown */
 	cJSON *due;         /* index numbers due (array), from the manifest; NULL: unknown */
 };
 
