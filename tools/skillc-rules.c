@@ -48,7 +48,8 @@
 #include "local/image.h"
 
 static const char usage[] =
-	"usage: skillc-rules check [--strays 'NAME...'] [--goals 'G...' --known 'G...'] NAME=VALUE...\n"
+	"usage: skillc-rules check [--strays 'NAME...'] [--goals 'G...' --known 'G...']\n"
+	"                          [--noop 'G...' --given 'NAME...' --make-f F --rules DIR] NAME=VALUE...\n"
 	"       skillc-rules run --goals 'G...' [--given 'NAME...'] NAME=VALUE... -- MAKE [ARG...]\n"
 	"       skillc-rules report --as status|dry|question|runs --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
 	"       skillc-rules source-tag DIR\n"
@@ -59,7 +60,12 @@ static const char usage[] =
 	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one;\n"
 	"--strays: the command line's variables that are no setting, one near a setting\n"
 	"refused (\"did you mean REPEAT?\"); --goals: goals no makefile has, one near\n"
-	"a --known goal refused the same way.\n"
+	"a --known goal refused the same way. --noop: the work goals of a make that\n"
+	"may be answered from its no-op journal (RESULTS/.skillc/noop.<key>, written by\n"
+	"run after a make that did nothing): when every path it recorded is unchanged\n"
+	"and no run is locked, check prints \"skillc-noop: <the last line>\" and make\n"
+	"starts nothing else (--given, --make-f SKILLC_MAKE_F and --rules SKILLC_RULES\n"
+	"are part of the journal's key).\n"
 	"run takes the locks of every run of the command (task=, or tasks=, harnesses=,\n"
 	"models=, MATRIX=), brings their rules up to date and runs MAKE with\n"
 	"SKILLC_PLAN=<a file: the rules the goals need in every run>. report prints\n"
