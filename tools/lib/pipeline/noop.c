@@ -26,6 +26,11 @@ void noop_key(const char *goals, const char *given, const char *make_f, const ch
 	char cwd[4096];
 	struct stat self;
 	buf_printf(&b, "\n%s\n%s\n%s\n", getcwd(cwd, sizeof cwd) ? cwd : "?", make_f ? make_f : "", rules ? rules : "");
+	/* the one variable of the environment the answer reads that is no
+	 * setting (settings are arguments: make exports them to its recipes
+	 * but not to its $(shell)s) */
+	const char *hp = getenv("HARNESS_PATH");
+	buf_printf(&b, "HARNESS_PATH=%s\n", hp ? hp : "");
 	/* the tools' formats are compiled in: a rebuilt skillc-rules is a new key */
 	if (stat("/proc/self/exe", &self) == 0)
 		buf_printf(&b, "%llu %lld %lld.%09ld\n", (unsigned long long)self.st_ino, (long long)self.st_size,

@@ -25,8 +25,9 @@ struct noop_rec {
 
 /* The command's key: its goals, the names it gave, its NAME=VALUE
  * arguments (argv up to "--"), the working folder, what the last line
- * depends on besides (SKILLC_MAKE_F, SKILLC_RULES) and this program's own
- * file (new tools: new key). */
+ * depends on besides (SKILLC_MAKE_F, SKILLC_RULES; HARNESS_PATH from
+ * the environment) and this program's own file (new
+ * tools: new key). */
 void noop_key(const char *goals, const char *given, const char *make_f, const char *rules, int argc, char **argv,
 	      hash_hex out);
 
