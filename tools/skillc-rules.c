@@ -778,8 +778,8 @@ static int last_line(const struct command *c, const struct runs *rs, int rc, dou
 /* After a make that ran no stage and said nothing but its last line: the
  * journal that lets the next make of the command answer the same without
  * working (pipeline/noop.h). Everything its answer read is recorded: each
- * run's folder, task, rules data and sources, RESULTS and TASKS_DIR (new
- * runs, new tasks), the matrix file and the routes. */
+ * run's folder, task, rules data and sources, RESULTS, TASKS_DIR and each
+ * task's parent (new runs, new tasks), the matrix file and the routes. */
 static void record_noop(const struct command *c, const struct runs *rs, double since, const char *line)
 {
 	for (size_t g = 0; g < c->goals.n; g++)
@@ -801,6 +801,9 @@ static void record_noop(const struct command *c, const struct runs *rs, double s
 		noop_add_lock(&n, r->dir);
 		noop_add_tree(&n, r->dir);
 		noop_add_tree(&n, r->task_dir);
+		char *tasks = path_dir(r->task_dir); /* a task come or gone (a job config's dataset) */
+		noop_add_path(&n, tasks);
+		free(tasks);
 		noop_add_tree(&n, r->rules_dir);
 		for (size_t k = 0; k < source_count; k++) {
 			char *p = source_path(r, &source_table[k]);
