@@ -10,7 +10,8 @@
 #    steps: the same trial in both) under SANDBOX=bwrap and SANDBOX=docker,
 #    each in a fresh results folder and cache, its images built before:
 #    wall time per trial (the scripted agent does not solve this task: every
-#    trial runs agent and verifier to the end, reward 0).
+#    trial runs agent and verifier to the end, reward 0), and the bare
+#    `docker run --rm debian:12-slim true` of the same daemon beside it.
 # Figures only; nothing is asserted.
 set -eu
 N=${1:-5}
@@ -52,6 +53,13 @@ $LK HARNESS=onhost RESULTS=r-bwrap CACHE_DIR=c-bwrap ingest >/dev/null 2>&1
 $LK HARNESS=scripted SANDBOX=docker RESULTS=r-docker CACHE_DIR=c-docker ingest images >/dev/null 2>&1
 bw=$(seconds $LK HARNESS=onhost RESULTS=r-bwrap CACHE_DIR=c-bwrap -j1 raw-eval REPEAT=$N)
 dk=$(seconds $LK HARNESS=scripted SANDBOX=docker RESULTS=r-docker CACHE_DIR=c-docker -j1 raw-eval REPEAT=$N)
+# the bare container start of the same daemon and base image, beside a trial
+i=0
+while [ $i -lt 5 ]; do
+	s=$(date +%s%N); docker run --rm debian:12-slim true >/dev/null 2>&1; e=$(date +%s%N)
+	echo $(( (e - s) / 1000000 )); i=$((i + 1))
+done >bare.txt
+echo "docker: bare start (docker run --rm debian:12-slim true, median of 5) $(sort -n bare.txt | sed -n 3p) ms"
 echo "$N trials, -j1: bwrap $bw s, docker $dk s" |
 	awk -v n="$N" -v b="$bw" -v d="$dk" '{ print; printf "per trial: bwrap %.1f s, docker %.1f s (+%.1f s)\n", b / n, d / n, (d - b) / n }'
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"

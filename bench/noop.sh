@@ -5,7 +5,8 @@
 # 1. Generates N synthetic tasks (one skill each, a few files), builds the
 #    matrix of N runs up to `static` (ingest, profile, static: three targets
 #    a run) with one make, then times the no-op make of the whole matrix
-#    (median of 5; wall and CPU time) and of one run (median of 11).
+#    (median of 5; wall and CPU time) and of one run (median of 11), and
+#    beside them a make of one empty target (make's own start, the floor).
 # 2. Writes a Snakefile with the same graph (per run: ingest reads the
 #    skill's files, profile the profiles folder, static both outputs), makes
 #    its outputs up to date, then times `snakemake -n` (median of 5) and
@@ -77,6 +78,11 @@ sk_wall=$1 sk_cpu=$2
 set -- $(median_of 11 $SK task=task-1 static)
 echo "skillc no-op, all $N runs:  wall ${sk_wall} ms, CPU ${sk_cpu} ms ($(echo "$sk_wall $N" | awk '{ printf "%.2f", $1 / $2 }') ms a run, median of 5)"
 echo "skillc no-op, one run:      wall $1 ms, CPU $2 ms (median of 11)"
+one_wall=$1 one_cpu=$2
+# the anchor in the same run: a make that reads nothing (make's own start)
+printf 'nothing:\n.PHONY: nothing\n' >nothing.mk
+set -- $(median_of 11 make -f nothing.mk nothing)
+echo "anchor, an empty make:       wall $1 ms, CPU $2 ms (median of 11); one run's no-op is $(echo "$one_wall $1" | awk '{ printf "%.1f", $1 / $2 }')x wall, $(echo "$one_cpu $2" | awk '{ printf "%.1f", $1 / $2 }')x CPU"
 
 # Snakemake on the same graph
 if ! command -v snakemake >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -77,10 +77,20 @@ skillc_bad_goal := $(shell $(SKILLC_BIN)/skillc-rules check --goals $(call skill
 $(if $(skillc_bad_goal),$(error $(skillc_bad_goal)))
 endif
 endif
+# A work goal whose make did nothing last time may be answered from the
+# command's no-op journal by the same check (docs/internals/make.md): not
+# for make -n/-q/-t/-B, clean-stage, images, DATASET_PIN, nor in the source
+# tree, whose tools this make may rebuild first.
+skillc_noop_goals := $(if $(skillc_read)$(skillc_dry)$(SKILLC_BUILDS_TOOLS)$(DATASET_PIN)$(filter clean-stage images,$(skillc_work))$(findstring t,$(skillc_flags))$(findstring B,$(skillc_flags)),,$(skillc_work))
 ifneq ($(skillc_any),)
 ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
-skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays))) $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))))
-ifneq ($(skillc_bad),)
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays))) \
+	$(if $(skillc_noop_goals),--noop '$(skillc_noop_goals)' --given '$(SKILLC_GIVEN)' --make-f $(call skillc_quote,$(SKILLC_MAKE_F)) \
+	--rules $(call skillc_quote,$(SKILLC_RULES))) $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))))
+skillc_noop := $(filter skillc-noop:,$(firstword $(skillc_bad)))
+ifneq ($(skillc_noop),)
+skillc_noop := $(subst skillc-noop: ,,$(skillc_bad))
+else ifneq ($(skillc_bad),)
 $(error $(skillc_bad))
 endif
 ifneq ($(skillc_included),)
@@ -154,6 +164,11 @@ endif
 else
 $(error skillc: $(firstword $(skillc_answered)) $(or $(skillc_report_fail),could not run (see the line above)))
 endif
+else ifneq ($(skillc_noop),)
+# Nothing changed since the last make of this command found nothing to do:
+# its last line again, and no process started.
+$(info $(skillc_noop))
+$(skillc_work): ;
 else ifneq ($(skillc_work),)
 # Work: skillc-rules takes the locks, refreshes the runs and starts the one
 # make. Its status is the failed stage's (docs/pipeline.md: 1 the work

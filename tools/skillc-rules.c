@@ -37,6 +37,7 @@
 #include "eval/harness.h"
 #include "pipeline/launcher.h"
 #include "pipeline/matrix.h"
+#include "pipeline/noop.h"
 #include "pipeline/pin.h"
 #include "skill/source.h"
 #include "pipeline/rules.h"
@@ -47,7 +48,8 @@
 #include "local/image.h"
 
 static const char usage[] =
-	"usage: skillc-rules check [--strays 'NAME...'] [--goals 'G...' --known 'G...'] NAME=VALUE...\n"
+	"usage: skillc-rules check [--strays 'NAME...'] [--goals 'G...' --known 'G...']\n"
+	"                          [--noop 'G...' --given 'NAME...' --make-f F --rules DIR] NAME=VALUE...\n"
 	"       skillc-rules run --goals 'G...' [--given 'NAME...'] NAME=VALUE... -- MAKE [ARG...]\n"
 	"       skillc-rules report --as status|dry|question|runs --goals 'G...' [--given 'NAME...'] NAME=VALUE...\n"
 	"       skillc-rules source-tag DIR\n"
@@ -58,7 +60,12 @@ static const char usage[] =
 	"\"skillc: bad NAME 'VALUE': what it accepts\" on stdout for the first bad one;\n"
 	"--strays: the command line's variables that are no setting, one near a setting\n"
 	"refused (\"did you mean REPEAT?\"); --goals: goals no makefile has, one near\n"
-	"a --known goal refused the same way.\n"
+	"a --known goal refused the same way. --noop: the work goals of a make that\n"
+	"may be answered from its no-op journal (RESULTS/.skillc/noop.<key>, written by\n"
+	"run after a make that did nothing): when every path it recorded is unchanged\n"
+	"and no run is locked, check prints \"skillc-noop: <the last line>\" and make\n"
+	"starts nothing else (--given, --make-f SKILLC_MAKE_F and --rules SKILLC_RULES\n"
+	"are part of the journal's key).\n"
 	"run takes the locks of every run of the command (task=, or tasks=, harnesses=,\n"
 	"models=, MATRIX=), brings their rules up to date and runs MAKE with\n"
 	"SKILLC_PLAN=<a file: the rules the goals need in every run>. report prints\n"
@@ -80,6 +87,7 @@ struct command {
 	struct strlist goals;
 	char **make_argv;      /* run: the make to start */
 	const char *as;        /* report: status, dry or question */
+	hash_hex key;          /* its no-op journal's (pipeline/noop.h) */
 };
 
 /* The runs of the command, opened. */
@@ -109,15 +117,16 @@ static int parse_command(int argc, char **argv, struct command *c, struct err *e
 	memset(c, 0, sizeof *c);
 	int i = 2;
 	struct strlist sets = STRLIST_INIT;
+	const char *goals = "", *given = "";
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
 			c->make_argv = argv + i + 1;
 			break;
 		}
 		if (i + 1 < argc && !strcmp(argv[i], "--goals"))
-			split_words(argv[++i], &c->goals);
+			split_words(goals = argv[++i], &c->goals);
 		else if (i + 1 < argc && !strcmp(argv[i], "--given"))
-			split_words(argv[++i], &c->given);
+			split_words(given = argv[++i], &c->given);
 		else if (i + 1 < argc && !strcmp(argv[i], "--as"))
 			c->as = argv[++i];
 		else
@@ -125,6 +134,7 @@ static int parse_command(int argc, char **argv, struct command *c, struct err *e
 	}
 	int rc = settings_from_args((int)sets.n, sets.v, &c->values, e);
 	strlist_free(&sets);
+	noop_key(goals, given, getenv("SKILLC_MAKE_F"), getenv("SKILLC_RULES"), argc - 2, argv + 2, c->key);
 	return rc;
 }
 
@@ -316,6 +326,8 @@ static int plan_runs(const struct command *c, int work, struct runs *rs, struct 
 
 /* An explicit value that changes a recorded one is said in one line, with
  * the stages it makes due again. */
+static bool settings_said; /* a line that a no-op journal would not repeat */
+
 static int record_settings(struct run *r, struct err *e)
 {
 	struct strlist changes = STRLIST_INIT;
@@ -340,6 +352,7 @@ static int record_settings(struct run *r, struct err *e)
 			buf_adds(&line, "; no stage runs again for it");
 		strlist_free(&hit);
 		fprintf(stderr, "%s (the run remembers it)\n", line.data);
+		settings_said = true;
 		buf_free(&line);
 	}
 	strlist_free(&changes);
@@ -730,12 +743,18 @@ static void unchanged_note(const struct run *r, struct buf *note)
  * After a failed make it says why, a diagnostic: on stderr, as make's own
  * error lines are; otherwise on stdout with the progress. -1 when that
  * stream cannot take it. */
-static int last_line(const struct command *c, const struct runs *rs, int rc, double since)
+static int last_line(const struct command *c, const struct runs *rs, int rc, double since, struct buf *said)
 {
-	FILE *out = rc ? stderr : stdout;
+	FILE *real = rc ? stderr : stdout;
 	const char *goal = c->goals.n ? c->goals.v[c->goals.n - 1] : "final";
 	if (has_goal(c, "clean-stage") || !rs->n)
 		return 0;
+	/* written whole at the end, and kept for the no-op journal */
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *out = open_memstream(&text, &text_len);
+	if (!out)
+		return -1;
 	size_t short_of = 0, not_started = 0;
 	struct buf stopped = BUF_INIT;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -792,7 +811,53 @@ static int last_line(const struct command *c, const struct runs *rs, int rc, dou
 		free(skill);
 	}
 	buf_free(&stopped);
-	return fflush(out) != 0 || ferror(out) ? -1 : 0;
+	int bad = fclose(out) != 0;
+	if (!bad) {
+		bad = fwrite(text, 1, text_len, real) != text_len;
+		buf_add(said, text, text_len);
+	}
+	free(text);
+	return bad || fflush(real) != 0 || ferror(real) ? -1 : 0;
+}
+
+/* After a make that ran no stage and said nothing but its last line: the
+ * journal that lets the next make of the command answer the same without
+ * working (pipeline/noop.h). Everything its answer read is recorded: each
+ * run's folder, task, rules data and sources, RESULTS, TASKS_DIR and each
+ * task's parent (new runs, new tasks), the matrix file and the routes. */
+static void record_noop(const struct command *c, const struct runs *rs, double since, const char *line)
+{
+	for (size_t g = 0; g < c->goals.n; g++)
+		if (!strcmp(c->goals.v[g], "clean-stage") || !strcmp(c->goals.v[g], "images"))
+			return; /* an action, or an answer the Docker daemon holds */
+	if (settings_said || log_messages())
+		return;
+	for (size_t i = 0; i < rs->n; i++)
+		if (run_started(&rs->v[i], since))
+			return;
+	struct noop_rec n;
+	noop_begin(&n);
+	const char *const files[] = { "RESULTS", "TASKS_DIR", "MATRIX", "ROUTES" };
+	for (size_t i = 0; i < ARRAY_LEN(files); i++)
+		if (*val(c, files[i]))
+			noop_add_path(&n, val(c, files[i]));
+	for (size_t i = 0; i < rs->n && !n.bad; i++) {
+		const struct run *r = &rs->v[i];
+		noop_add_lock(&n, r->dir);
+		noop_add_tree(&n, r->dir);
+		noop_add_tree(&n, r->task_dir);
+		char *tasks = path_dir(r->task_dir); /* a task come or gone (a job config's dataset) */
+		noop_add_path(&n, tasks);
+		free(tasks);
+		noop_add_tree(&n, r->rules_dir);
+		for (size_t k = 0; k < source_count; k++) {
+			char *p = source_path(r, &source_table[k]);
+			if (*p)
+				noop_add_tree(&n, p);
+			free(p);
+		}
+	}
+	noop_commit(&n, val(c, "RESULTS"), c->key, line);
 }
 
 static int cmd_run(const struct command *c)
@@ -811,6 +876,7 @@ static int cmd_run(const struct command *c)
 	if (lock_all(&rs, what, fds, &e) < 0)
 		die_err(&e);
 	free(what);
+	noop_forget(val(c, "RESULTS"), c->key);
 	struct rules_memo memo = { 0 };
 	char *goals = goals_text(c);
 	struct git_memo git = { 0 };
@@ -850,12 +916,16 @@ static int cmd_run(const struct command *c)
 	unlink(plan);
 	free(plan);
 	strlist_free(&argv);
-	if (last_line(c, &rs, res.exit_code, since) < 0) {
+	struct buf said = BUF_INIT;
+	if (last_line(c, &rs, res.exit_code, since, &said) < 0) {
 		warnf("cannot write to %s: %s", res.exit_code ? "stderr" : "stdout", strerror(errno));
 		if (!res.exit_code)
 			res.exit_code = 1;
 	}
 	int rc = run_status(&rs, res.exit_code, since);
+	if (res.exit_code == 0 && said.len)
+		record_noop(c, &rs, since, said.data);
+	buf_free(&said);
 	for (size_t i = 0; i < rs.n; i++)
 		close(fds[i]);
 	free(fds);
@@ -951,7 +1021,7 @@ static int check_source(int argc, char **argv, struct err *e)
  * (goals make has no rule for, and the ones it has): a misspelling of
  * either is refused with the name it is near. How many arguments they
  * took, or -1 with e set. */
-static int check_options(int argc, char **argv, struct err *e)
+static int check_options(int argc, char **argv, const char **noop, const char *given[3], struct err *e)
 {
 	int i = 2;
 	const char *goals = NULL, *known = "";
@@ -962,6 +1032,14 @@ static int check_options(int argc, char **argv, struct err *e)
 			goals = argv[i + 1];
 		if (!strcmp(argv[i], "--known"))
 			known = argv[i + 1];
+		if (!strcmp(argv[i], "--noop"))
+			*noop = argv[i + 1];
+		if (!strcmp(argv[i], "--given"))
+			given[0] = argv[i + 1];
+		if (!strcmp(argv[i], "--make-f")) /* SKILLC_MAKE_F and SKILLC_RULES: no $(shell) sees them */
+			given[1] = argv[i + 1];
+		if (!strcmp(argv[i], "--rules"))
+			given[2] = argv[i + 1];
 	}
 	for (const char *p = goals ? goals : ""; *p;) {
 		size_t n = strcspn(p, " ");
@@ -975,6 +1053,23 @@ static int check_options(int argc, char **argv, struct err *e)
 		p += n + (p[n] == ' ');
 	}
 	return i - 2;
+}
+
+/* check --noop GOALS: when the command's no-op journal holds, its last
+ * line after "skillc-noop: " (make prints it and starts nothing). */
+static int check_noop(const char *goals, const char *given[3], int argc, char **argv)
+{
+	const char *results = setting_find("RESULTS")->def;
+	for (int i = 2; i < argc; i++)
+		if (!strncmp(argv[i], "RESULTS=", 8))
+			results = argv[i] + 8;
+	hash_hex key;
+	noop_key(goals, given[0], given[1], given[2], argc - 2, argv + 2, key);
+	struct buf line = BUF_INIT;
+	if (noop_probe(results, key, &line) && (printf("skillc-noop: %s", line.data) < 0 || fflush(stdout) != 0))
+		die(1, "cannot write to stdout: %m");
+	buf_free(&line);
+	return 0;
 }
 
 /* The run folder suffix of SKILL_SOURCE=dir (docs/baseline.md). */
@@ -1001,10 +1096,11 @@ int main(int argc, char **argv)
 		die(2, "missing command: check, run or report (see --help)");
 	if (!strcmp(argv[1], "check")) {
 		/* make shows stdout as its own error line */
-		int skip = check_options(argc, argv, &e);
+		const char *noop = NULL, *given[3] = { "", "", "" };
+		int skip = check_options(argc, argv, &noop, given, &e);
 		if (skip >= 0 && settings_check_args(argc - 2 - skip, argv + 2 + skip, &e) == 0 &&
 		    check_source(argc - 2 - skip, argv + 2 + skip, &e) == 0)
-			return 0;
+			return noop ? check_noop(noop, given, argc, argv) : 0;
 		if (printf("skillc: %s\n", e.msg) < 0 || fflush(stdout) != 0)
 			die(1, "cannot write to stdout: %m");
 		return 2;

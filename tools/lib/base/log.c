@@ -58,9 +58,17 @@ void log_speak_as(const char *name)
 	prog = name;
 }
 
+static unsigned messages;
+
+unsigned log_messages(void)
+{
+	return messages;
+}
+
 static void vmsg(const char *fmt, va_list ap)
 {
 	struct buf b = BUF_INIT;
+	messages++;
 	buf_printf(&b, "%s: ", prog);
 	buf_vprintf(&b, fmt, ap);
 	buf_addc(&b, '\n');

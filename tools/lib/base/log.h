@@ -29,6 +29,8 @@ void progressf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vprogressf(const char *fmt, va_list ap);
 /* "prog: message" on stderr. */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* How many messages warnf (and die) printed so far. */
+unsigned log_messages(void);
 /* "prog: message" on stderr, then exit(status). For a tool's main and
  * its option parsing only: library code returns a struct err (or, for a
  * programmer error, calls BUG); tests/e2e/layers.sh checks it. */

@@ -1,0 +1,78 @@
+#!/bin/sh
+# End-to-end: the no-op journal (docs/internals/make.md). A make that found
+# nothing to do is answered the next time from the stat data it recorded,
+# starting no skillc-rules run (the run's .lock keeps its note) and no
+# inner make; any change to a task, an output, a stamp, a setting or the
+# lock takes the whole path again, which notices it as before.
+. "$(dirname "$0")/../lib.sh"
+
+t_bench_work csv-column-sum
+SET="task=csv-column-sum MODEL=vllm/Qwen/Qwen3.5-27B"
+R=results/compile-pipeline/csv-column-sum--opencode--vllm_Qwen_Qwen3.5-27B
+S=tasks/csv-column-sum/environment/skills/csv-sum/SKILL.md
+$SK $SET static >/dev/null 2>&1 || { echo "FAIL noop.sh: the first make failed"; exit 1; }
+slow=$($SK $SET static 2>&1)
+
+t_begin "a second no-op is answered from the journal: the same last line, no skillc-rules run, no inner make"
+t_contains "the whole path's no-op" "$slow" "make[1]: Nothing to be done for 'static'."
+t_check "a journal" sh -c "ls results/compile-pipeline/.skillc/noop.* >/dev/null"
+lock=$(cat $R/.lock)
+out=$($SK $SET static 2>&1)
+t_eq "make exit" $? 0
+t_contains "make's own line" "$out" "make: Nothing to be done for 'static'."
+t_eq "the same last line" "$(echo "$out" | grep '^skillc: ')" "$(echo "$slow" | grep '^skillc: ')"
+t_eq "the lock untouched (no skillc-rules run)" "$(cat $R/.lock)" "$lock"
+t_end
+
+t_begin "a task file touched with the same bytes: the whole path once, nothing runs, then the journal again"
+touch $S
+out=$($SK $SET static 2>&1)
+t_contains "whole path" "$out" "make[1]: Nothing to be done"
+case $out in *started*) t_fail "a stage ran: $out" ;; esac
+out=$($SK $SET static 2>&1)
+t_contains "journal" "$out" "make: Nothing to be done"
+t_end
+
+t_begin "SKILL.md changed with its size and mtime kept: the change time tells, ingest runs again"
+cp -p $S ref.md
+sed -i 's/a/b/' $S
+touch -r ref.md $S
+t_check "same size" test "$(wc -c <$S)" = "$(wc -c <ref.md)"
+out=$($SK $SET static 2>&1)
+t_eq "make exit" $? 0
+t_contains "ingest again" "$out" "ingest: started"
+t_end
+
+t_begin "an output edited by hand after the journal: named, set aside, made again"
+$SK $SET static >/dev/null 2>&1
+$SK $SET static >/dev/null 2>&1
+echo "hand edit" >>$R/artifacts/static/S_static/SKILL.md
+out=$($SK $SET static 2>&1)
+t_contains "named" "$out" "modified by hand: artifacts/static/S_static"
+t_contains "made again" "$out" "static: started"
+t_end
+
+t_begin "a stamp removed after the journal: the stage runs again"
+$SK $SET static >/dev/null 2>&1
+$SK $SET static >/dev/null 2>&1
+rm $R/status/profile.ok
+out=$($SK $SET static 2>&1)
+t_contains "profile again" "$out" "profile: started"
+t_end
+
+t_begin "a run held by another make: busy, exit 2, journal or not"
+$SK $SET static >/dev/null 2>&1
+$SK $SET static >/dev/null 2>&1
+flock $R/.lock sleep 2 &
+holder=$!
+t_poll 20 sh -c "! flock -n $R/.lock true"
+out=$($SK $SET static 2>&1)
+t_eq "make exit" $? 2
+t_contains "busy" "$out" "is busy"
+wait $holder
+t_end
+
+t_begin "a new setting given: the whole path says what the run remembers"
+out=$($SK $SET REPEAT=5 static 2>&1)
+t_contains "said" "$out" "(the run remembers it)"
+t_end
