@@ -80,8 +80,9 @@ endif
 # A work goal whose make did nothing last time may be answered from the
 # command's no-op journal by the same check (docs/internals/make.md): not
 # for make -n/-q/-t/-B, clean-stage, images, DATASET_PIN, nor in the source
-# tree, whose tools this make may rebuild first.
-skillc_noop_goals := $(if $(skillc_read)$(skillc_dry)$(SKILLC_BUILDS_TOOLS)$(DATASET_PIN)$(filter clean-stage images,$(skillc_work))$(findstring t,$(skillc_flags))$(findstring B,$(skillc_flags)),,$(skillc_work))
+# tree, whose tools this make may rebuild first; nor when make starts over
+# after the work (the status below): the run just recorded that journal.
+skillc_noop_goals := $(if $(MAKE_RESTARTS)$(skillc_read)$(skillc_dry)$(SKILLC_BUILDS_TOOLS)$(DATASET_PIN)$(filter clean-stage images,$(skillc_work))$(findstring t,$(skillc_flags))$(findstring B,$(skillc_flags)),,$(skillc_work))
 ifneq ($(skillc_any),)
 ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
 skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays))) \
