@@ -201,6 +201,7 @@ ROWS
 	cat <<'ROWS'
 mount: ingest to a full disk ~ 1 ~ skillc-ingest: .*No space left on device ~ mkdir $B/fs; cp -R tasks/csv-column-sum $B/t; head -c 300000 /dev/urandom >$B/t/environment/skills/csv-sum/big.bin; in-full $B/fs 64k skillc-ingest --task $B/t --out $B/fs/skill --hash $B/fs/skill.hash
 mount: static to a full disk ~ 1 ~ skillc-static: cannot write '.*/bad/fs/.*': No space left on device ~ mkdir $B/fs; in-full $B/fs 4k skillc-static --skill $R/inputs/skill --profile $R/artifacts/static/profile.json --out $B/fs/S --hash $B/fs/h
+mount: a trial into a full disk ~ 1 ~ skillc-eval: cannot write '.*/bad/fs/raw/.*': No space left on device ~ mkdir $B/fs; in-full $B/fs 16k skillc-eval --task tasks/csv-column-sum --skills-root tasks/csv-column-sum/environment/skills --harness opencode --model vllm/m --runner benchflow --out $B/fs/raw/test-001 --no-cache
 mount: summary into a read-only run ~ 2 ~ skillc-summary: cannot create '.*/csv-column-sum--opencode--vllm_qwen-27b/.summary.json.tmp.*': Read-only file system ~ in-ro $R $SK $RUN summary
 mount: a new trial in a read-only run ~ 2 ~ skillc: cannot open '.*/csv-column-sum--opencode--vllm_qwen-27b/.lock': Read-only file system ~ in-ro $R $SK $RUN REPEAT=2 raw-eval
 mount: a read-only CACHE_DIR ~ 1 ~ skillc-llm: cannot create directory '.*/bad/cache/llm': Read-only file system ~ mkdir -p $B/cache; in-ro $B/cache $LLM --cache-dir $B/cache --cache use hello
