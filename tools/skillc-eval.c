@@ -161,36 +161,61 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 
 /* The trial, paid for once: under its key's in-flight lock, after looking
  * in the store again (another make, or a stage with the same skill, may
- * have run it meanwhile); a holder that failed or died leaves nothing
- * there, and then it runs here. */
+ * have run it meanwhile); a holder that failed leaves nothing there, and
+ * then it runs here; one killed after its runner finished but before it
+ * filed the trial left that output, which whoever takes the lock next
+ * takes over instead of running the trial again. */
 static int run_or_resume(const struct eval_job *j, const struct strlist *env_extra, const char *finished,
 			 struct err *e)
 {
 	return finished ? evaltrial_resume(j, env_extra, finished, e) : evaltrial_run(j, env_extra, e);
 }
 
+/* Waits for the holder of j's key (holder: who, freed here); true when the
+ * trial is settled then (reused from the store). *fd gets the lock. */
+static bool wait_for_holder(const struct eval_job *j, char *holder, const char *finished, int *fd, struct err *e)
+{
+	eval_progress(j, "waiting: the same trial (key %.12s) is running, %s; it is reused when it ends", j->key, holder);
+	free(holder);
+	*fd = trialstore_lock(j->o->cache, j->key, true, &holder, e);
+	if (*fd < 0)
+		return false;
+	if (evaltrial_reuse(j)) {
+		trialstore_unlock(*fd);
+		if (finished) /* paid for, but the store had it first */
+			free(attempts_keep(j, finished, "not needed: the same trial was filed meanwhile"));
+		return true;
+	}
+	return false;
+}
+
+/* What the last holder of the lock fd left when it was killed after its
+ * runner ended and before it filed the trial (whether this one waited for
+ * it or came later): a copy to read, or NULL (caller frees). */
+static char *left_by_last_holder(const struct eval_job *j, int fd)
+{
+	char *last = trialstore_lock_text(fd);
+	char *adopted = evaltrial_adoptable(j, last);
+	free(last);
+	return adopted;
+}
+
 static int run_once(const struct eval_job *j, const struct strlist *env_extra, const char *finished, struct err *e)
 {
 	if (j->o->no_cache)
 		return run_or_resume(j, env_extra, finished, e);
-	char *holder = NULL;
+	char *holder = NULL, *adopted = NULL;
 	int fd = trialstore_lock(j->o->cache, j->key, false, &holder, e);
-	if (fd < 0 && holder) {
-		eval_progress(j, "waiting: the same trial (key %.12s) is running, %s; it is reused when it ends",
-			      j->key, holder);
-		free(holder);
-		fd = trialstore_lock(j->o->cache, j->key, true, &holder, e);
-		if (fd >= 0 && evaltrial_reuse(j)) {
-			trialstore_unlock(fd);
-			if (finished) /* paid for, but the store had it first */
-				free(attempts_keep(j, finished, "not needed: the same trial was filed meanwhile"));
-			return 0;
-		}
-	}
+	if (fd < 0 && holder && wait_for_holder(j, holder, finished, &fd, e))
+		return 0;
 	if (fd < 0)
 		return -1;
-	int status = run_or_resume(j, env_extra, finished, e);
+	if (!finished)
+		adopted = left_by_last_holder(j, fd);
+	trialstore_lock_claim(fd, j->out);
+	int status = run_or_resume(j, env_extra, adopted ? adopted : finished, e);
 	trialstore_unlock(fd);
+	free(adopted);
 	return status;
 }
 

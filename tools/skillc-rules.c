@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "base/datadir.h"
+#include "base/dotenv.h"
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
@@ -46,6 +47,7 @@
 #include "pipeline/state.h"
 #include "pipeline/status.h"
 #include "local/image.h"
+#include "llm/routes.h"
 
 static const char usage[] =
 	"usage: skillc-rules check [--strays 'NAME...'] [--goals 'G...' --known 'G...']\n"
@@ -860,6 +862,55 @@ static void record_noop(const struct command *c, const struct runs *rs, double s
 	noop_commit(&n, val(c, "RESULTS"), c->key, line);
 }
 
+/* The first stage the goals need in r that is not done and asks
+ * EXTERNAL_MODEL (hybrid static, fast, deep); NULL when none. */
+static const char *llm_stage_due(const struct command *c, const struct run *r)
+{
+	const char *due = NULL;
+	for (size_t g = 0; !due && g < c->goals.n; g++) {
+		struct stage_ref *need;
+		int n = goal_refs(r, c->goals.v[g], &need);
+		for (int i = 0; !due && i < n; i++)
+			if (stage_needs(need[i].def, r, "EXTERNAL_MODEL") && !ok_exists(r, &need[i]))
+				due = need[i].def->name;
+		free(need);
+	}
+	return due;
+}
+
+/* Checked before paying: a run whose due stages will ask EXTERNAL_MODEL
+ * (LLM_CACHE=only asks nobody) has its route in ROUTES and, when the route
+ * wants one, its key in the environment or ENV_FILE, before any trial or
+ * request of any run starts. The messages are the client's own. */
+static int check_llm_route(const struct command *c, const struct run *r, struct err *e)
+{
+	const char *id = run_get(r, "EXTERNAL_MODEL"), *stage;
+	if (!*id || !strcmp(run_get(r, "LLM_CACHE"), "only") || !(stage = llm_stage_due(c, r)))
+		return 0;
+	char *path = routes_locate(run_get(r, "ROUTES")), *model = NULL;
+	const char *env_path = *run_get(r, "ENV_FILE") ? run_get(r, "ENV_FILE") : ".env";
+	struct routes rt = ROUTES_INIT;
+	struct dotenv env = DOTENV_INIT;
+	int rc = routes_load(&rt, path, e) < 0 || dotenv_load(&env, env_path, e) < 0 ? -1 : 0;
+	const struct route *route = rc == 0 ? routes_resolve(&rt, id, &model, e) : NULL;
+	enum dotenv_source src;
+	if (rc == 0 && !route)
+		rc = -1;
+	else if (rc == 0 && route->key_required && !dotenv_get(&env, route->key_env, &src))
+		rc = err_set(e, ERR_INPUT, "provider '%s' needs a key: set %s in the environment or in ENV_FILE '%s'",
+			     route->provider, route->key_env, env_path);
+	if (rc < 0) { /* which stage and model, before the client's words */
+		char why[sizeof e->msg];
+		memcpy(why, e->msg, sizeof why);
+		err_set(e, ERR_INPUT, "%s: %s asks EXTERNAL_MODEL=%s and cannot: %s", path_base(r->dir), stage, id, why);
+	}
+	free(model);
+	dotenv_free(&env);
+	routes_free(&rt);
+	free(path);
+	return rc;
+}
+
 static int cmd_run(const struct command *c)
 {
 	struct err e = { 0 };
@@ -869,7 +920,7 @@ static int cmd_run(const struct command *c)
 	if (check_goals(c, &e) < 0 || plan_runs(c, 1, &rs, &e) < 0)
 		die_err(&e);
 	for (size_t i = 0; i < rs.n; i++)
-		if (rules_task_check(&rs.v[i], &e) < 0)
+		if (rules_task_check(&rs.v[i], &e) < 0 || check_llm_route(c, &rs.v[i], &e) < 0)
 			die_err(&e);
 	char *what = command_text(c);
 	int *fds = xcalloc(rs.n + 1, sizeof *fds);

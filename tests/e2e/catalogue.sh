@@ -156,6 +156,10 @@ env: an unclosed quote ~ 2 ~ skillc-llm: '.*/bad/e.env' line 1: unterminated quo
 env: over 1 MiB ~ 2 ~ skillc-llm: ENV_FILE '.*/bad/e.env' is over 1 MiB: an env file holds a few NAME=VALUE lines ~ head -c 1100000 /dev/zero | tr '\0' a >$B/e.env; skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/e.env --show-route -m vllm/m
 env: a folder ~ 2 ~ skillc-llm: ENV_FILE: cannot read '.*/bad/e.env': Is a directory ~ mkdir $B/e.env; skillc-llm --routes $T_ROOT/rules/provider_routes.json --env-file $B/e.env --show-route -m vllm/m
 env: a bad line, through make ~ 2 ~ skillc-eval: '.*/bad/e.env' line 1: expected NAME=VALUE ~ printf 'JUST_A_WORD\n' >$B/e.env; $SK $SCRATCH ENV_FILE=$B/e.env raw-eval
+routes: EXTERNAL_MODEL's key missing, make final: refused before any trial ~ 2 ~ skillc: csv-column-sum--opencode--vllm_scratch: fast-map asks EXTERNAL_MODEL=keyed/m and cannot: provider 'keyed' needs a key: set KEYED_TOKEN in the environment or in ENV_FILE '.*/none.env' ~ echo '{"providers": {"keyed": {"base_url": "http://127.0.0.1:9/v1", "key_env": "KEYED_TOKEN"}}}' >$B/r.json; FAKE_BENCH_LOG=$B/bench.log $SK $SCRATCH EXTERNAL_MODEL=keyed/m ROUTES=$B/r.json final; rc=$?; test ! -e $B/bench.log || exit 9; exit $rc
+routes: EXTERNAL_MODEL's provider unknown, make final: refused before any trial ~ 2 ~ skillc: csv-column-sum--opencode--vllm_scratch: fast-map asks EXTERNAL_MODEL=nosuch/m and cannot: unknown provider 'nosuch' in model 'nosuch/m': add it to routes '.*/bad/r.json' ~ echo '{"providers": {"keyed": {"base_url": "http://127.0.0.1:9/v1", "key_env": null}}}' >$B/r.json; FAKE_BENCH_LOG=$B/bench.log $SK $SCRATCH EXTERNAL_MODEL=nosuch/m ROUTES=$B/r.json final; rc=$?; test ! -e $B/bench.log || exit 9; exit $rc
+routes: EXTERNAL_MODEL's key missing, hybrid static: refused before the request ~ 2 ~ skillc: csv-column-sum--opencode--vllm_scratch: static asks EXTERNAL_MODEL=keyed/m and cannot: provider 'keyed' needs a key: set KEYED_TOKEN ~ echo '{"providers": {"keyed": {"base_url": "http://127.0.0.1:9/v1", "key_env": "KEYED_TOKEN"}}}' >$B/r.json; $SK $SCRATCH STATIC_MODE=hybrid EXTERNAL_MODEL=keyed/m ROUTES=$B/r.json static; rc=$?; test ! -e $B/results/*/artifacts/static/profile.json || exit 9; exit $rc
+routes: EXTERNAL_MODEL's key missing, make raw-eval asks no model: not refused ~ 0 ~ test-001 passed reward=1 ~ echo '{"providers": {"keyed": {"base_url": "http://127.0.0.1:9/v1", "key_env": "KEYED_TOKEN"}}}' >$B/r.json; $SK $SCRATCH EXTERNAL_MODEL=keyed/m ROUTES=$B/r.json raw-eval
 ROWS
 	# --- profiles
 	cat <<'ROWS'
@@ -197,9 +201,18 @@ ROWS
 	cat <<'ROWS'
 mount: ingest to a full disk ~ 1 ~ skillc-ingest: .*No space left on device ~ mkdir $B/fs; cp -R tasks/csv-column-sum $B/t; head -c 300000 /dev/urandom >$B/t/environment/skills/csv-sum/big.bin; in-full $B/fs 64k skillc-ingest --task $B/t --out $B/fs/skill --hash $B/fs/skill.hash
 mount: static to a full disk ~ 1 ~ skillc-static: cannot write '.*/bad/fs/.*': No space left on device ~ mkdir $B/fs; in-full $B/fs 4k skillc-static --skill $R/inputs/skill --profile $R/artifacts/static/profile.json --out $B/fs/S --hash $B/fs/h
+mount: a trial into a full disk ~ 1 ~ skillc-eval: cannot write '.*/bad/fs/raw/.*': No space left on device ~ mkdir $B/fs; in-full $B/fs 16k skillc-eval --task tasks/csv-column-sum --skills-root tasks/csv-column-sum/environment/skills --harness opencode --model vllm/m --runner benchflow --out $B/fs/raw/test-001 --no-cache
 mount: summary into a read-only run ~ 2 ~ skillc-summary: cannot create '.*/csv-column-sum--opencode--vllm_qwen-27b/.summary.json.tmp.*': Read-only file system ~ in-ro $R $SK $RUN summary
 mount: a new trial in a read-only run ~ 1 ~ skillc: cannot open '.*/csv-column-sum--opencode--vllm_qwen-27b/.lock': Read-only file system ~ in-ro $R $SK $RUN REPEAT=2 raw-eval
 mount: a read-only CACHE_DIR ~ 1 ~ skillc-llm: cannot create directory '.*/bad/cache/llm': Read-only file system ~ mkdir -p $B/cache; in-ro $B/cache $LLM --cache-dir $B/cache --cache use hello
+ROWS
+	# --- hand edits of a finished scratch run (the next make undoes them:
+	# handedit.sh); by hand means later than the stage's stamp, not within the
+	# file clock's tick of it (a few ms), hence the pause
+	cat <<'ROWS'
+edit: a trial's reward by hand, make status ~ 1 ~ modified by hand: traces/csv-column-sum/raw/test-001/trial.json ~ $SK $SCRATCH raw-eval >/dev/null 2>&1 || exit 9; sleep 0.1; sed -i 's/"reward": 1\([,}]\)/"reward": 0\1/' $B/results/*/traces/csv-column-sum/raw/test-001/trial.json; $SK $SCRATCH status
+edit: "complete": false in a trial.json, make ~ 0 ~ raw-eval.001: output traces/csv-column-sum/raw/test-001/trial.json is not a complete trial ~ $SK $SCRATCH raw-eval >/dev/null 2>&1 || exit 9; sleep 0.1; sed -i 's/"complete": true/"complete": false/' $B/results/*/traces/csv-column-sum/raw/test-001/trial.json; $SK $SCRATCH raw-eval
+edit: S_static's SKILL.md by hand, make status ~ 1 ~ modified by hand: artifacts/static/S_static ~ $SK $SCRATCH static >/dev/null 2>&1 || exit 9; sleep 0.1; sed -i '$a hand edit' $B/results/*/artifacts/static/S_static/csv-sum/SKILL.md; $SK $SCRATCH status
 ROWS
 }
 

@@ -16,7 +16,8 @@ QEMU: an image of another architecture is emulated, or a problem saying what to 
 make raw-eval SANDBOX=docker: trials in the L2, keyed by its tag
 kill -9 of make mid-trial: no container left once the next make has passed; the trial runs again
 a Dockerfile that fails to build: make images fails with one environment_build line
-SANDBOX=bwrap: no images in the run"
+SANDBOX=bwrap: no images in the run
+a key planted in a docker run (.env, make's environment, the agent's output): in no layer of the run's images, no file of the run"
 skip_all() { echo "$NAMES" | while read -r n; do t_skip "$n" "$1"; done; exit 0; }
 t_dockerd || skip_all "$T_WHY"
 t_docker_base debian debian:12-slim || skip_all "$T_WHY"
@@ -208,8 +209,52 @@ out=$($SK task=broken HARNESS=scripted status 2>&1)
 t_contains "status says why" "$out" "environment_build"
 t_end
 
-t_begin "SANDBOX=bwrap: no images in the run"
+t_begin "SANDBOX=bwrap: no images in the run
+a key planted in a docker run (.env, make's environment, the agent's output): in no layer of the run's images, no file of the run"
 out=$($SK task=log-error-report HARNESS=scripted SANDBOX=bwrap images 2>&1)
 t_eq "exit" $? 0
 t_contains "says so" "$out" "no images in this run: they are for RUNNER=local SANDBOX=docker"
+t_end
+
+t_begin "a key planted in a docker run (.env, make's environment, the agent's output): in no layer of the run's images, no file of the run"
+KEY=sk-planted-docker-$$-7f3e9a
+printf '{"providers": {"fake": {"base_url": "%s", "key_env": "FAKE_KEY"}}}\n' "$FAKELLM_URL" >"$W/keyed.json"
+printf 'FAKE_KEY=%s\n' "$KEY" >"$W/keyed.env"
+# an agent that writes the key it was given into its output, baked into an
+# L2 of its own (built now, with the key in make's environment)
+cat >"$H/leak.script.json" <<'EOF'
+{"agent_name": "Scripted", "steps": [{"skill": "low-stock"},
+  {"exec": "echo \"key=$SKILLC_MODEL_API_KEY\" >/logs/artifacts/leak; echo \"$SKILLC_MODEL_API_KEY\" >/root/leak.txt"},
+  {"exec": "awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
+  {"message": "done"}]}
+EOF
+printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], "image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"}, {"src": "leak.script.json", "dest": "/opt/scripted/script.json"}]}}\n' >"$H/leaky.json"
+out=$(FAKE_KEY=$KEY $SK task=inventory-check HARNESS=leaky REPEAT=1 RESULTS=keyed ROUTES="$W/keyed.json" \
+	ENV_FILE="$W/keyed.env" CACHE_DIR="$W/keyed-cache" raw-eval 2>&1)
+t_eq "exit ($out)" $? 0
+KR=keyed/inventory-check--leaky--fake_m1
+t_contains "the trial passed" "$(cat $KR/traces/inventory-check/raw/test-001/trial.json)" '"outcome": "passed"'
+t_check "the agent had the key (redacted in its output)" grep -rqx 'key=\*\*\*REDACTED\*\*\*' $KR/traces
+t_eq "files of the run and its caches holding it" "$(grep -rlF "$KEY" keyed "$W/keyed-cache" 2>/dev/null)" ""
+# every file of every layer of the run's images, as docker save gives them
+# (tar layers, gzip ones unpacked); finding the agent's script shows the
+# grep sees into the layers
+ids=$(cut -d' ' -f1 $KR/images/*.id)
+t_eq "the run's images: an L1 and an L2" "$(echo $ids | wc -w)" 2
+seen=0
+for id in $ids; do
+	rm -rf "$T_TMP/img" && mkdir "$T_TMP/img"
+	docker save "$id" | tar -xf - -C "$T_TMP/img" || t_fail "docker save $id"
+	held=0
+	for f in $(find "$T_TMP/img" -type f); do
+		if gzip -t "$f" 2>/dev/null; then zcat "$f"; else cat "$f"; fi >"$T_TMP/layer"
+		grep -aqF "$KEY" "$T_TMP/layer" && held=$((held + 1))
+		grep -aqF 'SKILLC_MODEL_API_KEY' "$T_TMP/layer" && seen=$((seen + 1))
+	done
+	t_eq "files of image $id holding the key" $held 0
+	t_check "its history holds no key" sh -c "! docker history --no-trunc $id | grep -qF '$KEY'"
+	t_check "its settings hold no key" sh -c "! docker image inspect $id | grep -qF '$KEY'"
+done
+rm -rf "$T_TMP/img" "$T_TMP/layer"
+t_check "the grep sees into the layers (the agent's script is found)" test $seen -ge 1
 t_end

@@ -274,3 +274,21 @@ t_contains "another key's: not read but taken from the store" "$out" "reused fro
 t_check "another key's: kept aside" test -f x/.incomplete/raw/test-008.*/.resume.json
 t_end
 
+
+t_begin "a trial that runs long says so, at doubling gaps; a short one says nothing more"
+# the first line after a tenth of the hard deadline (here 2 s of 20), then
+# after 4 s and 8 s more: a 7 s agent gets two lines, not one a second
+script "pass sleep=7"
+out=$(skillc-eval --task tasks/csv-column-sum --skills-root tasks/csv-column-sum/environment/skills --harness opencode --model $M --runner benchflow \
+	--out long/raw/test-001 --deadline 20 --no-cache 2>&1)
+t_eq "exit" $? 0
+t_eq "two progress lines" "$(printf '%s\n' "$out" | grep -c 'test-001 still running: ')" 2
+t_contains "the first after 2 s" "$out" "test-001 still running: 2 s so far, runner.log 1 KB, the hard deadline in 18 s"
+t_contains "the second 4 s later" "$out" "test-001 still running: 6 s so far"
+t_contains "then the end line" "$out" "test-001 passed reward=1"
+script "pass sleep=0"
+out=$(skillc-eval --task tasks/csv-column-sum --skills-root tasks/csv-column-sum/environment/skills --harness opencode --model $M --runner benchflow \
+	--out long/raw/test-002 --no-cache 2>&1)
+t_eq "short: exit" $? 0
+t_eq "short: no progress line" "$(printf '%s\n' "$out" | grep -c 'still running')" 0
+t_end

@@ -98,16 +98,24 @@ while [ $caught -eq 0 ] && [ $tries -lt 20 ]; do
 		i=$((i + 1))
 	done
 	pkill -STOP -s $sid 2>/dev/null
-	[ ! -e $T1/trial.json ] && cat $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json 2>/dev/null | grep -q exit_code && caught=1
+	[ ! -e $T1/trial.json ] && [ -z "$(find "$W/rkc/trials" -name trial.json -not -path '*.tmp.*' 2>/dev/null)" ] &&
+		cat $RK/traces/csv-column-sum/raw/.test-001.tmp.*/.resume.json 2>/dev/null | grep -q exit_code && caught=1
 	while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
 	wait $sid 2>/dev/null
 done
-t_eq "a freeze landed between the runner's end and the publish (in $tries tries)" $caught 1
+t_eq "a freeze landed between the runner's end and the filing (in $tries tries)" $caught 1
 # what the killed one may have been writing: never published
 sh -c 'exit 0' & dead=$!
 wait $dead
 for d in $RK/traces/csv-column-sum/raw/.test-001.tmp.*/; do echo partial >"$d/.trial.json.tmp.$dead.0"; done
 before=$(starts)
+# another run sharing the store comes later (it never waited): it takes the
+# output over from the lock's last holder, and files it
+out=$($SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/e-f RESULTS=rk3 CACHE_DIR=$W/rkc 2>&1)
+t_eq "a later run sharing the store: exit" $? 0
+t_contains "a later run takes the output over" "$out" "was killed after its runner finished: its output in"
+t_eq "a later run: bench runs no more" "$(starts)" "$before"
+t_check "a later run: complete" grep -q '"complete": true' rk3/*/traces/csv-column-sum/raw/test-001/trial.json
 out=$($SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/e-f RESULTS=rk CACHE_DIR=$W/rkc 2>&1)
 t_eq "resume exit" $? 0
 t_contains "says so" "$out" "its runner had finished when a skillc-eval was killed: the output is read, not run again"
@@ -185,5 +193,59 @@ done
 t_eq "kills that landed after publishing" $kills 20
 t_eq "bench runs = keys" "$(starts)" "$(awk '{ n += $1 } END { print n }' keys.txt)"
 t_eq "bench runs" "$(starts)" 20
+unset FAKE_BENCH_MESSAGE
+t_end
+
+t_begin "two runs sharing the store, the holder killed -9 after its runner ended but before filing, 20 times: the waiter takes its output over"
+# the window the case above leaves: the holder's runner has ended (its mark
+# holds the exit status) and the trial is not in the store yet. The waiter
+# finds the holder gone, nothing in the store, and the output the holder's
+# runner left beside its trial folder: it takes it over instead of paying
+# for the trial again. A freeze that lands after the filing still counts
+# toward "never more runs than keys", but not toward the 20.
+head -c 30000000 /dev/zero | tr '\0' 'a' >big.msg
+export FAKE_BENCH_MESSAGE=$W/big.msg
+rm -f bench.log keys.txt
+kills=0 tries=0
+while [ $kills -lt 20 ] && [ $tries -lt 40 ]; do
+	tries=$((tries + 1))
+	rm -f "$W/go"
+	printf 'pass sleep=0 wait=%s\n' "$W/go" >script
+	before=$(starts)
+	Q1=$SHM/q1/csv-column-sum--opencode--vllm_q-$tries/traces/csv-column-sum/raw
+	setsid $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/q-$tries RESULTS=$SHM/q1 CACHE_DIR=$W/qc >q1.out 2>&1 &
+	sid=$!
+	t_poll 100 sh -c "[ \"\$(grep -c '^start ' bench.log 2>/dev/null)\" -gt $before ]"
+	$SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/q-$tries RESULTS=$SHM/q2 CACHE_DIR=$W/qc >q2.out 2>&1 &
+	second=$!
+	t_poll 100 grep -q 'waiting: the same trial' q2.out || t_fail "try $tries: the second run did not wait"
+	touch "$W/go"
+	i=0
+	while [ $i -lt 30000 ] && ! cat $Q1/.test-001.tmp.*/.resume.json 2>/dev/null | grep -q exit_code; do
+		kill -0 $sid 2>/dev/null || break
+		sleep 0.005
+		i=$((i + 1))
+	done
+	pkill -STOP -s $sid 2>/dev/null
+	landed=0
+	if [ -z "$(find "$W/qc/trials" -name trial.json -not -path '*.tmp.*' 2>/dev/null)" ] &&
+		cat $Q1/.test-001.tmp.*/.resume.json 2>/dev/null | grep -q exit_code; then
+		landed=1 kills=$((kills + 1))
+	fi
+	while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
+	wait $sid 2>/dev/null
+	wait $second || t_fail "try $tries: the second make failed: $(tail -n 3 q2.out)"
+	if [ "$(starts)" -ne $((before + 1)) ] || { [ $landed = 1 ] && ! grep -q 'its output in .* is taken over' q2.out; }; then
+		t_fail "try $tries (killed before filing: $landed): $(($(starts) - before)) bench runs for one key: $(tail -n 4 q2.out | tr '\n' ' ')"
+	fi
+	t_check "try $tries: the second run's trial is complete" grep -q '"complete": true' $SHM/q2/*/traces/*/raw/test-001/trial.json
+	keys $SHM/q1 $SHM/q2 >>keys.txt
+	rm -rf "$SHM/q1" "$SHM/q2" "$W/qc"
+done
+runs=$(starts) nkeys=$(awk '{ n += $1 } END { print n }' keys.txt)
+# the figures, on the case's own line
+t_name="$t_name: never more finished bench runs than trial keys ($runs bench runs for $nkeys keys, $kills kills before filing in $tries tries)"
+t_eq "kills that landed after the runner ended and before filing" $kills 20
+t_eq "bench runs = keys" "$runs" "$nkeys"
 unset FAKE_BENCH_MESSAGE
 t_end

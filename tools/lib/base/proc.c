@@ -205,6 +205,7 @@ struct watch {
 	const struct proc_spec *spec;
 	pid_t pid;
 	double deadline, grace, kill_at;
+	double start, next_tick; /* next_tick: when spec->tick is due, 0: never */
 	bool exited, stopping;
 	int status;
 };
@@ -233,12 +234,17 @@ static void stop_child(struct watch *w, int sig)
 		w->kill_at = now_mono() + w->grace;
 }
 
-/* SIGTERM at the deadline, SIGKILL a grace period after any stop. */
+/* SIGTERM at the deadline, SIGKILL a grace period after any stop; the
+ * progress tick when it is due. */
 static void enforce_limits(struct watch *w, struct proc_result *res)
 {
 	double now = now_mono();
 	if (w->exited)
 		return;
+	if (w->next_tick && now >= w->next_tick) {
+		double next = w->spec->tick(now - w->start, w->spec->tick_arg);
+		w->next_tick = next > 0 ? now + next : 0;
+	}
 	if (w->deadline && now >= w->deadline && !res->timed_out) {
 		res->timed_out = true;
 		w->kill_at = 0;
@@ -259,7 +265,10 @@ static int wait_ms(const struct watch *w, const struct proc_result *res)
 	double next = w->deadline && !res->timed_out ? w->deadline : 0;
 	if (w->kill_at && (!next || w->kill_at < next))
 		next = w->kill_at;
-	return next ? (int)((next - now_mono()) * 1000) + 1 : -1;
+	if (w->next_tick && (!next || w->next_tick < next))
+		next = w->next_tick;
+	double ms = next ? (next - now_mono()) * 1000 + 1 : -1;
+	return next && ms < 0 ? 0 : (int)ms;
 }
 
 /* A stop signal for us is passed on to the child (unless spec->deaf),
@@ -347,6 +356,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 	if (!started) /* in the child's output, as if it had said so */
 		say_not_started(&o, why.msg);
 	w.deadline = spec->timeout > 0 ? start + spec->timeout : 0;
+	w.start = start;
+	w.next_tick = spec->tick && spec->tick_first > 0 ? start + spec->tick_first : 0;
 	supervise(sfd, &w, &o, res);
 	outputs_close(&o);
 	proc_signals_end(sfd, &oldmask);

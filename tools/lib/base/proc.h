@@ -38,6 +38,12 @@ struct proc_spec {
 	 * short query run while something else is being stopped or cleaned up
 	 * (a stop() callback, bookkeeping after an interruption). */
 	bool deaf;
+	/* Progress while the child runs: tick(seconds so far, tick_arg) is
+	 * called first after tick_first seconds (0: never), then after as many
+	 * seconds as it returns (<= 0: no more). */
+	double (*tick)(double seconds, void *arg);
+	void *tick_arg;
+	double tick_first;
 };
 
 struct proc_result {

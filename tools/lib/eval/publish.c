@@ -1,5 +1,6 @@
 #include "eval/publish.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -415,7 +416,7 @@ static int run_and_publish(const struct eval_job *j, const struct strlist *env_e
 	char *log_path = path_join(tmp, "runner.log");
 	struct proc_result pr;
 	mark_runner(j, tmp, NULL);
-	int rc = runner_run(argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
+	int rc = runner_run(j, argv, env_extra, log_path, eval_deadline(j->o), &pr, e);
 	free(log_path);
 	if (rc == 0 && !pr.interrupted && !pr.timed_out)
 		mark_runner(j, tmp, &pr);
@@ -489,6 +490,64 @@ int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, 
 	free(skills_root);
 	free(tmp_abs);
 	return status;
+}
+
+/* The temp folder a gone holder (pid) left beside its trial folder where,
+ * whose runner of j's key ended; NULL when none. Caller frees. */
+static char *holder_leftover(const struct eval_job *j, long pid, const char *where)
+{
+	char *parent = path_dir(where), *prefix = xasprintf(".%s.tmp.%ld.", path_base(where), pid), *found = NULL;
+	DIR *d = opendir(parent);
+	for (struct dirent *de; d && !found && (de = readdir(d));) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		char *tmp = path_join(parent, de->d_name);
+		struct err e;
+		cJSON *m = read_mark(tmp, &e);
+		const char *key = json_str(m, "key");
+		if (key && !strcmp(key, j->key) && json_get(m, "exit_code"))
+			found = tmp;
+		else
+			free(tmp);
+		cJSON_Delete(m);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(parent);
+	return found;
+}
+
+char *evaltrial_adoptable(const struct eval_job *j, const char *lock_text)
+{
+	struct trial_holder h;
+	char host[256] = "?";
+	gethostname(host, sizeof host - 1);
+	/* the lock is ours now, so its last holder let go: killed (a zombie
+	 * not reaped yet still answers kill 0), or done with the trial */
+	if (trialstore_holder_parse(lock_text, &h) < 0 || !h.where || strcmp(h.host, host) || h.pid == (long)getpid()) {
+		free(h.where);
+		return NULL;
+	}
+	char *left = holder_leftover(j, h.pid, h.where), *copy = NULL;
+	struct err e;
+	if (left) {
+		/* a copy: the folder stays the killed run's, for its own next make */
+		copy = fs_temp_beside(j->out);
+		if (tree_copy(left, copy, false, &e) < 0) {
+			warnf("%s: cannot take over the trial the killed pid %ld left in %s (%s); it runs here", j->prefix,
+			      h.pid, left, e.msg);
+			drop_temp(copy);
+			free(copy);
+			copy = NULL;
+		} else {
+			eval_progress(j, "the last holder of this trial (pid %ld) was killed after its runner finished: its "
+				      "output in %s is taken over", h.pid, left);
+		}
+	}
+	free(left);
+	free(h.where);
+	return copy;
 }
 
 int evaltrial_run(const struct eval_job *j, const struct strlist *env_extra, struct err *e)

@@ -41,4 +41,13 @@ bool evaltrial_resumable(const struct eval_job *j, const char *tmp);
  * Returns as evaltrial_run. */
 int evaltrial_resume(const struct eval_job *j, const struct strlist *env_extra, const char *tmp, struct err *e);
 
+/* A trial whose runner had finished when the holder of its key's lock (in
+ * another run sharing the store, or another stage) was killed before it
+ * filed the trial: lock_text is what that holder wrote in the lock file
+ * (store.h). When it was this host's and left a temp folder
+ * beside its trial folder whose mark says the runner of j's key ended, that
+ * folder is copied beside j's trial folder and the copy returned (caller
+ * frees) for evaltrial_resume; else NULL. */
+char *evaltrial_adoptable(const struct eval_job *j, const char *lock_text);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/dotenv.h"
@@ -196,8 +197,37 @@ static char **child_env(const struct strlist *extra)
 	return v;
 }
 
-int runner_run(char *const *argv, const struct strlist *extra, const char *log_path, double deadline,
-	       struct proc_result *pr, struct err *e)
+/* The runner's progress tick: what a trial that runs long has done so far. */
+struct runner_watch {
+	const struct eval_job *j;
+	const char *log_path;
+	double deadline, gap;
+};
+
+/* "12 s" or "4 min": a duration as a progress line says it. */
+static void say_seconds(double s, char *out, size_t size)
+{
+	if (s < 120)
+		snprintf(out, size, "%.0f s", s);
+	else
+		snprintf(out, size, "%.0f min", s / 60);
+}
+
+static double say_running(double seconds, void *arg)
+{
+	struct runner_watch *w = arg;
+	struct stat st;
+	long kb = stat(w->log_path, &st) == 0 ? (long)(st.st_size + 1023) / 1024 : 0;
+	char so_far[32], left[32];
+	say_seconds(seconds, so_far, sizeof so_far);
+	say_seconds(w->deadline - seconds, left, sizeof left);
+	eval_progress(w->j, "still running: %s so far, runner.log %ld KB, the hard deadline in %s", so_far, kb, left);
+	w->gap = w->gap * 2 < RUNNER_SAY_MAX ? w->gap * 2 : RUNNER_SAY_MAX;
+	return w->gap;
+}
+
+int runner_run(const struct eval_job *j, char *const *argv, const struct strlist *extra, const char *log_path,
+	       double deadline, struct proc_result *pr, struct err *e)
 {
 	int logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (logfd >= 0) {
@@ -208,8 +238,9 @@ int runner_run(char *const *argv, const struct strlist *extra, const char *log_p
 		dprintf(logfd, "\n");
 	}
 	char **envp = child_env(extra);
+	struct runner_watch w = { j, log_path, deadline, deadline / 10 < RUNNER_SAY_FIRST ? deadline / 10 : RUNNER_SAY_FIRST };
 	struct proc_spec sp = { .argv = argv, .envp = envp, .timeout = deadline, .grace = 10, .stdin_fd = -1,
-				.tee = { logfd, -1 } };
+				.tee = { logfd, -1 }, .tick = say_running, .tick_arg = &w, .tick_first = w.gap };
 	/* A second Ctrl-C (make and skillc-stage forward theirs to our process
 	 * group too) must not cut short the move to .incomplete/ after the run:
 	 * stops stay blocked from here (proc_run still forwards them). */

@@ -33,11 +33,18 @@ void runner_env_free(struct strlist *extra);
 
 /* Runs argv with the environment plus extra, its output merged into
  * log_path (which starts with "$ <argv>"), killed with its process group
- * after deadline seconds. From here on SIGINT/SIGTERM/SIGHUP stay blocked
- * (proc_defer_stops) so the bookkeeping after the run is not cut short.
- * Returns proc_run's result. */
-int runner_run(char *const *argv, const struct strlist *extra, const char *log_path, double deadline,
-	       struct proc_result *pr, struct err *e);
+ * after deadline seconds; j's progress lines say it still runs when it
+ * runs long (runner_say_running). From here on SIGINT/SIGTERM/SIGHUP stay
+ * blocked (proc_defer_stops) so the bookkeeping after the run is not cut
+ * short. Returns proc_run's result. */
+int runner_run(const struct eval_job *j, char *const *argv, const struct strlist *extra, const char *log_path,
+	       double deadline, struct proc_result *pr, struct err *e);
+
+/* No silent waits, no flood: the first "still running" line after a tenth
+ * of the deadline (at most RUNNER_SAY_FIRST seconds), then at doubling
+ * gaps of at most RUNNER_SAY_MAX seconds. */
+#define RUNNER_SAY_FIRST 120
+#define RUNNER_SAY_MAX 900
 
 /* Best effort after a kill: removes the docker containers that bind-mount
  * anything inside trial_dir (BenchFlow mounts each rollout's agent/,

@@ -152,14 +152,47 @@ out:
 	return r;
 }
 
+char *trialstore_lock_text(int fd)
+{
+	char text[4608] = "";
+	ssize_t n = pread(fd, text, sizeof text - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	return xstrdup(text);
+}
+
 /* "pid N on HOST since T" of the lock's holder, as it wrote it. */
 static char *read_holder(int fd)
 {
-	char line[256] = "";
-	ssize_t n = pread(fd, line, sizeof line - 1, 0);
-	line[n > 0 ? n : 0] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	return xstrdup(*line ? line : "another process");
+	char *text = trialstore_lock_text(fd);
+	text[strcspn(text, "\n")] = '\0';
+	if (*text)
+		return text;
+	free(text);
+	return xstrdup("another process");
+}
+
+int trialstore_holder_parse(const char *text, struct trial_holder *h)
+{
+	memset(h, 0, sizeof *h);
+	int used = 0;
+	if (sscanf(text, "pid %ld on %255s since %*s%n", &h->pid, h->host, &used) < 2 || h->pid <= 0)
+		return -1;
+	const char *nl = strchr(text + used, '\n');
+	if (nl && nl[1] == '/')
+		h->where = xstrndup(nl + 1, strcspn(nl + 1, "\n"));
+	return 0;
+}
+
+void trialstore_lock_claim(int fd, const char *where)
+{
+	char when[32], host[256] = "?";
+	iso_time(now_wall(), when);
+	gethostname(host, sizeof host - 1);
+	char *text = xasprintf("pid %ld on %s since %s\n%s%s", (long)getpid(), host, when, where ? where : "",
+			       where ? "\n" : "");
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, strlen(text), 0) < 0)
+		text[0] = '\0';
+	free(text);
 }
 
 int trialstore_lock(const char *cache, const char *key, bool wait, char **holder, struct err *e)
@@ -177,16 +210,6 @@ int trialstore_lock(const char *cache, const char *key, bool wait, char **holder
 			err_set(e, ERR_WORK, "cannot lock '%s':", p);
 		close(fd);
 		fd = -1;
-	}
-	if (fd >= 0) {
-		char when[32], host[256] = "?";
-		iso_time(now_wall(), when);
-		gethostname(host, sizeof host - 1);
-		char *line = xasprintf("pid %ld on %s since %s\n", (long)getpid(), host, when);
-		/* who runs it, for the line a waiter prints; best effort */
-		if (ftruncate(fd, 0) < 0 || pwrite(fd, line, strlen(line), 0) < 0)
-			line[0] = '\0';
-		free(line);
 	}
 	free(p);
 	free(parent);

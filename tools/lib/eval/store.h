@@ -38,9 +38,27 @@ int trialstore_put(const char *cache, const char *key, const char *dir, struct e
  * with wait, waits for it; without, returns -1 with *holder saying who
  * ("pid N on HOST since T"; caller frees) and e untouched. -1 with e set
  * when the lock cannot be made. Whoever waited must look in the store
- * again first. */
+ * again first, and may read what the last holder left (trialstore_lock_text)
+ * before claiming the lock as its own. */
 int trialstore_lock(const char *cache, const char *key, bool wait, char **holder, struct err *e);
+/* Writes "pid N on HOST since T" and, on a second line, where (the
+ * holder's trial folder, absolute; NULL: none) into the held lock's file,
+ * for waiters. Best effort. */
+void trialstore_lock_claim(int fd, const char *where);
 void trialstore_unlock(int fd);
+
+/* The last holder of a lock: its pid, host and trial folder. */
+struct trial_holder {
+	long pid;
+	char host[256];
+	char *where; /* owned; NULL when it wrote none */
+};
+/* Parses what trialstore_lock_claim wrote (both lines): 0, or -1
+ * when it is not that. h->where is freed by the caller. */
+int trialstore_holder_parse(const char *text, struct trial_holder *h);
+/* Both lines the lock file of key holds now (caller frees; "" when none).
+ * Read it while holding the lock, before the next holder writes. */
+char *trialstore_lock_text(int fd);
 
 /* Recreates the entry at dst (which must not exist), hard-linked or copied.
  * An entry whose files no longer match its sum is set aside in
