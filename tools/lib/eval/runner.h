@@ -39,9 +39,10 @@ void runner_env_free(struct strlist *extra);
 int runner_run(char *const *argv, const struct strlist *extra, const char *log_path, double deadline,
 	       struct proc_result *pr, struct err *e);
 
-/* Best effort after a kill: removes the docker containers that bind-mount
- * anything inside trial_dir (BenchFlow mounts each rollout's agent/,
- * verifier/ and artifacts/ from there). Nothing without docker on PATH. */
+/* Best effort after a kill: removes the docker containers (and podman's,
+ * with SANDBOX=podman) that bind-mount anything inside trial_dir
+ * (BenchFlow mounts each rollout's agent/, verifier/ and artifacts/ from
+ * there). Nothing without the engine's CLI on PATH. */
 void runner_docker_cleanup(const char *trial_dir);
 
 #endif
