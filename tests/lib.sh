@@ -166,8 +166,8 @@ t_docker_base() {
 # run root, tmp, events log, network configs) and the vfs driver, through
 # the two files podman reads when the environment names them
 # (CONTAINERS_STORAGE_CONF, CONTAINERS_CONF, exported): nothing system-wide
-# is read or changed. As root; rootless podman (t_podman_user) needs a
-# user to run as. At exit every container it holds is removed. Returns 1
+# is read or changed. As root (tests/e2e/podman.sh runs rootless podman
+# as nobody itself). At exit every container it holds is removed. Returns 1
 # with T_WHY where podman is absent or cannot run a container here.
 t_podman() {
 	T_WHY=

@@ -56,6 +56,15 @@ static void push_pairs(struct strlist *a, const char *flag, const struct strlist
 	}
 }
 
+/* --ulimit NAME=SOFT:HARD, unlimited as -1. */
+static void push_limit(struct strlist *a, const char *name, const struct rlimit *l)
+{
+	long long soft = l->rlim_cur == RLIM_INFINITY ? -1 : (long long)l->rlim_cur;
+	long long hard = l->rlim_max == RLIM_INFINITY ? -1 : (long long)l->rlim_max;
+	strlist_push(a, "--ulimit");
+	strlist_push_owned(a, xasprintf("%s=%lld:%lld", name, soft, hard));
+}
+
 /* The nofile and nproc limits a container gets where the engine's own
  * would not apply: ours (nproc no higher than pid_max, which root podman
  * sets as its own hard limit). */
@@ -74,12 +83,8 @@ void container_limits(const struct engine *en, struct strlist *a)
 	buf_free(&b);
 	if (nproc.rlim_cur > nproc.rlim_max)
 		nproc.rlim_cur = nproc.rlim_max;
-	strlist_push(a, "--ulimit");
-	strlist_push_owned(a, xasprintf("nofile=%llu:%llu", (unsigned long long)nofile.rlim_cur,
-					(unsigned long long)nofile.rlim_max));
-	strlist_push(a, "--ulimit");
-	strlist_push_owned(a, xasprintf("nproc=%llu:%llu", (unsigned long long)nproc.rlim_cur,
-					(unsigned long long)nproc.rlim_max));
+	push_limit(a, "nofile", &nofile);
+	push_limit(a, "nproc", &nproc);
 }
 
 static void create_args(const struct engine *en, const struct container_spec *s, struct strlist *a)

@@ -49,18 +49,17 @@ static bool check_daemon(const struct out *o)
 		say(o, false, "", xasprintf("%s", e.msg));
 		return false;
 	}
-	char *where = engine_where(o->en);
 	if (o->en == &engine_docker) {
 		const char *host = getenv("DOCKER_HOST");
 		say(o, true, "", xasprintf("the daemon at %s answers: Docker %s", host && *host ? host : "the default socket",
 					   version));
 	} else {
-		char *rootless = info(o->en, "{{.Host.Security.Rootless}}");
+		char *where = engine_where(o->en), *rootless = info(o->en, "{{.Host.Security.Rootless}}");
 		say(o, true, "", xasprintf("podman %s runs here (%s, %s)", version, where,
 					   rootless && !strcmp(rootless, "true") ? "rootless" : "as root"));
 		free(rootless);
+		free(where);
 	}
-	free(where);
 	free(version);
 	return true;
 }
