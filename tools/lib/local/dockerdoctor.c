@@ -199,7 +199,9 @@ static void check_reach(const struct out *o, const struct docker_doctor *d)
 	if (d->task_dir)
 		network = t.agent_network;
 	char *what = NULL;
-	const char *how = network ? "the engine's default network (the task allows internet)" : "--network none";
+	const char *how = !network ? "--network none"
+			  : o->en == &engine_docker ? "the daemon's default network (the task allows internet)"
+						    : "podman's default network (the task allows internet)";
 	if (reach_from_container(o->en, d->model, network, &what, &e) < 0)
 		say(o, false, "model", xasprintf("%s is not reached from a container with %s and the model relay: "
 							"%s (start the model server, or check ROUTES)", d->model, how, e.msg));
