@@ -52,17 +52,17 @@ EXTERNAL_MODEL ?=
 BENCH ?=
 # evaluation runner
 RUNNER ?= local
-# where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
+# where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker or podman (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
 SANDBOX ?= bwrap
-# SANDBOX=docker: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)
+# SANDBOX=docker|podman: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)
 IMAGE ?=
-# SANDBOX=docker, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)
+# SANDBOX=docker|podman, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)
 QEMU ?= auto
 # the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)
 RUNTIME_BASE ?= debian:12-slim
 # registry mirrors (http(s) URLs, comma-separated) the Docker-in-Docker runtime's daemon pulls base images through; for your own daemon: registry-mirrors in its daemon.json (docs/containers.md)
 REGISTRY_MIRROR ?=
-# host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)
+# SANDBOX=docker, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)
 IMAGE_REGISTRY ?=
 # trials per evaluation
 REPEAT ?= 3
@@ -169,12 +169,12 @@ GATE_ACROSS ?= runs
 #:   EXTERNAL_MODEL=                  the compiler's planning model, provider/model-id (STATIC_MODE=hybrid)
 #:   BENCH=                           the task source's name in the summary (empty: the TASKS_DIR folder's name)
 #:   RUNNER=local|benchflow|harbor    evaluation runner
-#:   SANDBOX=bwrap|docker|none        where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
-#:   IMAGE=                           SANDBOX=docker: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)
-#:   QEMU=auto|yes|no                 SANDBOX=docker, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)
+#:   SANDBOX=bwrap|docker|podman|none where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker or podman (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)
+#:   IMAGE=                           SANDBOX=docker|podman: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)
+#:   QEMU=auto|yes|no                 SANDBOX=docker|podman, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)
 #:   RUNTIME_BASE=debian:12-slim      the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)
 #:   REGISTRY_MIRROR=                 registry mirrors (http(s) URLs, comma-separated) the Docker-in-Docker runtime's daemon pulls base images through; for your own daemon: registry-mirrors in its daemon.json (docs/containers.md)
-#:   IMAGE_REGISTRY=                  host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)
+#:   IMAGE_REGISTRY=                  SANDBOX=docker, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)
 #:   REPEAT=3                         trials per evaluation
 #:   FAST_MIN_TRACES=6                counting traces the fast stage needs; static-eval runs at least this many
 #:   FAST_TOP=3                       traces in the fast stage's top group (docs/fast.md)

@@ -240,9 +240,9 @@ else
 MAKEFLAGS += -rR
 include $(SKILLC_PLAN)
 # each goal needs the targets the plan lists for it ("<goal>: ...")
-# the baked images of SANDBOX=docker (none under bwrap: the stages are not in the runs)
+# the baked images of SANDBOX=docker or podman (none under bwrap: the stages are not in the runs)
 images:
-	@$(if $(filter %/l2-image.ok,$^),:,echo "skillc: no images in this run: they are for RUNNER=local SANDBOX=docker")
+	@$(if $(filter %/l2-image.ok,$^),:,echo "skillc: no images in this run: they are for RUNNER=local SANDBOX=docker or podman")
 # the whole pipeline ends with each run's summary written (the last line,
 # printed by skillc-rules, names the deliverable)
 final:
@@ -283,7 +283,7 @@ h%lp: skillc-help ;
 #:   make task=T noskill-eval   REPEAT trials with no skill at all (BASELINE=1: part of eval and final)
 #:   make task=T eval           every evaluation trial that is due, and each stage's index.json
 #:   make task=T final          the whole pipeline for the task (resumable)
-#:   make task=T images         SANDBOX=docker: the task's L1 and L2 images that are due (-jN with tasks=)
+#:   make task=T images         SANDBOX=docker/podman: the task's L1 and L2 images that are due (-jN with tasks=)
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)

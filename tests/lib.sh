@@ -11,6 +11,7 @@ export PATH
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/skillc-e2e.XXXXXX")
 T_PIDS=
 T_DOCKERD=
+T_PODMAN=
 # functions run at exit before T_PIDS are stopped (e.g. t_slurm_stop)
 T_AT_EXIT=
 t_at_exit() {
@@ -146,18 +147,46 @@ t_dockerd_stop() {
 	T_DOCKERD=
 }
 
-# t_docker_base KIND TAG: imports a base image made without a registry into
-# the private daemon as TAG: busybox, or debian (a debootstrap'd bookworm,
-# which needs the Debian mirror the first time). The root filesystem tars
-# are made once by tests/helpers/base-images.sh into $SKILLC_TEST_CACHE
-# (default build/test-cache). Returns 1 with T_WHY when it cannot.
+# t_docker_base KIND TAG [CLI]: imports a base image made without a registry
+# into the private daemon (CLI podman: podman's private storage) as TAG:
+# busybox, or debian (a debootstrap'd bookworm, which needs the Debian
+# mirror the first time). The root filesystem tars are made once by
+# tests/helpers/base-images.sh into $SKILLC_TEST_CACHE (default
+# build/test-cache). Returns 1 with T_WHY when it cannot.
 t_docker_base() {
 	T_WHY=
 	_cache=${SKILLC_TEST_CACHE:-$T_ROOT/build/test-cache}
 	_tar=$("$T_ROOT/tests/helpers/base-images.sh" "$1" "$_cache" 2>"$T_TMP/base-$1.err") ||
 		{ T_WHY="no $1 base image: $(tail -n 1 "$T_TMP/base-$1.err")"; return 1; }
-	docker import "$_tar" "$2" >/dev/null 2>"$T_TMP/import.err" ||
-		{ T_WHY="docker import failed: $(tail -n 1 "$T_TMP/import.err")"; return 1; }
+	${3:-docker} import "$_tar" "$2" >/dev/null 2>"$T_TMP/import.err" ||
+		{ T_WHY="${3:-docker} import failed: $(tail -n 1 "$T_TMP/import.err")"; return 1; }
+}
+
+# t_podman DIR: podman with every file of its own under DIR (storage root,
+# run root, tmp, events log, network configs) and the vfs driver, through
+# the two files podman reads when the environment names them
+# (CONTAINERS_STORAGE_CONF, CONTAINERS_CONF, exported): nothing system-wide
+# is read or changed. As root (tests/e2e/podman.sh runs rootless podman
+# as nobody itself). At exit every container it holds is removed. Returns 1
+# with T_WHY where podman is absent or cannot run a container here.
+t_podman() {
+	T_WHY=
+	command -v podman >/dev/null 2>&1 || { T_WHY="no podman (apt-get install -y podman)"; return 1; }
+	T_PODMAN=$1
+	mkdir -p "$T_PODMAN/root" "$T_PODMAN/run" "$T_PODMAN/tmp" "$T_PODMAN/net" || return 1
+	printf '[storage]\ndriver = "vfs"\ngraphroot = "%s/root"\nrunroot = "%s/run"\n' "$T_PODMAN" "$T_PODMAN" \
+		>"$T_PODMAN/storage.conf"
+	printf '[engine]\ntmp_dir = "%s/tmp"\nevents_logger = "file"\nevents_logfile_path = "%s/events.log"\ncgroup_manager = "cgroupfs"\n[network]\nnetwork_config_dir = "%s/net"\n' \
+		"$T_PODMAN" "$T_PODMAN" "$T_PODMAN" >"$T_PODMAN/containers.conf"
+	CONTAINERS_STORAGE_CONF=$T_PODMAN/storage.conf CONTAINERS_CONF=$T_PODMAN/containers.conf
+	export CONTAINERS_STORAGE_CONF CONTAINERS_CONF
+	T_AT_EXIT="$T_AT_EXIT t_podman_stop"
+	podman info >"$T_PODMAN/info.out" 2>&1 || { T_WHY="podman does not run here: $(tail -n 1 "$T_PODMAN/info.out")"; return 1; }
+}
+t_podman_stop() {
+	[ -n "$T_PODMAN" ] || return 0
+	podman rm --all --force --time 0 >/dev/null 2>&1
+	T_PODMAN=
 }
 
 # t_slurm DIR: starts a private single-node Slurm cluster with every file

@@ -43,7 +43,7 @@ static const char usage[] =
 	"  RUNNER               its program (bench, harbor, skillc-local), when trials are due\n"
 	"  HARNESS              its file; with RUNNER=local, its acp_command and program\n"
 	"  SANDBOX              RUNNER=local: bubblewrap starts a sandbox (or SANDBOX=none as root);\n"
-	"                       SANDBOX=docker: the daemon, its storage driver and mirrors, proxies,\n"
+	"                       SANDBOX=docker|podman: the engine, its storage driver and mirrors, proxies,\n"
 	"                       the architecture (QEMU), and which of the run's L1/L2 images exist\n"
 	"                       or are due (with task=, TASKS_DIR, RESULTS, RUN_DIR, IMAGE)\n"
 	"  LAUNCHER             when trials are due: local, or with srun the cluster answering and\n"
@@ -210,7 +210,8 @@ static bool runs_local_trials(const struct doctor *d)
 
 static bool runs_docker_trials(const struct doctor *d)
 {
-	return runs_local_trials(d) && !strcmp(run_get(&d->run, "SANDBOX"), "docker");
+	const char *mode = run_get(&d->run, "SANDBOX");
+	return runs_local_trials(d) && (!strcmp(mode, "docker") || !strcmp(mode, "podman"));
 }
 
 /* Our own calls go to a model through ROUTES: EXTERNAL_MODEL whenever a
@@ -389,10 +390,10 @@ static void check_sandbox(struct doctor *d)
 			report(d, true, "SANDBOX", "none: agents run UNSANDBOXED on this machine, as root");
 		return;
 	}
-	if (mode && !strcmp(mode, "docker"))
+	if (mode && (!strcmp(mode, "docker") || !strcmp(mode, "podman")))
 		return; /* check_docker */
 	if (mode && *mode && strcmp(mode, "bwrap")) {
-		report(d, false, "SANDBOX", "'%s': use bwrap (the default), docker or none", mode);
+		report(d, false, "SANDBOX", "'%s': use bwrap (the default), docker, podman or none", mode);
 		return;
 	}
 	char *bwrap = fs_find_in_path("bwrap");
@@ -441,7 +442,7 @@ static void docker_line(void *ctx, bool ok, const char *check, const char *msg)
 	report(ctx, ok, check, "%s", msg);
 }
 
-/* SANDBOX=docker (local/dockerdoctor.h); with task=, its folder and run. */
+/* SANDBOX=docker or podman (local/dockerdoctor.h); with task=, its folder and run. */
 static void check_docker(struct doctor *d)
 {
 	const struct run *r = &d->run;

@@ -49,9 +49,9 @@ static const char usage[] =
 	"  --agent-timeout S   the agent's wall-clock limit inside the runner\n"
 	"  --deadline S        hard limit for the whole trial (default 2*agent-timeout+900,\n"
 	"                      or 14400): the runner's process group is killed\n"
-	"  --sandbox NAME      runner sandbox (default: local for --runner local, docker with\n"
-	"                      SANDBOX=docker there, else docker); part of the trial's key\n"
-	"  --image TAG         --runner local --sandbox docker: the trial image (make images\n"
+	"  --sandbox NAME      runner sandbox (default: local for --runner local, docker or podman\n"
+	"                      with SANDBOX=docker|podman there, else docker); part of the trial's key\n"
+	"  --image TAG         --runner local --sandbox docker|podman: the trial image (make images\n"
 	"                      bakes it); part of the trial's key\n"
 	"  --require-skill     a trial where our skill was never invoked fails\n"
 	"  --attempts N        failed attempts allowed per trial (default 3); after the\n"
@@ -89,10 +89,11 @@ static void check_args(struct eval_opts *o)
 	if (!model_is_safe(o->model))
 		die(2, "bad model '%s': use provider/model-id (letters, digits, '.', '_', '-', '/', ':', '@')", o->model);
 	const char *env_sandbox = getenv("SANDBOX");
-	if (!o->sandbox) /* the local runner is its own sandbox unless SANDBOX=docker; the others default to docker */
-		o->sandbox = strcmp(o->runner, "local") || (env_sandbox && !strcmp(env_sandbox, "docker")) ? "docker" : "local";
-	if (o->image && (strcmp(o->runner, "local") || strcmp(o->sandbox, "docker")))
-		die(2, "--image is for --runner local with --sandbox docker");
+	bool engine = env_sandbox && (!strcmp(env_sandbox, "docker") || !strcmp(env_sandbox, "podman"));
+	if (!o->sandbox) /* the local runner is its own sandbox unless SANDBOX names an engine; the others default to docker */
+		o->sandbox = strcmp(o->runner, "local") ? "docker" : engine ? env_sandbox : "local";
+	if (o->image && (strcmp(o->runner, "local") || (strcmp(o->sandbox, "docker") && strcmp(o->sandbox, "podman"))))
+		die(2, "--image is for --runner local with --sandbox docker or podman");
 	if (!name_is_safe(o->sandbox))
 		die(2, "bad sandbox name '%s'", o->sandbox);
 	if (!o->cache)

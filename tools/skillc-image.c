@@ -1,6 +1,6 @@
-/* skillc-image — the baked images of SANDBOX=docker trials as make
- * targets (local/image.h): the task's L1 and the harness's L2, each found
- * in the daemon by its content tag or built, and recorded in a stamp file
+/* skillc-image — the baked images of SANDBOX=docker (or podman) trials as
+ * make targets (local/image.h): the task's L1 and the harness's L2, each
+ * found in the engine by its content tag or built, and recorded in a stamp file
  * ("<image id> <tag>") that is rewritten only when it changes. Run by the
  * l1-image and l2-image stages (make images); see docs/containers.md. */
 #include <stdio.h>
@@ -17,8 +17,8 @@
 #include "local/task.h"
 
 static const char usage[] =
-	"usage: skillc-image l1 --task DIR --out STAMP [--image IMAGE]\n"
-	"       skillc-image l2 --task DIR --harness NAME --l1 STAMP --out STAMP\n"
+	"usage: skillc-image l1 --task DIR --out STAMP [--image IMAGE] [--sandbox docker|podman]\n"
+	"       skillc-image l2 --task DIR --harness NAME --l1 STAMP --out STAMP [--sandbox docker|podman]\n"
 	"       skillc-image check STAMP...\n"
 	"\n"
 	"l1: the task's environment/ built from its own Dockerfile (without environment/skills;\n"
@@ -30,11 +30,14 @@ static const char usage[] =
 	"tag, 1 when one is not (it names them), 2 when the daemon cannot be asked.\n"
 	"IMAGE_REGISTRY=host:port[/prefix]: each image is also pushed there, its digest kept in STAMP;\n"
 	"check then pulls a pinned image the daemon lacks by digest instead of calling it gone.\n"
-	"Environment: DOCKER_HOST, HTTP_PROXY/HTTPS_PROXY/NO_PROXY (build args), DOCKER_DEFAULT_PLATFORM, QEMU,\n"
+	"--sandbox: the engine that builds and keeps the images (default: SANDBOX when it names one, else docker).\n"
+	"Environment: SANDBOX, DOCKER_HOST, CONTAINERS_STORAGE_CONF (podman), HTTP_PROXY/HTTPS_PROXY/NO_PROXY\n"
+	"(build args), DOCKER_DEFAULT_PLATFORM, QEMU,\n"
 	"HARNESS_PATH, SKILLC_RULES. Exit: 0 done, 1 the build failed (environment_build), 2 bad input.\n";
 
 struct opts {
 	const char *kind, *task, *harness, *l1, *out, *image;
+	const struct engine *engine;
 };
 
 static void parse(int argc, char **argv, struct opts *o)
@@ -52,11 +55,20 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->out = std_option_value(argc, argv, &i);
 		else if (!strcmp(a, "--image"))
 			o->image = std_option_value(argc, argv, &i);
-		else
+		else if (!strcmp(a, "--sandbox") && !(o->engine = engine_named(std_option_value(argc, argv, &i))))
+			die(2, "--sandbox '%s': use docker or podman", argv[i]);
+		else if (strcmp(a, "--sandbox"))
 			die(2, "unknown argument '%s' (see --help)", a);
 	}
 	if (!o->task || !o->out || (!strcmp(o->kind, "l2") && (!o->harness || !o->l1)))
 		die(2, "%s needs --task and --out%s (see --help)", o->kind, !strcmp(o->kind, "l2") ? ", --harness and --l1" : "");
+}
+
+/* The engine SANDBOX names; docker when it names none. */
+static const struct engine *env_engine(void)
+{
+	const struct engine *en = engine_named(getenv("SANDBOX"));
+	return en ? en : &engine_docker;
 }
 
 /* Builds (or finds) the image o asks for into *ref. */
@@ -66,10 +78,10 @@ static int make_image(const struct opts *o, struct image_ref *ref, struct err *e
 	struct launch h = { 0 };
 	struct image_ref l1 = { 0 };
 	char *work = path_dir(o->out);
-	struct image_opts io = { .work = work, .log_fd = 1, .base = o->image };
+	struct image_opts io = { .engine = o->engine, .work = work, .log_fd = 1, .base = o->image };
 	struct arch_plan plan = { 0 };
 	int r = task_load(o->task, NULL, &t, e);
-	if (r == 0 && (r = arch_plan_build(&t, o->image, &plan, e)) == 0) {
+	if (r == 0 && (r = arch_plan_build(io.engine, &t, o->image, &plan, e)) == 0) {
 		io.platform = plan.platform;
 		if (plan.emulate)
 			printf("%s\n", plan.why);
@@ -90,14 +102,17 @@ static int build(const struct opts *o)
 {
 	struct err e = { 0 };
 	struct image_ref ref = { 0 };
+	const char *registry = getenv("IMAGE_REGISTRY");
+	if (registry && *registry && o->engine != &engine_docker) /* podman push prints no digest: not made, not tested */
+		die(2, "IMAGE_REGISTRY is for SANDBOX=docker: leave it unset with SANDBOX=%s (docs/containers.md)",
+		    o->engine->name);
 	char *dir = path_dir(o->out);
 	int r = fs_mkdirs(dir, &e);
 	free(dir);
 	if (r == 0)
 		r = make_image(o, &ref, &e);
-	const char *registry = getenv("IMAGE_REGISTRY");
 	if (r == 0 && registry && *registry) /* other nodes pull it by digest instead of building it */
-		r = image_publish(&ref, registry, &e);
+		r = image_publish(o->engine, &ref, registry, &e);
 	if (r == 0) {
 		printf("%s %s %s%s%s\n", ref.built ? "built" : "found", ref.tag, ref.id, ref.pinned ? ", pushed as " : "",
 		       ref.pinned ? ref.pinned : "");
@@ -116,11 +131,11 @@ static int check(int argc, char **argv)
 	int status = 0;
 	for (int i = 2; i < argc; i++) {
 		struct err e = { 0 };
-		int ok = image_stamp_check(argv[i], &e);
+		int ok = image_stamp_check(env_engine(), argv[i], &e);
 		if (ok < 0)
 			die(2, "%s", e.msg);
 		if (!ok) {
-			printf("%s: its image is gone from the daemon\n", argv[i]);
+			printf("%s: its image is gone from %s\n", argv[i], env_engine()->store);
 			status = 1;
 		}
 	}
@@ -139,7 +154,7 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	struct opts o = { 0 };
+	struct opts o = { .engine = env_engine() };
 	parse(argc, argv, &o);
 	return build(&o);
 }

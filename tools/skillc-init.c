@@ -6,6 +6,8 @@
  *                 every other process in the container (the agent's, before the
  *                 verifier runs), SIGTERM ends the container
  *   which         where PATH finds programs (the harness, inside an image)
+ *   mkdir         makes a folder and its parents (a container's workdir,
+ *                 where the engine does not make it: podman)
  *   probe         make doctor's reachability check: one HTTP request to
  *                 ADDR:PORT (the relay's listener), the first line back */
 #include <arpa/inet.h>
@@ -29,12 +31,14 @@ static const char usage[] =
 	"usage: skillc-init sandbox-init [--listen ADDR:PORT[,ADDR:PORT] --to SOCKET] -- COMMAND...\n"
 	"       skillc-init hold\n"
 	"       skillc-init which PROGRAM...\n"
+	"       skillc-init mkdir DIR\n"
 	"       skillc-init probe IPV4:PORT\n"
 	"\n"
 	"Run by skillc-local inside a trial's sandbox or container (docs/local.md, docs/containers.md):\n"
 	"sandbox-init supervises the agent and carries the model route over SOCKET; hold is a\n"
 	"container's first process (SIGUSR1 ends every other process, SIGTERM ends it); which\n"
 	"prints one line per PROGRAM, where PATH finds it or nothing (exit 1 when one is missing);\n"
+	"mkdir makes DIR and its parents (a container's workdir under podman; exit 1 when it cannot);\n"
 	"probe (make doctor) sends one HTTP request to IPV4:PORT and prints the first line back\n"
 	"(exit 0 when anything came back, 1 when nothing did within 10 s).\n";
 
@@ -160,6 +164,12 @@ int main(int argc, char **argv)
 		return probe(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "which"))
 		return which(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "mkdir")) {
+		struct err e = { 0 };
+		if (fs_mkdirs(argv[2], &e) < 0)
+			die(1, "mkdir: %s", e.msg);
+		return 0;
+	}
 	fputs(usage, stderr);
 	return 2;
 }

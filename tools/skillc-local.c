@@ -28,19 +28,20 @@
 
 static const char usage[] =
 	"usage: skillc-local eval run --tasks-dir TASK --agent HARNESS --model PROVIDER/MODEL --jobs-dir DIR\n"
-	"                             [--sandbox local|docker] [--image IMAGE]\n"
+	"                             [--sandbox local|docker|podman] [--image IMAGE]\n"
 	"                             [--skill-mode no-skill|with-skill] [--skills-dir ROOT]\n"
 	"                             [--config-override JSON|@FILE|key.path=VALUE]... [--agent-env KEY=VALUE]...\n"
 	"                             [--agent-idle-timeout SEC|none] [--quiet]\n"
 	"\n"
-	"Runs one trial of TASK in a bubblewrap sandbox (or, with SANDBOX=docker or --sandbox docker,\n"
+	"Runs one trial of TASK in a bubblewrap sandbox (or, with SANDBOX=docker|podman or --sandbox docker|podman,\n"
 	"in a container of the task's own image, --image or built now), drives HARNESS (rules/harness/HARNESS.json,\n"
 	"or HARNESS_PATH) over ACP, runs the task's tests/test.sh, and writes BenchFlow's layout:\n"
 	"DIR/<job>/<task>__<8 hex>/{result,config,timing,prompts}.json, trajectory/acp_trajectory.jsonl,\n"
 	"verifier/reward.txt, DIR/<job>/summary.json and DIR/summary.json.\n"
 	"Exit: 0 the trial was scored (pass or fail), 1 it errored (no reward), 2 bad usage or input.\n"
-	"Environment: ROUTES (provider_routes.json), ENV_FILE (.env), SANDBOX=bwrap|docker|none,\n"
-	"IMAGE (docker: a local image in place of the task's L1), DOCKER_HOST, HARNESS_PATH, SKILLC_RULES,\n"
+	"Environment: ROUTES (provider_routes.json), ENV_FILE (.env), SANDBOX=bwrap|docker|podman|none,\n"
+	"IMAGE (docker, podman: a local image in place of the task's L1), DOCKER_HOST, CONTAINERS_STORAGE_CONF,\n"
+	"CONTAINERS_CONF (podman), HARNESS_PATH, SKILLC_RULES,\n"
 	"KEEP_SANDBOX=1 (keep the sandbox folder for forensics). See docs/local.md, docs/containers.md.\n";
 
 static const char none_warning[] =
@@ -51,12 +52,14 @@ static const char none_warning[] =
 static int choose_sandbox(struct local_trial *t, struct err *e)
 {
 	const char *mode = getenv("SANDBOX");
-	if (!strcmp(t->o->sandbox, "docker") || (mode && !strcmp(mode, "docker"))) {
-		t->box.mode = SANDBOX_DOCKER; /* whether the daemon answers is the trial's first step */
+	const struct engine *en = engine_named(t->o->sandbox);
+	t->box.engine = en ? en : engine_named(mode);
+	if (t->box.engine) {
+		t->box.mode = SANDBOX_CONTAINER; /* whether the engine answers is the trial's first step */
 		return 0;
 	}
 	if (t->o->image)
-		return err_set(e, ERR_INPUT, "--image is for the docker sandbox (--sandbox docker or SANDBOX=docker)");
+		return err_set(e, ERR_INPUT, "--image is for a container sandbox (--sandbox docker|podman or SANDBOX=docker|podman)");
 	if (mode && !strcmp(mode, "none")) {
 		if (geteuid() != 0)
 			return err_set(e, ERR_WORK, "SANDBOX=none needs root: the task's paths (/root, /logs, /tests) "
@@ -66,7 +69,7 @@ static int choose_sandbox(struct local_trial *t, struct err *e)
 		return 0;
 	}
 	if (mode && *mode && strcmp(mode, "bwrap"))
-		return err_set(e, ERR_INPUT, "SANDBOX='%s': use bwrap (the default), docker or none", mode);
+		return err_set(e, ERR_INPUT, "SANDBOX='%s': use bwrap (the default), docker, podman or none", mode);
 	t->box.mode = SANDBOX_BWRAP;
 	t->box.bwrap = fs_find_in_path("bwrap");
 	if (!t->box.bwrap)
@@ -133,7 +136,7 @@ static int prepare(struct local_trial *t, struct err *e)
 	b->skill_source = xstrdup(strcmp(t->o->skill_mode, "with-skill") ? "none"
 				  : t->o->skills_dir ? "custom_runtime" : "task_bundled");
 	double t0 = now_mono();
-	if (b->mode == SANDBOX_DOCKER) {
+	if (b->mode == SANDBOX_CONTAINER) {
 		docker_setup_image(t, t->o->image);
 	} else {
 		task_unreproduced(&t->task, &b->unreproduced);
@@ -147,20 +150,20 @@ static int prepare(struct local_trial *t, struct err *e)
 		}
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
 	}
-	if (!t->agent.error && b->mode != SANDBOX_DOCKER && local_setup_program(t, e) < 0)
+	if (!t->agent.error && b->mode != SANDBOX_CONTAINER && local_setup_program(t, e) < 0)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
 	if (!t->agent.error && b->mode != SANDBOX_NONE && local_setup_supervisor(t, e) < 0)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
 	/* a container's loopback is its own whatever its network: the model
 	 * (often on the host's loopback) is reached through the relay */
-	bool relay = !b->share_net || b->mode == SANDBOX_DOCKER;
+	bool relay = !b->share_net || b->mode == SANDBOX_CONTAINER;
 	if (!t->agent.error && relay && local_setup_relay(t, e) < 0)
 		agent_outcome_sandbox_failure(&t->agent, e->msg);
 	if (b->mode != SANDBOX_NONE)
 		strlist_push(&b->agent_argv, "--"); /* the supervisor's options end */
 	if (!t->agent.error && local_setup_env(t, e) < 0)
 		return 1;
-	if (!t->agent.error && b->mode == SANDBOX_DOCKER)
+	if (!t->agent.error && b->mode == SANDBOX_CONTAINER)
 		docker_setup_container(t);
 	t->clock.env = now_mono() - t0;
 	return 0;
@@ -306,8 +309,8 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 				die(2, "--skill-mode '%s': use no-skill or with-skill", v);
 			o->skill_mode = v;
 		} else if (!strcmp(a, "--sandbox")) {
-			if (strcmp(v, "local") && strcmp(v, "docker"))
-				die(2, "--sandbox '%s': skillc-local runs --sandbox local or docker (use bench for %s)", v, v);
+			if (strcmp(v, "local") && !engine_named(v))
+				die(2, "--sandbox '%s': skillc-local runs --sandbox local, docker or podman (use bench for %s)", v, v);
 			o->sandbox = v;
 		} else if (!strcmp(a, "--image")) {
 			o->image = v;
@@ -337,8 +340,8 @@ int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	std_options(argc, argv, usage, VERSION);
-	if (argc == 4 && !strcmp(argv[1], "watchdog")) /* container.h: started by a docker trial */
-		return watchdog_main(argv[2], strtod(argv[3], NULL));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "watchdog")) /* container.h: started by a container trial */
+		return watchdog_main(argc, argv);
 	if (argc < 3 || strcmp(argv[1], "eval") || strcmp(argv[2], "run")) {
 		fputs(usage, stderr);
 		return 2;

@@ -1044,13 +1044,15 @@ static int cmd_report(const struct command *c)
 	return stale ? 1 : 0;
 }
 
-/* An image stamp stands for an image in the Docker daemon: deleted there, built again. */
-static char *image_gone(const char *tool, const char *path)
+/* An image stamp stands for an image in the run's engine (docker, podman):
+ * deleted there, built again. */
+static char *image_gone(const struct run *r, const char *tool, const char *path)
 {
 	struct err e;
-	if (strcmp(tool, "skillc-image") || image_stamp_check(path, &e) != 0)
+	const struct engine *en = engine_named(run_get(r, "SANDBOX"));
+	if (strcmp(tool, "skillc-image") || !en || image_stamp_check(en, path, &e) != 0)
 		return NULL;
-	return xstrdup("names an image that is gone from the Docker daemon");
+	return xasprintf("names an image that is gone from %s", en->store);
 }
 
 /* A bad SKILL_SOURCE stops make while it reads the makefile, in one line,

@@ -164,8 +164,8 @@ int main(int argc, char **argv)
 	std_options(argc, argv, usage, V_RUNTIME);
 	if (argc == 2 && !strcmp(argv[1], "inner")) /* the runtime container's first process */
 		return runtime_inner();
-	if (argc == 4 && !strcmp(argv[1], "watchdog")) /* runtime.h: started by run */
-		return watchdog_main(argv[2], strtod(argv[3], NULL));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "watchdog")) /* runtime.h: started by run */
+		return watchdog_main(argc, argv);
 	if (argc < 2 || (strcmp(argv[1], "build") && strcmp(argv[1], "run"))) {
 		fputs(usage, stderr);
 		return 2;

@@ -434,9 +434,9 @@ t_contains "unknown harness" "$out" "no harness file nosuch.json in $H"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model other/m1 --jobs-dir "$T_TMP/j2" 2>&1)
 t_eq "no route" "$?:$out" "2:skillc-local: unknown provider 'other' in model 'other/m1': add it to routes '$T_TMP/routes.json' (known: fake)"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j2" --sandbox daytona 2>&1)
-t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox 'daytona': skillc-local runs --sandbox local or docker (use bench for daytona)"
+t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox 'daytona': skillc-local runs --sandbox local, docker or podman (use bench for daytona)"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j2" --image x:1 2>&1)
-t_eq "--image without docker" "$?:$out" "2:skillc-local: --image is for the docker sandbox (--sandbox docker or SANDBOX=docker)"
+t_eq "--image without a container" "$?:$out" "2:skillc-local: --image is for a container sandbox (--sandbox docker|podman or SANDBOX=docker|podman)"
 t_check "nothing written" test ! -e "$T_TMP/j2"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --jobs-dir "$T_TMP/j3" \
 	--skill-mode with-skill --skills-dir "$T_TMP/no-such-root" 2>&1)

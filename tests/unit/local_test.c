@@ -12,6 +12,7 @@
 
 #include "local/acp.h"
 #include "local/arch.h"
+#include "local/container.h"
 #include "base/fs.h"
 #include "local/launch.h"
 #include "base/json.h"
@@ -401,6 +402,33 @@ static void t_arch_decide(void)
 	free(ctx);
 }
 
+/* The engine table: SANDBOX names; podman's containers get our limits,
+ * nproc no higher than pid_max; docker's get none. */
+static void t_engine(void)
+{
+	CHECK(engine_named("docker") == &engine_docker);
+	CHECK(engine_named("podman") == &engine_podman);
+	CHECK(engine_named("bwrap") == NULL);
+	CHECK(engine_named(NULL) == NULL);
+	struct strlist a = STRLIST_INIT;
+	container_limits(&engine_docker, &a);
+	CHECK_INT((int)a.n, 0);
+	container_limits(&engine_podman, &a);
+	CHECK_INT((int)a.n, 4);
+	CHECK_STR(a.v[0], "--ulimit");
+	CHECK(!strncmp(a.v[1], "nofile=", 7));
+	CHECK(!strncmp(a.v[3], "nproc=", 6));
+	struct buf b = BUF_INIT;
+	struct err e = { 0 };
+	if (a.n == 4 && fs_read("/proc/sys/kernel/pid_max", 64, &b, &e) == 0 && b.data) {
+		long long pid_max = atoll(b.data), soft = 0, hard = 0;
+		CHECK_INT(sscanf(a.v[3], "nproc=%lld:%lld", &soft, &hard), 2);
+		CHECK(hard <= pid_max && soft <= hard);
+	}
+	buf_free(&b);
+	strlist_free(&a);
+}
+
 int main(void)
 {
 	RUN(t_dockerfile);
@@ -412,5 +440,6 @@ int main(void)
 	RUN(t_sandbox_open);
 	RUN(t_relay);
 	RUN(t_arch_decide);
+	RUN(t_engine);
 	T_EXIT();
 }

@@ -288,20 +288,21 @@ static void containers_inside(char *info, const char *dir, struct strlist *ids)
 	}
 }
 
-void runner_docker_cleanup(const char *trial_dir)
+/* The containers of one engine (docker, podman) whose binds are inside trial_dir. */
+static void engine_cleanup(const char *engine, const char *trial_dir)
 {
-	char *docker = fs_find_in_path("docker");
-	if (!docker)
+	char *cli = fs_find_in_path(engine);
+	if (!cli)
 		return;
-	free(docker);
+	free(cli);
 	struct buf ids = BUF_INIT;
-	char *ps[] = { "docker", "ps", "-aq", "--no-trunc", NULL };
+	char *ps[] = { (char *)engine, "ps", "-aq", "--no-trunc", NULL };
 	if (run_capture(ps, 60, &ids) < 0 || !ids.len) {
 		buf_free(&ids);
 		return;
 	}
 	struct strlist argv = STRLIST_INIT;
-	strlist_push(&argv, "docker");
+	strlist_push(&argv, engine);
 	strlist_push(&argv, "inspect");
 	strlist_push(&argv, "--format");
 	strlist_push(&argv, "{{.Id}}{{range .Mounts}} {{.Source}}{{end}}");
@@ -310,14 +311,24 @@ void runner_docker_cleanup(const char *trial_dir)
 	struct buf info = BUF_INIT;
 	run_capture(argv.v, 60, &info);
 	struct strlist rm = STRLIST_INIT;
-	strlist_push(&rm, "docker");
+	strlist_push(&rm, engine);
 	strlist_push(&rm, "rm");
 	strlist_push(&rm, "-f");
+	if (!strcmp(engine, "podman")) /* else it asks them to stop and waits 10 s */
+		strlist_push(&rm, "--time=0");
+	size_t head = rm.n;
 	containers_inside(info.data, trial_dir, &rm);
-	if (rm.n > 3)
+	if (rm.n > head)
 		run_capture(rm.v, 120, NULL);
 	strlist_free(&rm);
 	strlist_free(&argv);
 	buf_free(&info);
 	buf_free(&ids);
+}
+
+void runner_docker_cleanup(const char *trial_dir)
+{
+	engine_cleanup("docker", trial_dir);
+	if (!strcmp(getenv("SANDBOX") ? getenv("SANDBOX") : "", "podman")) /* podman has no daemon to ask cheaply */
+		engine_cleanup("podman", trial_dir);
 }

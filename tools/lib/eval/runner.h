@@ -46,9 +46,10 @@ int runner_run(const struct eval_job *j, char *const *argv, const struct strlist
 #define RUNNER_SAY_FIRST 120
 #define RUNNER_SAY_MAX 900
 
-/* Best effort after a kill: removes the docker containers that bind-mount
- * anything inside trial_dir (BenchFlow mounts each rollout's agent/,
- * verifier/ and artifacts/ from there). Nothing without docker on PATH. */
+/* Best effort after a kill: removes the docker containers (and podman's,
+ * with SANDBOX=podman) that bind-mount anything inside trial_dir
+ * (BenchFlow mounts each rollout's agent/, verifier/ and artifacts/ from
+ * there). Nothing without the engine's CLI on PATH. */
 void runner_docker_cleanup(const char *trial_dir);
 
 #endif

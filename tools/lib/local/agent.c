@@ -115,7 +115,7 @@ void local_agent_run(struct local_trial *t)
 		.handshake_timeout = t->task.agent_timeout < 60 ? t->task.agent_timeout : 60,
 		.idle_timeout = t->o->idle_timeout,
 		.stderr_fd = logfd,
-		.fs = t->box.mode == SANDBOX_DOCKER ? NULL : &fs,
+		.fs = t->box.mode == SANDBOX_CONTAINER ? NULL : &fs,
 		.relay = t->box.relay,
 	};
 	struct agent_outcome *out = &t->agent;

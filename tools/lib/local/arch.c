@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/fs.h"
-#include "local/container.h"
+#include "local/engine.h"
 
 /* Where binfmt_misc lists its handlers. */
 #define BINFMT_DIR "/proc/sys/fs/binfmt_misc"
@@ -104,25 +104,25 @@ bool arch_binfmt_registered(const char *docker_arch)
 	return on;
 }
 
-/* The first line of a docker command's output, caller frees; NULL when it
+/* The first line of an engine command's output, caller frees; NULL when it
  * failed (e set). */
-static char *docker_line(char *const *argv, struct err *e)
+static char *engine_line(char *const *argv, struct err *e)
 {
 	struct buf out = BUF_INIT;
-	int rc = docker_call(argv, &out, e);
+	int rc = engine_call(argv, &out, e);
 	char *line = NULL;
 	if (rc == 0 && out.data)
 		line = xstrndup(out.data, strcspn(out.data, "\r\n"));
 	else if (rc > 0)
-		err_set(e, ERR_WORK, "docker %s: %.300s", argv[1], out.data ? out.data : "no output");
+		err_set(e, ERR_WORK, "%s %s: %.300s", argv[0], argv[1], out.data ? out.data : "no output");
 	buf_free(&out);
 	return line;
 }
 
-char *arch_daemon(struct err *e)
+char *arch_daemon(const struct engine *en, struct err *e)
 {
-	char *argv[] = { (char *)"docker", (char *)"info", (char *)"--format", (char *)"{{.Architecture}}", NULL };
-	char *a = docker_line(argv, e);
+	char *argv[] = { (char *)en->name, (char *)"info", (char *)"--format", (char *)en->arch_format, NULL };
+	char *a = engine_line(argv, e);
 	if (!a)
 		return NULL;
 	char *d = xstrdup(arch_docker_name(a));
@@ -131,18 +131,19 @@ char *arch_daemon(struct err *e)
 }
 
 /* The architecture of an image the daemon has; NULL when it has not. */
-static char *image_arch(const char *ref)
+static char *image_arch(const struct engine *en, const char *ref)
 {
-	char *argv[] = { (char *)"docker", (char *)"image", (char *)"inspect", (char *)"--format",
+	char *argv[] = { (char *)en->name, (char *)"image", (char *)"inspect", (char *)"--format",
 			 (char *)"{{.Architecture}}", (char *)ref, NULL };
 	struct err e;
-	return docker_line(argv, &e);
+	return engine_line(argv, &e);
 }
 
-int arch_plan_task(const struct task *t, const char *base, enum qemu_mode mode, struct arch_plan *p, struct err *e)
+int arch_plan_task(const struct engine *en, const struct task *t, const char *base, enum qemu_mode mode,
+		   struct arch_plan *p, struct err *e)
 {
 	memset(p, 0, sizeof *p);
-	char *daemon = arch_daemon(e);
+	char *daemon = arch_daemon(en, e);
 	if (!daemon)
 		return -1;
 	char buf[64];
@@ -150,7 +151,7 @@ int arch_plan_task(const struct task *t, const char *base, enum qemu_mode mode, 
 	if (!base && t->base_platform)
 		image = xstrdup(arch_of_platform(t->base_platform, buf, sizeof buf));
 	else if (base || t->base_image)
-		image = image_arch(base ? base : t->base_image);
+		image = image_arch(en, base ? base : t->base_image);
 	if (image) {
 		char *n = xstrdup(arch_docker_name(image));
 		free(image);
@@ -163,7 +164,8 @@ int arch_plan_task(const struct task *t, const char *base, enum qemu_mode mode, 
 	return r;
 }
 
-int arch_plan_build(const struct task *t, const char *base, struct arch_plan *p, struct err *e)
+int arch_plan_build(const struct engine *en, const struct task *t, const char *base, struct arch_plan *p,
+		    struct err *e)
 {
 	memset(p, 0, sizeof *p);
 	const char *given = getenv("DOCKER_DEFAULT_PLATFORM");
@@ -175,5 +177,5 @@ int arch_plan_build(const struct task *t, const char *base, struct arch_plan *p,
 	enum qemu_mode mode;
 	if (qemu_mode_parse(getenv("QEMU"), &mode, e) < 0)
 		return -1;
-	return arch_plan_task(t, base, mode, p, e);
+	return arch_plan_task(en, t, base, mode, p, e);
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "base/util.h"
+#include "local/engine.h"
 #include "local/task.h"
 
 enum qemu_mode { QEMU_AUTO, QEMU_YES, QEMU_NO };
@@ -49,15 +50,17 @@ int arch_decide(const struct arch_facts *f, enum qemu_mode m, struct arch_plan *
 bool arch_binfmt_registered(const char *docker_arch);
 
 /* The daemon's architecture (docker info), caller frees; NULL with e set. */
-char *arch_daemon(struct err *e);
+char *arch_daemon(const struct engine *en, struct err *e);
 
 /* The plan for task t's images on this daemon: the image's architecture
  * from IMAGE (base), else the Dockerfile's FROM --platform, else its base
  * image when the daemon has it. QEMU from mode. */
-int arch_plan_task(const struct task *t, const char *base, enum qemu_mode mode, struct arch_plan *p, struct err *e);
+int arch_plan_task(const struct engine *en, const struct task *t, const char *base, enum qemu_mode mode,
+		   struct arch_plan *p, struct err *e);
 
 /* The platform builds of t's images use: DOCKER_DEFAULT_PLATFORM when set,
  * else the plan of QEMU (the environment's). p->platform NULL: native. */
-int arch_plan_build(const struct task *t, const char *base, struct arch_plan *p, struct err *e);
+int arch_plan_build(const struct engine *en, const struct task *t, const char *base, struct arch_plan *p,
+		    struct err *e);
 
 #endif

@@ -7,9 +7,9 @@
 void box_command(const struct trial_box *b, const struct box_run *run, char *const *argv, const struct strlist *env,
 		 struct strlist *cmd, struct strlist *cmd_env)
 {
-	if (b->mode == SANDBOX_DOCKER) {
+	if (b->mode == SANDBOX_CONTAINER) {
 		struct container_exec x = { .cwd = run->cwd, .env = env, .interactive = run->interactive };
-		container_exec_command(b->container, &x, argv, cmd, cmd_env);
+		container_exec_command(b->engine, b->container, &x, argv, cmd, cmd_env);
 		return;
 	}
 	struct sandbox_run sr = { .share_net = run->share_net, .cwd = run->cwd, .extra = run->extra, .nextra = run->nextra };
@@ -20,14 +20,14 @@ void box_command(const struct trial_box *b, const struct box_run *run, char *con
 
 int box_stop_processes(const struct trial_box *b, struct err *e)
 {
-	return b->mode == SANDBOX_DOCKER && b->container ? container_stop_processes(b->container, e) : 0;
+	return b->mode == SANDBOX_CONTAINER && b->container ? container_stop_processes(b->engine, b->container, e) : 0;
 }
 
 int box_cleanup(struct trial_box *b, bool keep, struct err *e)
 {
 	int r = 0;
 	if (b->container) {
-		r = container_remove(b->container, e);
+		r = container_remove(b->engine, b->container, e);
 		if (r == 0)
 			watchdog_done(&b->watchdog); /* it would remove an absent container: let it go */
 	}

@@ -1,7 +1,7 @@
 /* box.h — what a local trial's agent and verifier run in: a bubblewrap
  * sandbox over the host's programs (sandbox.h), the host itself
  * (SANDBOX=none), or the trial's own container built from the task's
- * Dockerfile (SANDBOX=docker, container.h); and how a command runs there. */
+ * Dockerfile (SANDBOX=docker or podman, container.h); and how a command runs there. */
 #ifndef SKILLC_LOCAL_BOX_H
 #define SKILLC_LOCAL_BOX_H
 
@@ -24,7 +24,8 @@ struct trial_box {
 	struct strlist agent_env;  /* holds the model key */
 	struct relay *relay;
 	struct strlist unreproduced; /* Dockerfile instructions the box could not honour (RUN, ENV, ...) */
-	/* docker mode */
+	/* container mode (docker, podman) */
+	const struct engine *engine;
 	char *image, *image_tag;   /* the L2 image: id and tag */
 	struct container_spec spec;
 	char *container;           /* its id, once started */

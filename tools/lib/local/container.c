@@ -9,86 +9,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/envlist.h"
+#include "base/fs.h"
 #include "base/proc.h"
 
 extern char **environ;
 
-/* How long one docker CLI call may take (a create on vfs copies the image). */
-#define DOCKER_CALL_TIMEOUT 300
-
-int docker_call(char *const *argv, struct buf *out, struct err *e)
-{
-	struct proc_result pr;
-	if (proc_capture(argv, DOCKER_CALL_TIMEOUT, out, &pr, e) < 0)
-		return -1;
-	return pr.timed_out ? 124 : pr.exit_code;
-}
-
-/* Runs docker with args; its output in out (may be NULL). Returns the
- * exit code, -1 with e set when docker cannot be started. */
-static int docker(struct strlist *args, struct buf *out, struct err *e)
+/* Runs the engine's CLI with args; its output in out (may be NULL). Returns
+ * the exit code, -1 with e set when it cannot be started. */
+static int call(const struct engine *en, struct strlist *args, struct buf *out, struct err *e)
 {
 	struct buf ignore = BUF_INIT;
-	int r = docker_call(args->v, out ? out : &ignore, e);
+	int r = engine_call(args->v, out ? out : &ignore, e);
 	if (r == 127)
-		r = err_set(e, ERR_WORK, "cannot run docker: %s (install it: apt-get install -y docker.io)",
-			    buf_last_line(out ? out : &ignore));
+		r = err_set(e, ERR_WORK, "cannot run %s: %s (install it: apt-get install -y %s)", en->name,
+			    buf_last_line(out ? out : &ignore), en->package);
 	buf_free(&ignore);
 	return r;
 }
 
-static void args_init(struct strlist *a, const char *first, const char *second)
+static void args_init(const struct engine *en, struct strlist *a, const char *first, const char *second)
 {
-	strlist_push(a, "docker");
+	strlist_push(a, en->name);
 	strlist_push(a, first);
 	if (second)
 		strlist_push(a, second);
-}
-
-int docker_ping(char **version, struct err *e)
-{
-	struct strlist a = STRLIST_INIT;
-	args_init(&a, "version", "--format");
-	strlist_push(&a, "{{.Server.Version}}");
-	struct buf out = BUF_INIT;
-	int r = docker(&a, &out, e);
-	if (r > 0) {
-		const char *host = getenv("DOCKER_HOST");
-		r = err_set(e, ERR_WORK, "the Docker daemon at %s does not answer: %s (start it, or set DOCKER_HOST)",
-			    host && *host ? host : "unix:///var/run/docker.sock", buf_last_line(&out));
-	} else if (r == 0 && version) {
-		*version = xstrdup(buf_last_line(&out));
-	}
-	buf_free(&out);
-	strlist_free(&a);
-	return r == 0 ? 0 : -1;
-}
-
-int docker_image_id(const char *ref, char id[80], struct err *e)
-{
-	struct strlist a = STRLIST_INIT;
-	args_init(&a, "image", "inspect");
-	strlist_push(&a, "--format");
-	strlist_push(&a, "{{.Id}}");
-	strlist_push(&a, ref);
-	struct buf out = BUF_INIT;
-	int r = docker(&a, &out, e);
-	int found = -1;
-	if (r == 0) {
-		snprintf(id, 80, "%s", buf_last_line(&out));
-		found = 1;
-	} else if (r > 0 && out.data && strstr(out.data, "No such image")) {
-		found = 0;
-	} else if (r > 0) {
-		err_set(e, ERR_WORK, "docker image inspect %s: %s", ref, buf_last_line(&out));
-	}
-	buf_free(&out);
-	strlist_free(&a);
-	return found;
 }
 
 void container_spec_free(struct container_spec *s)
@@ -107,9 +56,40 @@ static void push_pairs(struct strlist *a, const char *flag, const struct strlist
 	}
 }
 
-static void create_args(const struct container_spec *s, struct strlist *a)
+/* --ulimit NAME=SOFT:HARD, unlimited as -1. */
+static void push_limit(struct strlist *a, const char *name, const struct rlimit *l)
 {
-	args_init(a, "create", NULL);
+	long long soft = l->rlim_cur == RLIM_INFINITY ? -1 : (long long)l->rlim_cur;
+	long long hard = l->rlim_max == RLIM_INFINITY ? -1 : (long long)l->rlim_max;
+	strlist_push(a, "--ulimit");
+	strlist_push_owned(a, xasprintf("%s=%lld:%lld", name, soft, hard));
+}
+
+/* The nofile and nproc limits a container gets where the engine's own
+ * would not apply: ours (nproc no higher than pid_max, which root podman
+ * sets as its own hard limit). */
+void container_limits(const struct engine *en, struct strlist *a)
+{
+	struct rlimit nofile, nproc;
+	if (!en->own_limits || getrlimit(RLIMIT_NOFILE, &nofile) < 0 || getrlimit(RLIMIT_NPROC, &nproc) < 0)
+		return;
+	struct buf b = BUF_INIT;
+	struct err e;
+	if (fs_read("/proc/sys/kernel/pid_max", 64, &b, &e) == 0 && b.data) {
+		rlim_t pid_max = (rlim_t)strtoull(b.data, NULL, 10);
+		if (pid_max > 0 && nproc.rlim_max > pid_max)
+			nproc.rlim_max = pid_max;
+	}
+	buf_free(&b);
+	if (nproc.rlim_cur > nproc.rlim_max)
+		nproc.rlim_cur = nproc.rlim_max;
+	push_limit(a, "nofile", &nofile);
+	push_limit(a, "nproc", &nproc);
+}
+
+static void create_args(const struct engine *en, const struct container_spec *s, struct strlist *a)
+{
+	args_init(en, a, "create", NULL);
 	strlist_push(a, "--name");
 	strlist_push(a, s->name);
 	strlist_push(a, "--label");
@@ -127,8 +107,11 @@ static void create_args(const struct container_spec *s, struct strlist *a)
 		strlist_push(a, "--memory");
 		strlist_push_owned(a, xasprintf("%ldm", s->memory_mb));
 	}
-	strlist_push(a, "--workdir");
-	strlist_push(a, s->workdir);
+	container_limits(en, a);
+	if (en->makes_workdir) { /* else it is made once the container runs */
+		strlist_push(a, "--workdir");
+		strlist_push(a, s->workdir);
+	}
 	push_pairs(a, "--add-host", &s->hosts);
 	push_pairs(a, "--env", &s->env);
 	strlist_push(a, "--volume");
@@ -140,34 +123,53 @@ static void create_args(const struct container_spec *s, struct strlist *a)
 	strlist_push(a, "hold");
 }
 
-int container_start(const struct container_spec *s, char **id, struct err *e)
+/* The workdir, made in the running container by skillc-init. */
+static int make_workdir(const struct engine *en, const char *id, const char *dir, struct err *e)
+{
+	struct strlist a = STRLIST_INIT;
+	args_init(en, &a, "exec", id);
+	strlist_push(&a, CONTAINER_INIT);
+	strlist_push(&a, "mkdir");
+	strlist_push(&a, dir);
+	struct buf out = BUF_INIT;
+	int r = call(en, &a, &out, e);
+	if (r > 0)
+		err_set(e, ERR_WORK, "%s exec: cannot make the workdir %s: %s", en->name, dir, buf_last_line(&out));
+	buf_free(&out);
+	strlist_free(&a);
+	return r;
+}
+
+int container_start(const struct engine *en, const struct container_spec *s, char **id, struct err *e)
 {
 	*id = NULL;
 	struct strlist a = STRLIST_INIT;
-	create_args(s, &a);
+	create_args(en, s, &a);
 	struct buf out = BUF_INIT;
-	int r = docker(&a, &out, e);
+	int r = call(en, &a, &out, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker create from %s: %s", s->image, buf_last_line(&out));
+		err_set(e, ERR_WORK, "%s create from %s: %s", en->name, s->image, buf_last_line(&out));
 	if (r == 0)
 		*id = xstrdup(buf_last_line(&out));
 	strlist_free(&a);
 	buf_reset(&out);
 	if (r == 0) {
-		args_init(&a, "start", *id);
-		r = docker(&a, &out, e);
+		args_init(en, &a, "start", *id);
+		r = call(en, &a, &out, e);
 		if (r > 0)
-			err_set(e, ERR_WORK, "docker start %s: %s", s->name, buf_last_line(&out));
+			err_set(e, ERR_WORK, "%s start %s: %s", en->name, s->name, buf_last_line(&out));
 		strlist_free(&a);
 	}
+	if (r == 0 && !en->makes_workdir)
+		r = make_workdir(en, *id, s->workdir, e);
 	buf_free(&out);
 	return r == 0 ? 0 : -1;
 }
 
-void container_exec_command(const char *id, const struct container_exec *x, char *const *argv, struct strlist *cmd,
-			    struct strlist *cli_env)
+void container_exec_command(const struct engine *en, const char *id, const struct container_exec *x, char *const *argv,
+			    struct strlist *cmd, struct strlist *cli_env)
 {
-	args_init(cmd, "exec", NULL);
+	args_init(en, cmd, "exec", NULL);
 	if (x->interactive)
 		strlist_push(cmd, "--interactive");
 	strlist_push(cmd, "--workdir");
@@ -191,45 +193,49 @@ void container_exec_command(const char *id, const struct container_exec *x, char
 		strlist_push(cmd, argv[i]);
 }
 
-int container_copy_in(const char *id, const char *src, const char *dest, struct err *e)
+int container_copy_in(const struct engine *en, const char *id, const char *src, const char *dest, struct err *e)
 {
 	struct strlist a = STRLIST_INIT;
-	args_init(&a, "cp", NULL);
+	args_init(en, &a, "cp", NULL);
 	strlist_push_owned(&a, xasprintf("%s/.", src)); /* the contents; dest is created */
 	strlist_push_owned(&a, xasprintf("%s:%s", id, dest));
 	struct buf out = BUF_INIT;
-	int r = docker(&a, &out, e);
+	int r = call(en, &a, &out, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker cp %s into the container: %s", src, buf_last_line(&out));
+		err_set(e, ERR_WORK, "%s cp %s into the container: %s", en->name, src, buf_last_line(&out));
 	buf_free(&out);
 	strlist_free(&a);
 	return r == 0 ? 0 : -1;
 }
 
-int container_stop_processes(const char *id, struct err *e)
+int container_stop_processes(const struct engine *en, const char *id, struct err *e)
 {
 	struct strlist a = STRLIST_INIT;
-	args_init(&a, "kill", "--signal");
+	args_init(en, &a, "kill", "--signal");
 	strlist_push(&a, "USR1");
 	strlist_push(&a, id);
 	struct buf out = BUF_INIT;
-	int r = docker(&a, &out, e);
+	int r = call(en, &a, &out, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker kill %s: %s", id, buf_last_line(&out));
+		err_set(e, ERR_WORK, "%s kill %s: %s", en->name, id, buf_last_line(&out));
 	buf_free(&out);
 	strlist_free(&a);
 	return r == 0 ? 0 : -1;
 }
 
-int container_remove(const char *id, struct err *e)
+int container_remove(const struct engine *en, const char *id, struct err *e)
 {
 	struct strlist a = STRLIST_INIT;
-	args_init(&a, "rm", "--force");
+	args_init(en, &a, "rm", "--force");
+	if (en->rm_waits) {
+		strlist_push(&a, "--time");
+		strlist_push(&a, "0");
+	}
 	strlist_push(&a, id);
 	struct buf out = BUF_INIT;
-	int r = docker(&a, &out, e);
-	if (r > 0 && !(out.data && strstr(out.data, "No such container")))
-		err_set(e, ERR_WORK, "docker rm %s: %s", id, buf_last_line(&out));
+	int r = call(en, &a, &out, e);
+	if (r > 0 && !(out.data && strstr(out.data, en->absent_box)))
+		err_set(e, ERR_WORK, "%s rm %s: %s", en->name, id, buf_last_line(&out));
 	else if (r > 0)
 		r = 0;
 	buf_free(&out);
@@ -237,22 +243,22 @@ int container_remove(const char *id, struct err *e)
 	return r == 0 ? 0 : -1;
 }
 
-int container_remove_labelled(const char *label, const char *value, struct err *e)
+int container_remove_labelled(const struct engine *en, const char *label, const char *value, struct err *e)
 {
 	struct strlist a = STRLIST_INIT;
-	args_init(&a, "ps", "--all");
+	args_init(en, &a, "ps", "--all");
 	strlist_push(&a, "--quiet");
 	strlist_push(&a, "--filter");
 	strlist_push_owned(&a, xasprintf("label=%s=%s", label, value));
 	struct buf out = BUF_INIT;
-	int r = docker(&a, &out, e);
+	int r = call(en, &a, &out, e);
 	strlist_free(&a);
 	int n = 0;
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker ps: %s", buf_last_line(&out));
+		err_set(e, ERR_WORK, "%s ps: %s", en->name, buf_last_line(&out));
 	for (char *save = NULL, *id = r == 0 && out.data ? strtok_r(out.data, "\n", &save) : NULL; id && r == 0;
 	     id = strtok_r(NULL, "\n", &save)) {
-		r = container_remove(id, e) < 0 ? 1 : 0;
+		r = container_remove(en, id, e) < 0 ? 1 : 0;
 		n++;
 	}
 	buf_free(&out);
@@ -262,7 +268,8 @@ int container_remove_labelled(const char *label, const char *value, struct err *
 /* ---- the watchdog ---- */
 
 /* In the grandchild: its own session, fd 3 the pipe, stdio /dev/null, then exec. */
-static noreturn void watchdog_exec(int rfd, const char *self, const char *id, double deadline)
+static noreturn void watchdog_exec(int rfd, const char *self, const struct engine *en, const char *id,
+				   double deadline)
 {
 	setsid();
 	if (fork() > 0)
@@ -276,12 +283,13 @@ static noreturn void watchdog_exec(int rfd, const char *self, const char *id, do
 	}
 	char secs[32];
 	snprintf(secs, sizeof secs, "%.0f", deadline);
-	char *argv[] = { (char *)self, (char *)"watchdog", (char *)id, secs, NULL };
+	char *argv[] = { (char *)self, (char *)"watchdog", (char *)id, secs, (char *)en->name, NULL };
 	execv(self, argv);
 	_exit(127);
 }
 
-int watchdog_start(struct watchdog *w, const char *self, const char *id, double deadline, struct err *e)
+int watchdog_start(struct watchdog *w, const char *self, const struct engine *en, const char *id, double deadline,
+		   struct err *e)
 {
 	w->fd = -1;
 	w->pid = -1;
@@ -297,7 +305,7 @@ int watchdog_start(struct watchdog *w, const char *self, const char *id, double 
 	}
 	if (pid == 0) {
 		close(p[1]);
-		watchdog_exec(p[0], self, id, deadline);
+		watchdog_exec(p[0], self, en, id, deadline);
 	}
 	close(p[0]);
 	waitpid(pid, NULL, 0);
@@ -316,8 +324,13 @@ void watchdog_done(struct watchdog *w)
 	w->fd = -1;
 }
 
-int watchdog_main(const char *id, double deadline)
+int watchdog_main(int argc, char **argv)
 {
+	const struct engine *en = argc > 4 ? engine_named(argv[4]) : &engine_docker;
+	if (argc < 4 || argc > 5 || !en)
+		return 2;
+	const char *id = argv[2];
+	double deadline = strtod(argv[3], NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
@@ -348,7 +361,7 @@ int watchdog_main(const char *id, double deadline)
 	 * in progress): ask again for a while before giving up */
 	struct err e;
 	for (int tries = 0; tries < 12; tries++) {
-		if (container_remove(id, &e) == 0)
+		if (container_remove(en, id, &e) == 0)
 			return 0;
 		nanosleep(&(struct timespec){ 5, 0 }, NULL);
 	}

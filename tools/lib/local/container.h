@@ -1,11 +1,10 @@
-/* container.h — trial containers through the docker CLI (base/proc.h),
- * for SANDBOX=docker: one container per trial, created from its image with
+/* container.h — trial containers through a container engine's CLI
+ * (engine.h), for SANDBOX=docker and SANDBOX=podman: one container per trial, created from its image with
  * the trial's binds, limits and labels (naming the run and the trial, so
  * the watchdog and the cleanup find exactly their containers), its first
  * process skillc-init hold; the agent and the verifier run in it with
- * docker exec; a detached watchdog removes it when its runner dies (even by
- * SIGKILL) or its deadline passes. The daemon is the CLI's: DOCKER_HOST
- * and the rest come from the environment. */
+ * docker exec (podman exec); a detached watchdog removes it when its runner
+ * dies (even by SIGKILL) or its deadline passes. */
 #ifndef SKILLC_LOCAL_CONTAINER_H
 #define SKILLC_LOCAL_CONTAINER_H
 
@@ -13,33 +12,21 @@
 #include <sys/types.h>
 
 #include "base/util.h"
+#include "local/engine.h"
 
 /* Where skillc-init is inside every trial container. */
 #define CONTAINER_INIT "/run/skillc/init"
 
-/* Labels on everything skillc makes in docker. */
+/* Labels on everything skillc makes in an engine. */
 #define LABEL_TRIAL "skillc.trial"  /* the rollout folder on the host */
 #define LABEL_RUN "skillc.run"      /* the run folder (SKILLC_RUN), when make runs it */
 #define LABEL_KIND "skillc.kind"    /* trial, l1, l2, runtime */
 
-/* Runs a docker CLI command line (argv[0] "docker"), its output merged
- * and appended to out. Returns its exit code (124 after the time limit),
- * -1 with e set when it cannot be started. */
-int docker_call(char *const *argv, struct buf *out, struct err *e);
-
-/* 0 when the daemon answers (*version gets its version, caller frees; may be
- * NULL); else e says what to do (ERR_WORK). */
-int docker_ping(char **version, struct err *e);
-
-/* The id ("sha256:...") of an image in the daemon: 1 found, 0 absent,
- * -1 the daemon could not be asked (e set). id holds 80 bytes. */
-int docker_image_id(const char *ref, char id[80], struct err *e);
-
 struct container_spec {
 	const char *image;     /* id or tag */
 	const char *name;
-	const char *workdir;   /* created by docker when absent */
-	bool network;          /* the daemon's default network; false: --network none */
+	const char *workdir;   /* created when absent */
+	bool network;          /* the engine's default network; false: --network none */
 	double cpus;           /* 0: no limit */
 	long memory_mb;        /* 0: no limit */
 	const char *init;      /* host path of skillc-init, bound read-only at CONTAINER_INIT */
@@ -50,8 +37,12 @@ struct container_spec {
 };
 void container_spec_free(struct container_spec *s);
 
+/* The --ulimit flags an engine with own_limits needs on create and run
+ * (none for the others). */
+void container_limits(const struct engine *en, struct strlist *a);
+
 /* Creates and starts the container; *id gets its id (caller frees). */
-int container_start(const struct container_spec *s, char **id, struct err *e);
+int container_start(const struct engine *en, const struct container_spec *s, char **id, struct err *e);
 
 /* How a command runs in the container. The environment is split so no
  * secret reaches a command line: names that look secret are passed by
@@ -62,19 +53,19 @@ struct container_exec {
 	const struct strlist *env;  /* NAME=value */
 	bool interactive;           /* -i: our stdin reaches it */
 };
-/* Appends `docker exec ...` running argv to cmd and fills cli_env
+/* Appends `<engine> exec ...` running argv to cmd and fills cli_env
  * (NULL-terminated, owned by the caller: strlist_free). */
-void container_exec_command(const char *id, const struct container_exec *x, char *const *argv, struct strlist *cmd,
+void container_exec_command(const struct engine *en, const char *id, const struct container_exec *x, char *const *argv, struct strlist *cmd,
 			    struct strlist *cli_env);
 
 /* Copies the contents of the host folder src into dest (created) in the container. */
-int container_copy_in(const char *id, const char *src, const char *dest, struct err *e);
+int container_copy_in(const struct engine *en, const char *id, const char *src, const char *dest, struct err *e);
 /* Ends every process in the container but its first (skillc-init hold). */
-int container_stop_processes(const char *id, struct err *e);
-/* docker rm -f; an absent container is fine. */
-int container_remove(const char *id, struct err *e);
+int container_stop_processes(const struct engine *en, const char *id, struct err *e);
+/* rm --force; an absent container is fine. */
+int container_remove(const struct engine *en, const char *id, struct err *e);
 /* Removes every container carrying label=value; returns how many, -1 with e set. */
-int container_remove_labelled(const char *label, const char *value, struct err *e);
+int container_remove_labelled(const struct engine *en, const char *label, const char *value, struct err *e);
 
 /* The watchdog of one container: a detached process (its own session, so
  * a kill of make's whole session spares it) that removes the container
@@ -83,12 +74,13 @@ struct watchdog {
 	int fd;     /* our end of its pipe */
 	pid_t pid;  /* > 0 once started (a zeroed one is not) */
 };
-/* Starts `self watchdog ID DEADLINE-SECONDS` (self: the running tool). */
-int watchdog_start(struct watchdog *w, const char *self, const char *id, double deadline, struct err *e);
+/* Starts `self watchdog ID DEADLINE-SECONDS ENGINE` (self: the running tool). */
+int watchdog_start(struct watchdog *w, const char *self, const struct engine *en, const char *id, double deadline, struct err *e);
 /* Tells it the runner removes the container itself, and lets it go. */
 void watchdog_done(struct watchdog *w);
-/* The watchdog's own loop, run by `skillc-local watchdog ID DEADLINE`:
- * reads fd 3 until EOF or "done"; returns the exit status. */
-int watchdog_main(const char *id, double deadline);
+/* The watchdog's own loop, run by `skillc-local watchdog ID DEADLINE
+ * [ENGINE]` (default docker): reads fd 3 until EOF or "done"; returns the
+ * exit status (2: ENGINE is neither docker nor podman). */
+int watchdog_main(int argc, char **argv);
 
 #endif

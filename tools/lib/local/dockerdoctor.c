@@ -16,22 +16,26 @@
 struct out {
 	docker_doctor_line *line;
 	void *ctx;
+	const struct engine *en;
 };
 
+/* One line; check is the engine's name for "", else "<engine>-<check>". */
 static void say(const struct out *o, bool ok, const char *check, char *msg)
 {
-	o->line(o->ctx, ok, check, msg);
+	char *name = *check ? xasprintf("%s-%s", o->en->name, check) : xstrdup(o->en->name);
+	o->line(o->ctx, ok, name, msg);
+	free(name);
 	free(msg);
 }
 
-/* docker info --format FORMAT, its first line; NULL when it failed. */
-static char *info(const char *format)
+/* <engine> info --format FORMAT, its first line; NULL when it failed. */
+static char *info(const struct engine *en, const char *format)
 {
-	char *argv[] = { (char *)"docker", (char *)"info", (char *)"--format", (char *)format, NULL };
+	char *argv[] = { (char *)en->name, (char *)"info", (char *)"--format", (char *)format, NULL };
 	struct buf out = BUF_INIT;
 	struct err e;
 	char *line = NULL;
-	if (docker_call(argv, &out, &e) == 0 && out.data)
+	if (engine_call(argv, &out, &e) == 0 && out.data)
 		line = xstrndup(out.data, strcspn(out.data, "\r\n"));
 	buf_free(&out);
 	return line;
@@ -41,38 +45,51 @@ static bool check_daemon(const struct out *o)
 {
 	char *version = NULL;
 	struct err e = { 0 };
-	if (docker_ping(&version, &e) < 0) {
-		say(o, false, "docker", xasprintf("%s", e.msg));
+	if (engine_ping(o->en, &version, &e) < 0) {
+		say(o, false, "", xasprintf("%s", e.msg));
 		return false;
 	}
-	const char *host = getenv("DOCKER_HOST");
-	say(o, true, "docker", xasprintf("the daemon at %s answers: Docker %s", host && *host ? host : "the default socket",
-					 version));
+	if (o->en == &engine_docker) {
+		const char *host = getenv("DOCKER_HOST");
+		say(o, true, "", xasprintf("the daemon at %s answers: Docker %s", host && *host ? host : "the default socket",
+					   version));
+	} else {
+		char *where = engine_where(o->en), *rootless = info(o->en, "{{.Host.Security.Rootless}}");
+		say(o, true, "", xasprintf("podman %s runs here (%s, %s)", version, where,
+					   rootless && !strcmp(rootless, "true") ? "rootless" : "as root"));
+		free(rootless);
+		free(where);
+	}
 	free(version);
 	return true;
 }
 
 static void check_storage(const struct out *o)
 {
-	char *driver = info("{{.Driver}}");
+	char *driver = info(o->en, o->en->driver_format);
 	if (!driver) {
-		say(o, false, "docker-storage", xasprintf("docker info does not name the storage driver"));
+		say(o, false, "storage", xasprintf("%s info does not name the storage driver", o->en->name));
 		return;
 	}
-	say(o, true, "docker-storage", xasprintf("%s%s", driver, !strcmp(driver, "vfs") ?
+	say(o, true, "storage", xasprintf("%s%s", driver, !strcmp(driver, "vfs") ?
 		" (copies the whole image for every layer: slow and disk-hungry for big images)" : ""));
 	free(driver);
 }
 
 static void check_mirrors(const struct out *o)
 {
-	char *m = info("{{range .RegistryConfig.Mirrors}}{{.}} {{end}}");
+	if (o->en != &engine_docker) { /* no daemon.json: podman reads them per call */
+		say(o, true, "mirrors", xasprintf("podman's registries and mirrors are in registries.conf "
+						  "(containers-registries.conf(5))"));
+		return;
+	}
+	char *m = info(o->en, "{{range .RegistryConfig.Mirrors}}{{.}} {{end}}");
 	if (m) {
 		size_t n = strlen(m);
 		while (n && m[n - 1] == ' ')
 			m[--n] = '\0';
 	}
-	say(o, true, "docker-mirrors", xasprintf("the daemon's registry mirrors: %s", m && *m ? m : "none"));
+	say(o, true, "mirrors", xasprintf("the daemon's registry mirrors: %s", m && *m ? m : "none"));
 	free(m);
 }
 
@@ -113,9 +130,9 @@ static void check_proxy(const struct out *o)
 		on_loopback |= loopback(v);
 	}
 	if (!b.len) {
-		say(o, true, "docker-proxy", xasprintf("none set (HTTP_PROXY, HTTPS_PROXY, NO_PROXY reach builds and trials)"));
+		say(o, true, "proxy", xasprintf("none set (HTTP_PROXY, HTTPS_PROXY, NO_PROXY reach builds and trials)"));
 	} else {
-		say(o, true, "docker-proxy", xasprintf("%s: builds get it as build args, trial containers as environment "
+		say(o, true, "proxy", xasprintf("%s: builds get it as build args, trial containers as environment "
 			"(never the model relay)%s", b.data, on_loopback ? "; a loopback proxy serves builds (--network host) "
 			"but not a trial container with network: write the host's address (docs/containers.md)" : ""));
 	}
@@ -127,26 +144,26 @@ static void check_arch(const struct out *o, const struct docker_doctor *d)
 	struct err e = { 0 };
 	enum qemu_mode mode;
 	if (qemu_mode_parse(d->qemu, &mode, &e) < 0) {
-		say(o, false, "docker-arch", xasprintf("%s", e.msg));
+		say(o, false, "arch", xasprintf("%s", e.msg));
 		return;
 	}
 	if (!d->task_dir) {
-		char *a = arch_daemon(&e);
-		say(o, a != NULL, "docker-arch", a ? xasprintf("the daemon runs %s images natively (task=T: the decision "
+		char *a = arch_daemon(o->en, &e);
+		say(o, a != NULL, "arch", a ? xasprintf("the daemon runs %s images natively (task=T: the decision "
 			"for that task's image)", a) : xasprintf("%s", e.msg));
 		free(a);
 		return;
 	}
 	struct task t = { 0 };
 	if (task_load(d->task_dir, NULL, &t, &e) < 0) {
-		say(o, false, "docker-arch", xasprintf("%s", e.msg));
+		say(o, false, "arch", xasprintf("%s", e.msg));
 		return;
 	}
 	struct arch_plan p;
-	if (arch_plan_task(&t, d->image && *d->image ? d->image : NULL, mode, &p, &e) < 0)
-		say(o, false, "docker-arch", xasprintf("task %s: %s", t.name, e.msg));
+	if (arch_plan_task(o->en, &t, d->image && *d->image ? d->image : NULL, mode, &p, &e) < 0)
+		say(o, false, "arch", xasprintf("task %s: %s", t.name, e.msg));
 	else
-		say(o, true, "docker-arch", xasprintf("task %s: %s", t.name, p.why));
+		say(o, true, "arch", xasprintf("task %s: %s", t.name, p.why));
 	arch_plan_free(&p);
 	task_free(&t);
 }
@@ -160,7 +177,7 @@ static void check_binfmt(const struct out *o)
 	struct proc_result pr;
 	struct err e = { 0 };
 	bool ok = proc_capture(argv, 30, &out, &pr, &e) == 0 && pr.exit_code == 0;
-	say(o, ok, "docker-binfmt", ok ? xasprintf("a plain host program (sleep) runs") :
+	say(o, ok, "binfmt", ok ? xasprintf("a plain host program (sleep) runs") :
 		xasprintf("a plain host program (sleep) does not run: %s: check the handlers in "
 			  "/proc/sys/fs/binfmt_misc", out.data ? out.data : e.msg));
 	buf_free(&out);
@@ -176,18 +193,20 @@ static void check_reach(const struct out *o, const struct docker_doctor *d)
 	struct task t = { 0 };
 	bool network = false;
 	if (d->task_dir && task_load(d->task_dir, NULL, &t, &e) < 0) {
-		say(o, false, "docker-model", xasprintf("%s", e.msg));
+		say(o, false, "model", xasprintf("%s", e.msg));
 		return;
 	}
 	if (d->task_dir)
 		network = t.agent_network;
 	char *what = NULL;
-	const char *how = network ? "the daemon's default network (the task allows internet)" : "--network none";
-	if (reach_from_container(d->model, network, &what, &e) < 0)
-		say(o, false, "docker-model", xasprintf("%s is not reached from a container with %s and the model relay: "
+	const char *how = !network ? "--network none"
+			  : o->en == &engine_docker ? "the daemon's default network (the task allows internet)"
+						    : "podman's default network (the task allows internet)";
+	if (reach_from_container(o->en, d->model, network, &what, &e) < 0)
+		say(o, false, "model", xasprintf("%s is not reached from a container with %s and the model relay: "
 							"%s (start the model server, or check ROUTES)", d->model, how, e.msg));
 	else
-		say(o, true, "docker-model", xasprintf("%s answers a container with %s over the model relay: %s", d->model,
+		say(o, true, "model", xasprintf("%s answers a container with %s over the model relay: %s", d->model,
 						       how, what));
 	free(what);
 	if (d->task_dir)
@@ -200,19 +219,19 @@ static void check_stamp(const struct out *o, const char *path, const char *what)
 	struct stat st;
 	struct err e = { 0 };
 	if (stat(path, &st) < 0) {
-		say(o, true, "docker-images", xasprintf("%s: due (make images builds it)", what));
+		say(o, true, "images", xasprintf("%s: due (make images builds it)", what));
 		return;
 	}
 	struct image_ref r;
-	int found = image_stamp_check(path, &e);
+	int found = image_stamp_check(o->en, path, &e);
 	bool read = image_stamp_read(path, &r, &e) == 0;
 	if (found < 0)
-		say(o, false, "docker-images", xasprintf("%s: %s", what, e.msg));
+		say(o, false, "images", xasprintf("%s: %s", what, e.msg));
 	else if (found)
-		say(o, true, "docker-images", xasprintf("%s: %s exists", what, read ? r.tag : "?"));
+		say(o, true, "images", xasprintf("%s: %s exists", what, read ? r.tag : "?"));
 	else
-		say(o, true, "docker-images", xasprintf("%s: due (%s is not in the daemon: make images builds it again)",
-							what, read ? r.tag : "its image"));
+		say(o, true, "images", xasprintf("%s: due (%s is not in %s: make images builds it again)",
+						 what, read ? r.tag : "its image", o->en->store));
 	if (read)
 		image_ref_free(&r);
 }
@@ -235,9 +254,10 @@ static void check_images(const struct out *o, const struct docker_doctor *d)
 
 void docker_doctor_run(const struct docker_doctor *d, docker_doctor_line *line, void *ctx)
 {
-	struct out o = { line, ctx };
-	if (!d->sandbox || strcmp(d->sandbox, "docker")) {
-		say(&o, true, "docker", xasprintf("not used (SANDBOX=%s)", d->sandbox && *d->sandbox ? d->sandbox : "bwrap"));
+	struct out o = { line, ctx, engine_named(d->sandbox) };
+	if (!o.en) {
+		o.en = &engine_docker;
+		say(&o, true, "", xasprintf("not used (SANDBOX=%s)", d->sandbox && *d->sandbox ? d->sandbox : "bwrap"));
 		return;
 	}
 	if (!check_daemon(&o))

@@ -1,5 +1,6 @@
-/* dockerdoctor.h — make doctor's checks of SANDBOX=docker: the daemon
- * (reachable, version), its storage driver and registry mirrors, the proxy
+/* dockerdoctor.h — make doctor's checks of SANDBOX=docker and podman:
+ * the engine (reachable, version; podman: rootless or not), its storage
+ * driver and registry mirrors, the proxy
  * settings builds and trials get, the architecture decision (QEMU), that a
  * plain host program still runs (binfmt sane), that MODEL answers from
  * inside a container with the trial's network settings, and which of the
@@ -10,7 +11,7 @@
 #include <stdbool.h>
 
 struct docker_doctor {
-	const char *sandbox;   /* SANDBOX: the checks run for docker only */
+	const char *sandbox;   /* SANDBOX: the checks run for docker and podman only */
 	const char *qemu;      /* QEMU */
 	const char *image;     /* IMAGE (may be NULL) */
 	const char *task_dir;  /* the task folder (NULL: no task given) */
@@ -19,7 +20,8 @@ struct docker_doctor {
 	const char *model;     /* MODEL: reached from inside a container (NULL or "": not checked) */
 };
 
-/* One line of the doctor: ok or a problem, the check's name, what it found. */
+/* One line of the doctor: ok or a problem, the check's name (the engine's
+ * name, alone or with -storage, -mirrors, ...), what it found. */
 typedef void docker_doctor_line(void *ctx, bool ok, const char *check, const char *msg);
 
 void docker_doctor_run(const struct docker_doctor *d, docker_doctor_line *line, void *ctx);

@@ -30,10 +30,10 @@ static int build_images(struct local_trial *t, struct err *e)
 	char *work = path_join(t->paths.jobs, ".skillc-local");
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	const char *base = getenv("IMAGE");
-	struct image_opts o = { .work = work, .log_fd = fd, .base = base && *base ? base : NULL };
+	struct image_opts o = { .engine = t->box.engine, .work = work, .log_fd = fd, .base = base && *base ? base : NULL };
 	struct image_ref l1 = { 0 }, l2 = { 0 };
 	struct arch_plan plan = { 0 };
-	int r = arch_plan_build(&t->task, o.base, &plan, e);
+	int r = arch_plan_build(o.engine, &t->task, o.base, &plan, e);
 	if (r == 0 && plan.emulate && fd >= 0)
 		dprintf(fd, "%s\n", plan.why);
 	o.platform = plan.platform;
@@ -58,7 +58,8 @@ static int build_images(struct local_trial *t, struct err *e)
 void docker_setup_image(struct local_trial *t, const char *image)
 {
 	struct err e = { 0 };
-	if (docker_ping(NULL, &e) < 0) {
+	const struct engine *en = t->box.engine;
+	if (engine_ping(en, NULL, &e) < 0) {
 		agent_outcome_sandbox_failure(&t->agent, e.msg);
 		return;
 	}
@@ -68,9 +69,9 @@ void docker_setup_image(struct local_trial *t, const char *image)
 		return;
 	}
 	char id[80];
-	int found = docker_image_id(image, id, &e);
+	int found = engine_image_id(en, image, id, &e);
 	if (found == 0 && strstr(image, "@sha256:")) { /* pinned in IMAGE_REGISTRY: pulled, never built here */
-		if (image_pull(image, id, &e) < 0) {
+		if (image_pull(en, image, id, &e) < 0) {
 			build_failure(t, e.msg);
 			return;
 		}
@@ -79,7 +80,7 @@ void docker_setup_image(struct local_trial *t, const char *image)
 	if (found < 0) {
 		agent_outcome_sandbox_failure(&t->agent, e.msg);
 	} else if (!found) {
-		char *msg = xasprintf("the trial image '%s' does not exist in the Docker daemon (make images builds it)", image);
+		char *msg = xasprintf("the trial image '%s' does not exist in %s (make images builds it)", image, en->store);
 		build_failure(t, msg);
 		free(msg);
 	} else {
@@ -130,14 +131,15 @@ static int start(struct local_trial *t, struct err *e)
 		r = err_set(e, ERR_WORK, "cannot find our own executable for the watchdog:");
 	if (r == 0) {
 		fill_spec(t, init);
-		r = container_start(&t->box.spec, &t->box.container, e);
+		r = container_start(t->box.engine, &t->box.spec, &t->box.container, e);
 	}
 	/* a container only its watchdog or our cleanup removes; a failed start may leave one too */
 	if (t->box.container || r < 0) {
 		double deadline = t->task.agent_timeout + t->task.verifier_timeout + CONTAINER_MARGIN;
 		struct err we;
 		const char *id = t->box.container ? t->box.container : t->paths.rollout;
-		if (watchdog_start(&t->box.watchdog, self ? self : "/proc/self/exe", id, deadline, &we) < 0 && r == 0)
+		if (watchdog_start(&t->box.watchdog, self ? self : "/proc/self/exe", t->box.engine, id, deadline, &we) < 0 &&
+		    r == 0)
 			r = err_set(e, ERR_WORK, "%s", we.msg);
 		if (!t->box.container)
 			t->box.container = xstrdup(t->paths.rollout); /* its name: box_cleanup removes whatever exists */
@@ -148,10 +150,11 @@ static int start(struct local_trial *t, struct err *e)
 }
 
 /* Where the image's PATH finds each of progs: one line each, empty when absent. */
-static int find_in_image(const char *id, const struct strlist *progs, struct strlist *found, struct err *e)
+static int find_in_image(const struct engine *en, const char *id, const struct strlist *progs, struct strlist *found,
+			 struct err *e)
 {
 	struct strlist a = STRLIST_INIT;
-	strlist_push(&a, "docker");
+	strlist_push(&a, en->name);
 	strlist_push(&a, "exec");
 	strlist_push(&a, id);
 	strlist_push(&a, CONTAINER_INIT);
@@ -159,7 +162,7 @@ static int find_in_image(const char *id, const struct strlist *progs, struct str
 	for (size_t i = 0; i < progs->n; i++)
 		strlist_push(&a, progs->v[i]);
 	struct buf out = BUF_INIT;
-	int r = docker_call(a.v, &out, e);
+	int r = engine_call(a.v, &out, e);
 	strlist_free(&a);
 	if (r > 1 || r < 0) {
 		err_set(e, ERR_WORK, "cannot look for programs in the container: %.300s", out.data ? out.data : "no output");
@@ -183,7 +186,7 @@ static void find_programs(struct local_trial *t)
 	for (size_t i = 0; i < t->task.requires.n; i++)
 		strlist_push(&progs, t->task.requires.v[i]);
 	struct err e = { 0 };
-	if (find_in_image(t->box.container, &progs, &found, &e) < 0) {
+	if (find_in_image(t->box.engine, t->box.container, &progs, &found, &e) < 0) {
 		agent_outcome_sandbox_failure(&t->agent, e.msg);
 	} else if (!*found.v[0]) {
 		agent_outcome_error(&t->agent, "install_failure",

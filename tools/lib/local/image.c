@@ -146,7 +146,7 @@ static const char *way_out(const char *text, const char *step)
 
 /* What a failed build says: the step it stopped at, its last line (no
  * terminal escapes) and the way out. */
-static void build_failure(const char *what, const struct buf *log, struct err *e)
+static void build_failure(const struct engine *en, const char *what, const struct buf *log, struct err *e)
 {
 	char *text = xstrdup(log->data ? log->data : "");
 	text_strip_escapes(text);
@@ -158,7 +158,7 @@ static void build_failure(const char *what, const struct buf *log, struct err *e
 		if (!*l || !strncmp(l, "DEPRECATED", 10) || !strncmp(l, "Install the buildx", 18) ||
 		    !strncmp(l, "BuildKit is", 11) || !strncmp(l, "--->", 4) || !strncmp(l, "Removing intermediate", 21))
 			continue;
-		if (!strncmp(l, "Step ", 5))
+		if (!strncmp(l, en->step, strlen(en->step)))
 			step = l;
 		last = l;
 	}
@@ -171,12 +171,13 @@ static void build_failure(const char *what, const struct buf *log, struct err *e
 	free(text);
 }
 
-/* docker build of ctx as tag; its output to o->log_fd and, for the message, a capture. */
+/* The engine's build of ctx as tag; its output to o->log_fd and, for the message, a capture. */
 static int build(const char *ctx, const char *tag, const struct image_opts *o, double timeout, const char *what,
 		 struct err *e)
 {
 	struct strlist a = STRLIST_INIT, env = STRLIST_INIT;
-	strlist_push(&a, "docker");
+	const struct engine *en = o->engine;
+	strlist_push(&a, en->name);
 	strlist_push(&a, "build");
 	strlist_push(&a, "--network");
 	strlist_push(&a, "host"); /* RUN steps reach package mirrors even where no bridge exists */
@@ -196,8 +197,9 @@ static int build(const char *ctx, const char *tag, const struct image_opts *o, d
 	strlist_push(&a, ctx);
 	for (size_t i = 0; environ[i]; i++)
 		strlist_push(&env, environ[i]);
-	strlist_push(&env, "DOCKER_BUILDKIT=0"); /* the legacy builder: Debian's docker.io has no BuildKit */
-	int cap = memfd_create("docker-build", MFD_CLOEXEC);
+	if (*en->build_env)
+		strlist_push(&env, en->build_env);
+	int cap = memfd_create("image-build", MFD_CLOEXEC);
 	struct proc_spec ps = { .argv = a.v, .envp = env.v, .timeout = timeout, .grace = 10, .stdin_fd = -1,
 				.tee = { cap, o->log_fd } };
 	struct proc_result pr;
@@ -212,9 +214,9 @@ static int build(const char *ctx, const char *tag, const struct image_opts *o, d
 		if (pr.timed_out)
 			err_set(e, ERR_WORK, "%s took longer than its build_timeout_sec (%gs)", what, timeout);
 		else if (pr.exit_code == 127)
-			err_set(e, ERR_WORK, "cannot run docker (install it: apt-get install -y docker.io)");
+			err_set(e, ERR_WORK, "cannot run %s (install it: apt-get install -y %s)", en->name, en->package);
 		else
-			build_failure(what, &log, e);
+			build_failure(en, what, &log, e);
 		buf_free(&log);
 		r = -1;
 	}
@@ -229,15 +231,15 @@ static int build(const char *ctx, const char *tag, const struct image_opts *o, d
 static int ensure(const char *ctx, const char *tag, const struct image_opts *o, double timeout, const char *what,
 		  struct image_ref *out, struct err *e)
 {
-	int found = docker_image_id(tag, out->id, e);
+	int found = engine_image_id(o->engine, tag, out->id, e);
 	if (found < 0)
 		return -1;
 	if (!found) {
 		if (build(ctx, tag, o, timeout, what, e) < 0)
 			return -1;
 		out->built = true;
-		if (docker_image_id(tag, out->id, e) != 1)
-			return err_set(e, ERR_WORK, "%s: docker build left no image %s", what, tag);
+		if (engine_image_id(o->engine, tag, out->id, e) != 1)
+			return err_set(e, ERR_WORK, "%s: %s build left no image %s", what, o->engine->name, tag);
 	}
 	out->tag = xstrdup(tag);
 	return 0;
@@ -269,22 +271,24 @@ static int l1_context(const struct task *t, const char *ctx, struct err *e)
 
 /* The user's IMAGE as the L1, tagged by its id (the L2 on it is then
  * keyed by the image's content, not by a name that may move). */
-static int l1_given(const struct task *t, const char *base, struct image_ref *out, struct err *e)
+static int l1_given(const struct engine *en, const struct task *t, const char *base, struct image_ref *out,
+		    struct err *e)
 {
-	int found = docker_image_id(base, out->id, e);
+	int found = engine_image_id(en, base, out->id, e);
 	if (found < 0)
 		return -1;
 	if (!found)
-		return err_set(e, ERR_WORK, "IMAGE '%s' does not exist in the Docker daemon (docker image inspect %s): "
-			       "build or load it, or leave IMAGE unset to build the task's Dockerfile", base, base);
+		return err_set(e, ERR_WORK, "IMAGE '%s' does not exist in %s (%s image inspect %s): "
+			       "build or load it, or leave IMAGE unset to build the task's Dockerfile", base,
+			       en->store, en->name, base);
 	char *repo = repo_part(t->name);
 	out->tag = xasprintf("skillc/l1-%s:image-%.32s", repo, out->id + strlen("sha256:"));
 	free(repo);
-	char *argv[] = { (char *)"docker", (char *)"tag", out->id, out->tag, NULL };
+	char *argv[] = { (char *)en->name, (char *)"tag", out->id, out->tag, NULL };
 	struct buf log = BUF_INIT;
-	int r = docker_call(argv, &log, e);
+	int r = engine_call(argv, &log, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker tag %s %s: %.300s", base, out->tag, log.data ? log.data : "");
+		err_set(e, ERR_WORK, "%s tag %s %s: %.300s", en->name, base, out->tag, log.data ? log.data : "");
 	buf_free(&log);
 	return r == 0 ? 0 : -1;
 }
@@ -293,7 +297,7 @@ int image_l1(const struct task *t, const struct image_opts *o, struct image_ref 
 {
 	memset(out, 0, sizeof *out);
 	if (o->base)
-		return l1_given(t, o->base, out, e);
+		return l1_given(o->engine, t, o->base, out, e);
 	char *ctx = make_context(o->work, e);
 	if (!ctx)
 		return -1;
@@ -464,11 +468,12 @@ int image_l2(const struct task *t, const struct launch *h, const struct image_re
 	return r;
 }
 
-/* Runs `docker A B C [D]`, its output in out: the exit code (-1: not run). */
-static int docker4(const char *a, const char *b, const char *c, const char *d, struct buf *out, struct err *e)
+/* Runs `<engine> A B C [D]`, its output in out: the exit code (-1: not run). */
+static int engine4(const struct engine *en, const char *a, const char *b, const char *c, const char *d, struct buf *out,
+		   struct err *e)
 {
-	char *argv[] = { (char *)"docker", (char *)a, (char *)b, (char *)c, (char *)d, NULL };
-	return docker_call(argv, out, e);
+	char *argv[] = { (char *)en->name, (char *)a, (char *)b, (char *)c, (char *)d, NULL };
+	return engine_call(argv, out, e);
 }
 
 /* host:port[/prefix]: registry name characters only, no scheme. */
@@ -482,18 +487,18 @@ static bool registry_ok(const char *reg)
 	return true;
 }
 
-int image_publish(struct image_ref *r, const char *registry, struct err *e)
+int image_publish(const struct engine *en, struct image_ref *r, const char *registry, struct err *e)
 {
 	if (!registry_ok(registry))
 		return err_set(e, ERR_INPUT, "bad IMAGE_REGISTRY '%s': give host:port[/prefix], e.g. registry.example:5000/skillc",
 			       registry);
 	char *remote = xasprintf("%s/%s", registry, r->tag);
 	struct buf out = BUF_INIT;
-	int rc = docker4("tag", r->id, remote, NULL, &out, e);
+	int rc = engine4(en, "tag", r->id, remote, NULL, &out, e);
 	if (rc > 0)
 		err_set(e, ERR_WORK, "docker tag %s: %s", remote, buf_last_line(&out));
 	buf_reset(&out);
-	if (rc == 0 && (rc = docker4("push", remote, NULL, NULL, &out, e)) > 0)
+	if (rc == 0 && (rc = engine4(en, "push", remote, NULL, NULL, &out, e)) > 0)
 		err_set(e, ERR_WORK, "docker push %s: %s (is IMAGE_REGISTRY's registry up?)", remote, buf_last_line(&out));
 	const char *d = rc == 0 && out.data ? strstr(out.data, "digest: sha256:") : NULL;
 	if (rc == 0 && (!d || strspn(d + 15, "0123456789abcdef") != 64))
@@ -508,13 +513,13 @@ int image_publish(struct image_ref *r, const char *registry, struct err *e)
 	return rc == 0 ? 0 : -1;
 }
 
-int image_pull(const char *pinned, char id[80], struct err *e)
+int image_pull(const struct engine *en, const char *pinned, char id[80], struct err *e)
 {
-	int found = docker_image_id(pinned, id, e);
+	int found = engine_image_id(en, pinned, id, e);
 	if (found != 0)
 		return found < 0 ? -1 : 0;
 	struct buf out = BUF_INIT;
-	int rc = docker4("pull", pinned, NULL, NULL, &out, e);
+	int rc = engine4(en, "pull", pinned, NULL, NULL, &out, e);
 	if (rc > 0) {
 		if (out.data)
 			text_strip_escapes(out.data);
@@ -522,8 +527,8 @@ int image_pull(const char *pinned, char id[80], struct err *e)
 			"IMAGE_REGISTRY; a digest that does not match is refused)", pinned, buf_last_line(&out));
 	}
 	buf_free(&out);
-	if (rc == 0 && docker_image_id(pinned, id, e) != 1)
-		return err_set(e, ERR_WORK, "docker pull %s left no image", pinned);
+	if (rc == 0 && engine_image_id(en, pinned, id, e) != 1)
+		return err_set(e, ERR_WORK, "%s pull %s left no image", en->name, pinned);
 	return rc == 0 ? 0 : -1;
 }
 
@@ -560,13 +565,13 @@ int image_stamp_read(const char *path, struct image_ref *r, struct err *e)
 	return rc;
 }
 
-int image_stamp_check(const char *path, struct err *e)
+int image_stamp_check(const struct engine *en, const char *path, struct err *e)
 {
 	struct image_ref r;
 	if (image_stamp_read(path, &r, e) < 0)
 		return 0;
 	char id[80];
-	int found = r.pinned ? (image_pull(r.pinned, id, e) == 0 ? 1 : -1) : docker_image_id(r.tag, id, e);
+	int found = r.pinned ? (image_pull(en, r.pinned, id, e) == 0 ? 1 : -1) : engine_image_id(en, r.tag, id, e);
 	int ok = found < 0 ? -1 : found && !strcmp(id, r.id);
 	image_ref_free(&r);
 	return ok;

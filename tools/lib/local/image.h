@@ -1,6 +1,6 @@
-/* image.h — the baked images of SANDBOX=docker trials, keyed by content,
- * built with the legacy builder (DOCKER_BUILDKIT=0 docker build --network
- * host), so a Dockerfile runs as written:
+/* image.h — the baked images of SANDBOX=docker (and podman) trials, keyed
+ * by content, built with docker's legacy builder (DOCKER_BUILDKIT=0 docker
+ * build --network host) or podman build, so a Dockerfile runs as written:
  *   L1  the task's environment/ built from its own Dockerfile, without
  *       environment/skills (the skill is mounted at /skills, so raw,
  *       compiled and no-skill trials share the image); tag
@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 struct launch; /* local/launch.h */
+#include "local/engine.h"
 #include "local/task.h"
 #include "base/util.h"
 
@@ -36,6 +37,7 @@ struct image_ref {
 void image_ref_free(struct image_ref *r);
 
 struct image_opts {
+	const struct engine *engine; /* where the images are built and kept */
 	const char *work;      /* a folder for build contexts (made and removed inside it) */
 	int log_fd;            /* where docker build's output goes too; -1: nowhere */
 	const char *base;      /* IMAGE: this local image is the L1; NULL: build the Dockerfile */
@@ -63,11 +65,11 @@ int image_context_copy(const char *src, const char *dst, struct err *e);
 
 /* IMAGE_REGISTRY=host:port[/prefix]: pushes r under <registry>/<its tag>
  * and sets r->pinned to the pushed manifest's digest reference. */
-int image_publish(struct image_ref *r, const char *registry, struct err *e);
+int image_publish(const struct engine *en, struct image_ref *r, const char *registry, struct err *e);
 /* Pulls a pinned reference (by digest: the daemon refuses content whose
  * digest differs) into the daemon; id gets its image id (80 bytes). Errors
  * are the environment's (ERR_WORK), never the trial's. */
-int image_pull(const char *pinned, char id[80], struct err *e);
+int image_pull(const struct engine *en, const char *pinned, char id[80], struct err *e);
 
 /* "<image id> <tag>[ <pinned>]\n" */
 int image_stamp_write(const char *path, const struct image_ref *r, struct err *e);
@@ -77,6 +79,6 @@ int image_stamp_read(const char *path, struct image_ref *r, struct err *e);
  * a registry, pulled by digest now), 0 when it is not (deleted behind
  * make's back: build it again), -1 when the daemon cannot be asked or a
  * pinned image cannot be pulled (e says why). */
-int image_stamp_check(const char *path, struct err *e);
+int image_stamp_check(const struct engine *en, const char *path, struct err *e);
 
 #endif

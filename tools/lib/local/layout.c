@@ -211,9 +211,8 @@ static cJSON *config_override(const cJSON *override)
 static cJSON *local_keys(const struct local_trial *t)
 {
 	cJSON *l = cJSON_CreateObject();
-	static const char *const names[] = { [SANDBOX_BWRAP] = "bubblewrap", [SANDBOX_NONE] = "none",
-					     [SANDBOX_DOCKER] = "docker" };
-	cJSON_AddStringToObject(l, "sandbox", names[t->box.mode]);
+	static const char *const names[] = { [SANDBOX_BWRAP] = "bubblewrap", [SANDBOX_NONE] = "none" };
+	cJSON_AddStringToObject(l, "sandbox", t->box.mode == SANDBOX_CONTAINER ? t->box.engine->name : names[t->box.mode]);
 	/* whether the trial ran in the task's own environment (docker) or one missing its RUN/ENV steps */
 	cJSON_AddStringToObject(l, "environment", t->box.unreproduced.n ? "not_reproduced" : "reproduced");
 	cJSON *unrep = cJSON_AddArrayToObject(l, "dockerfile_not_reproduced");
@@ -222,8 +221,8 @@ static cJSON *local_keys(const struct local_trial *t)
 	json_set_str(l, "image", t->box.image_tag);
 	json_set_str(l, "image_id", t->box.image);
 	cJSON_AddStringToObject(l, "agent_network", !t->box.share_net ? "none+model-relay"
-						    : t->box.mode == SANDBOX_DOCKER ? "default+model-relay" : "host");
-	cJSON_AddStringToObject(l, "verifier_network", t->box.mode == SANDBOX_DOCKER ? "the agent's container"
+						    : t->box.mode == SANDBOX_CONTAINER ? "default+model-relay" : "host");
+	cJSON_AddStringToObject(l, "verifier_network", t->box.mode == SANDBOX_CONTAINER ? "the agent's container"
 						       : t->task.verifier_network ? "host" : "none");
 	cJSON_AddStringToObject(l, "workdir", t->task.workdir);
 	cJSON_AddStringToObject(l, "harness_file", t->h.file);
@@ -235,7 +234,7 @@ static cJSON *local_keys(const struct local_trial *t)
 	cJSON_AddNumberToObject(l, "dockerfile_copies", (double)t->task.ncopies);
 	cJSON_AddNumberToObject(l, "dockerfile_skill_copies_dropped", t->task.skill_copies_dropped);
 	cJSON *ign = cJSON_AddArrayToObject(l, "dockerfile_ignored");
-	for (size_t i = 0; t->box.mode != SANDBOX_DOCKER && i < t->task.ignored.n; i++)
+	for (size_t i = 0; t->box.mode != SANDBOX_CONTAINER && i < t->task.ignored.n; i++)
 		cJSON_AddItemToArray(ign, cJSON_CreateString(t->task.ignored.v[i]));
 	return l;
 }

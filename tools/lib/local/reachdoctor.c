@@ -20,19 +20,19 @@
  * may not be built yet) is needed. */
 #define PROBE_IMAGE "skillc/doctor-probe:empty"
 
-static int probe_image(const char *dir, struct err *e)
+static int probe_image(const struct engine *en, const char *dir, struct err *e)
 {
 	char id[80];
-	int found = docker_image_id(PROBE_IMAGE, id, e);
+	int found = engine_image_id(en, PROBE_IMAGE, id, e);
 	if (found != 0)
 		return found < 0 ? -1 : 0;
 	char *tar = path_join(dir, "empty.tar");
 	static const char zeros[10240]; /* an empty tar archive: its two end blocks, padded */
 	int r = fs_write_atomic(tar, zeros, sizeof zeros, 0600, e);
 	struct buf out = BUF_INIT;
-	char *argv[] = { (char *)"docker", (char *)"import", tar, (char *)PROBE_IMAGE, NULL };
-	if (r == 0 && docker_call(argv, &out, e) != 0)
-		r = err_set(e, ERR_WORK, "docker import of an empty image: %s", buf_last_line(&out));
+	char *argv[] = { (char *)en->name, (char *)"import", tar, (char *)PROBE_IMAGE, NULL };
+	if (r == 0 && engine_call(argv, &out, e) != 0)
+		r = err_set(e, ERR_WORK, "%s import of an empty image: %s", en->name, buf_last_line(&out));
 	buf_free(&out);
 	free(tar);
 	return r;
@@ -53,11 +53,13 @@ static pid_t serve_relay(struct relay *rl)
 	}
 }
 
-static void run_args(struct strlist *a, const char *init, const char *dir, const char *port, bool network)
+static void run_args(const struct engine *en, struct strlist *a, const char *init, const char *dir, const char *port,
+		     bool network)
 {
-	strlist_push(a, "docker");
+	strlist_push(a, en->name);
 	strlist_push(a, "run");
 	strlist_push(a, "--rm");
+	container_limits(en, a);
 	strlist_push(a, "--label");
 	strlist_push(a, LABEL_KIND "=doctor");
 	if (!network) {
@@ -83,7 +85,8 @@ static void run_args(struct strlist *a, const char *init, const char *dir, const
 }
 
 /* The container's run with the relay served meanwhile: 0, *what its answer. */
-static int probe(const struct model_route *route, const char *dir, bool network, char **what, struct err *e)
+static int probe(const struct engine *en, const struct model_route *route, const char *dir, bool network, char **what,
+		 struct err *e)
 {
 	char *init = local_init_program(e);
 	char *sock = path_join(dir, "model.sock");
@@ -96,9 +99,9 @@ static int probe(const struct model_route *route, const char *dir, bool network,
 	struct relay *rl = relay_new(lfd, NULL, model_route_connect, (void *)route);
 	pid_t pid = serve_relay(rl);
 	struct strlist a = STRLIST_INIT;
-	run_args(&a, init, dir, route->port, network);
+	run_args(en, &a, init, dir, route->port, network);
 	struct buf out = BUF_INIT;
-	int rc = pid > 0 ? docker_call(a.v, &out, e) : err_set(e, ERR_WORK, "cannot start the relay:");
+	int rc = pid > 0 ? engine_call(a.v, &out, e) : err_set(e, ERR_WORK, "cannot start the relay:");
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -114,7 +117,7 @@ static int probe(const struct model_route *route, const char *dir, bool network,
 	return rc == 0 ? 0 : -1;
 }
 
-int reach_from_container(const char *model, bool network, char **what, struct err *e)
+int reach_from_container(const struct engine *en, const char *model, bool network, char **what, struct err *e)
 {
 	*what = NULL;
 	struct model_route route = { 0 };
@@ -124,9 +127,9 @@ int reach_from_container(const char *model, bool network, char **what, struct er
 	if (r == 0 && !(dir = mkdtemp(tmpl)))
 		r = err_set(e, ERR_WORK, "cannot make a folder in /tmp:");
 	if (r == 0)
-		r = probe_image(dir, e);
+		r = probe_image(en, dir, e);
 	if (r == 0)
-		r = probe(&route, dir, network, what, e);
+		r = probe(en, &route, dir, network, what, e);
 	struct err ce;
 	if (dir && fs_remove_tree(dir, &ce) < 0 && r == 0)
 		r = err_set(e, ERR_WORK, "%s", ce.msg);

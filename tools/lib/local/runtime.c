@@ -123,7 +123,7 @@ int runtime_build(const char *base, const struct image_opts *o, struct image_ref
 		return -1;
 	char *argv[] = { (char *)"docker", (char *)"tag", out->id, (char *)RUNTIME_REPO ":latest", NULL };
 	struct buf log = BUF_INIT;
-	r = docker_call(argv, &log, e);
+	r = engine_call(argv, &log, e);
 	if (r > 0)
 		err_set(e, ERR_WORK, "docker tag %s " RUNTIME_REPO ":latest: %.300s", out->tag, log.data ? log.data : "");
 	buf_free(&log);
@@ -138,7 +138,7 @@ static char *daemon_json(struct err *e);
 static char *docker_line(char *const *argv, int *rc, struct err *e)
 {
 	struct buf out = BUF_INIT;
-	*rc = docker_call(argv, &out, e);
+	*rc = engine_call(argv, &out, e);
 	char *line = out.data ? xstrndup(out.data, strcspn(out.data, "\r\n")) : xstrdup("no output");
 	if (*rc != 0 && out.data) {
 		/* the last line says why */
@@ -155,7 +155,7 @@ static char *docker_line(char *const *argv, int *rc, struct err *e)
 int runtime_preflight(struct buf *said, struct err *e)
 {
 	char *version = NULL;
-	if (docker_ping(&version, e) < 0)
+	if (engine_ping(&engine_docker, &version, e) < 0)
 		return -1;
 	char *argv[] = { (char *)"docker", (char *)"info", (char *)"--format", (char *)"{{.Driver}}", NULL };
 	int rc;
@@ -236,7 +236,7 @@ static char *start_with(const struct runtime_run *r, const char *const *flags, i
 	/* a container that could not start stays created: remove it */
 	struct err ce;
 	if (*rc > 0)
-		container_remove(name, &ce);
+		container_remove(&engine_docker, name, &ce);
 	free(name);
 	*why = line;
 	return NULL;
@@ -345,7 +345,7 @@ static int load_images(const char *id, const struct strlist *refs, struct err *e
 {
 	for (size_t i = 0; i < refs->n; i++) {
 		char img[80];
-		int found = docker_image_id(refs->v[i], img, e);
+		int found = engine_image_id(&engine_docker, refs->v[i], img, e);
 		if (found < 0)
 			return -1;
 		if (!found) {
@@ -389,7 +389,7 @@ static int inside(const struct runtime_run *r, const char *id, struct watchdog *
 	/* the start is confirmed: from here a watchdog only guards our death (the
 	 * new one is up before the old one goes: a kill between finds one) */
 	struct watchdog guard = { .fd = -1 };
-	if (watchdog_start(&guard, r->self, id, r->timeout, e) < 0)
+	if (watchdog_start(&guard, r->self, &engine_docker, id, r->timeout, e) < 0)
 		return -1;
 	watchdog_done(w);
 	*w = guard;
@@ -413,7 +413,7 @@ int runtime_run(const struct runtime_run *r, int *exit_code, struct err *e)
 		return -1;
 	free(mirrors);
 	char id_found[80];
-	int found = docker_image_id(r->image, id_found, e);
+	int found = engine_image_id(&engine_docker, r->image, id_found, e);
 	if (found <= 0)
 		return found < 0 ? -1 : err_set(e, ERR_WORK, "the runtime image '%s' does not exist (make runtime-image "
 						 "builds it)", r->image);
@@ -422,13 +422,13 @@ int runtime_run(const struct runtime_run *r, int *exit_code, struct err *e)
 		return -1;
 	fprintf(stderr, "skillc-runtime: started %.12s from %s\n", id, r->image);
 	struct watchdog w = { .fd = -1 };
-	int rc = watchdog_start(&w, r->self, id, r->start_timeout, e);
+	int rc = watchdog_start(&w, r->self, &engine_docker, id, r->start_timeout, e);
 	if (rc == 0)
 		rc = inside(r, id, &w, exit_code, e);
 	proc_defer_stops(); /* the removal below must happen whole */
 	watchdog_done(&w);
 	struct err ce;
-	container_remove(id, &ce);
+	container_remove(&engine_docker, id, &ce);
 	free(id);
 	return rc;
 }

@@ -21,9 +21,10 @@
 
 #include "base/util.h"
 
-/* DOCKER: the trial's container (container.h); a sandbox then only keeps
- * the host side, the scratch folder and the binds, for docker create. */
-enum sandbox_mode { SANDBOX_BWRAP, SANDBOX_NONE, SANDBOX_DOCKER };
+/* CONTAINER: the trial's container (container.h, docker or podman); a
+ * sandbox then only keeps the host side, the scratch folder and the binds,
+ * for the container's create. */
+enum sandbox_mode { SANDBOX_BWRAP, SANDBOX_NONE, SANDBOX_CONTAINER };
 
 struct sandbox_bind {
 	char *src;   /* host path */

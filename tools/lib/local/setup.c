@@ -105,7 +105,7 @@ static int setup_skills(struct local_trial *t, struct err *e)
 	for (size_t i = 0; r == 0 && i < t->h.skill_paths.n; i++) {
 		const char *d = t->h.skill_paths.v[i];
 		char *at = d[0] == '~' ? xasprintf("/root%s", d + 1) : xstrdup(d);
-		if (t->box.mode == SANDBOX_DOCKER) /* the image's own folders stay: the skill is bound over its path */
+		if (t->box.mode == SANDBOX_CONTAINER) /* the image's own folders stay: the skill is bound over its path */
 			r = sandbox_bind(&t->box.sb, copy, at, false, e);
 		else if ((r = sandbox_provide(&t->box.sb, at, e)) == 0)
 			r = sandbox_symlink(&t->box.sb, "/skills", at, e);
@@ -141,7 +141,7 @@ static const char **template_vars(const struct local_trial *t, const char *out[1
 static int place_file(struct local_trial *t, const char *at, int n, const struct buf *text, struct err *e)
 {
 	const char *data = text->data ? text->data : "";
-	if (t->box.mode != SANDBOX_DOCKER) {
+	if (t->box.mode != SANDBOX_CONTAINER) {
 		if (sandbox_provide(&t->box.sb, at, e) < 0)
 			return -1;
 		return sandbox_write(&t->box.sb, at, data, text->len, 0600, e);
@@ -217,7 +217,7 @@ static void add_proxies(struct strlist *env, const struct model_route *route)
 int local_setup_env(struct local_trial *t, struct err *e)
 {
 	struct strlist *env = &t->box.agent_env;
-	if (t->box.mode != SANDBOX_DOCKER) { /* a container has its image's own */
+	if (t->box.mode != SANDBOX_CONTAINER) { /* a container has its image's own */
 		envlist_set(env, "HOME", "/root");
 		envlist_set(env, "USER", "root");
 		envlist_set(env, "LOGNAME", "root");
@@ -226,7 +226,7 @@ int local_setup_env(struct local_trial *t, struct err *e)
 		envlist_set(env, "TMPDIR", "/tmp");
 	}
 	envlist_set(env, "TERM", "dumb");
-	if (t->box.share_net || t->box.mode == SANDBOX_DOCKER)
+	if (t->box.share_net || t->box.mode == SANDBOX_CONTAINER)
 		add_proxies(env, &t->route);
 	envlist_add_table(env, t->task.env);
 	const char *vars[16];
@@ -263,7 +263,7 @@ char *local_init_program(struct err *e)
 
 int local_setup_supervisor(struct local_trial *t, struct err *e)
 {
-	if (t->box.mode == SANDBOX_DOCKER) { /* docker create binds it */
+	if (t->box.mode == SANDBOX_CONTAINER) { /* docker create binds it */
 		strlist_push(&t->box.agent_argv, CONTAINER_INIT);
 		strlist_push(&t->box.agent_argv, "sandbox-init");
 		return 0;
@@ -310,9 +310,9 @@ int local_setup_relay(struct local_trial *t, struct err *e)
 	free(sock);
 	relay_listen_args(t);
 	/* a remote route's name must lead to the relay too */
-	if (t->box.mode == SANDBOX_DOCKER && !t->route.loopback) /* docker writes /etc/hosts itself */
+	if (t->box.mode == SANDBOX_CONTAINER && !t->route.loopback) /* docker writes /etc/hosts itself */
 		strlist_push_owned(&t->box.spec.hosts, xasprintf("%s:127.0.0.1", t->route.host));
-	if (t->box.mode == SANDBOX_DOCKER || r < 0)
+	if (t->box.mode == SANDBOX_CONTAINER || r < 0)
 		return r;
 	char *hosts = path_join(t->paths.scratch, "hosts");
 	struct buf text = BUF_INIT;
@@ -330,10 +330,10 @@ int local_setup_sandbox(struct local_trial *t, struct err *e)
 	struct sandbox *sb = &t->box.sb;
 	if (sandbox_init(sb, t->box.mode, t->box.bwrap, t->paths.scratch, e) < 0)
 		return -1;
-	if (t->box.mode != SANDBOX_DOCKER && (sandbox_provide(sb, "/root", e) < 0 || sandbox_provide(sb, "/tmp", e) < 0 ||
+	if (t->box.mode != SANDBOX_CONTAINER && (sandbox_provide(sb, "/root", e) < 0 || sandbox_provide(sb, "/tmp", e) < 0 ||
 	    sandbox_provide(sb, t->task.workdir, e) < 0 || sandbox_mkdir(sb, t->task.workdir, e) < 0))
 		return -1;
-	for (size_t i = 0; t->box.mode != SANDBOX_DOCKER && i < t->task.ncopies; i++) {
+	for (size_t i = 0; t->box.mode != SANDBOX_CONTAINER && i < t->task.ncopies; i++) {
 		const struct task_copy *c = &t->task.copies[i];
 		if (sandbox_provide(sb, c->dest, e) < 0 || sandbox_copy_in(sb, c->src, c->dest, c->as_child, e) < 0)
 			return -1;

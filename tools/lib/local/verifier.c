@@ -169,8 +169,8 @@ static int clear_logs(const char *dir, struct err *e)
  * sandbox). */
 static int provide_tests(struct local_trial *t, char **copy, struct err *e)
 {
-	if (t->box.mode == SANDBOX_DOCKER)
-		return container_copy_in(t->box.container, t->task.tests_dir, "/tests", e);
+	if (t->box.mode == SANDBOX_CONTAINER)
+		return container_copy_in(t->box.engine, t->box.container, t->task.tests_dir, "/tests", e);
 	if (t->box.mode != SANDBOX_BWRAP)
 		return sandbox_bind(&t->box.sb, t->task.tests_dir, "/tests", true, e);
 	*copy = path_join(t->paths.scratch, "tests");
@@ -224,7 +224,7 @@ static void verdict_timeout(struct verdict *v, const struct task *task, double e
 static int run_tests(struct local_trial *t, char *tests_copy, struct proc_result *pr, struct err *e)
 {
 	struct strlist env = STRLIST_INIT, cmd = STRLIST_INIT, cmd_env = STRLIST_INIT;
-	verifier_env(&t->task, t->box.mode == SANDBOX_DOCKER, &env);
+	verifier_env(&t->task, t->box.mode == SANDBOX_CONTAINER, &env);
 	struct sandbox_bind extra = { tests_copy, (char *)"/tests", true };
 	struct box_run run = { .share_net = t->task.verifier_network, .cwd = t->task.workdir,
 			       .extra = &extra, .nextra = tests_copy != NULL };

@@ -369,7 +369,7 @@ static int guard_outputs(const struct run *r, const struct strmap *status, struc
 				char *p = run_path(r, out.v[k]);
 				char *why = state_output_problem(p, ok);
 				if (!why && output_check)
-					why = output_check(refs[i].def->tool, p);
+					why = output_check(r, refs[i].def->tool, p);
 				free(p);
 				if (why) {
 					warnf("%s: output %s %s; the stage will run again", refs[i].name, out.v[k], why);

@@ -22,10 +22,10 @@ struct rules_memo {
 void rules_memo_free(struct rules_memo *m);
 
 /* A judge of outputs only a later layer can see into (an image stamp
- * against the Docker daemon): a sentence saying why the output at path,
- * made by a stage of tool, must be made again (caller frees), else NULL.
- * The tool that refreshes sets it (skillc-rules); NULL: none. */
-typedef char *rules_output_check(const char *tool, const char *path);
+ * against the run's container engine): a sentence saying why the output at
+ * path, made by a stage of tool in run r, must be made again (caller
+ * frees), else NULL. The tool that refreshes sets it (skillc-rules); NULL: none. */
+typedef char *rules_output_check(const struct run *r, const char *tool, const char *path);
 void rules_set_output_check(rules_output_check *fn);
 
 /* Refreshes r. Returns 1 when rules.mk changed, 0 when not, -1 on error. */

@@ -47,17 +47,33 @@ static void ingest_command(const struct stage_ref *ref, const struct run *r, con
 		push_flag(argv, "--skill-source", run_get(r, "SKILL_SOURCE"));
 }
 
-/* The docker images of a trial: only for RUNNER=local SANDBOX=docker. */
-#define DOCKER_TRIALS { "RUNNER=local", "SANDBOX=docker" }
+/* The images of a trial: only for RUNNER=local in a container (docker, podman). */
+#define CONTAINER_TRIALS { "RUNNER=local", "SANDBOX=docker|podman" }
 #define L1_STAMP "images/%T.l1.id"
 #define L2_STAMP "images/%T--%H.l2.id"
 
 static char *expand_ref(const char *tmpl, const struct run *r, int index, int round);
 
+/* value is one of alts ("a|b|c"). */
+static bool one_of(const char *value, const char *alts)
+{
+	size_t n = strlen(value);
+	for (const char *a = alts; a; a = strchr(a, '|') ? strchr(a, '|') + 1 : NULL)
+		if (!strncmp(a, value, n) && (a[n] == '|' || !a[n]))
+			return true;
+	return false;
+}
+
+/* The run's trials are in a container: SANDBOX names an engine. */
+static bool in_container(const struct run *r)
+{
+	return one_of(run_get(r, "SANDBOX"), "docker|podman");
+}
+
 /* The tag in the run's L2 stamp ("<id> <tag>"), or NULL without one. */
 static char *l2_tag(const struct run *r)
 {
-	if (strcmp(run_get(r, "RUNNER"), "local") || strcmp(run_get(r, "SANDBOX"), "docker"))
+	if (strcmp(run_get(r, "RUNNER"), "local") || !in_container(r))
 		return NULL;
 	char *rel = expand_ref(L2_STAMP, r, 0, 0), *path = run_path(r, rel);
 	struct buf b = BUF_INIT;
@@ -81,6 +97,7 @@ static void image_argv(const struct run *r, const char *bindir, const char *kind
 	strlist_push_owned(argv, path_join(bindir, "skillc-image"));
 	strlist_push(argv, kind);
 	push_flag(argv, "--task", r->task_dir);
+	push_flag(argv, "--sandbox", run_get(r, "SANDBOX"));
 	if (!strcmp(kind, "l2")) {
 		push_flag(argv, "--harness", run_get(r, "HARNESS"));
 		char *l1 = expand_ref(L1_STAMP, r, 0, 0);
@@ -122,7 +139,7 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 	push_flag(argv, "--model", run_get(r, "MODEL"));
 	push_flag(argv, "--runner", run_get(r, "RUNNER"));
 	if (!strcmp(run_get(r, "RUNNER"), "local"))
-		push_flag(argv, "--sandbox", !strcmp(run_get(r, "SANDBOX"), "docker") ? "docker" : "local");
+		push_flag(argv, "--sandbox", in_container(r) ? run_get(r, "SANDBOX") : "local");
 	char *image = l2_tag(r);
 	if (image)
 		push_flag(argv, "--image", image);
@@ -514,25 +531,25 @@ static void static_command(const struct stage_ref *ref, const struct run *r, con
 const struct stage_def stage_table[] = {
 	{
 		.name = "l1-image",
-		.help = "SANDBOX=docker: the task's environment/ built from its own Dockerfile (or IMAGE) as its L1 image",
+		.help = "SANDBOX=docker|podman: the task's environment/ built from its own Dockerfile (or IMAGE) as its L1 image",
 		.tool = "skillc-image",
 		.version = V_IMAGE,
 		.inputs = { "inputs/environment.src.hash" },
 		.outputs = { L1_STAMP },
 		.settings = { "IMAGE" },
-		.when = DOCKER_TRIALS,
+		.when = CONTAINER_TRIALS,
 		.command = l1_image_command,
 	},
 	{
 		.name = "l2-image",
-		.help = "SANDBOX=docker: the L1 image with the harness installed by its recipe (rules/harness/<harness>.json \"image\")",
+		.help = "SANDBOX=docker|podman: the L1 image with the harness installed by its recipe (rules/harness/<harness>.json \"image\")",
 		.tool = "skillc-image",
 		.version = V_IMAGE,
 		.after = { "l1-image" },
 		.inputs = { L1_STAMP, "inputs/harness.src.hash" },
 		.outputs = { L2_STAMP },
 		.settings = { "HARNESS" },
-		.when = DOCKER_TRIALS,
+		.when = CONTAINER_TRIALS,
 		.command = l2_image_command,
 	},
 	{
@@ -943,7 +960,7 @@ bool stage_in_run(const struct stage_def *s, const struct run *r)
 	for (size_t i = 0; i < ARRAY_LEN(s->when) && s->when[i]; i++) {
 		const char *eq = strchr(s->when[i], '=');
 		char *name = xstrndup(s->when[i], (size_t)(eq - s->when[i]));
-		bool holds = !strcmp(run_get(r, name), eq + 1);
+		bool holds = one_of(run_get(r, name), eq + 1);
 		free(name);
 		if (!holds)
 			return false;
@@ -1424,7 +1441,7 @@ bool stage_wanted(const struct stage_def *s, const struct run *r)
 char *stage_names(void)
 {
 	struct buf names = BUF_INIT, only = BUF_INIT;
-	const struct stage_def *cond = NULL; /* the stages of some runs only: the images of SANDBOX=docker */
+	const struct stage_def *cond = NULL; /* the stages of some runs only: the images of SANDBOX=docker|podman */
 	for (size_t i = 0; i < stage_count; i++) {
 		const struct stage_def *s = &stage_table[i];
 		if (!s->when[0]) {

@@ -73,9 +73,9 @@ struct stage_def {
 	const char *wanted_if;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
-	/* "SETTING=value" conditions: the stage is in a run only where all hold
-	 * (e.g. the images of SANDBOX=docker); an input made by a stage the run
-	 * lacks is dropped. */
+	/* "SETTING=value[|value]..." conditions: the stage is in a run only
+	 * where all hold (e.g. the images of SANDBOX=docker|podman); an input
+	 * made by a stage the run lacks is dropped. */
 	const char *when[2];
 	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
 	 * writes only the run folder and the shared caches (a trial, an LLM call). */

@@ -1,0 +1,265 @@
+#!/bin/sh
+# podman.sh — SANDBOX=podman end to end with REAL podman, its storage, run
+# root, tmp, events log and network configs all under this test's folder
+# (tests/lib.sh t_podman: CONTAINERS_STORAGE_CONF, CONTAINERS_CONF; vfs),
+# and base images made without a registry: podman builds the
+# inventory-check sample task's own Dockerfile as the L1 and bakes our
+# scripted ACP agent in as the L2, the agent and the verifier run in one
+# --network none container with the model route over the relay, and the
+# container goes. The same trial under docker (a private dockerd,
+# t_dockerd) gives an equivalent trial record. Bad input: a Dockerfile that
+# does not build, an image that does not exist, podman that cannot run.
+# kill -9 of the runner: the watchdog removes the container. Through make:
+# images once, trials in the L2, make doctor's podman lines.
+. "$(dirname "$0")/../lib.sh"
+
+NAMES="SANDBOX=podman: the RUN-steps task passes with the scripted agent in its own image
+the key: in the container's environment, in no image layer, log or trace
+a Dockerfile that fails to build under podman: an environment_build infra error naming the STEP
+an image that does not exist: an environment_build infra error
+podman that cannot run: a sandbox_setup infra error, at once
+kill -9 of the runner mid-trial: its watchdog removes the podman container
+make images and raw-eval SANDBOX=podman: images once, trials in the L2; make doctor's podman lines
+the same trial under podman and under docker: equivalent trial records
+rootless podman, as a user without subordinate ids: the same trial passes"
+skip_all() { echo "$NAMES" | while read -r n; do t_skip "$n" "$1"; done; exit 0; }
+t_podman "$T_TMP/podman" || skip_all "$T_WHY"
+t_docker_base debian debian:12-slim podman || skip_all "$T_WHY"
+t_docker_base busybox bb:local podman || skip_all "$T_WHY"
+
+J=$T_ROOT/build/tests/helpers/jget
+H=$T_TMP/harness W=$T_TMP/work
+mkdir -p "$H" "$W/tasks"
+cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/"
+TASK=$W/tasks/inventory-check
+t_image_agent "$H/acpagent" || skip_all "cannot build the scripted agent"
+cat >"$H/agent.script.json" <<'EOF'
+{"agent_name": "Scripted", "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
+ "steps": [{"skill": "low-stock"},
+  {"exec": "f=/logs/artifacts/facts; echo \"CHECKER_DATA=$CHECKER_DATA\" >$f; echo \"key=$SKILLC_MODEL_API_KEY\" >>$f; pwd >>$f; ls /skills >>$f; cat /proc/1/cmdline | tr '\\0' ' ' >>$f; echo >>$f; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' >>$f"},
+  {"exec": "[ \"$SCRIPTED_MODE\" = hang ] && sleep 600; awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
+  {"message": "Wrote /root/low-stock.txt."}]}
+EOF
+recipe='"image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"},
+                           {"src": "agent.script.json", "dest": "/opt/scripted/script.json"}]}'
+printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s}\n' \
+	"$recipe" >"$H/scripted.json"
+printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], "env": {"SCRIPTED_MODE": "hang"}, %s}\n' \
+	"$recipe" >"$H/hanging.json"
+t_fakellm "$T_TMP/llm" '{"chat": []}'
+KEY=sk-podman-test-$$-secret
+printf '{"providers": {"fake": {"base_url": "%s", "key_env": "FAKE_KEY"}}}\n' "$FAKELLM_URL" >"$T_TMP/routes.json"
+printf 'FAKE_KEY=%s\n' "$KEY" >"$T_TMP/test.env"
+export ROUTES="$T_TMP/routes.json" ENV_FILE="$T_TMP/test.env" HARNESS_PATH="$H"
+unset SANDBOX IMAGE KEEP_SANDBOX
+
+# run NAME TASK [flags]: one trial into $T_TMP/jobs-NAME; RC, OUT, R (rollout dir)
+run() {
+	name=$1 task=$2
+	shift 2
+	OUT=$(skillc-local eval run --tasks-dir "$task" --agent scripted --model fake/m1 --skill-mode with-skill \
+		--jobs-dir "$T_TMP/jobs-$name" --agent-idle-timeout none "$@" 2>&1)
+	RC=$?
+	R=$(ls -d "$T_TMP/jobs-$name"/*/"$(basename "$task")"__* 2>/dev/null | head -n 1)
+}
+trial_containers() { podman ps -aq --filter label=skillc.kind=trial; }
+
+t_begin "SANDBOX=podman: the RUN-steps task passes with the scripted agent in its own image"
+SANDBOX=podman run ok "$TASK"
+t_eq "exit status ($OUT)" "$RC" 0
+t_contains "one line" "$OUT" "inventory-check passed, reward 1"
+t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
+t_eq "sandbox recorded" "$($J "$R/config.json" local.sandbox)" podman
+t_eq "environment reproduced" "$($J "$R/config.json" local.environment)" reproduced
+t_contains "the L2 image" "$($J "$R/config.json" local.image)" "skillc/l2-inventory-check--scripted:"
+t_contains "its id" "$($J "$R/config.json" local.image_id)" "sha256:"
+t_eq "network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
+t_check "the verifier's tool came from the RUN step" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
+F=$R/artifacts/facts
+t_check "ENV honoured" grep -qx "CHECKER_DATA=/var/lib/checker" "$F"
+t_check "in the task's workdir" grep -qx "$($J "$R/config.json" local.workdir)" "$F"
+t_check "the skill mounted" grep -qx "low-stock" "$F"
+t_check "skillc-init hold is the first process" grep -q "^/run/skillc/init hold" "$F"
+t_eq "loopback only" "$(sed -n '$p' "$F")" lo
+t_eq "skill invoked" "$($J "$R/result.json" n_skill_invocations)" 1
+t_check "podman built it (build log kept)" grep -q "^STEP 1/" "$R/build.log"
+t_eq "no container left" "$(trial_containers)" ""
+t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-ok/.skillc-local"
+L1=$(podman images -q 'skillc/l1-inventory-check' | head -n 1)
+L2=$(podman images -q 'skillc/l2-inventory-check--scripted' | head -n 1)
+t_check "L1 and L2 tagged" test -n "$L1" -a -n "$L2"
+SANDBOX=podman run again "$TASK"
+t_eq "again: exit status" "$RC" 0
+t_check "again: no build" sh -c "! grep -q 'STEP 1/' '$R/build.log'"
+t_end
+
+t_begin "the key: in the container's environment, in no image layer, log or trace"
+R=$(ls -d "$T_TMP"/jobs-ok/*/inventory-check__*)
+t_check "the agent had the key (redacted in its files)" grep -qx 'key=\*\*\*REDACTED\*\*\*' "$R/artifacts/facts"
+t_check "no trial file holds the key" sh -c "! grep -rq '$KEY' '$T_TMP/jobs-ok' '$T_TMP/jobs-again'"
+for img in $L1 $L2; do
+	t_check "no layer of $img holds it" sh -c "! podman history --no-trunc $img | grep -q '$KEY'"
+	t_check "no setting of $img holds it" sh -c "! podman image inspect $img | grep -q '$KEY'"
+done
+t_check "podman's events log holds no key" sh -c "! grep -qs '$KEY' '$T_PODMAN/events.log'"
+t_end
+
+t_begin "a Dockerfile that fails to build under podman: an environment_build infra error naming the STEP"
+BAD=$W/tasks/bad-build
+cp -R "$TASK" "$BAD"
+printf 'FROM bb:local\nRUN echo about to fail && false\n' >"$BAD/environment/Dockerfile"
+SANDBOX=podman run bad "$BAD"
+t_eq "exit status" "$RC" 1
+t_eq "category" "$($J "$R/result.json" error_category)" environment_build
+t_contains "names the step" "$($J "$R/result.json" error)" "failed at STEP 2/2: RUN echo about to fail && false"
+t_contains "and the reason" "$($J "$R/result.json" error)" "exit status 1"
+t_contains "one line" "$OUT" "bad-build errored (environment_build: "
+t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
+t_eq "no container" "$(trial_containers)" ""
+t_end
+
+t_begin "an image that does not exist: an environment_build infra error"
+SANDBOX=podman run noimage "$TASK" --image skillc/no-such-image:1
+t_eq "exit status" "$RC" 1
+t_eq "category" "$($J "$R/result.json" error_category)" environment_build
+t_contains "says so" "$($J "$R/result.json" error)" "the trial image 'skillc/no-such-image:1' does not exist in podman's storage"
+SANDBOX=podman IMAGE=skillc/no-such-image:2 run noimage2 "$TASK"
+t_eq "IMAGE: category" "$($J "$R/result.json" error_category)" environment_build
+t_contains "IMAGE: says so" "$($J "$R/result.json" error)" "IMAGE 'skillc/no-such-image:2' does not exist in podman's storage"
+t_end
+
+t_begin "podman that cannot run: a sandbox_setup infra error, at once"
+printf '[storage]\ndriver = "no-such-driver"\ngraphroot = "%s/broken"\nrunroot = "%s/broken-run"\n' "$T_TMP" "$T_TMP" \
+	>"$T_TMP/broken-storage.conf"
+start=$(date +%s)
+CONTAINERS_STORAGE_CONF=$T_TMP/broken-storage.conf SANDBOX=podman run down "$TASK"
+t_eq "exit status" "$RC" 1
+t_eq "category" "$($J "$R/result.json" error_category)" sandbox_setup
+t_contains "names podman" "$($J "$R/result.json" error)" "podman does not run here: "
+t_contains "and where its storage is set" "$($J "$R/result.json" error)" "CONTAINERS_STORAGE_CONF"
+[ $(( $(date +%s) - start )) -lt 60 ] || t_fail "took too long"
+t_end
+
+t_begin "kill -9 of the runner mid-trial: its watchdog removes the podman container"
+setsid skillc-local eval run --tasks-dir "$TASK" --agent hanging --model fake/m1 --skill-mode with-skill \
+	--jobs-dir "$T_TMP/jobs-kill" --sandbox podman >"$T_TMP/kill.out" 2>&1 &
+sid=$!
+i=0
+until { [ -n "$(podman ps -q --filter label=skillc.kind=trial)" ] &&
+	grep -qs "acpagent: started" "$T_TMP"/jobs-kill/*/inventory-check__*/agent/hanging.txt; } || [ $i -ge 1200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+t_check "the trial's container ran" test -n "$(podman ps -q --filter label=skillc.kind=trial)"
+R=$(ls -d "$T_TMP"/jobs-kill/*/inventory-check__*)
+t_eq "labelled with its trial" "$(podman ps -q --filter "label=skillc.trial=$(cd "$R" && pwd -P)" | wc -l)" 1
+while pkill -9 -s "$sid" 2>/dev/null; do sleep 0.01; done
+wait $sid 2>/dev/null
+i=0
+while [ -n "$(trial_containers)" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "gone after the watchdog passed" "$(trial_containers)" ""
+t_check "the trial has no result" test ! -e "$R/result.json"
+t_end
+
+cd "$W" || exit 2
+printf '{"providers": {"fake": {"base_url": "%s", "key_required": false}}}\n' "$FAKELLM_URL" >"$W/routes.json"
+export ROUTES="$W/routes.json"
+SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk MODEL=fake/m1 HARNESS=scripted task=inventory-check"
+RES=results/compile-pipeline
+T=$RES/inventory-check--scripted--fake_m1/traces/inventory-check/raw
+
+t_begin "make images and raw-eval SANDBOX=podman: images once, trials in the L2; make doctor's podman lines"
+out=$($SK SANDBOX=podman images 2>&1)
+t_eq "exit ($out)" $? 0
+t_contains "L1 found (the trials built it)" "$out" "skillc/l1-inventory-check:"
+t_contains "L2 found" "$out" "skillc/l2-inventory-check--scripted:"
+out=$($SK SANDBOX=podman images 2>&1)
+case $out in *"found "* | *"built "*) t_fail "a second make images ran skillc-image: $out" ;; esac
+out=$($SK SANDBOX=podman REPEAT=1 raw-eval 2>&1)
+t_eq "raw-eval exit ($out)" $? 0
+l2=$(cut -d' ' -f2 $RES/inventory-check--scripted--fake_m1/images/inventory-check--scripted.l2.id)
+t_contains "the trial passed" "$(cat $T/test-001/trial.json)" '"outcome": "passed"'
+t_contains "in the L2" "$(cat $T/test-001/trial.json)" "\"image\": \"$l2\""
+t_contains "the key names podman" "$(cat $T/test-001/trial.json)" '"sandbox": "podman"'
+t_eq "no container left" "$(trial_containers)" ""
+out=$($SK SANDBOX=podman DOCTOR_PROBE=none doctor 2>&1)
+t_contains "podman" "$out" "ok      podman: podman "
+t_contains "as root, its storage" "$out" "(storage $T_PODMAN/root, as root)"
+t_contains "its driver" "$out" "ok      podman-storage: vfs (copies the whole image"
+t_contains "the architecture" "$out" "ok      podman-arch: task inventory-check: host and image are both"
+t_contains "the L2 exists" "$out" "ok      podman-images: the L2 of inventory-check with scripted: skillc/l2-inventory-check--scripted:"
+t_contains "the model from inside a container, no network" "$out" "ok      podman-model: fake/m1 answers a container with --network none over the model relay: HTTP/1.1 "
+t_eq "no doctor container left" "$(podman ps -aq --filter label=skillc.kind=doctor)" ""
+out=$(IMAGE_REGISTRY=127.0.0.1:5000 skillc-image l1 --task tasks/inventory-check --out "$T_TMP/l1.id" --sandbox podman 2>&1)
+t_eq "IMAGE_REGISTRY with podman: refused" $? 2
+t_eq "in one line, before any build" "$out" "skillc-image: IMAGE_REGISTRY is for SANDBOX=docker: leave it unset with SANDBOX=podman (docs/containers.md)"
+t_check "no stamp" test ! -e "$T_TMP/l1.id"
+t_end
+
+# The same trial under docker: the record equals podman's but for what
+# names the engine, its image ids, times and durations.
+t_begin "the same trial under podman and under docker: equivalent trial records"
+if ! command -v python3 >/dev/null 2>&1; then
+	t_skip "the same trial under podman and under docker: equivalent trial records" "no python3"
+elif ! t_dockerd; then
+	t_skip "the same trial under podman and under docker: equivalent trial records" "$T_WHY"
+elif ! t_docker_base debian debian:12-slim; then
+	t_skip "the same trial under podman and under docker: equivalent trial records" "$T_WHY"
+else
+	mv $RES "$T_TMP/podman-results"
+	out=$($SK SANDBOX=docker REPEAT=1 raw-eval 2>&1)
+	t_eq "docker: raw-eval exit ($out)" $? 0
+	diff=$(python3 "$T_ROOT/tests/helpers/same-trial.py" "$T_TMP/podman-results/${T#$RES/}/test-001/trial.json" \
+		"$T/test-001/trial.json" 2>&1)
+	t_eq "equivalent records" "$diff" ""
+	t_contains "docker's names docker" "$(cat $T/test-001/trial.json)" '"sandbox": "docker"'
+	t_end
+fi
+
+# Rootless: podman run by nobody, with no /etc/subuid range (none is added:
+# no system file changes), so its user namespace maps that one user; vfs
+# then cannot give image files their owners (ignore_chown_errors: they all
+# belong to it). Its own HOME, XDG_RUNTIME_DIR, storage and settings.
+t_begin "rootless podman, as a user without subordinate ids: the same trial passes"
+RL=$T_TMP/rootless
+if ! command -v setpriv >/dev/null 2>&1; then
+	t_skip "rootless podman, as a user without subordinate ids: the same trial passes" "no setpriv (util-linux)"
+else
+	chmod 711 "$T_TMP"
+	mkdir -p "$RL/home" "$RL/xdg" "$RL/store" "$RL/tasks" "$RL/jobs" "$RL/harness"
+	cp -R "$TASK" "$RL/tasks/"
+	cp "$H/acpagent" "$H/agent.script.json" "$H/scripted.json" "$RL/harness/"
+	printf '[storage]\ndriver = "vfs"\ngraphroot = "%s/store/root"\nrunroot = "%s/store/run"\n[storage.options.vfs]\nignore_chown_errors = "true"\n' \
+		"$RL" "$RL" >"$RL/storage.conf"
+	printf '[engine]\nevents_logger = "file"\nevents_logfile_path = "%s/store/events.log"\ncgroup_manager = "cgroupfs"\n[network]\nnetwork_config_dir = "%s/store/net"\n' \
+		"$RL" "$RL" >"$RL/containers.conf"
+	cp "$W/routes.json" "$RL/routes.json"
+	# the tar t_docker_base made (base-images.sh prints where it is)
+	cp "$("$T_ROOT/tests/helpers/base-images.sh" debian "${SKILLC_TEST_CACHE:-$T_ROOT/build/test-cache}" 2>/dev/null)" \
+		"$RL/debian.tar"
+	chown -R 65534:65534 "$RL" && chmod -R a+rX "$RL" && chmod 700 "$RL/xdg"
+	AS="setpriv --reuid 65534 --regid 65534 --clear-groups env -i PATH=$T_ROOT/bin:/usr/bin:/bin HOME=$RL/home
+		XDG_RUNTIME_DIR=$RL/xdg CONTAINERS_STORAGE_CONF=$RL/storage.conf CONTAINERS_CONF=$RL/containers.conf
+		ROUTES=$RL/routes.json HARNESS_PATH=$RL/harness"
+	rootless_stop() { $AS podman rm --all --force --time 0 >/dev/null 2>&1; }
+	T_AT_EXIT="rootless_stop $T_AT_EXIT"
+	if ! $AS podman import "$RL/debian.tar" debian:12-slim >"$RL/import.out" 2>&1; then
+		t_skip "rootless podman, as a user without subordinate ids: the same trial passes" \
+			"rootless podman cannot import here: $(tail -n 1 "$RL/import.out")"
+	else
+		t_eq "podman says rootless" "$($AS podman info --format '{{.Host.Security.Rootless}}' 2>/dev/null)" true
+		OUT=$($AS SANDBOX=podman skillc-local eval run --tasks-dir "$RL/tasks/inventory-check" --agent scripted \
+			--model fake/m1 --skill-mode with-skill --jobs-dir "$RL/jobs" --agent-idle-timeout none 2>&1)
+		t_eq "exit status ($OUT)" $? 0
+		R=$(ls -d "$RL"/jobs/*/inventory-check__*)
+		t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
+		t_eq "sandbox recorded" "$($J "$R/config.json" local.sandbox)" podman
+		t_check "the verifier's tool came from the RUN step" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
+		t_check "the trial's files are the user's" test "$(stat -c %u "$R/result.json")" = 65534
+		t_eq "no container left" "$($AS podman ps -aq 2>/dev/null)" ""
+		out=$($AS make --no-print-directory -f "$T_ROOT/mk/skillc.mk" -C "$RL" MODEL=fake/m1 HARNESS=scripted \
+			TASKS_DIR=tasks task=inventory-check SANDBOX=podman DOCTOR_PROBE=none GOAL=raw-eval doctor 2>&1)
+		t_contains "make doctor says rootless" "$out" ", rootless)"
+	fi
+	t_end
+fi
