@@ -83,7 +83,7 @@ static int build(const struct opts *o)
 {
 	char *cwd = getcwd(NULL, 0);
 	char *work = path_join(cwd ? cwd : ".", ".skillc-runtime");
-	struct image_opts io = { .work = work, .log_fd = 1 };
+	struct image_opts io = { .engine = &engine_docker, .work = work, .log_fd = 1 }; /* the runtime is docker-only */
 	struct image_ref ref;
 	struct err e = { 0 };
 	int r = runtime_build(o->base ? o->base : "debian:12-slim", &io, &ref, &e);
