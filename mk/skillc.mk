@@ -177,7 +177,9 @@ else ifneq ($(skillc_work),)
 # is 2): the work runs as the remaking of an included makefile that records
 # the status; make then starts over, reads it and answers as status does
 # (question mode for 1). The file is named by this make's pid, which the
-# restart keeps.
+# restart keeps. The shell traps INT and TERM (its children keep the default)
+# so that, when they come, it waits for skillc-rules as make waits for it:
+# a trapped signal waits for the command in the foreground (POSIX).
 skillc_rc_file := $(or $(TMPDIR),/tmp)/skillc-rc.$(shell echo $$PPID)
 skillc_rc :=
 ifneq ($(MAKE_RESTARTS),)
@@ -189,7 +191,7 @@ $(shell rm -f $(skillc_rc_file))
 -include $(skillc_rc_file)
 SKILLC_NEEDS_TOOLS += $(skillc_rc_file)
 $(skillc_rc_file):
-	+@$(SKILLC_BIN)/skillc-rules run --goals '$(skillc_work)' $(skillc_args) -- \
+	+@trap : INT TERM; $(SKILLC_BIN)/skillc-rules run --goals '$(skillc_work)' $(skillc_args) -- \
 		$(MAKE) --no-print-directory -f $(SKILLC_MK); echo "skillc_rc := $$?" >$@
 # reached only when the status could not be written (make starts over first)
 $(skillc_work):
