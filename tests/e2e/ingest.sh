@@ -58,6 +58,16 @@ t_eq "per-skill hashes" "$(jq -r '.skills[] | .skill + " " + .hash' $R/inputs/ch
 t_eq "per-skill verdicts" "$(jq -r '[.skills[].check.verdict] | join(" ")' $R/inputs/check.json)" "invalid valid valid"
 t_end
 
+t_begin "a flow list in a skill's frontmatter (as SkillsBench ships): an error of the spec, taken with a warning"
+fresh
+printf -- '---\nname: csv-sum\ndescription: Sums a CSV column. Use for totals.\nmetadata:\n  tags: [csv, sum]\n---\n# CSV sum\n\nUse awk.\n' >$S/csv-sum/SKILL.md
+out=$($SK task=t ingest 2>&1)
+t_eq "exit" $? 0
+t_contains "the warning names the flow list" "$out" "warning: skill 'csv-sum' breaks the Agent Skills spec: tasks/t/environment/skills/csv-sum/SKILL.md:5:9: Invalid YAML in frontmatter: flow sequences"
+t_eq "the verdict" "$(jq -r '.skills[0].check.verdict' $R/inputs/check.json)" "invalid"
+t_check "copied as it is" cmp -s $S/csv-sum/SKILL.md $R/inputs/skill/csv-sum/SKILL.md
+t_end
+
 t_begin "two skills of one name: the set is refused"
 fresh
 cp -R $S/csv-sum $S/other-skill

@@ -15,6 +15,7 @@ struct fmp {
 	size_t len;
 	int line0, col0;
 	struct fm_error *fe;
+	bool flow; /* a flow collection was met (fe says where): fm_parse returns 1 */
 };
 
 static void pos(const struct fmp *p, yaml_mark_t m, int *line, int *col)
@@ -27,6 +28,8 @@ static int fail(struct fmp *p, yaml_mark_t m, const char *fmt, ...) __attribute_
 
 static int fail(struct fmp *p, yaml_mark_t m, const char *fmt, ...)
 {
+	if (p->flow)
+		return -1; /* the flow collection noted first says best what is wrong (an unclosed [) */
 	va_list ap;
 	pos(p, m, &p->fe->line, &p->fe->col);
 	va_start(ap, fmt);
@@ -138,7 +141,8 @@ static int next(struct fmp *p, yaml_event_t *ev)
 	return 0;
 }
 
-/* Refuses what strictyaml refuses in the event itself. */
+/* Refuses what strictyaml refuses in the event itself; a flow collection,
+ * which every YAML loader an agent uses reads, is only noted (p->flow). */
 static int strict_event(struct fmp *p, yaml_event_t *ev)
 {
 	const yaml_char_t *anchor = NULL, *tag = NULL;
@@ -151,15 +155,15 @@ static int strict_event(struct fmp *p, yaml_event_t *ev)
 		break;
 	case YAML_SEQUENCE_START_EVENT:
 		anchor = ev->data.sequence_start.anchor, tag = ev->data.sequence_start.tag;
-		if (ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE)
-			return fail(p, ev->start_mark, "flow sequences ([...]) are not allowed in frontmatter; "
-				    "write one \"- item\" per line, or quote the value if it is text");
+		if (ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE && !p->flow)
+			p->flow = fail(p, ev->start_mark, "flow sequences ([...]) are not allowed in frontmatter; "
+				       "write one \"- item\" per line, or quote the value if it is text") < 0;
 		break;
 	case YAML_MAPPING_START_EVENT:
 		anchor = ev->data.mapping_start.anchor, tag = ev->data.mapping_start.tag;
-		if (ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE)
-			return fail(p, ev->start_mark, "flow mappings ({...}) are not allowed in frontmatter; "
-				    "write one \"key: value\" per line, or quote the value if it is text");
+		if (ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE && !p->flow)
+			p->flow = fail(p, ev->start_mark, "flow mappings ({...}) are not allowed in frontmatter; "
+				       "write one \"key: value\" per line, or quote the value if it is text") < 0;
 		break;
 	default:
 		return 0;
@@ -332,7 +336,7 @@ int fm_parse(const char *text, size_t len, int line0, int col0, struct fm_node *
 		fm_free(*root);
 		*root = NULL;
 	}
-	return rc;
+	return rc == 0 && p.flow ? 1 : rc;
 }
 
 const struct fm_node *fm_get(const struct fm_node *map, const char *key)

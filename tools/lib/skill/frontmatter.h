@@ -2,8 +2,8 @@
  * The subset is what the reference validator's parser (strictyaml) takes:
  * block mappings and sequences whose scalars are all strings (no null, bool
  * or number typing: `version: 1.0` is the string "1.0", an empty value is
- * ""), and no flow collections ([a], {a: b}), duplicate keys, anchors,
- * aliases, tags, non-string keys or second documents. */
+ * ""), and no flow collections ([a], {a: b}: parsed, but reported), duplicate
+ * keys, anchors, aliases, tags, non-string keys or second documents. */
 #ifndef SKILLC_SKILL_FRONTMATTER_H
 #define SKILLC_SKILL_FRONTMATTER_H
 
@@ -40,8 +40,11 @@ struct fm_error {
 
 /* Parses the YAML text (len bytes) that starts in the file at line0:col0.
  * On success returns 0 and *root (NULL when the text holds no document,
- * e.g. only comments). On failure returns -1 with fe filled in.
- * The caller frees *root with fm_free. */
+ * e.g. only comments). Returns 1 with *root when the text parses but holds
+ * a flow collection, which strictyaml refuses and every agent's YAML loader
+ * reads: fe says where (SkillsBench ships such skills; the validator reports
+ * it as an error, ingest takes the skill with a warning). On failure
+ * returns -1 with fe filled in. The caller frees *root with fm_free. */
 int fm_parse(const char *text, size_t len, int line0, int col0, struct fm_node **root,
 	     struct fm_error *fe);
 void fm_free(struct fm_node *n);

@@ -269,12 +269,14 @@ static int parse_yaml(struct skill *s)
 {
 	struct check_report *r = s->r;
 	struct fm_error fe;
-	if (fm_parse(s->text.data + 3, s->close_at - 3, 1, 4, &s->fm, &fe) < 0) {
+	int rc = fm_parse(s->text.data + 3, s->close_at - 3, 1, 4, &s->fm, &fe);
+	if (rc != 0) {
 		struct check_finding *f = check_error(r, "yaml-invalid", fe.line, fe.col,
 						"Invalid YAML in frontmatter: %s", fe.msg);
 		if (fe.fix[0])
 			check_set_fix(f, "%s", fe.fix);
-		return -1;
+		if (rc < 0)
+			return -1; /* 1: a flow collection, reported; the rules still run */
 	}
 	if (!s->fm || s->fm->kind != FM_MAP) {
 		int line = s->fm ? s->fm->line : 1, col = s->fm ? s->fm->col : 1;
