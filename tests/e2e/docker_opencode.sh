@@ -75,6 +75,27 @@ t_check "no trial file holds the key" sh -c "! grep -r -q '$KEY' '$T_TMP/jobs'"
 t_eq "no container left" "$(docker ps -aq --filter label=skillc.kind=trial)" ""
 t_end
 
+# the same task allowing internet: the agent keeps the daemon's network and still reaches
+# the model on the host's loopback through the relay (a fresh server: the script is used up)
+t_begin "the real opencode in a task that allows internet: the daemon's network, the loopback model through the relay"
+sed -i 's/^allow_internet = false/allow_internet = true/' "$TASK/task.toml" || exit 2
+"$FAKELLM" --script "$T_TMP/chat.json" --log "$T_TMP/llm2.jsonl" --port-file "$T_TMP/port2" 2>"$T_TMP/fakellm2.err" &
+T_PIDS="$T_PIDS $!"
+i=0
+while [ ! -s "$T_TMP/port2" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
+printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_env": "FAKE_LLM_KEY"}}}\n' \
+	"$(cat "$T_TMP/port2")" >"$T_TMP/routes2.json"
+OUT=$(ROUTES=$T_TMP/routes2.json FAKE_LLM_KEY=$KEY skillc-local eval run --tasks-dir "$TASK" --agent opencode \
+	--model fake/qwen-test --sandbox docker --skill-mode with-skill --jobs-dir "$T_TMP/jobs2" \
+	--config-override agent.timeout_sec=180 2>&1)
+t_eq "exit status ($OUT)" $? 0
+R2=$(ls -d "$T_TMP"/jobs2/*/inventory-check__* 2>/dev/null | head -n 1)
+t_eq "reward" "$($J "$R2/result.json" rewards.reward)" 1
+t_eq "the daemon's network and the model relay" "$($J "$R2/config.json" local.agent_network)" default+model-relay
+t_eq "model requests" "$($J -n "$T_TMP/llm2.jsonl")" 3
+t_eq "no container left" "$(docker ps -aq --filter label=skillc.kind=trial)" ""
+t_end
+
 # keep the L2 for the next run of this cache (one tar per key)
 tag=$($J "$R/config.json" local.image 2>/dev/null)
 key=${tag##*:}
