@@ -40,12 +40,17 @@ cat >"$T_TMP/chat.json" <<'EOF'
  {"text": "I read the low-stock skill and wrote the four SKUs to /root/low-stock.txt."}
 ]}
 EOF
-"$FAKELLM" --script "$T_TMP/chat.json" --log "$T_TMP/llm.jsonl" --port-file "$T_TMP/port" 2>"$T_TMP/fakellm.err" &
-T_PIDS="$T_PIDS $!"
-i=0
-while [ ! -s "$T_TMP/port" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
-printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_env": "FAKE_LLM_KEY"}}}\n' \
-	"$(cat "$T_TMP/port")" >"$T_TMP/routes.json"
+# model_server N: a loopback model server playing chat.json once, its log llmN.jsonl,
+# the routes to it routesN.json
+model_server() {
+	"$FAKELLM" --script "$T_TMP/chat.json" --log "$T_TMP/llm$1.jsonl" --port-file "$T_TMP/port$1" 2>"$T_TMP/fakellm$1.err" &
+	T_PIDS="$T_PIDS $!"
+	i=0
+	while [ ! -s "$T_TMP/port$1" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
+	printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_env": "FAKE_LLM_KEY"}}}\n' \
+		"$(cat "$T_TMP/port$1")" >"$T_TMP/routes$1.json"
+}
+model_server ""
 KEY=sk-fake-$$-opencode-docker
 
 t_begin "$NAME"
@@ -79,12 +84,7 @@ t_end
 # the model on the host's loopback through the relay (a fresh server: the script is used up)
 t_begin "the real opencode in a task that allows internet: the daemon's network, the loopback model through the relay"
 sed -i 's/^allow_internet = false/allow_internet = true/' "$TASK/task.toml" || exit 2
-"$FAKELLM" --script "$T_TMP/chat.json" --log "$T_TMP/llm2.jsonl" --port-file "$T_TMP/port2" 2>"$T_TMP/fakellm2.err" &
-T_PIDS="$T_PIDS $!"
-i=0
-while [ ! -s "$T_TMP/port2" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
-printf '{"providers": {"fake": {"base_url": "http://127.0.0.1:%s/v1", "key_env": "FAKE_LLM_KEY"}}}\n' \
-	"$(cat "$T_TMP/port2")" >"$T_TMP/routes2.json"
+model_server 2
 OUT=$(ROUTES=$T_TMP/routes2.json FAKE_LLM_KEY=$KEY skillc-local eval run --tasks-dir "$TASK" --agent opencode \
 	--model fake/qwen-test --sandbox docker --skill-mode with-skill --jobs-dir "$T_TMP/jobs2" \
 	--config-override agent.timeout_sec=180 2>&1)
