@@ -241,7 +241,12 @@ else
 	AS="setpriv --reuid 65534 --regid 65534 --clear-groups env -i PATH=$T_ROOT/bin:/usr/bin:/bin HOME=$RL/home
 		XDG_RUNTIME_DIR=$RL/xdg CONTAINERS_STORAGE_CONF=$RL/storage.conf CONTAINERS_CONF=$RL/containers.conf
 		ROUTES=$RL/routes.json HARNESS_PATH=$RL/harness"
-	rootless_stop() { $AS podman rm --all --force --time 0 >/dev/null 2>&1; }
+	# rootless podman leaves a pause process holding its user namespace: stop it by its pid
+	rootless_stop() {
+		$AS podman rm --all --force --time 0 >/dev/null 2>&1
+		[ -s "$RL/xdg/libpod/tmp/pause.pid" ] && kill "$(cat "$RL/xdg/libpod/tmp/pause.pid")" 2>/dev/null
+		return 0
+	}
 	T_AT_EXIT="rootless_stop $T_AT_EXIT"
 	if ! $AS podman import "$RL/debian.tar" debian:12-slim >"$RL/import.out" 2>&1; then
 		t_skip "rootless podman, as a user without subordinate ids: the same trial passes" \
