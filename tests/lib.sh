@@ -57,6 +57,21 @@ t_contains() {
 	case $2 in *"$3"*) ;; *) t_fail "$1: '$3' not in '$2'" ;; esac
 }
 
+# t_csv_skill TASK DIR NAME TITLE: a small CSV skill in tasks/TASK's set whose
+# sections (Gotchas, Steps) share csv-sum's names; t_csv_set TITLE TASK SKILL...:
+# a copy of csv-column-sum whose set adds each SKILL, titled TITLE ("": its own name)
+t_csv_skill() {
+	mkdir -p "tasks/$1/environment/skills/$2"
+	printf -- '---\nname: %s\ndescription: Helps with CSV files, part %s. Use when a task reads a .csv file.\n---\n\n# %s\n\n## Gotchas\n\n- Quote `"a, b"` fields.\n\n## Steps\n\n1. Run `head -1 file.csv`.\n' \
+		"$3" "$2" "$4" >"tasks/$1/environment/skills/$2/SKILL.md"
+}
+t_csv_set() {
+	_title=$1 _t=$2
+	shift 2
+	cp -R tasks/csv-column-sum "tasks/$_t"
+	for _s; do t_csv_skill "$_t" "$_s" "$_s" "${_title:-$_s}"; done
+}
+
 # t_bench_work [TASK...]: the work folder of a test that runs the pipeline
 # offline. W=$T_TMP/work becomes the current folder, with tasks/ (copies of
 # the project's tasks, or only the TASKs named) and fake/ first on PATH: the

@@ -15,20 +15,9 @@ t_bench_work csv-column-sum
 unset SKILL_SOURCE BASELINE RESULTS CACHE_DIR RUN_DIR SKILLS MODEL EXTERNAL_MODEL RM_API_URL ROUTES ENV_FILE LLM_CACHE \
 	SKILLC_USAGE_FILE REPEAT DEEP_ROUNDS FINAL_FRESH FAST_MIN_TRACES FAST_TOP FAST_BOTTOM
 P=results/compile-pipeline
-skill() { # skill TASK DIR NAME — csv-sum's H1 and section names
-	mkdir -p "tasks/$1/environment/skills/$2"
-	printf -- '---\nname: %s\ndescription: Helps with CSV files, part %s. Use when a task reads a .csv file.\n---\n\n# CSV column sums\n\n## Gotchas\n\n- Quote `"a, b"` fields.\n\n## Steps\n\n1. Run `head -1 file.csv`.\n' \
-		"$3" "$2" >"tasks/$1/environment/skills/$2/SKILL.md"
-}
-mkset() { # mkset TASK SKILL...
-	t=$1
-	shift
-	cp -R tasks/csv-column-sum "tasks/$t"
-	for s; do skill "$t" "$s" "$s"; done
-}
-mkset set-two csv-quote
-mkset set-five csv-a csv-b csv-c
-skill set-five csv-d csv-dee # its name is not its folder's: ingested with a warning
+t_csv_set "CSV column sums" set-two csv-quote
+t_csv_set "CSV column sums" set-five csv-a csv-b csv-c
+t_csv_skill set-five csv-d csv-dee "CSV column sums" # its name is not its folder's: ingested with a warning
 dims() { # dims SCORE — the five dimensions, each quoting the traces
 	printf '"relevance": {"score": %s, "evidence": "ls /root"}, "correctness": {"score": %s, "evidence": "ls /root"}, "actionability": {"score": %s, "evidence": "ls /root"}, "economy": {"score": %s, "evidence": "ls /root"}, "findability": {"score": %s, "evidence": "ls /root"}' \
 		"$1" "$1" "$1" "$1" "$1"

@@ -16,20 +16,9 @@ unset SKILL_SOURCE BASELINE RESULTS CACHE_DIR RUN_DIR SKILLS
 M=vllm/qwen-27b
 P=results/compile-pipeline
 EV="RUNNER=benchflow MODEL=$M REPEAT=1 FAST_MIN_TRACES=1"
-skill() { # skill TASK DIR NAME — a skill whose sections share csv-sum's names
-	mkdir -p "tasks/$1/environment/skills/$2"
-	printf -- '---\nname: %s\ndescription: Helps with CSV files, part %s. Use when a task reads a .csv file.\n---\n\n# %s\n\n## Gotchas\n\n- Quote `"a, b"` fields.\n\n## Steps\n\n1. Run `head -1 file.csv`.\n' \
-		"$3" "$2" "$2" >"tasks/$1/environment/skills/$2/SKILL.md"
-}
-mkset() { # mkset TASK SKILL...
-	t=$1
-	shift
-	cp -R tasks/csv-column-sum "tasks/$t"
-	for s; do skill "$t" "$s" "$s"; done
-}
-mkset set-two csv-quote
-mkset set-five csv-a csv-b csv-c
-skill set-five Csv_Odd Csv_Odd # breaks the spec (capitals): a warning, not a refusal
+t_csv_set "" set-two csv-quote
+t_csv_set "" set-five csv-a csv-b csv-c
+t_csv_skill set-five Csv_Odd Csv_Odd Csv_Odd # breaks the spec (capitals): a warning, not a refusal
 names() { ls "$1" | tr '\n' ' '; }
 skills_of() { # the skill folders a trial's bench saw, from trial.json
 	jq -r '[.. | objects | select(has("skills")) | .skills | if type == "array" then .[] else keys[] end
@@ -83,7 +72,7 @@ t_contains "says which" "$out" "SKILLS names 'nosuch', which the skill set in"
 t_end
 
 t_begin "a task whose set cannot be taken fails alone with one line"
-mkset set-dup
+t_csv_set "" set-dup
 cp -R tasks/set-dup/environment/skills/csv-sum tasks/set-dup/environment/skills/csv-sum-copy
 out=$($SK -k tasks="set-dup set-two" $EV static 2>&1)
 t_eq "exit" $? 2
