@@ -43,6 +43,10 @@ ifneq ($(skillc_skillrun),)
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 skillc_quote = '$(subst ','\'',$1)'
 skillc_sr = $(SKILLC_BIN)/skillc-skillrun $1 --given '$(SKILLC_GIVEN)' $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
+# bad settings or a bad plan stop make while it reads this file, in one line
+skillc_sr_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))) 2>&1)
+skillc_sr_bad := $(or $(skillc_sr_bad),$(shell $(call skillc_sr,check) 2>&1))
+$(if $(skillc_sr_bad),$(error $(skillc_sr_bad)))
 ifneq ($(filter status,$(skillc_skillrun)),)
 # status answers while the makefile is read, 0 up to date, 1 not (as a run's)
 skillc_sr_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
