@@ -43,6 +43,11 @@ ifneq ($(skillc_skillrun),)
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 skillc_quote = '$(subst ','\'',$1)'
 skillc_sr = $(SKILLC_BIN)/skillc-skillrun $1 --given '$(SKILLC_GIVEN)' $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
+# make -n and -q answer from a run's records; a skill run has several
+skillc_sr_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
+ifneq ($(findstring n,$(skillc_sr_flags))$(findstring q,$(skillc_sr_flags)),)
+$(error skillc: make -n and -q do not take a skill run: make status skill=... says what is due in each of its runs)
+endif
 # bad settings or a bad plan stop make while it reads this file, in one line
 skillc_sr_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))) 2>&1)
 skillc_sr_bad := $(or $(skillc_sr_bad),$(shell $(call skillc_sr,check) 2>&1))

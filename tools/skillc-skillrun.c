@@ -320,6 +320,19 @@ static int clean(const struct ctx *c)
 	return rc;
 }
 
+static int run_goal(struct ctx *c)
+{
+	if (!strcmp(c->goal, "status"))
+		return status(c);
+	if (!strcmp(c->goal, "clean-stage"))
+		return clean(c);
+	if (!strcmp(c->goal, "summary") || !strcmp(c->goal, "report")) {
+		summary(c, false);
+		return 0;
+	}
+	return work(c);
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -333,24 +346,18 @@ int main(int argc, char **argv)
 	if (c.sr.train.n > 1)
 		die(2, "skill run: %zu train tasks: tuning over several pooled train tasks is not built yet; give one train task (docs/skill-runs.md)",
 		    c.sr.train.n);
-	if (!strcmp(c.goal, "check")) /* the plan alone: make reads it before any work */
-		return 0;
-	if (c.sr.choice)
+	int rc = 0;
+	bool check = !strcmp(c.goal, "check"); /* the plan alone: make reads it before any work */
+	if (c.sr.choice && !check)
 		progressf("%s", c.sr.choice);
 	c.slug = model_slug(val(&c, "MODEL"));
 	c.dir = skillrun_dir(&c.sr, val(&c, "RESULTS"), val(&c, "HARNESS"), c.slug);
-	if (fs_mkdirs(c.dir, &e) < 0)
-		die_err(&e);
-	build_record(&c);
-	int rc;
-	if (!strcmp(c.goal, "status"))
-		rc = status(&c);
-	else if (!strcmp(c.goal, "clean-stage"))
-		rc = clean(&c);
-	else if (!strcmp(c.goal, "summary") || !strcmp(c.goal, "report"))
-		summary(&c, false), rc = 0;
-	else
-		rc = work(&c);
+	if (!check) {
+		if (fs_mkdirs(c.dir, &e) < 0)
+			die_err(&e);
+		build_record(&c);
+		rc = run_goal(&c);
+	}
 	cJSON_Delete(c.values);
 	cJSON_Delete(c.record);
 	strlist_free(&c.given);

@@ -79,6 +79,9 @@ t_eq "the split" "$(sum gen '"\(.split.how) \(.split.train) \(.split.test)"' | t
 t_eq "the final evaluation reused the selection trials" "$(sum gen '.tasks[0].final.reused_trials')" 3
 t_eq "deep's calls and tokens" "$(sum gen '[.llm[] | select(.stage == "deep-1-edit") | .calls, (.tokens_in > 0)] | join(" ")')" "1 true"
 t_contains "summary.md says so" "$md" "Optimizer model (EXTERNAL_MODEL): fake/compiler"
+t_eq "a run's own summary.json: the optimizer, its calls and tokens" \
+	"$(jq -r '.groups[] | select(.stage == "deep-1") | "\(.external_model) \(.llm_calls) \(.llm_tokens_in > 0)"' gen/tr-a--*/summary.json)" \
+	"fake/compiler 2 true"
 t_end
 
 t_begin "nothing of a test task reaches a prompt or the LLM cache"
@@ -103,6 +106,9 @@ t_eq "in one line" "$(printf '%s\n' "$out" | wc -l)" 1
 out=$($SK $(run bad gen) skill=nosuch train=tr-a test=te-b final 2>&1)
 t_eq "an unknown skill: exit" $? 2
 t_contains "says so" "$out" "no train task holds a skill folder 'nosuch'"
+out=$($SK -n $(run bad gen) train=tr-a "$SPLIT_ARGS" final 2>&1)
+t_eq "make -n: exit" $? 2
+t_contains "make -n: refused, runs nothing" "$out" "make -n and -q do not take a skill run"
 t_check "nothing made" test ! -e bad
 out=$($SK $(run bad gen) tasks="tr-a te-b te-c" SPLIT=0.2 final 2>&1)
 t_eq "two train tasks: exit" $? 2
