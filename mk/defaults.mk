@@ -6,7 +6,7 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REGISTRY_MIRROR IMAGE_REGISTRY REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE SKILLS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS GATE_ACROSS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER skill train test SPLIT SPLIT_SEED TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REGISTRY_MIRROR IMAGE_REGISTRY REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE SKILLS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS GATE_ACROSS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
 SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index noskill-eval noskill-index profile static static-eval static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-index deep-start deep-final final-eval final-index fast deep
@@ -34,6 +34,16 @@ TASK_FILTER ?=
 HARNESS_FILTER ?=
 # only these models
 MODEL_FILTER ?=
+# a skill run: the skill tuned on the train= tasks and judged on the test= tasks, a skill folder or the name of a skill folder in the train tasks (docs/skill-runs.md)
+skill ?=
+# a skill run's train tasks: the only tasks whose trials and text the optimizer sees
+train ?=
+# a skill run's held-out test tasks: raw and final trials only, nothing of them reaches a prompt
+test ?=
+# a skill run over tasks= instead of train=/test=: the share of the tasks drawn as test tasks (at least one, and one left to train)
+SPLIT ?= 0.4
+# the seed of that draw; the split and its seed are recorded in the skill run
+SPLIT_SEED ?= 1
 # folder holding the tasks (point it at a SkillsBench checkout's tasks/)
 TASKS_DIR ?= tasks
 # folder holding the runs
@@ -160,6 +170,11 @@ GATE_ACROSS ?= runs
 #:   TASK_FILTER=                     only the tasks whose name holds one of these words
 #:   HARNESS_FILTER=                  only these harnesses
 #:   MODEL_FILTER=                    only these models
+#:   skill=                           a skill run: the skill tuned on the train= tasks and judged on the test= tasks, a skill folder or the name of a skill folder in the train tasks (docs/skill-runs.md)
+#:   train=                           a skill run's train tasks: the only tasks whose trials and text the optimizer sees
+#:   test=                            a skill run's held-out test tasks: raw and final trials only, nothing of them reaches a prompt
+#:   SPLIT=0.4                        a skill run over tasks= instead of train=/test=: the share of the tasks drawn as test tasks (at least one, and one left to train)
+#:   SPLIT_SEED=1                     the seed of that draw; the split and its seed are recorded in the skill run
 #:   TASKS_DIR=tasks                  folder holding the tasks (point it at a SkillsBench checkout's tasks/)
 #:   RESULTS=results/compile-pipeline folder holding the runs
 #:   RUN_DIR=                         this run folder instead of RESULTS/<task>--<harness>--<model> (must be under RESULTS)

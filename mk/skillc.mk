@@ -36,7 +36,42 @@ skillc_any := $(filter $(SKILLC_GOALS),$(MAKECMDGOALS))
 SKILLC_RULES := $(SKILLC_DATA)/rules
 SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 
-ifeq ($(SKILLC_PLAN),)
+# A skill run (skill=, docs/skill-runs.md): skillc-skillrun plans it and
+# makes its member runs, each an ordinary make of this file.
+skillc_skillrun := $(if $(and $(skill),$(if $(SKILLC_PLAN),,yes)),$(filter $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) summary report,$(MAKECMDGOALS)))
+ifneq ($(skillc_skillrun),)
+$(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
+skillc_quote = '$(subst ','\'',$1)'
+skillc_sr = $(SKILLC_BIN)/skillc-skillrun $1 --given '$(SKILLC_GIVEN)' $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
+# make -n and -q answer from a run's records; a skill run has several
+skillc_sr_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
+ifneq ($(findstring n,$(skillc_sr_flags))$(findstring q,$(skillc_sr_flags)),)
+$(error skillc: make -n and -q do not take a skill run: make status skill=... says what is due in each of its runs)
+endif
+# bad settings or a bad plan stop make while it reads this file, in one line
+skillc_sr_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))) 2>&1)
+skillc_sr_bad := $(or $(skillc_sr_bad),$(shell $(call skillc_sr,check) 2>&1))
+$(if $(skillc_sr_bad),$(error $(skillc_sr_bad)))
+ifneq ($(filter status,$(skillc_skillrun)),)
+# status answers while the makefile is read, 0 up to date, 1 not (as a run's)
+skillc_sr_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
+skillc_sr_rc := $(shell $(call skillc_sr,status) >$(skillc_sr_tmp) 2>&1; echo $$?)
+$(info $(file <$(skillc_sr_tmp)))
+$(shell rm -f $(skillc_sr_tmp))
+MAKEFLAGS += -s
+ifeq ($(skillc_sr_rc),1)
+MAKEFLAGS += -q
+status: skillc-not-well
+skillc-not-well: ; @:
+else ifneq ($(skillc_sr_rc),0)
+$(error skillc: status could not run (see the lines above))
+endif
+status: ; @:
+endif
+$(filter-out status,$(skillc_skillrun)):
+	+@$(call skillc_sr,$@)
+.PHONY: $(skillc_skillrun) skillc-not-well
+else ifeq ($(SKILLC_PLAN),)
 # ---------------------------------------------------- the make you started
 # The goals that read runs, given no RESULTS and no run, read
 # SKILLC_FALLBACK_RESULTS (the source tree's Makefile names the demo's,

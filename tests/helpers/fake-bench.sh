@@ -37,7 +37,8 @@
 # injected SKILL.md decides, and the trial's number (NNN of the test-NNN in
 # --jobs-dir) picks OUTCOME number (NNN-1) mod count: the same skill bytes
 # and trial always give the same outcome, whatever ran before. A matching
-# rule wins over FAKE_BENCH_SCRIPT.
+# rule wins over FAKE_BENCH_SCRIPT. A MARKER written "task=NAME MARKER" holds
+# in the task NAME alone (a skill that helps one task, not the others).
 #
 # FAKE_BENCH_MESSAGE names a file whose bytes (a JSON string's inside, any
 # bytes) become the agent's last message in the ACP trajectory (default "Done.").
@@ -115,6 +116,10 @@ if [ -n "${FAKE_BENCH_RULES:-}" ]; then
 		marker=${rule%% => *}
 		outs=${rule#* => }
 		hit=
+		case $marker in "task="*" "*) # a rule for one task alone
+			only=${marker%% *}; marker=${marker#* }
+			[ "${only#task=}" = "$(basename "$tasks")" ] || continue ;;
+		esac
 		if [ "$marker" = '*' ]; then
 			hit=1
 		elif [ -n "$skills" ]; then

@@ -100,4 +100,9 @@ struct fs_tree {
 int fs_list_tree(const char *root, struct fs_tree *out, struct err *e);
 void fs_tree_free(struct fs_tree *t);
 
+/* Copies the tree src to dst (dst must not exist): directories made,
+ * symlinks recreated, regular files hard-linked when link is true and
+ * possible, else copied with their mode. */
+int tree_copy(const char *src, const char *dst, bool link, struct err *e);
+
 #endif

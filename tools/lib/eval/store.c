@@ -41,36 +41,6 @@ bool trialstore_has(const char *cache, const char *key)
 	return ok;
 }
 
-int tree_copy(const char *src, const char *dst, bool link_ok, struct err *e)
-{
-	struct fs_tree t = { 0 };
-	if (fs_list_tree(src, &t, e) < 0) {
-		fs_tree_free(&t);
-		return -1;
-	}
-	int r = 0;
-	if (mkdir(dst, 0755) < 0)
-		r = err_set(e, ERR_WORK, "cannot create '%s':", dst);
-	for (size_t i = 0; r == 0 && i < t.n; i++) {
-		const struct fs_entry *en = &t.v[i];
-		char *from = path_join(src, en->path), *to = path_join(dst, en->path);
-		if (S_ISDIR(en->mode)) {
-			if (mkdir(to, 0755) < 0)
-				r = err_set(e, ERR_WORK, "cannot create '%s':", to);
-		} else if (S_ISLNK(en->mode)) {
-			if (symlink(en->link, to) < 0)
-				r = err_set(e, ERR_WORK, "cannot create '%s':", to);
-		} else if (S_ISREG(en->mode)) {
-			if (!link_ok || link(from, to) < 0)
-				r = fs_copy_file(from, to, en->mode & 07777, e);
-		}
-		free(from);
-		free(to);
-	}
-	fs_tree_free(&t);
-	return r;
-}
-
 /* trial.json is the file people open and edit: the entry gets a copy, not
  * a link that an edit in the run would write through. */
 static int copy_record(const char *dir, const char *tmp, struct err *e)

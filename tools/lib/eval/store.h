@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <cJSON.h>
 
+#include "base/fs.h" /* tree_copy */
 #include "base/util.h"
 
 /* The key: hash of the canonical JSON of the identity object
@@ -64,10 +65,5 @@ char *trialstore_lock_text(int fd);
  * An entry whose files no longer match its sum is set aside in
  * <cache>/trials/.corrupt/ and -1 returned with e saying so. */
 int trialstore_get(const char *cache, const char *key, const char *dst, struct err *e);
-
-/* Copies the tree src to dst (dst must not exist): directories made,
- * symlinks recreated, regular files hard-linked when link is true and
- * possible, else copied with their mode. */
-int tree_copy(const char *src, const char *dst, bool link, struct err *e);
 
 #endif

@@ -98,6 +98,7 @@ void results_free(struct results_table *tb)
 		free(g->model);
 		free(g->runner);
 		free(g->source);
+		free(g->external);
 		free(g->stage);
 		cJSON_Delete(g->categories);
 		cJSON_Delete(g->errors);
@@ -275,6 +276,8 @@ static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, 
 					     .runner = (char *)(runner ? runner : "?"), .stage = s->name,
 					     .source = ri->source };
 		struct results_group *g = group_for(tb, &key);
+		if (!g->external) /* the optimizer that made this stage's skill (docs/skill-runs.md, disclosure) */
+			g->external = xstrdup(json_str(ri->config, "EXTERNAL_MODEL") ? json_str(ri->config, "EXTERNAL_MODEL") : "");
 		struct results_trial t = { .dir = tdir, .test = xstrdup(tests.v[k]), .index = index,
 					   .rel = xasprintf("traces/%s/%s/%s", s->task, s->name, tests.v[k]) };
 		read_trial(&t, j, routes);
@@ -375,6 +378,10 @@ static void group_add(struct results_group *g, struct results_group *src)
 	g->llm_calls += src->llm_calls;
 	g->llm_unknown += src->llm_unknown;
 	g->llm_usd += src->llm_usd;
+	g->llm_tokens_in += src->llm_tokens_in;
+	g->llm_tokens_out += src->llm_tokens_out;
+	if (!g->external && src->external)
+		g->external = xstrdup(src->external);
 	g->sec_sum += src->sec_sum;
 	g->sec_n += src->sec_n;
 	g->agent_sec_sum += src->agent_sec_sum;
@@ -403,6 +410,8 @@ static void attribute_calls(struct results_table *tb, struct results_table *one,
 				one->v[k].llm_calls += c.v[f].calls;
 				one->v[k].llm_unknown += c.v[f].unknown;
 				one->v[k].llm_usd += c.v[f].usd;
+				one->v[k].llm_tokens_in += c.v[f].tokens_in;
+				one->v[k].llm_tokens_out += c.v[f].tokens_out;
 				break; /* a run holds one task: one row per stage */
 			}
 	}

@@ -64,6 +64,8 @@ struct results_group {
 	long spent_unknown;  /* of them, without a money figure */
 	long llm_calls, llm_unknown;
 	double llm_usd;
+	double llm_tokens_in, llm_tokens_out; /* of those calls */
+	char *external;     /* the run's EXTERNAL_MODEL, the optimizer ("" none) */
 	cJSON *errors;      /* timeout / infra_error / verifier_error -> count */
 	cJSON *categories;  /* the runner's error_category -> count */
 	struct results_trial *t;  /* every trial folder, counted and stale, by index */

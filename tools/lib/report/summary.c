@@ -149,6 +149,9 @@ static cJSON *group_json(const struct results_group *g)
 	set_maybe(o, "total_cost_usd", g->cost_n ? r6(g->cost_sum) : NAN);
 	json_set_num(o, "cost_unknown_trials", (double)g->cost_unknown);
 	json_set_num(o, "llm_calls", (double)g->llm_calls);
+	json_set_num(o, "llm_tokens_in", g->llm_tokens_in);
+	json_set_num(o, "llm_tokens_out", g->llm_tokens_out);
+	json_set_str(o, "external_model", g->external && *g->external ? g->external : NULL);
 	set_maybe(o, "llm_cost_usd", llm_usd(g));
 	json_set_num(o, "llm_cost_unknown_calls", (double)g->llm_unknown);
 	json_set_num(o, "trials_run_here", (double)g->ran);
