@@ -27,5 +27,6 @@
 #define V_RUNTIME "1"
 #define V_EXPORT "1"
 #define V_VERIFY "1"
+#define V_AUDIT "1"
 
 #endif
