@@ -24,7 +24,7 @@ include $(SKILLC_MK_DIR)defaults.mk
 # need no run. SKILLC_STAGE_GOALS comes from the stage table (defaults.mk).
 SKILLC_WORK_GOALS := $(SKILLC_STAGE_GOALS) eval final images clean-stage
 SKILLC_READ_GOALS := status
-SKILLC_FREE_GOALS := summary report watch doctor gate junit runtime-image pin export
+SKILLC_FREE_GOALS := summary report audit watch doctor gate junit runtime-image pin export
 SKILLC_GOALS := $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) $(SKILLC_FREE_GOALS)
 # The targets that run a tool: in the source tree they need the tools built.
 SKILLC_NEEDS_TOOLS := $(SKILLC_FREE_GOALS)
@@ -76,7 +76,7 @@ else ifeq ($(SKILLC_PLAN),)
 # The goals that read runs, given no RESULTS and no run, read
 # SKILLC_FALLBACK_RESULTS (the source tree's Makefile names the demo's,
 # docs/demo.md) while RESULTS holds no run, and say so.
-ifneq ($(and $(SKILLC_FALLBACK_RESULTS),$(filter status summary report,$(MAKECMDGOALS))),)
+ifneq ($(and $(SKILLC_FALLBACK_RESULTS),$(filter status summary report audit,$(MAKECMDGOALS))),)
 ifeq ($(filter RESULTS RUN_DIR task tasks MATRIX,$(SKILLC_GIVEN))$(wildcard $(RESULTS)/*/settings.json),)
 ifneq ($(wildcard $(SKILLC_FALLBACK_RESULTS)/*/settings.json),)
 $(info skillc: no run under $(RESULTS): reading $(SKILLC_FALLBACK_RESULTS) (make demo's runs); RESULTS=<folder> reads another)
@@ -254,6 +254,10 @@ summary:
 		$(foreach p,$(skillc_summary_in),$(call skillc_quote,$p))
 report:
 	@$(SKILLC_BIN)/skillc-report $(if $(task),--index $(RESULTS)) $(call skillc_quote,$(skillc_results_of))
+# the leakage guard's findings and the agent's use of each skill, per run
+# and stage (docs/leakage.md#make-audit)
+audit:
+	@$(SKILLC_BIN)/skillc-audit $(if $(task)$(tasks)$(MATRIX),$(skillc_runs_of),$(call skillc_quote,$(skillc_results_of)))
 junit:
 	@$(SKILLC_BIN)/skillc-junit $(if $(tasks)$(MATRIX),--out $(RESULTS)/junit.xml) $(skillc_runs_of)
 watch:
@@ -324,6 +328,8 @@ h%lp: skillc-help ;
 #:   make summary               results tables (md/csv/json) of the run (task=T) or of all RESULTS (+ HARBOR_JOBS)
 #:   make report                report.html + charts/*.svg of the run (task=T) or of every run, and index.html
 #:   make watch                 a live table until every due trial is done (WATCH_TIMEOUT=s: exit 2 after)
+#:   make audit                 per run and stage: leakage findings rolled back, the share of trials that
+#:                              invoked or read each skill, and a warning when the final skill went unused
 #:   make junit                 junit.xml (one test case per run and stage) beside the summary
 #:   make pin                   DATASET_PIN (default dataset-pin.json): the task tree's git commit and task digests;
 #:                              with DATASET_PIN set, a run whose task differs from it refuses to start

@@ -48,6 +48,7 @@
 #include "pipeline/status.h"
 #include "local/image.h"
 #include "llm/routes.h"
+#include "report/budget.h"
 
 static const char usage[] =
 	"usage: skillc-rules check [--strays 'NAME...'] [--goals 'G...' --known 'G...']\n"
@@ -704,9 +705,23 @@ static bool failed_exit(const char *path, void *ctx)
 	return false;
 }
 
+/* Whether a run's BUDGET_USD is spent: skillc-stage then started no more
+ * of its stages and recorded none as failed (report/budget.h). */
+static bool budget_spent(const struct runs *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct err e = { 0 };
+		if (budget_check(rs->v[i].dir, run_get(&rs->v[i], "BUDGET_USD"), &e) < 0 && e.code == ERR_WORK)
+			return true;
+	}
+	return false;
+}
+
 /* The status of the make of the runs, as docs/pipeline.md states it: a
  * stage that refused bad input makes it 2, one whose work failed 1; a
- * signal or a failure of make's own keeps make's status. */
+ * stage not started because BUDGET_USD is spent 1 (the goal is not done,
+ * no input was bad); a signal or a failure of make's own keeps make's
+ * status. */
 static int run_status(const struct runs *rs, int rc, double since)
 {
 	if (rc <= 0 || rc > 128)
@@ -714,7 +729,7 @@ static int run_status(const struct runs *rs, int rc, double since)
 	int worst = 0;
 	for (size_t i = 0; i < rs->n; i++)
 		status_since(&rs->v[i], since, failed_exit, &worst);
-	return worst ? worst : rc;
+	return worst ? worst : budget_spent(rs) ? 1 : rc;
 }
 
 /* "; final = static: fast 0 patches (3 bad answers), deep 0 edits" when

@@ -85,14 +85,19 @@ t_contains "labelled a simulation in the report" "$(cat "$R/report.html")" "simu
 t_end
 
 if [ -n "$(ls "$T_ROOT"/results/compile-pipeline/*/settings.json 2>/dev/null)" ]; then
-	t_skip "right after the demo: make summary, report, status read its runs" "$T_ROOT/results/compile-pipeline holds runs"
+	t_skip "right after the demo: make summary, report, audit, status read its runs" "$T_ROOT/results/compile-pipeline holds runs"
 else
-	t_begin "right after the demo: make summary, report, status with no settings read its runs"
-	for g in summary report status; do
+	t_begin "right after the demo: make summary, report, audit, status with no settings read its runs"
+	for g in summary report audit status; do
 		o=$(DEMO_DIR=$D $MK $g 2>&1)
 		t_eq "make $g exit (output: $o)" $? 0
 		t_contains "make $g says what it reads" "$o" "skillc: no run under results/compile-pipeline: reading $D/results (make demo's runs)"
 	done
+	a=$(DEMO_DIR=$D $MK audit 2>&1)
+	t_contains "audit: the deep rounds' leakage guard" "$a" "; leakage guard: 0 edits rolled back"
+	t_contains "audit: skill use" "$a" " trials; skill log-triage invoked "
+	t_contains "audit: fast's" "$a" "; leakage guard: 0 patches rolled back"
+	t_contains "audit: the final skill used" "$a" "  final skill: log-triage used (invoked or read) in "
 	t_contains "status lists the demo's run" "$o" "log-error-report--simulated-agent--demo_simulated-model"
 	t_end
 fi

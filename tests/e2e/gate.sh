@@ -259,3 +259,24 @@ skillc-summary --out sum3 small >/dev/null 2>&1
 t_eq "a small run is too small to show its own gain" "$(jq '.by_bench[] | select(.stage == "final") | .across.too_small' sum3/summary.json)" true
 t_contains "and the table says so" "$(cat sum3/summary.md)" "too small to show its own gain"
 t_end
+
+t_begin "the report of several tasks: index.html shows the across-task figures summary.json holds"
+skillc-report across >/dev/null 2>&1
+t_eq "exit" $? 0
+# the section's text, tags dropped
+sect() { sed -n '/<section class="card" id="across">/,/<\/section>/p' "$1" | sed 's/<[^>]*>//g'; }
+a=$(sect across/index.html)
+t_contains "the mean, clustered by task" "$a" "final vs raw · opencode · vllm/q · 6 tasks"
+t_contains "figures" "$a" "Mean change +55.6 pp [+37.5, +73.6] (95%, clustered by task); normalized gain 0.83; sign test 6 up, 0 down, 0 tied, p = 0.0156; stratified exact p = 0.00162 (accept at α = 0.05)."
+p1=$(jq -r '.by_bench[] | select(.stage == "final") | .across.per_task[] | select(.task == "t1") | "\(.p) \(.p_holm)"' sum/summary.json)
+t_eq "summary's per-task p of t1" "$p1" "0.2 1"
+t_contains "per task: paired counts, delta, p, Holm" "$a" "t11/33/3+66.7 pp0.21"
+t_contains "t5" "$a" "t51/32/3+33.3 pp0.51"
+t_check "not too small" sh -c "! grep -q 'Too small' across/index.html"
+skillc-report small >/dev/null 2>&1
+t_contains "a small run says so" "$(sect small/index.html)" "Too small to show its own gain"
+skillc-report down >/dev/null 2>&1
+t_contains "no gain: said" "$(sect down/index.html)" "No gain observed."
+skillc-report win >/dev/null 2>&1
+t_check "one task: no section" sh -c "! grep -q 'id=\"across\"' win/index.html"
+t_end

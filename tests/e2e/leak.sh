@@ -4,7 +4,9 @@
 # copies the expected counts from the task's tests/test.sh into the skill:
 # that one is rolled back and recorded with the text it copied, the other
 # applies, the report counts it, and the stage goes on to its trials.
-# Deep's edit goes through the same guard (docs/leakage.md).
+# Deep's edit goes through the same guard: the round's first edit copies the
+# same counts and is rolled back, the next unit's edit holds and the round
+# runs its trials (docs/leakage.md). make audit prints both findings.
 . "$(dirname "$0")/../lib.sh"
 
 unset MODEL EXTERNAL_MODEL RM_API_URL ROUTES ENV_FILE CACHE_DIR LLM_CACHE SKILLC_USAGE_FILE REPEAT FAST_MIN_TRACES
@@ -22,7 +24,14 @@ L=$T_TMP/llm
 t_fakellm "$L" '{"chat": [{"json": {"findings": [{"section": "log-triage/gotchas#1", "kind": "missing", "evidence": "ls /root", "suggestion": "Say that levels are exact."}]}}], "rules": [
  {"match": "## Findings, by section and kind", "json": {"patches": [
    {"op": "add", "section": "log-triage/gotchas#1", "text": "- The right answer here is {\"cache-v2\": 1, \"db\": 3, \"http\": 1}.", "why": "copied from the tests"},
-   {"op": "add", "section": "log-triage/gotchas#1", "text": "- Count only lines whose level field is exactly `ERROR`.", "why": "exact levels"}]}}]}'
+   {"op": "add", "section": "log-triage/gotchas#1", "text": "- Count only lines whose level field is exactly `ERROR`.", "why": "exact levels"}]}},
+ {"match": "## Units to score", "json": {"scores": [
+   {"unit": "log-triage/quick-start#1", "relevance": {"score": 2, "evidence": "ls /root"}, "correctness": {"score": 2, "evidence": "ls /root"}, "actionability": {"score": 2, "evidence": "ls /root"}},
+   {"unit": "log-triage/gotchas#1", "relevance": {"score": 3, "evidence": "ls /root"}, "correctness": {"score": 3, "evidence": "ls /root"}, "actionability": {"score": 3, "evidence": "ls /root"}}]}},
+ {"match": "The unit to edit: [log-triage/quick-start#1]", "json": {"edit": {"op": "add",
+   "text": "Write exactly {\"cache-v2\": 1, \"db\": 3, \"http\": 1} to the report.", "why": "copied from the tests"}}},
+ {"match": "The unit to edit: [log-triage/gotchas#1]", "json": {"edit": {"op": "add",
+   "text": "- Strip only the brackets around a level.", "why": "w"}}}]}'
 cat >"$L/routes.json" <<EOF2
 {"providers": {"fake": {"base_url": "$FAKELLM_URL", "key_env": null, "timeout": 20, "connect_timeout": 2,
   "retry": {"attempts": 2, "base_delay": 0.01, "max_delay": 0.05}}}}
@@ -75,4 +84,39 @@ t_contains "named" "$(jget $H/report.json patches.0.guard.item)" "shingle from t
 skillc-fast apply --skill $R/artifacts/static/S_static --dir $H --budget 5000 --task $W/nope >out.txt 2>&1
 t_eq "a missing task folder: exit 2" $? 2
 t_contains "names it" "$(cat out.txt)" "nope"
+t_end
+
+t_begin "a Deep edit that copies the expected counts from tests/ is rolled back, recorded; the round carries on"
+D=$R/artifacts/deep
+out=$($SK -j2 $FS DEEP_ROUNDS=1 deep 2>&1)
+t_eq "exit (output: $(printf '%s' "$out" | tail -3))" $? 0
+E=$D/round-1/edit.json
+t_eq "the first attempt: the copying unit" "$(jget $E attempts.0.unit)" log-triage/quick-start#1
+t_eq "rolled back" "$(jget $E attempts.0.status)" rolled_back
+t_eq "by the leakage guard" "$(jget $E attempts.0.guard.check)" leak
+t_contains "why, with the copied text and its source" "$(jget $E attempts.0.why)" \
+	'rolled back by the leakage guard: literal from tests/test.sh: "cache-v2": 1, "db": 3, "http": 1'
+t_eq "counted in the round" "$(jget $E leaks)" 1
+t_eq "the next unit's edit held" "$(jget $E attempts.1.status)" applied
+t_eq "the round's edit" "$(jget $E edit.unit)" log-triage/gotchas#1
+t_check "the value is not in the round's candidate" sh -c "! grep -rq 'Write exactly' $D/round-1/candidate"
+t_check "the round's trials ran" test -f $R/traces/log-error-report/deep-1/test-001/trial.json
+t_check "the round was decided" test -f $D/round-1/decision.json
+t_check "S_final is published" test -f $D/S_final.hash
+t_check "the value is not in S_final" sh -c "! grep -rq 'Write exactly' $D/S_final"
+t_eq "counted in deep's report" "$(jget $D/report.json leaks)" 1
+t_eq "per round" "$(jget $D/report.json rounds.0.leaks)" 1
+t_contains "report.md says so" "$(cat $D/report.md)" "Leakage guard: 1 edit(s) rolled back"
+t_end
+
+t_begin "make audit: each stage's leakage findings with the text and its source, skill use, the final skill"
+out=$($SK $FS audit 2>&1)
+t_eq "exit" $? 0
+t_contains "the run" "$out" "$R (log-error-report, opencode, vllm/q)"
+t_contains "fast" "$out" "  fast: 3 trials; skill log-triage invoked "
+t_contains "fast's count" "$out" "; leakage guard: 1 patch rolled back"
+t_contains "fast's finding" "$out" '    leak: patch 1 (log-triage/gotchas#1) rolled back: literal from tests/test.sh: "cache-v2": 1, "db": 3, "http": 1'
+t_contains "deep's count" "$out" "; leakage guard: 1 edit rolled back"
+t_contains "deep's finding" "$out" '    leak: attempt 1 (log-triage/quick-start#1) rolled back: literal from tests/test.sh: "cache-v2": 1, "db": 3, "http": 1'
+t_contains "totals" "$out" "skillc-audit: 1 run, 2 leakage findings rolled back, "
 t_end

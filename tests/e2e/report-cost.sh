@@ -88,7 +88,7 @@ printf '%s\n' "pass sleep=0 cost=null" >script
 rm -f script.n
 B=results/compile-pipeline/log-error-report--opencode--vllm_budget
 out=$($SK MODEL=vllm/budget RUN_DIR=$B BUDGET_USD=0.002 raw-eval 2>&1)
-t_eq "stopped" $? 2
+t_eq "stopped: exit 1, the goal is not done (no input was bad)" $? 1
 t_eq "two trials ran" "$(ls -d $B/traces/log-error-report/raw/test-* | wc -l | tr -d ' ')" 2
 t_contains "one line" "$out" "skillc: raw-eval.003: not started: BUDGET_USD=0.002 is spent: the run has paid \$0.0028 (0 LLM calls, 2 trials run here); raise BUDGET_USD to go on"
 out=$($SK MODEL=vllm/budget RUN_DIR=$B BUDGET_USD=1 raw-eval 2>&1)

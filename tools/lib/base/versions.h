@@ -28,5 +28,6 @@
 #define V_EXPORT "1"
 #define V_VERIFY "1"
 #define V_SKILLRUN "1"
+#define V_AUDIT "1"
 
 #endif

@@ -33,6 +33,23 @@ static void report_md(const cJSON *rep, struct buf *md)
 		free(why);
 	}
 	buf_printf(md, "\n%d edit(s) rejected and remembered (rejected.json).\n", cJSON_GetArraySize(json_get(rep, "rejected")));
+	long leaks = (long)json_num(rep, "leaks", 0);
+	if (leaks)
+		buf_printf(md, "\nLeakage guard: %ld edit(s) rolled back for copying the task's held-out files "
+			       "(round-K/edit.json says what and from where; docs/leakage.md).\n", leaks);
+}
+
+/* How many edits of round k the leakage guard rolled back (edit.json's
+ * leaks; a round that made no edit file has none). */
+static long round_leaks(const struct deep_opts *o, int k)
+{
+	char *p = deep_round_file(o, k, "edit.json");
+	struct err e = { 0, "" };
+	cJSON *ed = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	long n = (long)json_num(ed, "leaks", 0);
+	cJSON_Delete(ed);
+	free(p);
+	return n;
 }
 
 /* The best skill copied to S_final/ (whole) and its hash stamped. */
@@ -64,6 +81,7 @@ static int report_rounds(const struct deep_opts *o, cJSON *rep, struct err *e)
 	json_set_str(rep, "start_why", json_str(start, "why"));
 	cJSON_Delete(start);
 	cJSON *rounds = json_set(rep, "rounds", cJSON_CreateArray());
+	long leaks = 0;
 	for (int k = 1; k <= o->rounds; k++) {
 		char *dp = deep_round_file(o, k, "decision.json");
 		cJSON *d = deep_read(dp, "a round has not been decided", e);
@@ -76,9 +94,13 @@ static int report_rounds(const struct deep_opts *o, cJSON *rep, struct err *e)
 		json_set_str(x, "verdict", json_str(d, "verdict"));
 		json_set_str(x, "why", json_str(d, "why"));
 		json_set(x, "p_value", cJSON_Duplicate(json_get(json_get(d, "statistics"), "p_value"), true));
+		long n = round_leaks(o, k);
+		json_set_num(x, "leaks", (double)n);
+		leaks += n;
 		cJSON_AddItemToArray(rounds, x);
 		cJSON_Delete(d);
 	}
+	json_set_num(rep, "leaks", (double)leaks);
 	return 0;
 }
 

@@ -308,6 +308,10 @@ int page_write_index(const char *dir, const struct strlist *runs, const struct r
 		buf_adds(&p.html, "</div>\n</section>\n");
 	}
 	matrix(&p);
+	struct results_table all = { 0 };
+	results_build(&all, runs, routes);
+	page_index_across(&p.html, &all);
+	results_free(&all);
 	buf_adds(&p.html, "<footer>Made by skillc-report " V_REPORT "; every run's own page holds its stages, skill "
 			  "changes and trials.</footer>\n</main>\n");
 	html_page_close(&p.html);

@@ -249,7 +249,7 @@ static cJSON *agg_across(const struct results_table *tb, const struct results_gr
 	return o;
 }
 
-static cJSON *aggregates_json(const struct results_table *tb)
+cJSON *summary_by_bench(const struct results_table *tb)
 {
 	size_t n;
 	struct agg *v = aggregates(tb, &n);
@@ -290,7 +290,7 @@ cJSON *summary_json(const struct results_table *tb)
 		worse += results_worse_than_noskill(&tb->v[i]);
 	}
 	json_set(doc, "groups", groups);
-	json_set(doc, "by_bench", aggregates_json(tb));
+	json_set(doc, "by_bench", summary_by_bench(tb));
 	json_set_num(doc, "regressed_rows", (double)regressed);
 	json_set_num(doc, "worse_than_noskill_rows", (double)worse);
 	long unknown;

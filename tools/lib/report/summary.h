@@ -12,8 +12,12 @@
 /* The Markdown table alone (no title, no notes), appended to b. */
 void summary_md_table(const struct results_table *tb, struct buf *b);
 void summary_csv(const struct results_table *tb, struct buf *b);
-/* { format, runs, groups: [...] }; caller frees. */
+/* { format, runs, groups: [...], by_bench: [...] }; caller frees. */
 cJSON *summary_json(const struct results_table *tb);
+/* summary.json's by_bench: one entry per bench x harness x model x runner x
+ * stage, its tasks' mean pass@1 and, for a stage of 2 or more tasks with
+ * raw, "across" (across.h's across_json); caller frees. */
+cJSON *summary_by_bench(const struct results_table *tb);
 
 /* Writes out/summary.{json,csv,md} (creating out), each left alone when
  * its bytes are unchanged. */
