@@ -72,7 +72,7 @@ QEMU ?= auto
 RUNTIME_BASE ?= debian:12-slim
 # registry mirrors (http(s) URLs, comma-separated) the Docker-in-Docker runtime's daemon pulls base images through; for your own daemon: registry-mirrors in its daemon.json (docs/containers.md)
 REGISTRY_MIRROR ?=
-# SANDBOX=docker, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)
+# SANDBOX=docker or podman, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)
 IMAGE_REGISTRY ?=
 # trials per evaluation
 REPEAT ?= 3
@@ -189,7 +189,7 @@ GATE_ACROSS ?= runs
 #:   QEMU=auto|yes|no                 SANDBOX=docker|podman, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)
 #:   RUNTIME_BASE=debian:12-slim      the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)
 #:   REGISTRY_MIRROR=                 registry mirrors (http(s) URLs, comma-separated) the Docker-in-Docker runtime's daemon pulls base images through; for your own daemon: registry-mirrors in its daemon.json (docs/containers.md)
-#:   IMAGE_REGISTRY=                  SANDBOX=docker, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)
+#:   IMAGE_REGISTRY=                  SANDBOX=docker or podman, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)
 #:   REPEAT=3                         trials per evaluation
 #:   FAST_MIN_TRACES=6                counting traces the fast stage needs; static-eval runs at least this many
 #:   FAST_TOP=3                       traces in the fast stage's top group (docs/fast.md)

@@ -112,6 +112,88 @@ t_image_agent() {
 		$(pkg-config --libs libcjson)
 }
 
+# t_scripted_harness DIR NAME [MEMBERS]: DIR/NAME.json, a harness file whose
+# "image" recipe bakes the scripted ACP agent (DIR/acpagent, t_image_agent)
+# and its script DIR/agent.script.json into /opt/scripted of the L2;
+# MEMBERS: more JSON members, each with its comma ('"env": {...}, ')
+t_scripted_harness() {
+	printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s"image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"}, {"src": "agent.script.json", "dest": "/opt/scripted/script.json"}]}}\n' \
+		"${3:-}" >"$1/$2.json"
+}
+
+# t_engine_work ENGINE: the set-up the trial tests of a container engine
+# (docker.sh, podman.sh) share, after t_dockerd or t_podman: J (jget); W
+# ($T_TMP/work) holding tasks/inventory-check (TASK); H ($T_TMP/harness)
+# with the scripted agent built and the harness files scripted.json and
+# hanging.json (SCRIPTED_MODE=hang) whose script the test writes to
+# $H/agent.script.json; the fake model behind a route with a key (KEY, which
+# only ENV_FILE may hold); ROUTES, ENV_FILE, HARNESS_PATH exported and
+# SANDBOX, IMAGE, KEEP_SANDBOX unset. Returns 1 with T_WHY when it cannot.
+t_engine_work() {
+	T_ENGINE=$1
+	J=$T_ROOT/build/tests/helpers/jget
+	H=$T_TMP/harness W=$T_TMP/work
+	mkdir -p "$H" "$W/tasks" && cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/" || return 1
+	TASK=$W/tasks/inventory-check
+	t_image_agent "$H/acpagent" || { T_WHY="cannot build the scripted agent"; return 1; }
+	t_scripted_harness "$H" scripted
+	t_scripted_harness "$H" hanging '"env": {"SCRIPTED_MODE": "hang"}, '
+	t_fakellm "$T_TMP/llm" '{"chat": []}'
+	KEY=sk-$1-test-$$-secret
+	printf '{"providers": {"fake": {"base_url": "%s", "key_env": "FAKE_KEY"}}}\n' "$FAKELLM_URL" >"$T_TMP/routes.json"
+	printf 'FAKE_KEY=%s\n' "$KEY" >"$T_TMP/test.env"
+	export ROUTES="$T_TMP/routes.json" ENV_FILE="$T_TMP/test.env" HARNESS_PATH="$H"
+	unset SANDBOX IMAGE KEEP_SANDBOX
+}
+# t_trial NAME TASK [flags]: one trial of the scripted agent into
+# $T_TMP/jobs-NAME (the sandbox: SANDBOX or a flag); sets RC, OUT and R (its rollout)
+t_trial() {
+	_name=$1 _task=$2
+	shift 2
+	OUT=$(skillc-local eval run --tasks-dir "$_task" --agent scripted --model fake/m1 --skill-mode with-skill \
+		--jobs-dir "$T_TMP/jobs-$_name" --agent-idle-timeout none "$@" 2>&1)
+	RC=$?
+	R=$(ls -d "$T_TMP/jobs-$_name"/*/"$(basename "$_task")"__* 2>/dev/null | head -n 1)
+}
+# the engine's trial containers (none once every trial is over)
+t_trial_containers() { $T_ENGINE ps -aq --filter label=skillc.kind=trial; }
+
+# t_missing_image STORE: the case "an image that does not exist" of
+# T_ENGINE, STORE what its messages call where its images are
+t_missing_image() {
+	SANDBOX=$T_ENGINE t_trial noimage "$TASK" --image skillc/no-such-image:1
+	t_eq "exit status" "$RC" 1
+	t_eq "category" "$($J "$R/result.json" error_category)" environment_build
+	t_contains "says so" "$($J "$R/result.json" error)" "the trial image 'skillc/no-such-image:1' does not exist in $1"
+	SANDBOX=$T_ENGINE IMAGE=skillc/no-such-image:2 t_trial noimage2 "$TASK"
+	t_eq "IMAGE: category" "$($J "$R/result.json" error_category)" environment_build
+	t_contains "IMAGE: says so" "$($J "$R/result.json" error)" "IMAGE 'skillc/no-such-image:2' does not exist in $1"
+}
+
+# t_killed_runner: the case "kill -9 of the runner mid-trial" of T_ENGINE:
+# the hanging agent's trial at work, its runner killed, its watchdog
+# removes the container; the trial has no result
+t_killed_runner() {
+	setsid skillc-local eval run --tasks-dir "$TASK" --agent hanging --model fake/m1 --skill-mode with-skill \
+		--jobs-dir "$T_TMP/jobs-kill" --sandbox "$T_ENGINE" >"$T_TMP/kill.out" 2>&1 &
+	_sid=$!
+	t_poll 120 t_agent_hangs
+	t_check "the trial's container ran" test -n "$($T_ENGINE ps -q --filter label=skillc.kind=trial)"
+	_r=$(ls -d "$T_TMP"/jobs-kill/*/inventory-check__*)
+	t_eq "labelled with its trial" "$($T_ENGINE ps -q --filter "label=skillc.trial=$(cd "$_r" && pwd -P)" | wc -l)" 1
+	while pkill -9 -s "$_sid" 2>/dev/null; do sleep 0.01; done
+	wait $_sid 2>/dev/null
+	t_poll 120 t_no_trial_container
+	t_eq "gone after the watchdog passed" "$(t_trial_containers)" ""
+	t_check "the trial has no result" test ! -e "$_r/result.json"
+}
+# the hanging agent is at work: its container runs and it said it started
+t_agent_hangs() {
+	[ -n "$($T_ENGINE ps -q --filter label=skillc.kind=trial)" ] &&
+		grep -qs "acpagent: started" "$T_TMP"/jobs-kill/*/inventory-check__*/agent/hanging.txt
+}
+t_no_trial_container() { [ -z "$(t_trial_containers)" ]; }
+
 # t_dockerd: starts a private Docker daemon (containers-and-clusters.md §1):
 # socket, data root, exec root and pidfile in $T_TMP/docker, vfs storage,
 # no bridge, and the extra dockerd flags T_DOCKERD_ARGS holds (e.g.
@@ -188,20 +270,52 @@ t_podman() {
 	T_WHY=
 	command -v podman >/dev/null 2>&1 || { T_WHY="no podman (apt-get install -y podman)"; return 1; }
 	T_PODMAN=$1
-	mkdir -p "$T_PODMAN/root" "$T_PODMAN/run" "$T_PODMAN/tmp" "$T_PODMAN/net" || return 1
-	printf '[storage]\ndriver = "vfs"\ngraphroot = "%s/root"\nrunroot = "%s/run"\n' "$T_PODMAN" "$T_PODMAN" \
-		>"$T_PODMAN/storage.conf"
-	printf '[engine]\ntmp_dir = "%s/tmp"\nevents_logger = "file"\nevents_logfile_path = "%s/events.log"\ncgroup_manager = "cgroupfs"\n[network]\nnetwork_config_dir = "%s/net"\n' \
-		"$T_PODMAN" "$T_PODMAN" "$T_PODMAN" >"$T_PODMAN/containers.conf"
+	t_podman_conf "$T_PODMAN" || return 1
 	CONTAINERS_STORAGE_CONF=$T_PODMAN/storage.conf CONTAINERS_CONF=$T_PODMAN/containers.conf
 	export CONTAINERS_STORAGE_CONF CONTAINERS_CONF
 	T_AT_EXIT="$T_AT_EXIT t_podman_stop"
 	podman info >"$T_PODMAN/info.out" 2>&1 || { T_WHY="podman does not run here: $(tail -n 1 "$T_PODMAN/info.out")"; return 1; }
 }
+# t_podman_conf DIR: DIR/storage.conf and DIR/containers.conf of a podman
+# storage of its own under DIR (another node's: name them in its commands)
+t_podman_conf() {
+	mkdir -p "$1/root" "$1/run" "$1/tmp" "$1/net" || return 1
+	printf '[storage]\ndriver = "vfs"\ngraphroot = "%s/root"\nrunroot = "%s/run"\n' "$1" "$1" >"$1/storage.conf"
+	printf '[engine]\ntmp_dir = "%s/tmp"\nevents_logger = "file"\nevents_logfile_path = "%s/events.log"\ncgroup_manager = "cgroupfs"\n[network]\nnetwork_config_dir = "%s/net"\n' \
+		"$1" "$1" "$1" >"$1/containers.conf"
+}
 t_podman_stop() {
 	[ -n "$T_PODMAN" ] || return 0
 	podman rm --all --force --time 0 >/dev/null 2>&1
 	T_PODMAN=
+}
+
+# t_registry DIR: Debian's docker-registry on a free loopback port, its
+# config, storage and log in DIR; sets T_REGISTRY (127.0.0.1:<port>) and
+# T_REGISTRY_PID (stopped by pid at exit). Again with the same DIR it starts
+# on the same port with the same content. Returns 1 with T_WHY when it cannot.
+t_registry() {
+	T_WHY=
+	command -v docker-registry >/dev/null 2>&1 ||
+		{ T_WHY="no docker-registry (apt-get install -y docker-registry)"; return 1; }
+	if [ ! -f "$1/config.yml" ]; then
+		mkdir -p "$1/data" || return 1
+		printf 'version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: %s/data\nhttp:\n  addr: 127.0.0.1:%s\n' \
+			"$1" "$(t_free_port)" >"$1/config.yml"
+	fi
+	T_REGISTRY=$(sed -n 's/^  addr: //p' "$1/config.yml")
+	docker-registry serve "$1/config.yml" >>"$1/registry.log" 2>&1 &
+	T_REGISTRY_PID=$!
+	T_PIDS="$T_PIDS $T_REGISTRY_PID"
+	t_poll 30 curl -fsS "http://$T_REGISTRY/v2/" ||
+		{ T_WHY="docker-registry does not start here: $(tail -n 1 "$1/registry.log")"; return 1; }
+}
+# t_registry_tamper DIR REF: changes, in the storage of DIR's registry, the
+# manifest REF (...@sha256:<digest>) names, so it no longer has its digest
+t_registry_tamper() {
+	_d=${2##*@sha256:}
+	_blob=$1/data/docker/registry/v2/blobs/sha256/$(printf %.2s "$_d")/$_d/data
+	[ -f "$_blob" ] && printf ' ' >>"$_blob"
 }
 
 # t_slurm DIR: starts a private single-node Slurm cluster with every file

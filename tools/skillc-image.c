@@ -31,7 +31,7 @@ static const char usage[] =
 	"IMAGE_REGISTRY=host:port[/prefix]: each image is also pushed there, its digest kept in STAMP;\n"
 	"check then pulls a pinned image the daemon lacks by digest instead of calling it gone.\n"
 	"--sandbox: the engine that builds and keeps the images (default: SANDBOX when it names one, else docker).\n"
-	"Environment: SANDBOX, DOCKER_HOST, CONTAINERS_STORAGE_CONF (podman), HTTP_PROXY/HTTPS_PROXY/NO_PROXY\n"
+	"Environment: SANDBOX, DOCKER_HOST, CONTAINERS_STORAGE_CONF and CONTAINERS_REGISTRIES_CONF (podman),\nHTTP_PROXY/HTTPS_PROXY/NO_PROXY "
 	"(build args), DOCKER_DEFAULT_PLATFORM, QEMU,\n"
 	"HARNESS_PATH, SKILLC_RULES. Exit: 0 done, 1 the build failed (environment_build), 2 bad input.\n";
 
@@ -103,16 +103,13 @@ static int build(const struct opts *o)
 	struct err e = { 0 };
 	struct image_ref ref = { 0 };
 	const char *registry = getenv("IMAGE_REGISTRY");
-	if (registry && *registry && o->engine != &engine_docker) /* podman push prints no digest: not made, not tested */
-		die(2, "IMAGE_REGISTRY is for SANDBOX=docker: leave it unset with SANDBOX=%s (docs/containers.md)",
-		    o->engine->name);
 	char *dir = path_dir(o->out);
 	int r = fs_mkdirs(dir, &e);
-	free(dir);
 	if (r == 0)
 		r = make_image(o, &ref, &e);
 	if (r == 0 && registry && *registry) /* other nodes pull it by digest instead of building it */
-		r = image_publish(o->engine, &ref, registry, &e);
+		r = image_publish(o->engine, &ref, registry, dir, &e);
+	free(dir);
 	if (r == 0) {
 		printf("%s %s %s%s%s\n", ref.built ? "built" : "found", ref.tag, ref.id, ref.pinned ? ", pushed as " : "",
 		       ref.pinned ? ref.pinned : "");

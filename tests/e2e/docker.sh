@@ -25,14 +25,11 @@ t_dockerd || skip_all "$T_WHY"
 t_docker_base debian debian:12-slim || skip_all "$T_WHY"
 t_docker_base busybox bb:local || skip_all "$T_WHY"
 
-J=$T_ROOT/build/tests/helpers/jget
-H=$T_TMP/harness W=$T_TMP/work
-mkdir -p "$H" "$W/tasks"
-cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/"
-TASK=$W/tasks/inventory-check
+# the task, the scripted agent and its harness files, the model behind a route with
+# a key that only ENV_FILE may hold (tests/lib.sh)
+t_engine_work docker || skip_all "$T_WHY"
 # what a build saw of the proxy, for the agent to report
 printf 'RUN echo "build HTTP_PROXY=$HTTP_PROXY" > /etc/build-proxy\n' >>"$TASK/environment/Dockerfile"
-t_image_agent "$H/acpagent" || skip_all "cannot build the scripted agent"
 # the agent: reads the skill, reports what its environment holds, does the task
 cat >"$H/agent.script.json" <<'EOF'
 {"agent_name": "Scripted", "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
@@ -42,36 +39,12 @@ cat >"$H/agent.script.json" <<'EOF'
   {"exec": "[ \"$SCRIPTED_MODE\" = hang ] && sleep 600; awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
   {"message": "Wrote /root/low-stock.txt."}]}
 EOF
-# the harness in the image (its "image" recipe), and the same one on the host for bwrap
-recipe='"image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"},
-                           {"src": "agent.script.json", "dest": "/opt/scripted/script.json"}]}'
-printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s}\n' \
-	"$recipe" >"$H/scripted.json"
-printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], "env": {"SCRIPTED_MODE": "hang"}, %s}\n' \
-	"$recipe" >"$H/hanging.json"
+# the same harness on the host, for bwrap
 printf '{"acp_command": ["%s/acpagent", "%s/agent.script.json"], "skill_paths": ["~/.opencode/skills"]}\n' "$H" "$H" >"$H/onhost.json"
-# a model route with a key: the agent must get the key, nothing else may hold it
-t_fakellm "$T_TMP/llm" '{"chat": []}'
-KEY=sk-docker-test-$$-secret
-printf '{"providers": {"fake": {"base_url": "%s", "key_env": "FAKE_KEY"}}}\n' "$FAKELLM_URL" >"$T_TMP/routes.json"
-printf 'FAKE_KEY=%s\n' "$KEY" >"$T_TMP/test.env"
-export ROUTES="$T_TMP/routes.json" ENV_FILE="$T_TMP/test.env" HARNESS_PATH="$H"
-unset SANDBOX IMAGE KEEP_SANDBOX
 PROXY=http://proxy.example:3128
 
-# run NAME TASK [flags]: one trial into $T_TMP/jobs-NAME; RC, OUT, R (rollout dir)
-run() {
-	name=$1 task=$2
-	shift 2
-	OUT=$(skillc-local eval run --tasks-dir "$task" --agent scripted --model fake/m1 --skill-mode with-skill \
-		--jobs-dir "$T_TMP/jobs-$name" --agent-idle-timeout none "$@" 2>&1)
-	RC=$?
-	R=$(ls -d "$T_TMP/jobs-$name"/*/"$(basename "$task")"__* 2>/dev/null | head -n 1)
-}
-trial_containers() { docker ps -aq --filter label=skillc.kind=trial; }
-
 t_begin "SANDBOX=docker: the RUN-steps task passes with the scripted agent in its own image"
-HTTP_PROXY=$PROXY SANDBOX=docker run ok "$TASK"
+HTTP_PROXY=$PROXY SANDBOX=docker t_trial ok "$TASK"
 t_eq "exit status ($OUT)" "$RC" 0
 t_contains "one line" "$OUT" "inventory-check passed, reward 1"
 t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
@@ -87,13 +60,13 @@ t_check "skillc-init hold is the first process" grep -q "^/run/skillc/init hold"
 t_eq "loopback only" "$(sed -n '$p' "$F")" lo
 t_eq "skill invoked" "$($J "$R/result.json" n_skill_invocations)" 1
 t_check "build log kept" grep -q "Successfully tagged skillc/l1-inventory-check:" "$R/build.log"
-t_eq "no container left" "$(trial_containers)" ""
+t_eq "no container left" "$(t_trial_containers)" ""
 t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-ok/.skillc-local"
 L1=$(docker images -q 'skillc/l1-inventory-check' | head -n 1)
 L2=$(docker images -q 'skillc/l2-inventory-check--scripted' | head -n 1)
 t_check "L1 and L2 tagged" test -n "$L1" -a -n "$L2"
 # a second trial builds nothing
-SANDBOX=docker run again "$TASK"
+SANDBOX=docker t_trial again "$TASK"
 t_eq "again: exit status" "$RC" 0
 t_check "again: no build" sh -c "! grep -q 'Step 1/' '$R/build.log'"
 t_end
@@ -117,14 +90,14 @@ t_end
 t_begin "a task that allows internet: the daemon's network, the host-loopback model through the relay"
 PORT=${FAKELLM_URL##*:} PORT=${PORT%%/*}
 before=$($J -n "$T_TMP/llm/log.jsonl" 2>/dev/null || echo 0)
-SANDBOX=docker run net "$TASK" --config-override environment.allow_internet=true --agent-env MODEL_PORT=$PORT
+SANDBOX=docker t_trial net "$TASK" --config-override environment.allow_internet=true --agent-env MODEL_PORT=$PORT
 t_eq "exit status ($OUT)" "$RC" 0
 t_eq "network" "$($J "$R/config.json" local.agent_network)" "default+model-relay"
 t_eq "the agent reached the model on the host's loopback" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
 t_eq "the model server saw it" "$($J -n "$T_TMP/llm/log.jsonl")" $((before + 1))
-t_eq "no container left" "$(trial_containers)" ""
+t_eq "no container left" "$(t_trial_containers)" ""
 # without internet the same probe reaches the model too, and nothing else is there
-SANDBOX=docker run nonet "$TASK" --agent-env MODEL_PORT=$PORT
+SANDBOX=docker t_trial nonet "$TASK" --agent-env MODEL_PORT=$PORT
 t_eq "no internet: network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
 t_eq "no internet: the model still reached" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
 t_eq "no internet: loopback only" "$(sed -n '$p' "$R/artifacts/facts")" lo
@@ -153,7 +126,7 @@ t_begin "a Dockerfile that fails to build: an environment_build infra error, one
 BAD=$W/tasks/bad-build
 cp -R "$TASK" "$BAD"
 printf 'FROM bb:local\nRUN echo about to fail && false\n' >"$BAD/environment/Dockerfile"
-SANDBOX=docker run bad "$BAD"
+SANDBOX=docker t_trial bad "$BAD"
 t_eq "exit status" "$RC" 1
 t_eq "category" "$($J "$R/result.json" error_category)" environment_build
 t_contains "names the step" "$($J "$R/result.json" error)" "failed at Step 2/2 : RUN echo about to fail && false"
@@ -161,22 +134,16 @@ t_contains "and the reason" "$($J "$R/result.json" error)" "returned a non-zero 
 t_contains "one line" "$OUT" "bad-build errored (environment_build: "
 t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
 t_eq "nothing counted as failed" "$($J "$T_TMP/jobs-bad/summary.json" failed)" 0
-t_eq "no container" "$(trial_containers)" ""
+t_eq "no container" "$(t_trial_containers)" ""
 t_end
 
 t_begin "an image that does not exist: an environment_build infra error"
-SANDBOX=docker run noimage "$TASK" --image skillc/no-such-image:1
-t_eq "exit status" "$RC" 1
-t_eq "category" "$($J "$R/result.json" error_category)" environment_build
-t_contains "says so" "$($J "$R/result.json" error)" "the trial image 'skillc/no-such-image:1' does not exist"
-SANDBOX=docker IMAGE=skillc/no-such-image:2 run noimage2 "$TASK"
-t_eq "IMAGE: category" "$($J "$R/result.json" error_category)" environment_build
-t_contains "IMAGE: says so" "$($J "$R/result.json" error)" "IMAGE 'skillc/no-such-image:2' does not exist"
+t_missing_image "the Docker daemon"
 t_end
 
 t_begin "a daemon that is down: a sandbox_setup infra error, at once"
 start=$(date +%s)
-DOCKER_HOST=unix://$T_TMP/no-daemon.sock SANDBOX=docker run down "$TASK"
+DOCKER_HOST=unix://$T_TMP/no-daemon.sock SANDBOX=docker t_trial down "$TASK"
 t_eq "exit status" "$RC" 1
 t_eq "category" "$($J "$R/result.json" error_category)" sandbox_setup
 t_contains "names the daemon" "$($J "$R/result.json" error)" "the Docker daemon at unix://$T_TMP/no-daemon.sock does not answer"
@@ -184,23 +151,5 @@ t_contains "names the daemon" "$($J "$R/result.json" error)" "the Docker daemon 
 t_end
 
 t_begin "kill -9 of the runner mid-trial: its watchdog removes the container"
-setsid skillc-local eval run --tasks-dir "$TASK" --agent hanging --model fake/m1 --skill-mode with-skill \
-	--jobs-dir "$T_TMP/jobs-kill" --sandbox docker >"$T_TMP/kill.out" 2>&1 &
-sid=$!
-i=0
-# the agent is at work: its container runs and it said it started
-until { [ -n "$(docker ps -q --filter label=skillc.kind=trial)" ] &&
-	grep -qs "acpagent: started" "$T_TMP"/jobs-kill/*/inventory-check__*/agent/hanging.txt; } || [ $i -ge 1200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-t_check "the trial's container ran" test -n "$(docker ps -q --filter label=skillc.kind=trial)"
-R=$(ls -d "$T_TMP"/jobs-kill/*/inventory-check__*)
-t_eq "labelled with its trial" "$(docker ps -q --filter "label=skillc.trial=$(cd "$R" && pwd -P)" | wc -l)" 1
-while pkill -9 -s "$sid" 2>/dev/null; do sleep 0.01; done
-wait $sid 2>/dev/null
-i=0
-while [ -n "$(trial_containers)" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
-t_eq "gone after the watchdog passed" "$(trial_containers)" ""
-t_check "the trial has no result" test ! -e "$R/result.json"
+t_killed_runner
 t_end

@@ -32,14 +32,9 @@ cat >"$H/agent.script.json" <<'EOF'
   {"exec": "[ \"$SCRIPTED_MODE\" = hang ] && sleep 600; awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
   {"message": "done"}]}
 EOF
-recipe='"image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"},
-                           {"src": "agent.script.json", "dest": "/opt/scripted/script.json"}]}'
-for h in scripted other; do
-	printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s}\n' \
-		"$recipe" >"$H/$h.json"
-done
-printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], "env": {"SCRIPTED_MODE": "hang"}, %s}\n' \
-	"$recipe" >"$H/hanging.json"
+t_scripted_harness "$H" scripted
+t_scripted_harness "$H" other
+t_scripted_harness "$H" hanging '"env": {"SCRIPTED_MODE": "hang"}, '
 t_fakellm "$T_TMP/llm" '{"chat": []}'
 printf '{"providers": {"fake": {"base_url": "%s", "key_required": false}}}\n' "$FAKELLM_URL" >"$W/routes.json"
 export HARNESS_PATH="$H" ROUTES="$W/routes.json"
@@ -184,8 +179,7 @@ t_check "a trial container ran" test -n "$(trial_containers)"
 while pkill -9 -s "$sid" 2>/dev/null; do sleep 0.01; done
 wait $sid 2>/dev/null
 # the next make would run the hanging trial again: the normal harness takes over the same run
-printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s}\n' \
-	"$recipe" >"$H/hanging.json"
+t_scripted_harness "$H" hanging
 out=$($HSK raw-eval 2>&1)
 t_eq "the next make: exit ($out)" $? 0
 i=0

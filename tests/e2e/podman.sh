@@ -6,20 +6,27 @@
 # inventory-check sample task's own Dockerfile as the L1 and bakes our
 # scripted ACP agent in as the L2, the agent and the verifier run in one
 # --network none container with the model route over the relay, and the
-# container goes. The same trial under docker (a private dockerd,
-# t_dockerd) gives an equivalent trial record. Bad input: a Dockerfile that
-# does not build, an image that does not exist, podman that cannot run.
-# kill -9 of the runner: the watchdog removes the container. Through make:
-# images once, trials in the L2, make doctor's podman lines.
+# container goes; a task that allows internet gets podman's default
+# network and still reaches the model. The same trial under docker (a
+# private dockerd, t_dockerd) gives an equivalent trial record. Bad input:
+# a Dockerfile that does not build, an image that does not exist, podman
+# that cannot run. kill -9 of the runner: the watchdog removes the
+# container. Through make: images once, trials in the L2, make doctor's
+# podman lines. IMAGE_REGISTRY through a real docker-registry with two
+# private storages as two nodes: B runs A's L2 pulled by digest.
 . "$(dirname "$0")/../lib.sh"
 
 NAMES="SANDBOX=podman: the RUN-steps task passes with the scripted agent in its own image
 the key: in the container's environment, in no image layer, log or trace
+a task that allows internet: podman's default network, the host-loopback model through the relay
 a Dockerfile that fails to build under podman: an environment_build infra error naming the STEP
 an image that does not exist: an environment_build infra error
 podman that cannot run: a sandbox_setup infra error, at once
 kill -9 of the runner mid-trial: its watchdog removes the podman container
 make images and raw-eval SANDBOX=podman: images once, trials in the L2; make doctor's podman lines
+IMAGE_REGISTRY with podman: a plain-http registry podman was not told of, one line naming registries.conf
+IMAGE_REGISTRY with podman: node A pushes its L1 and L2, node B runs a trial in the L2 by digest and builds nothing
+IMAGE_REGISTRY with podman: content changed in the registry under the digest is refused, no trial
 the same trial under podman and under docker: equivalent trial records
 rootless podman, as a user without subordinate ids: the same trial passes"
 skip_all() { echo "$NAMES" | while read -r n; do t_skip "$n" "$1"; done; exit 0; }
@@ -27,45 +34,20 @@ t_podman "$T_TMP/podman" || skip_all "$T_WHY"
 t_docker_base debian debian:12-slim podman || skip_all "$T_WHY"
 t_docker_base busybox bb:local podman || skip_all "$T_WHY"
 
-J=$T_ROOT/build/tests/helpers/jget
-H=$T_TMP/harness W=$T_TMP/work
-mkdir -p "$H" "$W/tasks"
-cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/"
-TASK=$W/tasks/inventory-check
-t_image_agent "$H/acpagent" || skip_all "cannot build the scripted agent"
+# the task, the scripted agent and its harness files, the model behind a route with
+# a key that only ENV_FILE may hold (tests/lib.sh)
+t_engine_work podman || skip_all "$T_WHY"
 cat >"$H/agent.script.json" <<'EOF'
 {"agent_name": "Scripted", "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
  "steps": [{"skill": "low-stock"},
+  {"exec": "[ -z \"$MODEL_PORT\" ] || bash -c 'exec 3<>/dev/tcp/127.0.0.1/'$MODEL_PORT' && printf \"GET /v1/models HTTP/1.0\\r\\n\\r\\n\" >&3 && head -n 1 <&3' >/logs/artifacts/model 2>&1"},
   {"exec": "f=/logs/artifacts/facts; echo \"CHECKER_DATA=$CHECKER_DATA\" >$f; echo \"key=$SKILLC_MODEL_API_KEY\" >>$f; pwd >>$f; ls /skills >>$f; cat /proc/1/cmdline | tr '\\0' ' ' >>$f; echo >>$f; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' >>$f"},
   {"exec": "[ \"$SCRIPTED_MODE\" = hang ] && sleep 600; awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
   {"message": "Wrote /root/low-stock.txt."}]}
 EOF
-recipe='"image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"},
-                           {"src": "agent.script.json", "dest": "/opt/scripted/script.json"}]}'
-printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], %s}\n' \
-	"$recipe" >"$H/scripted.json"
-printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], "env": {"SCRIPTED_MODE": "hang"}, %s}\n' \
-	"$recipe" >"$H/hanging.json"
-t_fakellm "$T_TMP/llm" '{"chat": []}'
-KEY=sk-podman-test-$$-secret
-printf '{"providers": {"fake": {"base_url": "%s", "key_env": "FAKE_KEY"}}}\n' "$FAKELLM_URL" >"$T_TMP/routes.json"
-printf 'FAKE_KEY=%s\n' "$KEY" >"$T_TMP/test.env"
-export ROUTES="$T_TMP/routes.json" ENV_FILE="$T_TMP/test.env" HARNESS_PATH="$H"
-unset SANDBOX IMAGE KEEP_SANDBOX
-
-# run NAME TASK [flags]: one trial into $T_TMP/jobs-NAME; RC, OUT, R (rollout dir)
-run() {
-	name=$1 task=$2
-	shift 2
-	OUT=$(skillc-local eval run --tasks-dir "$task" --agent scripted --model fake/m1 --skill-mode with-skill \
-		--jobs-dir "$T_TMP/jobs-$name" --agent-idle-timeout none "$@" 2>&1)
-	RC=$?
-	R=$(ls -d "$T_TMP/jobs-$name"/*/"$(basename "$task")"__* 2>/dev/null | head -n 1)
-}
-trial_containers() { podman ps -aq --filter label=skillc.kind=trial; }
 
 t_begin "SANDBOX=podman: the RUN-steps task passes with the scripted agent in its own image"
-SANDBOX=podman run ok "$TASK"
+SANDBOX=podman t_trial ok "$TASK"
 t_eq "exit status ($OUT)" "$RC" 0
 t_contains "one line" "$OUT" "inventory-check passed, reward 1"
 t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
@@ -83,12 +65,12 @@ t_check "skillc-init hold is the first process" grep -q "^/run/skillc/init hold"
 t_eq "loopback only" "$(sed -n '$p' "$F")" lo
 t_eq "skill invoked" "$($J "$R/result.json" n_skill_invocations)" 1
 t_check "podman built it (build log kept)" grep -q "^STEP 1/" "$R/build.log"
-t_eq "no container left" "$(trial_containers)" ""
+t_eq "no container left" "$(t_trial_containers)" ""
 t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-ok/.skillc-local"
 L1=$(podman images -q 'skillc/l1-inventory-check' | head -n 1)
 L2=$(podman images -q 'skillc/l2-inventory-check--scripted' | head -n 1)
 t_check "L1 and L2 tagged" test -n "$L1" -a -n "$L2"
-SANDBOX=podman run again "$TASK"
+SANDBOX=podman t_trial again "$TASK"
 t_eq "again: exit status" "$RC" 0
 t_check "again: no build" sh -c "! grep -q 'STEP 1/' '$R/build.log'"
 t_end
@@ -104,35 +86,57 @@ done
 t_check "podman's events log holds no key" sh -c "! grep -qs '$KEY' '$T_PODMAN/events.log'"
 t_end
 
+# podman's default network (as root: its CNI bridge) can be refused where a
+# container may not make one: then the case says so and is skipped
+net_probe() {
+	podman run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 bb:local true >"$T_TMP/net-probe.out" 2>&1
+}
+NET_NAME="a task that allows internet: podman's default network, the host-loopback model through the relay"
+if ! net_probe; then
+	t_skip "$NET_NAME" "podman cannot give a container its default network here: $(tail -n 1 "$T_TMP/net-probe.out")"
+else
+	t_begin "$NET_NAME"
+	PORT=${FAKELLM_URL##*:} PORT=${PORT%%/*}
+	before=$($J -n "$T_TMP/llm/log.jsonl" 2>/dev/null || echo 0)
+	SANDBOX=podman t_trial net "$TASK" --config-override environment.allow_internet=true --agent-env MODEL_PORT=$PORT
+	t_eq "exit status ($OUT)" "$RC" 0
+	t_eq "network" "$($J "$R/config.json" local.agent_network)" "default+model-relay"
+	t_check "an interface beside loopback" grep -qx eth0 "$R/artifacts/facts"
+	t_eq "the agent reached the model on the host's loopback" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
+	t_eq "the model server saw it" "$($J -n "$T_TMP/llm/log.jsonl")" $((before + 1))
+	t_check "the verifier passed" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
+	t_eq "no container left" "$(t_trial_containers)" ""
+	# without internet the same probe reaches the model too, and nothing else is there
+	SANDBOX=podman t_trial nonet "$TASK" --agent-env MODEL_PORT=$PORT
+	t_eq "no internet: network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
+	t_eq "no internet: the model still reached" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
+	t_eq "no internet: loopback only" "$(sed -n '$p' "$R/artifacts/facts")" lo
+	t_end
+fi
+
 t_begin "a Dockerfile that fails to build under podman: an environment_build infra error naming the STEP"
 BAD=$W/tasks/bad-build
 cp -R "$TASK" "$BAD"
 printf 'FROM bb:local\nRUN echo about to fail && false\n' >"$BAD/environment/Dockerfile"
-SANDBOX=podman run bad "$BAD"
+SANDBOX=podman t_trial bad "$BAD"
 t_eq "exit status" "$RC" 1
 t_eq "category" "$($J "$R/result.json" error_category)" environment_build
 t_contains "names the step" "$($J "$R/result.json" error)" "failed at STEP 2/2: RUN echo about to fail && false"
 t_contains "and the reason" "$($J "$R/result.json" error)" "exit status 1"
 t_contains "one line" "$OUT" "bad-build errored (environment_build: "
 t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
-t_eq "no container" "$(trial_containers)" ""
+t_eq "no container" "$(t_trial_containers)" ""
 t_end
 
 t_begin "an image that does not exist: an environment_build infra error"
-SANDBOX=podman run noimage "$TASK" --image skillc/no-such-image:1
-t_eq "exit status" "$RC" 1
-t_eq "category" "$($J "$R/result.json" error_category)" environment_build
-t_contains "says so" "$($J "$R/result.json" error)" "the trial image 'skillc/no-such-image:1' does not exist in podman's storage"
-SANDBOX=podman IMAGE=skillc/no-such-image:2 run noimage2 "$TASK"
-t_eq "IMAGE: category" "$($J "$R/result.json" error_category)" environment_build
-t_contains "IMAGE: says so" "$($J "$R/result.json" error)" "IMAGE 'skillc/no-such-image:2' does not exist in podman's storage"
+t_missing_image "podman's storage"
 t_end
 
 t_begin "podman that cannot run: a sandbox_setup infra error, at once"
 printf '[storage]\ndriver = "no-such-driver"\ngraphroot = "%s/broken"\nrunroot = "%s/broken-run"\n' "$T_TMP" "$T_TMP" \
 	>"$T_TMP/broken-storage.conf"
 start=$(date +%s)
-CONTAINERS_STORAGE_CONF=$T_TMP/broken-storage.conf SANDBOX=podman run down "$TASK"
+CONTAINERS_STORAGE_CONF=$T_TMP/broken-storage.conf SANDBOX=podman t_trial down "$TASK"
 t_eq "exit status" "$RC" 1
 t_eq "category" "$($J "$R/result.json" error_category)" sandbox_setup
 t_contains "names podman" "$($J "$R/result.json" error)" "podman does not run here: "
@@ -141,24 +145,7 @@ t_contains "and where its storage is set" "$($J "$R/result.json" error)" "CONTAI
 t_end
 
 t_begin "kill -9 of the runner mid-trial: its watchdog removes the podman container"
-setsid skillc-local eval run --tasks-dir "$TASK" --agent hanging --model fake/m1 --skill-mode with-skill \
-	--jobs-dir "$T_TMP/jobs-kill" --sandbox podman >"$T_TMP/kill.out" 2>&1 &
-sid=$!
-i=0
-until { [ -n "$(podman ps -q --filter label=skillc.kind=trial)" ] &&
-	grep -qs "acpagent: started" "$T_TMP"/jobs-kill/*/inventory-check__*/agent/hanging.txt; } || [ $i -ge 1200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-t_check "the trial's container ran" test -n "$(podman ps -q --filter label=skillc.kind=trial)"
-R=$(ls -d "$T_TMP"/jobs-kill/*/inventory-check__*)
-t_eq "labelled with its trial" "$(podman ps -q --filter "label=skillc.trial=$(cd "$R" && pwd -P)" | wc -l)" 1
-while pkill -9 -s "$sid" 2>/dev/null; do sleep 0.01; done
-wait $sid 2>/dev/null
-i=0
-while [ -n "$(trial_containers)" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
-t_eq "gone after the watchdog passed" "$(trial_containers)" ""
-t_check "the trial has no result" test ! -e "$R/result.json"
+t_killed_runner
 t_end
 
 cd "$W" || exit 2
@@ -181,7 +168,7 @@ l2=$(cut -d' ' -f2 $RES/inventory-check--scripted--fake_m1/images/inventory-chec
 t_contains "the trial passed" "$(cat $T/test-001/trial.json)" '"outcome": "passed"'
 t_contains "in the L2" "$(cat $T/test-001/trial.json)" "\"image\": \"$l2\""
 t_contains "the key names podman" "$(cat $T/test-001/trial.json)" '"sandbox": "podman"'
-t_eq "no container left" "$(trial_containers)" ""
+t_eq "no container left" "$(t_trial_containers)" ""
 out=$($SK SANDBOX=podman DOCTOR_PROBE=none doctor 2>&1)
 t_contains "podman" "$out" "ok      podman: podman "
 t_contains "as root, its storage" "$out" "(storage $T_PODMAN/root, as root)"
@@ -190,11 +177,85 @@ t_contains "the architecture" "$out" "ok      podman-arch: task inventory-check:
 t_contains "the L2 exists" "$out" "ok      podman-images: the L2 of inventory-check with scripted: skillc/l2-inventory-check--scripted:"
 t_contains "the model from inside a container, no network" "$out" "ok      podman-model: fake/m1 answers a container with --network none over the model relay: HTTP/1.1 "
 t_eq "no doctor container left" "$(podman ps -aq --filter label=skillc.kind=doctor)" ""
-out=$(IMAGE_REGISTRY=127.0.0.1:5000 skillc-image l1 --task tasks/inventory-check --out "$T_TMP/l1.id" --sandbox podman 2>&1)
-t_eq "IMAGE_REGISTRY with podman: refused" $? 2
-t_eq "in one line, before any build" "$out" "skillc-image: IMAGE_REGISTRY is for SANDBOX=docker: leave it unset with SANDBOX=podman (docs/containers.md)"
-t_check "no stamp" test ! -e "$T_TMP/l1.id"
 t_end
+
+# ---- IMAGE_REGISTRY with podman: two private storages as two nodes ----
+# Node A is this test's podman storage, node B a second one (t_podman_conf)
+# that has nothing; a real docker-registry (t_registry) between them,
+# which speaks plain http: podman is told so in a registries.conf of the
+# test's own (CONTAINERS_REGISTRIES_CONF), as a user would in theirs.
+REG_CASES="IMAGE_REGISTRY with podman: a plain-http registry podman was not told of, one line naming registries.conf
+IMAGE_REGISTRY with podman: node A pushes its L1 and L2, node B runs a trial in the L2 by digest and builds nothing
+IMAGE_REGISTRY with podman: content changed in the registry under the digest is refused, no trial"
+NB=$T_TMP/nodeb
+node_b() { CONTAINERS_STORAGE_CONF=$NB/storage.conf CONTAINERS_CONF=$NB/containers.conf "$@"; }
+node_b_stop() { node_b podman rm --all --force --time 0 >/dev/null 2>&1; return 0; }
+# trial NAME: one trial on node B in the pinned L2; RC, OUT, R
+node_b_trial() {
+	CONTAINERS_STORAGE_CONF=$NB/storage.conf CONTAINERS_CONF=$NB/containers.conf \
+		t_trial "$1" "$TASK" --sandbox podman --image "$PINNED"
+}
+registry_cases() {
+	t_begin "IMAGE_REGISTRY with podman: a plain-http registry podman was not told of, one line naming registries.conf"
+	: >"$T_TMP/registries-none.conf"
+	out=$(CONTAINERS_REGISTRIES_CONF=$T_TMP/registries-none.conf IMAGE_REGISTRY=$T_REGISTRY/nodes \
+		skillc-image l1 --task "$TASK" --out "$S/l1.id" --sandbox podman 2>&1)
+	t_eq "exit status" $? 1
+	line=$(printf '%s\n' "$out" | grep '^skillc-image: ')
+	t_eq "one line" "$(printf '%s\n' "$line" | wc -l)" 1
+	t_contains "names the push" "$line" "skillc-image: environment_build: podman push $T_REGISTRY/nodes/skillc/l1-inventory-check:"
+	t_contains "and the way out" "$line" "(a plain-http registry: give it insecure = true under its [[registry]] in registries.conf"
+	t_check "no stamp" test ! -e "$S/l1.id"
+	t_end
+
+	printf '[[registry]]\nlocation = "%s"\ninsecure = true\n' "$T_REGISTRY" >"$T_TMP/registries.conf"
+	export CONTAINERS_REGISTRIES_CONF=$T_TMP/registries.conf
+	t_begin "IMAGE_REGISTRY with podman: node A pushes its L1 and L2, node B runs a trial in the L2 by digest and builds nothing"
+	out=$(IMAGE_REGISTRY=$T_REGISTRY/nodes skillc-image l1 --task "$TASK" --out "$S/l1.id" --sandbox podman 2>&1)
+	t_eq "node A: the L1 ($(printf '%s' "$out" | tail -n 1))" $? 0
+	out=$(IMAGE_REGISTRY=$T_REGISTRY/nodes skillc-image l2 --task "$TASK" --harness scripted --l1 "$S/l1.id" \
+		--out "$S/l2.id" --sandbox podman 2>&1)
+	t_eq "node A: the L2 ($(printf '%s' "$out" | tail -n 1))" $? 0
+	PINNED=$(cut -d' ' -f3 "$S/l2.id")
+	t_contains "the stamp pins the pushed digest" "$PINNED" "$T_REGISTRY/nodes/skillc/l2-inventory-check--scripted@sha256:"
+	t_contains "said so" "$out" ", pushed as $PINNED"
+	t_check "no digest file left" sh -c "! ls -A '$S' | grep -q digest"
+	t_check "node B lacks it" sh -c "! CONTAINERS_STORAGE_CONF=$NB/storage.conf CONTAINERS_CONF=$NB/containers.conf podman image inspect '$PINNED'"
+	node_b_trial b
+	t_eq "node B: the trial passed ($OUT)" "$RC" 0
+	t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
+	t_eq "under podman" "$($J "$R/config.json" local.sandbox)" podman
+	t_eq "in the pinned image" "$($J "$R/config.json" local.image)" "$PINNED"
+	t_eq "the same image id as node A's" "$($J "$R/config.json" local.image_id)" "$(cut -d' ' -f1 "$S/l2.id")"
+	t_check "node B built nothing" test ! -s "$R/build.log"
+	t_eq "node B has no image of its own build" "$(node_b podman images --format '{{.Repository}}' | grep -c '^localhost/')" 0
+	t_check "make images' check on node B: the pinned L1 is there after a pull" node_b env SANDBOX=podman skillc-image check "$S/l1.id"
+	t_eq "node B holds the two images it pulled" "$(node_b podman images -q | wc -l)" 2
+	t_end
+
+	t_begin "IMAGE_REGISTRY with podman: content changed in the registry under the digest is refused, no trial"
+	node_b podman rmi -f "$PINNED" >/dev/null 2>&1
+	t_check "the manifest is in the registry's storage, changed" t_registry_tamper "$T_TMP/registry" "$PINNED"
+	node_b_trial tampered
+	t_eq "exit status: errored" "$RC" 1
+	t_eq "an infra error" "$($J "$R/result.json" error_category)" environment_build
+	t_contains "says why" "$($J "$R/result.json" error)" "cannot pull $PINNED from the registry: "
+	t_contains "the digest" "$($J "$R/result.json" error)" "does not match"
+	t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
+	t_check "and no image taken" sh -c "! CONTAINERS_STORAGE_CONF=$NB/storage.conf CONTAINERS_CONF=$NB/containers.conf podman image inspect '$PINNED'"
+	t_end
+	unset CONTAINERS_REGISTRIES_CONF
+}
+S=$T_TMP/nodea-images
+mkdir -p "$S"
+if ! t_registry "$T_TMP/registry"; then
+	echo "$REG_CASES" | while read -r n; do t_skip "$n" "$T_WHY"; done
+elif ! t_podman_conf "$NB"; then
+	echo "$REG_CASES" | while read -r n; do t_skip "$n" "cannot make node B's storage"; done
+else
+	T_AT_EXIT="node_b_stop $T_AT_EXIT"
+	registry_cases
+fi
 
 # The same trial under docker: the record equals podman's but for what
 # names the engine, its image ids, times and durations.

@@ -21,29 +21,11 @@ an intercepted TLS chain in a RUN step: SKILLC_BUILD_CA named, no escapes
 IMAGE_REGISTRY: node A pushes its L1 and L2, node B runs a trial in the L2 by digest and builds nothing
 IMAGE_REGISTRY: content changed in the registry under the digest is refused, no trial"
 skip_all() { echo "$NAMES" | while read -r n; do t_skip "$n" "$1"; done; exit 0; }
-command -v docker-registry >/dev/null 2>&1 || skip_all "no docker-registry (apt-get install -y docker-registry)"
-
-# the registry, on a free loopback port, its data here
+# the registry (tests/lib.sh t_registry), on a free loopback port, its data here
 REG=$T_TMP/registry
-PORT=$(t_free_port)
-mkdir -p "$REG/data"
-cat >"$REG/config.yml" <<EOC
-version: 0.1
-log:
-  level: info
-storage:
-  filesystem:
-    rootdirectory: $REG/data
-http:
-  addr: 127.0.0.1:$PORT
-EOC
-start_registry() {
-	docker-registry serve "$REG/config.yml" >>"$REG/registry.log" 2>&1 &
-	REG_PID=$!
-	T_PIDS="$T_PIDS $REG_PID"
-	t_poll 30 curl -fsS "http://127.0.0.1:$PORT/v2/"
-}
-start_registry || skip_all "docker-registry does not start here: $(tail -n 1 "$REG/registry.log")"
+t_registry "$REG" || skip_all "$T_WHY"
+PORT=${T_REGISTRY##*:}
+REG_PID=$T_REGISTRY_PID
 T_DOCKERD_ARGS="--registry-mirror http://127.0.0.1:$PORT"
 t_dockerd || skip_all "$T_WHY"
 t_docker_base busybox bb:local || skip_all "$T_WHY"
@@ -111,7 +93,7 @@ skip_nodes() {
 	t_skip "IMAGE_REGISTRY: content changed in the registry under the digest is refused, no trial" "$1"
 	exit 0
 }
-start_registry || skip_nodes "docker-registry does not start again"
+t_registry "$REG" || skip_nodes "docker-registry does not start again: $T_WHY"
 t_docker_base debian debian:12-slim || skip_nodes "$T_WHY"
 mkdir -p "$NB"
 dockerd --host "unix://$NB/docker.sock" --data-root "$NB/data" --exec-root "$NB/exec" --pidfile "$NB/docker.pid" \
@@ -132,7 +114,7 @@ cat >"$H/agent.script.json" <<'EOS'
   {"exec": "awk -F, 'NR > 1 && $2 + 0 < 5 { print $1 }' /root/stock.csv | sort > /root/low-stock.txt"},
   {"message": "Wrote /root/low-stock.txt."}]}
 EOS
-printf '{"acp_command": ["/opt/scripted/acpagent", "/opt/scripted/script.json"], "skill_paths": ["~/.opencode/skills"], "image": {"files": [{"src": "acpagent", "dest": "/opt/scripted/acpagent"}, {"src": "agent.script.json", "dest": "/opt/scripted/script.json"}]}}\n' >"$H/scripted.json"
+t_scripted_harness "$H" scripted
 t_fakellm "$T_TMP/llm" '{"chat": []}'
 printf '{"providers": {"fake": {"base_url": "%s", "key_required": false}}}\n' "$FAKELLM_URL" >"$T_TMP/routes.json"
 export ROUTES="$T_TMP/routes.json" HARNESS_PATH="$H"
@@ -171,10 +153,7 @@ t_end
 
 t_begin "IMAGE_REGISTRY: content changed in the registry under the digest is refused, no trial"
 DOCKER_HOST=$NODE_B docker rmi -f "$PINNED" >/dev/null 2>&1
-digest=${PINNED##*@sha256:}
-blob=$REG/data/docker/registry/v2/blobs/sha256/$(printf %.2s "$digest")/$digest/data
-t_check "the manifest is in the registry's storage" test -f "$blob"
-printf ' ' >>"$blob"
+t_check "the manifest is in the registry's storage, changed" t_registry_tamper "$REG" "$PINNED"
 trial tampered
 t_eq "exit status: errored" "$RC" 1
 t_eq "an infra error" "$($J "$R/result.json" error_category)" environment_build

@@ -21,6 +21,7 @@ const struct engine engine_docker = {
 	.step = "Step ",
 	.build_env = "DOCKER_BUILDKIT=0", /* the legacy builder: Debian's docker.io has no BuildKit */
 	.makes_workdir = true,
+	.insecure_how = "list it in insecure-registries of the daemon's daemon.json (loopback ones need nothing)",
 };
 
 /* Root podman gives a container nofile and nproc limits of 2^20, which
@@ -40,6 +41,8 @@ const struct engine engine_podman = {
 	.bare_ids = true,
 	.own_limits = true,
 	.rm_waits = true,
+	.digest_flag = "--digestfile",
+	.insecure_how = "give it insecure = true under its [[registry]] in registries.conf, containers-registries.conf(5)",
 };
 
 const struct engine *engine_named(const char *sandbox)

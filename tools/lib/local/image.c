@@ -487,28 +487,70 @@ static bool registry_ok(const char *reg)
 	return true;
 }
 
-int image_publish(const struct engine *en, struct image_ref *r, const char *registry, struct err *e)
+/* The registry's refusal of a push or pull, in one line: what the engine
+ * said, and the way out (hint; for a registry that speaks plain http: how
+ * the engine is told it may). */
+static int registry_failure(const struct engine *en, const char *what, const char *hint, struct buf *out, struct err *e)
+{
+	if (out->data)
+		text_strip_escapes(out->data);
+	bool plain = out->data && strstr(out->data, "HTTP response to HTTPS client");
+	return err_set(e, ERR_WORK, "%s: %s (%s%s)", what, buf_last_line(out), plain ? "a plain-http registry: " : "",
+		       plain ? en->insecure_how : hint);
+}
+
+/* The pushed manifest's 64 hex digits into hex: docker prints them
+ * ("digest: sha256:..."), podman writes "sha256:..." to its digest file. */
+static int pushed_digest(const struct engine *en, const char *remote, struct buf *out, const char *dfile, char hex[65],
+			 struct err *e)
+{
+	struct buf f = BUF_INIT;
+	const char *d = NULL;
+	if (!dfile && out->data && (d = strstr(out->data, "digest: sha256:")))
+		d += 15;
+	else if (dfile && fs_read(dfile, 4096, &f, e) == 0 && f.data && !strncmp(f.data, "sha256:", 7))
+		d = f.data + 7;
+	int rc = 0;
+	if (!d || strspn(d, "0123456789abcdef") < 64)
+		rc = err_set(e, ERR_WORK, "%s push %s gave no digest: %s", en->name, remote,
+			     dfile ? (f.data ? f.data : "no digest file") : buf_last_line(out));
+	else
+		snprintf(hex, 65, "%.64s", d);
+	buf_free(&f);
+	return rc;
+}
+
+int image_publish(const struct engine *en, struct image_ref *r, const char *registry, const char *work, struct err *e)
 {
 	if (!registry_ok(registry))
 		return err_set(e, ERR_INPUT, "bad IMAGE_REGISTRY '%s': give host:port[/prefix], e.g. registry.example:5000/skillc",
 			       registry);
-	char *remote = xasprintf("%s/%s", registry, r->tag);
+	char *remote = xasprintf("%s/%s", registry, r->tag), *what = xasprintf("%s push %s", en->name, remote);
+	char *base = en->digest_flag ? path_join(work, "push.digest") : NULL, *dfile = base ? fs_temp_beside(base) : NULL;
 	struct buf out = BUF_INIT;
+	char hex[65];
 	int rc = engine4(en, "tag", r->id, remote, NULL, &out, e);
 	if (rc > 0)
-		err_set(e, ERR_WORK, "docker tag %s: %s", remote, buf_last_line(&out));
+		err_set(e, ERR_WORK, "%s tag %s: %s", en->name, remote, buf_last_line(&out));
 	buf_reset(&out);
-	if (rc == 0 && (rc = engine4(en, "push", remote, NULL, NULL, &out, e)) > 0)
-		err_set(e, ERR_WORK, "docker push %s: %s (is IMAGE_REGISTRY's registry up?)", remote, buf_last_line(&out));
-	const char *d = rc == 0 && out.data ? strstr(out.data, "digest: sha256:") : NULL;
-	if (rc == 0 && (!d || strspn(d + 15, "0123456789abcdef") != 64))
-		rc = err_set(e, ERR_WORK, "docker push %s printed no digest: %s", remote, buf_last_line(&out));
+	if (rc == 0)
+		rc = dfile ? engine4(en, "push", en->digest_flag, dfile, remote, &out, e)
+			   : engine4(en, "push", remote, NULL, NULL, &out, e);
+	if (rc > 0)
+		registry_failure(en, what, "is IMAGE_REGISTRY's registry up?", &out, e);
+	if (rc == 0)
+		rc = pushed_digest(en, remote, &out, dfile, hex, e);
 	if (rc == 0) { /* by digest, without the tag: the tag is what could be pushed over */
 		const char *colon = strrchr(remote, ':');
 		size_t repo = colon > strrchr(remote, '/') ? (size_t)(colon - remote) : strlen(remote);
-		r->pinned = xasprintf("%.*s@sha256:%.64s", (int)repo, remote, d + 15);
+		r->pinned = xasprintf("%.*s@sha256:%s", (int)repo, remote, hex);
 	}
+	if (dfile)
+		unlink(dfile);
 	buf_free(&out);
+	free(dfile);
+	free(base);
+	free(what);
 	free(remote);
 	return rc == 0 ? 0 : -1;
 }
@@ -519,14 +561,14 @@ int image_pull(const struct engine *en, const char *pinned, char id[80], struct 
 	if (found != 0)
 		return found < 0 ? -1 : 0;
 	struct buf out = BUF_INIT;
+	char *what = xasprintf("cannot pull %s from the registry", pinned);
 	int rc = engine4(en, "pull", pinned, NULL, NULL, &out, e);
-	if (rc > 0) {
-		if (out.data)
-			text_strip_escapes(out.data);
-		err_set(e, ERR_WORK, "cannot pull %s from the registry: %s (built and pushed by make images with "
-			"IMAGE_REGISTRY; a digest that does not match is refused)", pinned, buf_last_line(&out));
-	}
+	if (rc > 0)
+		registry_failure(en, what,
+				 "built and pushed by make images with IMAGE_REGISTRY; a digest that does not match is refused",
+				 &out, e);
 	buf_free(&out);
+	free(what);
 	if (rc == 0 && engine_image_id(en, pinned, id, e) != 1)
 		return err_set(e, ERR_WORK, "%s pull %s left no image", en->name, pinned);
 	return rc == 0 ? 0 : -1;

@@ -44,7 +44,7 @@ const struct setting_def settings_table[] = {
 	{ "QEMU", SET_ENUM, "auto", "auto yes no", 0, 0, false, "SANDBOX=docker|podman, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)", SCOPE_RUN },
 	{ "RUNTIME_BASE", SET_IMAGE, "debian:12-slim", NULL, 0, 0, false, "the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)", SCOPE_CALL },
 	{ "REGISTRY_MIRROR", SET_ARGS, "", NULL, 0, 0, false, "registry mirrors (http(s) URLs, comma-separated) the Docker-in-Docker runtime's daemon pulls base images through; for your own daemon: registry-mirrors in its daemon.json (docs/containers.md)", SCOPE_CALL },
-	{ "IMAGE_REGISTRY", SET_IMAGE, "", NULL, 0, 0, false, "SANDBOX=docker, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)", SCOPE_CALL },
+	{ "IMAGE_REGISTRY", SET_IMAGE, "", NULL, 0, 0, false, "SANDBOX=docker or podman, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)", SCOPE_CALL },
 	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation", SCOPE_RUN },
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true, "counting traces the fast stage needs; static-eval runs at least this many", SCOPE_RUN },
 	{ "FAST_TOP", SET_INT, "3", NULL, 1, 100, true, "traces in the fast stage's top group (docs/fast.md)", SCOPE_RUN },
