@@ -311,7 +311,7 @@ int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, st
 static void pub_push(struct fs_pub *p, char *tmp, const char *target, int fd)
 {
 	GROW(p->v, p->n, p->cap);
-	p->v[p->n++] = (struct fs_pub_item){ tmp, xstrdup(target), fd, fd < 0 };
+	p->v[p->n++] = (struct fs_pub_item){ tmp, xstrdup(target), fd, fd < 0, fd < 0 };
 }
 
 int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode, struct err *e)
@@ -381,7 +381,7 @@ static int pub_sync(struct fs_pub *p, struct err *e)
 	for (size_t i = 0; i < p->n; i++) {
 		struct fs_pub_item *it = &p->v[i];
 		if (it->dir) {
-			if (sync_tree(it->tmp, e) < 0)
+			if (it->sync && sync_tree(it->tmp, e) < 0)
 				return -1;
 			continue;
 		}
@@ -521,11 +521,22 @@ int fs_write_if_changed(const char *path, const void *data, size_t len, struct e
 	return r;
 }
 
-int fs_publish_dir(const char *tmp, const char *target, struct err *e)
+static int publish_one_dir(const char *tmp, const char *target, bool sync, struct err *e)
 {
 	struct fs_pub p = FS_PUB_INIT;
 	fs_pub_dir(&p, tmp, target);
+	p.v[0].sync = sync;
 	return fs_pub_commit(&p, e);
+}
+
+int fs_publish_dir(const char *tmp, const char *target, struct err *e)
+{
+	return publish_one_dir(tmp, target, false, e);
+}
+
+int fs_publish_tree(const char *tmp, const char *target, struct err *e)
+{
+	return publish_one_dir(tmp, target, true, e);
 }
 
 bool fs_exists(const char *path)

@@ -42,9 +42,13 @@ int fs_remove_orphaned_temps(const char *dir, struct err *e);
 bool fs_temp_resumable(const char *dir);
 
 /* Swaps the finished directory tmp in at target (atomically when target
- * exists, with renameat2 RENAME_EXCHANGE), then removes the old tree. A
- * publication of one folder (below): its files need no fsync of their own. */
+ * exists, with renameat2 RENAME_EXCHANGE), then removes the old tree. The
+ * rename is made durable; the files in tmp are the caller's to have synced
+ * (fs_write_atomic, fs_copy_file) or not to need it (a trial's tree). */
 int fs_publish_dir(const char *tmp, const char *target, struct err *e);
+/* The same, with every file and folder of tmp fsynced first: a publication
+ * of one folder (below) built with fs_write_new and fs_copy_new. */
+int fs_publish_tree(const char *tmp, const char *target, struct err *e);
 
 /* A publication: files and finished folders written under temp names, then
  * put in place together, whole after a crash or absent. fs_pub_commit
@@ -55,7 +59,8 @@ int fs_publish_dir(const char *tmp, const char *target, struct err *e);
 struct fs_pub_item {
 	char *tmp, *target;
 	int fd;   /* a file's temp, open until its fsync; -1 after, and for a folder */
-	bool dir; /* tmp is a finished folder of the caller's */
+	bool dir;  /* tmp is a finished folder of the caller's */
+	bool sync; /* a folder whose every file and folder is fsynced first */
 };
 struct fs_pub {
 	struct fs_pub_item *v;
@@ -67,7 +72,8 @@ int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len
 /* The same unless path holds exactly these bytes: 1 added, 0 unchanged. */
 int fs_pub_file_if_changed(struct fs_pub *p, const char *path, const void *data, size_t len, struct err *e);
 /* The finished folder tmp goes in at target at the commit (the old tree,
- * if any, is swapped out and removed). */
+ * if any, is swapped out and removed), its every file and folder fsynced
+ * before. */
 void fs_pub_dir(struct fs_pub *p, const char *tmp, const char *target);
 /* Makes it all durable and puts it in place; frees p either way. On an
  * error what was already renamed stays (whole) and the other temps go. */
