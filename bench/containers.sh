@@ -17,6 +17,9 @@ set -eu
 N=${1:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ -x "$ROOT/bin/skillc-image" ] || { echo "bench/containers.sh: run make first" >&2; exit 2; }
+# the loopback model server of the tests (t_fakellm), which `make check` builds
+[ -x "$ROOT/build/tests/helpers/fakellm" ] || make -C "$ROOT" --no-print-directory build/tests/helpers/fakellm >/dev/null ||
+	{ echo "bench/containers.sh: cannot build build/tests/helpers/fakellm (make check builds it)" >&2; exit 2; }
 T_ROOT=$ROOT
 . "$ROOT/tests/lib.sh"
 t_dockerd || { echo "bench/containers.sh: $T_WHY" >&2; exit 2; }

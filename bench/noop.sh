@@ -7,6 +7,8 @@
 #    a run) with one make, then times the no-op make of the whole matrix
 #    (median of 5; wall and CPU time) and of one run (median of 11), and
 #    beside them a make of one empty target (make's own start, the floor).
+#    Then where one run's no-op goes: make reading skillc.mk and
+#    defaults.mk alone (make -q skillc-help) and the start of skillc-rules.
 # 2. Writes a Snakefile with the same graph (per run: ingest reads the
 #    skill's files, profile the profiles folder, static both outputs), makes
 #    its outputs up to date, then times `snakemake -n` (median of 5) and
@@ -83,6 +85,12 @@ one_wall=$1 one_cpu=$2
 printf 'nothing:\n.PHONY: nothing\n' >nothing.mk
 set -- $(median_of 11 make -f nothing.mk nothing)
 echo "anchor, an empty make:       wall $1 ms, CPU $2 ms (median of 11); one run's no-op is $(echo "$one_wall $1" | awk '{ printf "%.1f", $1 / $2 }')x wall, $(echo "$one_cpu $2" | awk '{ printf "%.1f", $1 / $2 }')x CPU"
+# where one run's no-op goes: make reading skillc.mk and defaults.mk alone
+# (a goal that starts no process), and the start of the one process it runs
+set -- $(median_of 11 make -f "$ROOT/mk/skillc.mk" -q skillc-help)
+echo "  of which make reading skillc.mk + defaults.mk (make -q skillc-help): wall $1 ms, CPU $2 ms (median of 11)"
+set -- $(median_of 11 "$ROOT/bin/skillc-rules" --version)
+echo "  and the start of skillc-rules (--version): wall $1 ms, CPU $2 ms (median of 11)"
 
 # Snakemake on the same graph
 if ! command -v snakemake >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

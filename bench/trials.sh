@@ -23,6 +23,9 @@ set -eu
 TRIALS=${1:-200} JOBS=${2:-8} N=${3:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ -x "$ROOT/bin/skillc-eval" ] && [ -x "$ROOT/libexec/acpagent" ] || { echo "bench/trials.sh: run make first" >&2; exit 2; }
+# the loopback model server of the tests (t_fakellm), which `make check` builds
+[ -x "$ROOT/build/tests/helpers/fakellm" ] || make -C "$ROOT" --no-print-directory build/tests/helpers/fakellm >/dev/null ||
+	{ echo "bench/trials.sh: cannot build build/tests/helpers/fakellm (make check builds it)" >&2; exit 2; }
 T_ROOT=$ROOT
 . "$ROOT/tests/lib.sh"
 W=$T_TMP/work

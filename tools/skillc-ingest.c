@@ -69,7 +69,7 @@ static int copy_tree(const char *src, const char *dst, const struct fs_tree *t, 
 			if (symlink(en->link, to) < 0)
 				r = err_set(e, ERR_WORK, "cannot create symlink '%s':", to);
 		} else {
-			r = fs_copy_file(from, to, (en->mode & 0111) ? 0755 : 0644, e);
+			r = fs_copy_new(from, to, (en->mode & 0111) ? 0755 : 0644, e);
 		}
 		free(from);
 		free(to);
@@ -108,15 +108,13 @@ static int publish_copy(const struct skill_set *set, const char *out, hash_hex h
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < set->n; i++) {
 		char *dst = path_join(tmp, set->v[i].name);
-		rc = copy_tree(set->v[i].dir, dst, &set->v[i].tree, e);
-		if (rc == 0 && fs_fsync_dir(dst) < 0)
-			rc = err_set(e, ERR_WORK, "cannot sync '%s':", dst);
+		rc = copy_tree(set->v[i].dir, dst, &set->v[i].tree, e); /* made durable by fs_publish_tree */
 		free(dst);
 	}
 	if (rc == 0 && hash_tree(tmp, h, e) < 0)
 		rc = -1;
 	if (rc == 0)
-		rc = fs_publish_dir(tmp, out, e);
+		rc = fs_publish_tree(tmp, out, e);
 	if (rc < 0) {
 		struct err ignore;
 		fs_remove_tree(tmp, &ignore);

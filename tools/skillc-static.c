@@ -356,39 +356,55 @@ static void write_skill(struct compile *c, const char *tmp, cJSON *rep)
 		      json_str(old, "rule"));
 }
 
-static void write_json(const char *path, const cJSON *j)
+/* Adds path to the publication unless it holds these bytes already. */
+static int pub_if_changed(struct fs_pub *p, const char *path, const struct buf *b, struct err *e)
 {
-	struct err e = { 0 };
-	mkparent(path);
-	if (json_write_if_changed(path, j, &e) < 0)
-		die_err(&e);
+	return fs_pub_file_if_changed(p, path, b->data ? b->data : "", b->len, e) < 0 ? -1 : 0;
 }
 
-/* The set built in tmp goes into place whole; then the reports, the
- * plans and the hash stamp. */
+static int pub_json(struct fs_pub *p, const char *path, const cJSON *j, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	json_canon(j, true, &b);
+	buf_addc(&b, '\n');
+	int r = pub_if_changed(p, path, &b, e);
+	buf_free(&b);
+	return r;
+}
+
+/* The set built in tmp, the reports, the plans and the hash stamp go into
+ * place as one publication: one fsync round for all, not two a file. */
 static void write_set(const struct opts *o, const char *tmp, const cJSON *rep, const cJSON *plans,
                       const struct buf *md)
 {
 	struct err e = { 0 };
-	if (fs_publish_dir(tmp, o->out, &e) < 0)
+	const char *files[] = { o->report, o->report_md, o->plan_out, o->hash };
+	for (size_t i = 0; i < ARRAY_LEN(files); i++)
+		if (files[i])
+			mkparent(files[i]); /* before any temp exists: a failure here leaves none */
+	struct fs_pub p = FS_PUB_INIT;
+	hash_hex h;
+	int r = o->hash ? hash_tree(tmp, h, &e) : 0; /* paths are relative: the same hash as at o->out */
+	fs_pub_dir(&p, tmp, o->out);
+	if (r == 0 && o->report)
+		r = pub_json(&p, o->report, rep, &e);
+	if (r == 0 && o->report_md)
+		r = pub_if_changed(&p, o->report_md, md, &e);
+	if (r == 0 && o->plan_out)
+		r = pub_json(&p, o->plan_out, plans, &e);
+	if (r == 0 && o->hash) {
+		struct buf line = BUF_INIT;
+		buf_printf(&line, "%s\n", h);
+		r = pub_if_changed(&p, o->hash, &line, &e);
+		buf_free(&line);
+	}
+	if (r < 0) {
+		fs_pub_abort(&p);
+		fs_pub_free(&p);
 		die_err(&e);
-	if (o->report)
-		write_json(o->report, rep);
-	if (o->report_md) {
-		mkparent(o->report_md);
-		if (fs_write_if_changed(o->report_md, md->data ? md->data : "", md->len, &e) < 0)
-			die_err(&e);
 	}
-	if (o->plan_out)
-		write_json(o->plan_out, plans);
-	if (o->hash) {
-		hash_hex h;
-		if (hash_tree(o->out, h, &e) < 0)
-			die_err(&e);
-		mkparent(o->hash);
-		if (stamp_write(o->hash, h, &e) < 0)
-			die_err(&e);
-	}
+	if (fs_pub_commit(&p, &e) < 0)
+		die_err(&e);
 }
 
 static cJSON *profile_summary(const cJSON *res, const cJSON *p)

@@ -193,6 +193,73 @@ static void test_publish_dir_swaps(void)
 	free(neu);
 }
 
+/* No name of fs_temp_beside's left anywhere under root. */
+static bool no_temps(const char *root)
+{
+	struct err e;
+	struct fs_tree t = { 0 };
+	bool none = fs_list_tree(root, &t, &e) == 0;
+	for (size_t i = 0; none && i < t.n; i++)
+		none = !fs_is_temp_name(path_base(t.v[i].path));
+	fs_tree_free(&t);
+	return none;
+}
+
+static void test_publication_together(void)
+{
+	struct err e;
+	char *root = path_join(dir, "pubs");
+	t_put(root, "tree.tmp/s/SKILL.md", "skill");
+	t_put(root, "same.json", "{}\n");
+	char *tree = path_join(root, "tree.tmp"), *out = path_join(root, "out"), *rep = path_join(root, "r/rep.json"),
+	     *same = path_join(root, "same.json"), *r = path_join(root, "r");
+	CHECK(fs_mkdirs(r, &e) == 0);
+	struct fs_pub p = FS_PUB_INIT;
+	fs_pub_dir(&p, tree, out);
+	CHECK(fs_pub_file(&p, rep, "{\"a\": 1}\n", 9, 0644, &e) == 0);
+	CHECK_INT(fs_pub_file_if_changed(&p, same, "{}\n", 3, &e), 0); /* the same bytes: not added */
+	CHECK_INT(p.n, 2);
+	CHECK(!fs_exists(rep)); /* nothing in place before the commit */
+	CHECK(fs_pub_commit(&p, &e) == 0);
+	CHECK_INT(p.n, 0);
+	struct buf b = BUF_INIT;
+	char *md = path_join(out, "s/SKILL.md");
+	CHECK(fs_read(md, 0, &b, &e) == 0 && !strcmp(b.data, "skill"));
+	buf_reset(&b);
+	CHECK(fs_read(rep, 0, &b, &e) == 0 && !strcmp(b.data, "{\"a\": 1}\n"));
+	CHECK(!fs_exists(tree));
+	CHECK(no_temps(root));
+	/* one rename fails (its target is a folder): what came before stays in
+	 * place, whole; the temps after it are removed, none is left */
+	char *a = path_join(root, "a"), *blocked = path_join(root, "blocked"), *c = path_join(root, "c");
+	t_put(root, "blocked/x", "x");
+	CHECK(fs_pub_file(&p, a, "a", 1, 0644, &e) == 0);
+	CHECK(fs_pub_file(&p, blocked, "b", 1, 0644, &e) == 0);
+	CHECK(fs_pub_file(&p, c, "c", 1, 0644, &e) == 0);
+	CHECK(fs_pub_commit(&p, &e) == -1);
+	CHECK(strstr(e.msg, "cannot rename") != NULL);
+	CHECK(fs_exists(a));
+	CHECK(!fs_exists(c));
+	CHECK(no_temps(root));
+	/* an abort removes every temp */
+	CHECK(fs_pub_file(&p, c, "c", 1, 0644, &e) == 0);
+	fs_pub_abort(&p);
+	fs_pub_free(&p);
+	CHECK(!fs_exists(c));
+	CHECK(no_temps(root));
+	buf_free(&b);
+	free(md);
+	free(a);
+	free(blocked);
+	free(c);
+	free(r);
+	free(tree);
+	free(out);
+	free(rep);
+	free(same);
+	free(root);
+}
+
 static void test_normalize_rel(void)
 {
 	char *p = path_normalize_rel("a/./b/../c");
@@ -499,6 +566,7 @@ int main(void)
 	RUN(test_tree_hash_rules);
 	RUN(test_tree_hash_cached);
 	RUN(test_publish_dir_swaps);
+	RUN(test_publication_together);
 	RUN(test_normalize_rel);
 	RUN(test_json_canonical);
 	RUN(test_proc_exit_and_tee);

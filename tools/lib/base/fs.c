@@ -146,15 +146,6 @@ int fs_fsync_dir(const char *dir)
 	return r;
 }
 
-/* fsync of path's folder, so a rename into it survives a crash. */
-static int sync_parent(const char *path, struct err *e)
-{
-	char *dir = path_dir(path);
-	int r = fs_fsync_dir(dir) < 0 ? err_set(e, ERR_WORK, "cannot sync the folder '%s':", dir) : 0;
-	free(dir);
-	return r;
-}
-
 static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
@@ -169,51 +160,6 @@ static int write_all(int fd, const void *data, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
-}
-
-int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
-{
-	char *tmp = fs_temp_beside(path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-	if (fd < 0) {
-		err_set(e, ERR_WORK, "cannot create '%s':", tmp);
-		free(tmp);
-		return -1;
-	}
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
-		err_set(e, ERR_WORK, "cannot write '%s':", tmp);
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	if (close(fd) < 0) {
-		err_set(e, ERR_WORK, "cannot write '%s':", tmp);
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) < 0) {
-		err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, path);
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return sync_parent(path, e);
-}
-
-int fs_write_if_changed(const char *path, const void *data, size_t len, struct err *e)
-{
-	struct buf old = BUF_INIT;
-	struct err ignore;
-	if (fs_read(path, len + 1, &old, &ignore) == 0 && old.len == len &&
-	    (len == 0 || memcmp(old.data, data, len) == 0)) {
-		buf_free(&old);
-		return 0;
-	}
-	buf_free(&old);
-	return fs_write_atomic(path, data, len, 0644, e) < 0 ? -1 : 1;
 }
 
 int fs_mkdirs(const char *path, struct err *e)
@@ -271,46 +217,19 @@ int fs_remove_tree(const char *path, struct err *e)
 	return remove_at(AT_FDCWD, path, e, path);
 }
 
-/* Without RENAME_EXCHANGE (old kernel or filesystem): the old tree aside,
- * the new one in, and the old one back when that fails. */
-static int publish_by_moving(const char *tmp, const char *target, struct err *e)
+/* Writeback of fd's pages started now, so the fsync at publication finds
+ * them on their way and one journal commit covers every file of it. A hint
+ * only: that fsync decides. */
+static void start_writeback(int fd)
 {
-	char *old = fs_temp_beside(target);
-	int r = 0;
-	if (rename(target, old) < 0) {
-		r = err_set(e, ERR_WORK, "cannot move '%s' aside:", target);
-	} else if (rename(tmp, target) < 0) {
-		r = err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
-		if (rename(old, target) < 0) /* the old tree must not stay under a temp name */
-			err_set(e, ERR_WORK, "cannot rename '%s' to '%s', and putting the old '%s' back "
-				"failed too (it is at '%s'):", tmp, target, target, old);
-	} else {
-		r = sync_parent(target, e);
-		if (r == 0)
-			r = fs_remove_tree(old, e);
-	}
-	free(old);
-	return r;
+#ifdef SYNC_FILE_RANGE_WRITE
+	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)fd;
+#endif
 }
 
-int fs_publish_dir(const char *tmp, const char *target, struct err *e)
-{
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
-		/* tmp now holds the old tree */
-		if (sync_parent(target, e) < 0)
-			return -1;
-		return fs_remove_tree(tmp, e);
-	}
-	if (errno != ENOENT && errno != EINVAL && errno != ENOSYS)
-		return err_set(e, ERR_WORK, "cannot swap '%s' into '%s':", tmp, target);
-	if (errno != ENOENT && fs_exists(target))
-		return publish_by_moving(tmp, target, e);
-	if (rename(tmp, target) < 0)
-		return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
-	return sync_parent(target, e);
-}
-
-int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
+static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, struct err *e)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (in < 0)
@@ -337,7 +256,7 @@ int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
 			break;
 		}
 	}
-	if (r == 0 && fsync(out) < 0)
+	if (r == 0 && (sync ? fsync(out) : (start_writeback(out), 0)) < 0)
 		r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
 	if (r == 0 && fchmod(out, mode) < 0) /* exact mode, whatever the umask */
 		r = err_set(e, ERR_WORK, "cannot set the mode of '%s':", dst);
@@ -345,6 +264,279 @@ int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
 	if (close(out) < 0 && r == 0)
 		r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
 	return r;
+}
+
+int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
+{
+	return copy_file(src, dst, mode, true, e);
+}
+
+int fs_copy_new(const char *src, const char *dst, mode_t mode, struct err *e)
+{
+	return copy_file(src, dst, mode, false, e);
+}
+
+/* Creates path (it must not exist), writes data, starts its writeback.
+ * The open descriptor is returned (for an fsync later), -1 with e set. */
+static int write_new_fd(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0)
+		return err_set(e, ERR_WORK, "cannot create '%s':", path);
+	if (write_all(fd, data, len) < 0) {
+		err_set(e, ERR_WORK, "cannot write '%s':", path);
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	start_writeback(fd);
+	return fd;
+}
+
+int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+{
+	int fd = write_new_fd(path, data, len, mode, e);
+	if (fd < 0)
+		return -1;
+	if (close(fd) < 0) {
+		err_set(e, ERR_WORK, "cannot write '%s':", path);
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- publications (docs/internals/durability.md) ---------------------- */
+
+static void pub_push(struct fs_pub *p, char *tmp, const char *target, int fd)
+{
+	GROW(p->v, p->n, p->cap);
+	p->v[p->n++] = (struct fs_pub_item){ tmp, xstrdup(target), fd, fd < 0, fd < 0 };
+}
+
+int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+{
+	char *tmp = fs_temp_beside(path);
+	int fd = write_new_fd(tmp, data, len, mode, e);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	pub_push(p, tmp, path, fd);
+	return 0;
+}
+
+int fs_pub_file_if_changed(struct fs_pub *p, const char *path, const void *data, size_t len, struct err *e)
+{
+	struct buf old = BUF_INIT;
+	struct err ignore;
+	bool same = fs_read(path, len + 1, &old, &ignore) == 0 && old.len == len &&
+		    (len == 0 || memcmp(old.data, data, len) == 0);
+	buf_free(&old);
+	if (same)
+		return 0;
+	return fs_pub_file(p, path, data, len, 0644, e) < 0 ? -1 : 1;
+}
+
+void fs_pub_dir(struct fs_pub *p, const char *tmp, const char *target)
+{
+	pub_push(p, xstrdup(tmp), target, -1);
+}
+
+/* fsync of every file and folder of the tree dir, folders after their
+ * entries; symlinks are not followed (a link's own entry is its folder's). */
+static int sync_tree(const char *dir, struct err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(e, ERR_WORK, "cannot list '%s':", dir);
+	int r = 0;
+	for (struct dirent *de; r == 0 && (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = path_join(dir, de->d_name);
+		struct stat st;
+		if (lstat(p, &st) < 0)
+			r = err_set(e, ERR_WORK, "cannot stat '%s':", p);
+		else if (S_ISDIR(st.st_mode))
+			r = sync_tree(p, e);
+		else if (S_ISREG(st.st_mode)) {
+			int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 || fsync(fd) < 0)
+				r = err_set(e, ERR_WORK, "cannot sync '%s':", p);
+			if (fd >= 0)
+				close(fd);
+		}
+		free(p);
+	}
+	closedir(d);
+	if (r == 0 && fs_fsync_dir(dir) < 0)
+		r = err_set(e, ERR_WORK, "cannot sync the folder '%s':", dir);
+	return r;
+}
+
+/* Step 1: every temp durable before any rename. */
+static int pub_sync(struct fs_pub *p, struct err *e)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct fs_pub_item *it = &p->v[i];
+		if (it->dir) {
+			if (it->sync && sync_tree(it->tmp, e) < 0)
+				return -1;
+			continue;
+		}
+		int r = fsync(it->fd);
+		if (close(it->fd) < 0)
+			r = -1;
+		it->fd = -1;
+		if (r < 0)
+			return err_set(e, ERR_WORK, "cannot write '%s':", it->tmp);
+	}
+	return 0;
+}
+
+/* Without RENAME_EXCHANGE (old kernel or filesystem): the old tree aside,
+ * the new one in, and the old one back when that fails. *old is the old
+ * tree's name to remove once the rename is durable. */
+static int place_by_moving(const char *tmp, const char *target, char **old, struct err *e)
+{
+	*old = fs_temp_beside(target);
+	if (rename(target, *old) < 0) {
+		err_set(e, ERR_WORK, "cannot move '%s' aside:", target);
+	} else if (rename(tmp, target) < 0) {
+		err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
+		if (rename(*old, target) < 0) /* the old tree must not stay under a temp name */
+			err_set(e, ERR_WORK, "cannot rename '%s' to '%s', and putting the old '%s' back "
+				"failed too (it is at '%s'):", tmp, target, target, *old);
+	} else {
+		return 0;
+	}
+	free(*old);
+	*old = NULL;
+	return -1;
+}
+
+/* Step 2 for one item: renamed into place; a folder swapped with the old
+ * tree, whose name (to remove after the folder fsync) goes to *old. */
+static int pub_place(struct fs_pub_item *it, char **old, struct err *e)
+{
+	*old = NULL;
+	if (!it->dir) {
+		if (rename(it->tmp, it->target) < 0)
+			return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", it->tmp, it->target);
+		return 0;
+	}
+	if (renameat2(AT_FDCWD, it->tmp, AT_FDCWD, it->target, RENAME_EXCHANGE) == 0) {
+		*old = xstrdup(it->tmp); /* tmp now holds the old tree */
+		return 0;
+	}
+	if (errno != ENOENT && errno != EINVAL && errno != ENOSYS)
+		return err_set(e, ERR_WORK, "cannot swap '%s' into '%s':", it->tmp, it->target);
+	if (errno != ENOENT && fs_exists(it->target))
+		return place_by_moving(it->tmp, it->target, old, e);
+	if (rename(it->tmp, it->target) < 0)
+		return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", it->tmp, it->target);
+	return 0;
+}
+
+/* Step 3: each folder renamed into synced once, however many items it got. */
+static int pub_sync_parents(const struct fs_pub *p, struct err *e)
+{
+	struct strlist dirs = STRLIST_INIT;
+	for (size_t i = 0; i < p->n; i++)
+		strlist_push_owned(&dirs, path_dir(p->v[i].target));
+	strlist_sort(&dirs);
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < dirs.n; i++)
+		if ((i == 0 || strcmp(dirs.v[i], dirs.v[i - 1])) && fs_fsync_dir(dirs.v[i]) < 0)
+			r = err_set(e, ERR_WORK, "cannot sync the folder '%s':", dirs.v[i]);
+	strlist_free(&dirs);
+	return r;
+}
+
+int fs_pub_commit(struct fs_pub *p, struct err *e)
+{
+	int r = pub_sync(p, e);
+	struct strlist olds = STRLIST_INIT;
+	size_t placed = 0;
+	while (r == 0 && placed < p->n) {
+		char *old;
+		r = pub_place(&p->v[placed], &old, e);
+		if (old)
+			strlist_push_owned(&olds, old);
+		placed += r == 0;
+	}
+	if (r == 0)
+		r = pub_sync_parents(p, e);
+	for (size_t i = 0; r == 0 && i < olds.n; i++)
+		r = fs_remove_tree(olds.v[i], e);
+	strlist_free(&olds);
+	if (r < 0) { /* what was placed stays (each whole); the rest goes */
+		struct fs_pub rest = { p->v + placed, p->n - placed, 0 };
+		fs_pub_abort(&rest);
+	}
+	fs_pub_free(p);
+	return r;
+}
+
+void fs_pub_abort(struct fs_pub *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct fs_pub_item *it = &p->v[i];
+		if (it->fd >= 0)
+			close(it->fd);
+		it->fd = -1;
+		struct err ignore;
+		if (it->tmp)
+			fs_remove_tree(it->tmp, &ignore);
+	}
+}
+
+void fs_pub_free(struct fs_pub *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->v[i].fd >= 0)
+			close(p->v[i].fd);
+		free(p->v[i].tmp);
+		free(p->v[i].target);
+	}
+	free(p->v);
+	*p = (struct fs_pub)FS_PUB_INIT;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+{
+	struct fs_pub p = FS_PUB_INIT;
+	if (fs_pub_file(&p, path, data, len, mode, e) < 0)
+		return -1;
+	return fs_pub_commit(&p, e);
+}
+
+int fs_write_if_changed(const char *path, const void *data, size_t len, struct err *e)
+{
+	struct fs_pub p = FS_PUB_INIT;
+	int r = fs_pub_file_if_changed(&p, path, data, len, e);
+	if (r == 1 && fs_pub_commit(&p, e) < 0)
+		return -1;
+	return r;
+}
+
+static int publish_one_dir(const char *tmp, const char *target, bool sync, struct err *e)
+{
+	struct fs_pub p = FS_PUB_INIT;
+	fs_pub_dir(&p, tmp, target);
+	p.v[0].sync = sync;
+	return fs_pub_commit(&p, e);
+}
+
+int fs_publish_dir(const char *tmp, const char *target, struct err *e)
+{
+	return publish_one_dir(tmp, target, false, e);
+}
+
+int fs_publish_tree(const char *tmp, const char *target, struct err *e)
+{
+	return publish_one_dir(tmp, target, true, e);
 }
 
 bool fs_exists(const char *path)

@@ -18,7 +18,8 @@ long fs_max_file_mb(void);
 int fs_read_limited(const char *path, struct buf *out, struct err *e);
 
 /* Writes a temp file beside path, fsyncs it, renames it over path and
- * fsyncs the directory: readers see the old bytes or the new, never half. */
+ * fsyncs the directory: readers see the old bytes or the new, never half.
+ * A publication of one file (below). */
 int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e);
 
 /* Like fs_write_atomic but leaves path (and its mtime) alone when it already
@@ -41,12 +42,54 @@ int fs_remove_orphaned_temps(const char *dir, struct err *e);
 bool fs_temp_resumable(const char *dir);
 
 /* Swaps the finished directory tmp in at target (atomically when target
- * exists, with renameat2 RENAME_EXCHANGE), then removes the old tree. */
+ * exists, with renameat2 RENAME_EXCHANGE), then removes the old tree. The
+ * rename is made durable; the files in tmp are the caller's to have synced
+ * (fs_write_atomic, fs_copy_file) or not to need it (a trial's tree). */
 int fs_publish_dir(const char *tmp, const char *target, struct err *e);
+/* The same, with every file and folder of tmp fsynced first: a publication
+ * of one folder (below) built with fs_write_new and fs_copy_new. */
+int fs_publish_tree(const char *tmp, const char *target, struct err *e);
+
+/* A publication: files and finished folders written under temp names, then
+ * put in place together, whole after a crash or absent. fs_pub_commit
+ * fsyncs every temp (a folder's every file and folder), then renames each
+ * into place, then fsyncs each folder renamed into once: one journal commit
+ * for the data and one for the names, however many files
+ * (docs/internals/durability.md). */
+struct fs_pub_item {
+	char *tmp, *target;
+	int fd;   /* a file's temp, open until its fsync; -1 after, and for a folder */
+	bool dir;  /* tmp is a finished folder of the caller's */
+	bool sync; /* a folder whose every file and folder is fsynced first */
+};
+struct fs_pub {
+	struct fs_pub_item *v;
+	size_t n, cap;
+};
+#define FS_PUB_INIT { NULL, 0, 0 }
+/* Writes data to a temp beside path now; path is replaced at the commit. */
+int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode, struct err *e);
+/* The same unless path holds exactly these bytes: 1 added, 0 unchanged. */
+int fs_pub_file_if_changed(struct fs_pub *p, const char *path, const void *data, size_t len, struct err *e);
+/* The finished folder tmp goes in at target at the commit (the old tree,
+ * if any, is swapped out and removed), its every file and folder fsynced
+ * before. */
+void fs_pub_dir(struct fs_pub *p, const char *tmp, const char *target);
+/* Makes it all durable and puts it in place; frees p either way. On an
+ * error what was already renamed stays (whole) and the other temps go. */
+int fs_pub_commit(struct fs_pub *p, struct err *e);
+/* Removes every temp of p (files and folders); fs_pub_free after. */
+void fs_pub_abort(struct fs_pub *p);
+void fs_pub_free(struct fs_pub *p);
+/* Creates path (absent before) in a folder that is not yet published, with
+ * no fsync of its own: the publication of that folder makes it durable. */
+int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, struct err *e);
 
 int fs_mkdirs(const char *path, struct err *e);          /* mkdir -p */
 int fs_remove_tree(const char *path, struct err *e);     /* rm -rf; absent is fine */
 int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e); /* fsynced */
+/* The same into a folder not yet published: no fsync of its own (see fs_write_new). */
+int fs_copy_new(const char *src, const char *dst, mode_t mode, struct err *e);
 int fs_fsync_dir(const char *dir);
 bool fs_exists(const char *path);                        /* lstat succeeds */
 bool fs_is_dir(const char *path);                        /* stat, follows links */

@@ -297,7 +297,7 @@ static int write_entry(const struct skill_src *s, const struct fs_entry *en, con
 			rc = err_set(e, ERR_WORK, "cannot create link '%s':", dst);
 	} else if (S_ISREG(en->mode)) {
 		char *src = path_join(s->dir, en->path);
-		rc = write_parent(dst, e) < 0 ? -1 : fs_copy_file(src, dst, en->mode & 0777, e);
+		rc = write_parent(dst, e) < 0 ? -1 : fs_copy_new(src, dst, en->mode & 0777, e);
 		free(src);
 	}
 	free(dst);
@@ -318,11 +318,11 @@ int skill_out_write(const struct skill_src *s, const struct skill_out *o, const 
 		if (!strcmp(s->tree.v[i].path, s->md_name))
 			mode = s->tree.v[i].mode & 0777;
 	if (rc == 0)
-		rc = fs_write_atomic(md, o->md.data, o->md.len, mode, e);
+		rc = fs_write_new(md, o->md.data, o->md.len, mode, e);
 	free(md);
 	for (size_t i = 0; rc == 0 && i < o->n; i++) {
 		char *p = path_join(to, o->files[i].path);
-		rc = write_parent(p, e) < 0 ? -1 : fs_write_atomic(p, o->files[i].data.data, o->files[i].data.len, 0644, e);
+		rc = write_parent(p, e) < 0 ? -1 : fs_write_new(p, o->files[i].data.data, o->files[i].data.len, 0644, e);
 		free(p);
 	}
 	free(to);

@@ -87,7 +87,9 @@ char *skill_free_name(const struct skill_src *s, struct skill_out *o, const char
 		      const char *slug, const char *ext);
 
 /* Writes <root>/<name>/ (root must not exist): the source's entries with
- * SKILL.md and the added files from o. Symlinks are copied as links. */
+ * SKILL.md and the added files from o. Symlinks are copied as links. root
+ * is a temp folder whose publication (fs_publish_tree, fs_pub_dir) makes
+ * the files durable: none is fsynced here. */
 int skill_out_write(const struct skill_src *s, const struct skill_out *o, const char *root,
 		    struct err *e);
 

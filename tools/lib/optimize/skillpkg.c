@@ -231,7 +231,7 @@ int pkgset_publish(const struct pkgset *p, const struct skill_out *out, const ch
 	for (size_t k = 0; rc == 0 && k < p->n; k++)
 		rc = skill_out_write(&p->v[k], &out[k], tmp, e);
 	if (rc == 0)
-		rc = fs_publish_dir(tmp, target, e);
+		rc = fs_publish_tree(tmp, target, e); /* skill_out_write synced nothing */
 	if (rc < 0) {
 		struct err ignore;
 		if (fs_exists(tmp))
