@@ -155,14 +155,16 @@ static int sync_parent(const char *path, struct err *e)
 	return r;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int fs_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len) {
 		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO; /* a write that takes nothing would loop forever */
 			return -1;
 		}
 		p += n;
@@ -180,7 +182,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		free(tmp);
 		return -1;
 	}
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (fs_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		err_set(e, ERR_WORK, "cannot write '%s':", tmp);
 		close(fd);
 		unlink(tmp);
@@ -332,7 +334,7 @@ int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
 		}
 		if (n == 0)
 			break;
-		if (write_all(out, chunk, (size_t)n) < 0) {
+		if (fs_write_all(out, chunk, (size_t)n) < 0) {
 			r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
 			break;
 		}

@@ -17,6 +17,10 @@ long fs_max_file_mb(void);
 /* fs_read under that limit; a larger file's error names MAX_FILE_MB. */
 int fs_read_limited(const char *path, struct buf *out, struct err *e);
 
+/* write(2) until all len bytes are out (again after EINTR); -1 with errno
+ * set on an error. */
+int fs_write_all(int fd, const void *data, size_t len);
+
 /* Writes a temp file beside path, fsyncs it, renames it over path and
  * fsyncs the directory: readers see the old bytes or the new, never half. */
 int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e);

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fs.h"
+
 extern char **environ;
 
 /* Copies one read's worth; returns 0 at end of output. */
@@ -28,16 +30,8 @@ static int copy_out(int from, const int tee[2])
 	for (int i = 0; i < 2; i++) {
 		if (tee[i] < 0)
 			continue;
-		const char *p = chunk;
-		size_t left = (size_t)n;
-		while (left) {
-			ssize_t w = write(tee[i], p, left);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			p += w;
-			left -= (size_t)w;
+		if (fs_write_all(tee[i], chunk, (size_t)n) < 0) {
+			/* a closed reader: the child's output still drains */
 		}
 	}
 	return 1;
