@@ -106,9 +106,7 @@ static int build(const struct opts *o)
 	if (registry && *registry && o->engine != &engine_docker) /* podman push prints no digest: not made, not tested */
 		die(2, "IMAGE_REGISTRY is for SANDBOX=docker: leave it unset with SANDBOX=%s (docs/containers.md)",
 		    o->engine->name);
-	char *dir = path_dir(o->out);
-	int r = fs_mkdirs(dir, &e);
-	free(dir);
+	int r = fs_mkdirs_parent(o->out, &e);
 	if (r == 0)
 		r = make_image(o, &ref, &e);
 	if (r == 0 && registry && *registry) /* other nodes pull it by digest instead of building it */

@@ -131,6 +131,14 @@ char *path_dir(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
+int fs_mkdirs_parent(const char *path, struct err *e)
+{
+	char *dir = path_dir(path);
+	int r = fs_mkdirs(dir, e);
+	free(dir);
+	return r;
+}
+
 int fs_fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -49,6 +49,8 @@ bool fs_temp_resumable(const char *dir);
 int fs_publish_dir(const char *tmp, const char *target, struct err *e);
 
 int fs_mkdirs(const char *path, struct err *e);          /* mkdir -p */
+/* mkdir -p of path_dir(path): the folder a file is about to be written in. */
+int fs_mkdirs_parent(const char *path, struct err *e);
 int fs_remove_tree(const char *path, struct err *e);     /* rm -rf; absent is fine */
 int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e); /* fsynced */
 int fs_fsync_dir(const char *dir);
