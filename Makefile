@@ -79,7 +79,7 @@ INIT_SRC := tools/skillc-init.c tools/lib/local/supervisor.c tools/lib/local/rel
 bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 	@mkdir -p bin
 	@$(if $(V),,echo '  CCLD    $@ (static)')
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS) -lm
 
 libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p libexec

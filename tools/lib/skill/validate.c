@@ -297,11 +297,6 @@ bool check_key_allowed(const char *key)
 	return false;
 }
 
-static int strcmp_p(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void rule_fields(struct skill *s)
 {
 	const struct fm_node *m = s->fm;
@@ -317,7 +312,7 @@ static void rule_fields(struct skill *s)
 	}
 	if (!extra.n)
 		return;
-	qsort(extra.v, extra.n, sizeof(*extra.v), strcmp_p);
+	strlist_sort(&extra);
 	struct buf b = BUF_INIT, allowed = BUF_INIT;
 	for (size_t i = 0; i < extra.n; i++)
 		buf_printf(&b, "%s%s", i ? ", " : "", extra.v[i]);
