@@ -283,7 +283,7 @@ static void on_signal(int sfd, struct watch *w, struct proc_result *res)
 
 /* Copies the child's output and enforces its limits until it has exited
  * and its output has ended (or gone quiet after it exited). */
-static void supervise(int sfd, struct watch *w, struct outputs *o, struct proc_result *res)
+static void follow_child(int sfd, struct watch *w, struct outputs *o, struct proc_result *res)
 {
 	while (!w->exited || o->read[0] >= 0 || o->read[1] >= 0) {
 		enforce_limits(w, res);
@@ -352,7 +352,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 	w.deadline = spec->timeout > 0 ? start + spec->timeout : 0;
 	w.start = start;
 	w.next_tick = spec->tick && spec->tick_first > 0 ? start + spec->tick_first : 0;
-	supervise(sfd, &w, &o, res);
+	follow_child(sfd, &w, &o, res);
 	outputs_close(&o);
 	proc_signals_end(sfd, &oldmask);
 	fill_result(w.status, now_mono() - start, res);

@@ -132,7 +132,7 @@ int runtime_build(const char *base, const struct image_opts *o, struct image_ref
 static char *daemon_json(struct err *e);
 
 /* The first line of a docker command's output; NULL when it failed. */
-static char *docker_line(char *const *argv, int *rc, struct err *e)
+static char *docker_answer(char *const *argv, int *rc, struct err *e)
 {
 	struct buf out = BUF_INIT;
 	*rc = engine_call(argv, &out, e);
@@ -156,7 +156,7 @@ int runtime_preflight(struct buf *said, struct err *e)
 		return -1;
 	char *argv[] = { (char *)"docker", (char *)"info", (char *)"--format", (char *)"{{.Driver}}", NULL };
 	int rc;
-	char *driver = docker_line(argv, &rc, e);
+	char *driver = docker_answer(argv, &rc, e);
 	char *sleep_argv[] = { (char *)"sleep", (char *)"0", NULL };
 	struct buf out = BUF_INIT;
 	struct proc_result pr;
@@ -224,7 +224,7 @@ static char *start_with(const struct runtime_run *r, const char *const *flags, i
 		strlist_push(&a, "REGISTRY_MIRROR");
 	}
 	strlist_push(&a, r->image);
-	char *line = docker_line(a.v, rc, e);
+	char *line = docker_answer(a.v, rc, e);
 	strlist_free(&a);
 	if (*rc == 0) {
 		free(name);
