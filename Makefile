@@ -113,6 +113,10 @@ build/settings.stamp: build/gen/settings
 check: all $(TEST_BINS)
 	@SANITIZE='$(SANITIZE)' tests/run $(if $(T),$(T))
 
+# The style rules a script can check (docs/internals/style.md); CI runs it.
+style:
+	@tools/gen/check-style
+
 # libFuzzer harnesses (tests/fuzz/*.c) with clang, ASan+UBSan and leak
 # checking, seeded from the project's own files: make fuzz FUZZ_SECONDS=N
 # runs each for N seconds and fails on any finding (docs/fuzzing.md). The
@@ -175,7 +179,7 @@ uninstall:
 	for m in $(MAN_PAGES); do rm -f '$(DESTDIR)$(MANDIR)/man'$${m##*.}/$${m#man/}; done
 
 FORCE:
-.PHONY: all tools check clean distclean install uninstall fuzz fuzz-build FORCE
+.PHONY: all tools check style clean distclean install uninstall fuzz fuzz-build FORCE
 
 # make demo's folder (mk/demo.sh): right after the demo, plain make
 # summary, report and status read its runs while RESULTS holds none.

@@ -61,7 +61,7 @@ t_contains "pass rate" "$(cat $R/summary.csv)" "csv-column-sum"
 t_contains "the summary says how many ran without the Dockerfile's RUN step" "$(cat $R/summary.md)" \
 	"Environment not reproduced: 3 of 3 trials"
 t_contains "summary.json too" "$(cat $R/summary.json)" '"environment_not_reproduced": 3'
-t_contains "trial.json records it" "$(cat $R/traces/csv-column-sum/raw/test-001/trial.json)" '"reproduced": false' 
+t_contains "trial.json records it" "$(cat $R/traces/csv-column-sum/raw/test-001/trial.json)" '"reproduced": false'
 t_end
 
 t_begin "a second make starts nothing"

@@ -293,7 +293,8 @@ static void http_do(struct llm_client *c, const struct route *rt, const char *ur
 		h = curl_slist_append(h, rt->headers.v[i]);
 	CURL *k = c->curl;
 	struct http_json q = { .url = url, .agent = "skillc-llm/1", .body = body,
-			       .connect_ms = (long)(rt->connect_timeout * 1000), .timeout_ms = (long)(timeout * 1000),
+			       .connect_ms = (long)(rt->connect_timeout * 1000),
+			       .timeout_ms = (long)(timeout * 1000),
 			       .on_body = on_body, .ctx = r, .errbuf = r->errbuf };
 	http_json_setup(k, &q, h);
 	curl_easy_setopt(k, CURLOPT_HEADERFUNCTION, on_header);

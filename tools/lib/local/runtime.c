@@ -62,7 +62,9 @@ static int copy_tools(const char *bin, const char *dst, struct err *e)
 
 static int write_file(const char *path, const char *text, struct err *e)
 {
-	return fs_mkdirs_parent(path, e) < 0 ? -1 : fs_write_atomic(path, text, strlen(text), 0644, e);
+	if (fs_mkdirs_parent(path, e) < 0)
+		return -1;
+	return fs_write_atomic(path, text, strlen(text), 0644, e);
 }
 
 /* The runtime's build context: root/ (skillc under RUNTIME_PREFIX) and the Dockerfile. */

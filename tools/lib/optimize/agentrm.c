@@ -33,8 +33,9 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 static void http(CURL *k, const char *url, const char *body, long timeout_ms, struct reply *r)
 {
 	struct curl_slist *h = http_json_headers(body != NULL);
-	struct http_json q = { .url = url, .agent = "skillc-agentrm/1", .body = body, .connect_ms = 5000,
-			       .timeout_ms = timeout_ms, .on_body = on_body, .ctx = r, .errbuf = r->errbuf };
+	struct http_json q = { .url = url, .agent = "skillc-agentrm/1", .body = body,
+			       .connect_ms = 5000, .timeout_ms = timeout_ms,
+			       .on_body = on_body, .ctx = r, .errbuf = r->errbuf };
 	http_json_setup(k, &q, h);
 	r->cc = http_json_perform(k, &r->status);
 	curl_slist_free_all(h);
