@@ -53,7 +53,8 @@ long trial_jsonl_each(const char *path, void (*fn)(const cJSON *v, long line, vo
 		if (i < len) {
 			const char *stop = NULL;
 			cJSON *v = cJSON_ParseWithLengthOpts(p, len, &stop, 0);
-			if (v && json_after_value(p, len, stop)) { /* "{...}{..." : two writers, or cut and rejoined */
+			/* "{...}{..." : two writers, or cut and rejoined */
+			if (v && json_after_value(p, len, stop)) {
 				cJSON_Delete(v);
 				v = NULL;
 			}
@@ -83,11 +84,12 @@ static double parse_time(const char *s)
 	int y, mo, d, h, mi;
 	double sec;
 	char sep;
-	if (sscanf(s, "%d-%d-%d%c%d:%d:%lf", &y, &mo, &d, &sep, &h, &mi, &sec) != 7 || (sep != ' ' && sep != 'T'))
+	if (sscanf(s, "%d-%d-%d%c%d:%d:%lf", &y, &mo, &d, &sep, &h, &mi, &sec) != 7 ||
+	    (sep != ' ' && sep != 'T'))
 		return NAN;
 	/* out of range is no time (and 6e34 seconds would overflow the int) */
-	if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 24 || mi < 0 || mi > 59 ||
-	    !(sec >= 0 && sec < 61))
+	if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 24 ||
+	    mi < 0 || mi > 59 || !(sec >= 0 && sec < 61))
 		return NAN;
 	tm.tm_year = y - 1900;
 	tm.tm_mon = mo - 1;
