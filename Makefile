@@ -79,7 +79,7 @@ INIT_SRC := tools/skillc-init.c tools/lib/local/supervisor.c tools/lib/local/rel
 bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 	@mkdir -p bin
 	@$(if $(V),,echo '  CCLD    $@ (static)')
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS) -lm
 
 libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p libexec
@@ -112,6 +112,10 @@ build/settings.stamp: build/gen/settings
 # Prints one "N passed, N failed" line; exits non-zero on any failure.
 check: all $(TEST_BINS)
 	@SANITIZE='$(SANITIZE)' tests/run $(if $(T),$(T))
+
+# The style rules a script can check (docs/internals/style.md); CI runs it.
+style:
+	@tools/gen/check-style
 
 # libFuzzer harnesses (tests/fuzz/*.c) with clang, ASan+UBSan and leak
 # checking, seeded from the project's own files: make fuzz FUZZ_SECONDS=N
@@ -175,7 +179,7 @@ uninstall:
 	for m in $(MAN_PAGES); do rm -f '$(DESTDIR)$(MANDIR)/man'$${m##*.}/$${m#man/}; done
 
 FORCE:
-.PHONY: all tools check clean distclean install uninstall fuzz fuzz-build FORCE
+.PHONY: all tools check style clean distclean install uninstall fuzz fuzz-build FORCE
 
 # make demo's folder (mk/demo.sh): right after the demo, plain make
 # summary, report and status read its runs while RESULTS holds none.

@@ -6,6 +6,9 @@
 set -u
 T_ROOT=${T_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 T_BIN=$T_ROOT/bin
+# make driving the project's make front end, as a user's make -f does: every
+# test uses this one (SK=$T_SK, or SK="$T_SK task=... MODEL=...")
+T_SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
 PATH=$T_BIN:$PATH
 export PATH
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/skillc-e2e.XXXXXX")
@@ -90,7 +93,7 @@ t_bench_work() {
 	ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
 	PATH=$W/fake:$PATH
 	export PATH FAKE_BENCH_LOG=$W/bench.log FAKE_BENCH_SCRIPT=$W/script
-	SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+	SK=$T_SK
 }
 
 # t_fakellm DIR SCRIPT: starts our loopback model server (tests/helpers/fakellm)

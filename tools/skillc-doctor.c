@@ -437,7 +437,7 @@ static void check_launcher(struct doctor *d)
 	buf_free(&what);
 }
 
-static void docker_line(void *ctx, bool ok, const char *check, const char *msg)
+static void report_docker_check(void *ctx, bool ok, const char *check, const char *msg)
 {
 	report(ctx, ok, check, "%s", msg);
 }
@@ -456,7 +456,7 @@ static void check_docker(struct doctor *d)
 				    .image = run_get(r, "IMAGE"),
 				    .task_dir = task_dir && fs_is_dir(task_dir) ? task_dir : NULL, .run_dir = run,
 				    .harness = run_get(r, "HARNESS"), .model = run_get(r, "MODEL") };
-	docker_doctor_run(&dd, docker_line, d);
+	docker_doctor_run(&dd, report_docker_check, d);
 	free(run);
 	free(slug);
 	free(task_dir);

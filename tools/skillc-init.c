@@ -59,7 +59,7 @@ static int sandbox_init(int argc, char **argv)
 		die(2, "sandbox-init: give -- COMMAND, and --to SOCKET with --listen (see --help)");
 	s.argv = argv + i + 1;
 	struct err e = { 0 };
-	int status = supervise(&s, &e);
+	int status = supervisor_run(&s, &e);
 	if (status < 0) {
 		fprintf(stderr, SUPERVISOR_FAILURE " %s\n", e.msg);
 		_exit(1);

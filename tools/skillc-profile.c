@@ -73,14 +73,7 @@ static void write_profile(const char *out, const cJSON *r)
 		buf_free(&b);
 		return;
 	}
-	char *dir = xstrdup(out), *slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		if (fs_mkdirs(dir, &e) < 0)
-			die_err(&e);
-	}
-	free(dir);
-	if (json_write_if_changed(out, r, &e) < 0)
+	if (fs_mkdirs_parent(out, &e) < 0 || json_write_if_changed(out, r, &e) < 0)
 		die_err(&e);
 }
 

@@ -268,19 +268,11 @@ static cJSON *lint(const char *dir, const struct check_doc *docs, size_t ndocs)
 	return j;
 }
 
-static char *parent_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
-}
-
 static void mkparent(const char *path)
 {
 	struct err e = { 0 };
-	char *dir = parent_dir(path);
-	if (fs_mkdirs(dir, &e) < 0)
+	if (fs_mkdirs_parent(path, &e) < 0)
 		die_err(&e);
-	free(dir);
 }
 
 /* The written tree must hold exactly the source's entries, SKILL.md and

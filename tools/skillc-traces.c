@@ -38,11 +38,6 @@ static const char usage[] =
 	"Exit: 0 complete trial, 1 incomplete (problems listed), 2 bad input\n"
 	"(no trial there, flat-schema fixture, truncated result.json).\n";
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* True for "test-NNN" with NNN from 1 to first (first 0: any NNN). */
 static bool wanted_trial(const char *name, long first)
 {
@@ -64,7 +59,7 @@ static int index_stage(const char *stage_dir, long first, struct err *e)
 		if (wanted_trial(de->d_name, first))
 			strlist_push(&names, de->d_name);
 	closedir(d);
-	qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	strlist_sort(&names);
 
 	cJSON *idx = cJSON_CreateObject();
 	json_set_num(idx, "format", 1);

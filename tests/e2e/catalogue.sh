@@ -23,7 +23,7 @@ PATH=$W/fake:$PATH
 export PATH
 unset MODEL EXTERNAL_MODEL STATIC_MODE PROFILES_DIR ROUTES ENV_FILE CACHE_DIR LLM_CACHE
 export FAKE_BENCH_LOG=$W/bench.log
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 RUN="task=csv-column-sum RUNNER=benchflow MODEL=vllm/qwen-27b REPEAT=1 ENV_FILE=$W/none.env CACHE_DIR=$W/cache"
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 SKILL=tasks/csv-column-sum/environment/skills/csv-sum

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=benchflow MODEL=vllm/qwen-27b REPEAT=2"
+SK="$T_SK task=csv-column-sum RUNNER=benchflow MODEL=vllm/qwen-27b REPEAT=2"
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 T=$R/traces/csv-column-sum/raw
 starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }

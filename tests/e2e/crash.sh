@@ -10,7 +10,7 @@
 W=$T_TMP/work
 mkdir -p "$W/tasks" "$W/fake" && cp -R "$T_ROOT/tasks/csv-column-sum" "$W/tasks/" && cd "$W" || exit 2
 ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 SKILL=tasks/csv-column-sum/environment/skills/csv-sum
 head -c 150000000 /dev/zero | tr '\0' 'a' > "$SKILL/assets.bin" 2>/dev/null || head -c 150000000 /dev/zero > "$SKILL/assets.bin"
 export MAX_FILE_MB=200

@@ -76,7 +76,7 @@ t_fakellm "$L" "{\"chat\": [{\"json\": {\"findings\": []}}], \"rules\": [
  $(edit memory steps update "Then count per component (USELESS)." "$THEN"),
  $(edit memory notes add "HELPS: components are case-sensitive.")]}"
 printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 20}}}\n' "$FAKELLM_URL" >"$L/routes.json"
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 base() { echo "task=dt RUNNER=benchflow MODEL=vllm/q REPEAT=3 ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env EXTERNAL_MODEL=fake/$1 RESULTS=${3:-r-$1} CACHE_DIR=${2:-$W/cache}"; }
 run_of() { echo r-$1/dt--opencode--vllm_q; }
 jget() { "$T_ROOT/build/tests/helpers/jget" "$@"; }

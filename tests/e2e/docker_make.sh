@@ -40,7 +40,7 @@ printf '{"providers": {"fake": {"base_url": "%s", "key_required": false}}}\n' "$
 export HARNESS_PATH="$H" ROUTES="$W/routes.json"
 unset SANDBOX IMAGE
 cd "$W" || exit 2
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk MODEL=fake/m1 SANDBOX=docker"
+SK="$T_SK MODEL=fake/m1 SANDBOX=docker"
 RES=results/compile-pipeline
 trial_containers() { docker ps -aq --filter label=skillc.kind=trial; }
 # img TASK HARNESS: the image ids (L1 L2) a run's stamps name

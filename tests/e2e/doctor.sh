@@ -104,7 +104,7 @@ out=$(GOAL=static doctor MODEL=fake/m1 RM_API_URL=${FAKELLM_URL%/v1})
 t_contains "device and length" "$out" "AgentRM answers /health: status ok, device cuda, max_length 8192"
 t_end
 
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum MODEL=fake/m1 REPEAT=1"
+SK="$T_SK task=csv-column-sum MODEL=fake/m1 REPEAT=1"
 t_begin "a trial of a harness the local runner cannot start fails in one line saying why"
 out=$($SK RUNNER=local HARNESS=claude-agent-acp raw-eval 2>&1)
 t_check "make failed" test $? -ne 0

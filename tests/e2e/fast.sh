@@ -23,7 +23,7 @@ D=$T_TMP/rm
 t_fakellm "$D" '{"health": [{"body": {"status": "ok", "device": "cuda", "max_length": 8192}}],
  "score": [{"score": 0.5}], "rules": [{"match": "(repeated)", "endpoint": "score", "score": 0.9}]}'
 RM=http://127.0.0.1:$(cat "$D/port")
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 SET="task=log-error-report RUNNER=benchflow MODEL=vllm/q REPEAT=3 CACHE_DIR=$W/cache"
 R=results/compile-pipeline/log-error-report--opencode--vllm_q
 F=$R/artifacts/fast

@@ -17,7 +17,7 @@ RUNNAME=log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 # static runs its own trials (raw, then static, in order with -j1)
 mk() { # RESULTS-folder make-args...
 	r=$1; shift
-	make --no-print-directory -f "$T_ROOT/mk/skillc.mk" task=log-error-report RUNNER=benchflow MODEL=$M \
+	$T_SK task=log-error-report RUNNER=benchflow MODEL=$M \
 		REPEAT=5 RESULTS=$r CACHE_DIR=$r/.cache "$@"
 }
 script() { rm -f script.n; printf '%s sleep=0\n' "$@" >script; }
@@ -117,7 +117,7 @@ stage hb run1 noskill 0 6
 out=$(skillc-gate hb 2>&1)
 t_eq "exit" $? 0
 t_contains "line" "$out" "ok demo (opencode, vllm/q, local): final 6/6 = 100.0% [61.0%, 100.0%] vs raw 1/6 = 16.7% [3.0%, 56.4%]; final - raw +83.3 pp"
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=hb gate GATE_VS=noskill 2>&1)
+out=$($T_SK RESULTS=hb gate GATE_VS=noskill 2>&1)
 t_eq "make gate GATE_VS=noskill" $? 0
 t_contains "both" "$out" "final - noskill +100.0 pp"
 t_contains "rule" "$out" "rule no-regression: final - raw and - noskill, upper 95% bound >= 0 pp"
@@ -159,20 +159,20 @@ t_end
 t_begin "the default rule (no-regression) passes a tie and noise, fails evidence of a loss; gain wants evidence of a gain"
 stage tie run1 raw 3 3
 stage tie run1 final 3 3
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=tie gate 2>&1)
+out=$($T_SK RESULTS=tie gate 2>&1)
 t_eq "a tie at 3 trials passes" $? 0
 t_contains "rule" "$out" "rule no-regression: final - raw, upper 95% bound >= 0 pp"
 stage noise run1 raw 3 3
 stage noise run1 final 2 3
 skillc-gate noise >/dev/null 2>&1
 t_eq "3/3 -> 2/3 is noise: passes, and is not counted regressed" $? 0
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=tie gate GATE_RULE=gain 2>&1)
+out=$($T_SK RESULTS=tie gate GATE_RULE=gain 2>&1)
 t_eq "gain fails the tie" $? 1
 t_contains "why" "$out" "lower bound"
 t_contains "rule" "$out" "rule gain: final - raw, lower 95% bound >= 0 pp"
 skillc-gate --rule gain --min-delta -60 tie >/dev/null 2>&1
 t_eq "gain with a stated non-inferiority margin passes the tie" $? 0
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=tie gate GATE_RULE=best 2>&1)
+out=$($T_SK RESULTS=tie gate GATE_RULE=best 2>&1)
 t_eq "a bad rule" $? 2
 t_contains "says" "$out" "bad GATE_RULE 'best'"
 t_end
@@ -193,7 +193,7 @@ out=$(mk win summary gate 2>&1)
 t_eq "gate with other goals" $? 2
 t_contains "says alone" "$out" "run make gate on its own"
 mkdir -p empty
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=empty gate 2>&1)
+out=$($T_SK RESULTS=empty gate 2>&1)
 t_eq "no runs" $? 2
 t_contains "says none" "$out" "no runs under empty"
 skillc-junit 2>/dev/null
@@ -225,7 +225,7 @@ out=$(skillc-gate --rule gain across 2>&1)
 t_eq "per run: no task shows a gain" $? 1
 t_contains "the across line" "$out" "across 6 runs: final - raw mean +55.6 pp [+37.5, +73.6] (95%, clustered by task), normalized gain 0.83; sign test 6 up 0 down p = 0.0156; stratified exact p = 0.00162"
 t_contains "Holm per run" "$out" "Holm-adjusted p: t1 "
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=across gate GATE_RULE=gain GATE_ACROSS=tasks 2>&1)
+out=$($T_SK RESULTS=across gate GATE_RULE=gain GATE_ACROSS=tasks 2>&1)
 t_eq "across tasks: a gain" $? 0
 t_contains "rule" "$out" "rule gain across runs (the mean change, clustered by task): final - raw, lower 95% bound >= 0 pp"
 skillc-gate --rule gain --min-delta 40 --across tasks across >/dev/null 2>&1

@@ -18,7 +18,7 @@ ln -s "$T_ROOT/tests/helpers/fake-harbor.sh" fake/harbor
 ln -s "$T_ROOT/tests/helpers/fake-docker.sh" fake/docker
 PATH=$W/fake:$PATH
 export PATH FAKE_HARBOR_LOG=$W/harbor.log FAKE_HARBOR_SCRIPT=$W/script
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=harbor MODEL=vllm/qwen-27b"
+SK="$T_SK task=csv-column-sum RUNNER=harbor MODEL=vllm/qwen-27b"
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 T=$R/traces/csv-column-sum/raw
 script() { rm -f script.n; printf '%s\n' "$@" >script; }
@@ -100,7 +100,7 @@ t_contains "both" "$out" "from 1 run and 4 Harbor jobs -> results/compile-pipeli
 csv=$(cat results/compile-pipeline/summary.csv)
 t_contains "our run's row" "$csv" ",csv-column-sum,opencode,vllm/qwen-27b,harbor,raw,"
 t_contains "Harbor's rows" "$csv" "scale-ai/swe-bench-pro,django-11099,qwen-coder"
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" summary RESULTS=none HARBOR_JOBS="$JOBS" 2>&1)
+out=$($T_SK summary RESULTS=none HARBOR_JOBS="$JOBS" 2>&1)
 t_eq "no runs yet: exit" $? 0
 t_check "the summary goes into HARBOR_JOBS" test -f jobs/summary.csv
 t_end

@@ -5,7 +5,7 @@
 
 W=$T_TMP/work
 mkdir -p "$W" && cd "$W" || exit 2
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 R=results/compile-pipeline/t--opencode--no-model
 S=tasks/t/environment/skills
 

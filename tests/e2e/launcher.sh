@@ -8,7 +8,7 @@
 W=$T_TMP/work
 mkdir -p "$W/fake" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
 ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/bench
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=benchflow MODEL=vllm/m"
+SK="$T_SK task=csv-column-sum RUNNER=benchflow MODEL=vllm/m"
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_m
 
 t_begin "bad LAUNCHER and SRUN_ARGS stop make before any work"

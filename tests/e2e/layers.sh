@@ -4,8 +4,18 @@
 . "$(dirname "$0")/../lib.sh"
 
 t_begin "tools/lib: every #include points the way LAYERS allows"
-out=$("$T_ROOT/tools/gen/check-layers" "$T_ROOT/tools/lib" 2>&1)
+layout=$T_ROOT/docs/internals/layout.md
+out=$("$T_ROOT/tools/gen/check-layers" "$T_ROOT/tools/lib" "$layout" 2>&1)
 t_eq "check-layers exit (output: $out)" $? 0
+t_end
+
+t_begin "check-layers fails when the layout page's table says other than LAYERS"
+D=$T_TMP/layout.md
+sed 's/^| `pipeline\/` | [^|]* |/| `pipeline\/` | base |/; /^| `bundle\/` |/d' "$layout" >"$D"
+out=$("$T_ROOT/tools/gen/check-layers" "$T_ROOT/tools/lib" "$D" 2>&1)
+t_eq "exit" $? 1
+t_contains "the wrong cell named" "$out" "pipeline/ may include \"base\" there, \"base skill\""
+t_contains "the missing row named" "$out" "no row for bundle/"
 t_end
 
 # a copy of the real LAYERS with a wrong-way include and a bare header name

@@ -36,7 +36,7 @@ cat >"$L/routes.json" <<EOF2
 {"providers": {"fake": {"base_url": "$FAKELLM_URL", "key_env": null, "timeout": 20, "connect_timeout": 2,
   "retry": {"attempts": 2, "base_delay": 0.01, "max_delay": 0.05}}}}
 EOF2
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 FS="task=log-error-report RUNNER=benchflow MODEL=vllm/q REPEAT=3 EXTERNAL_MODEL=fake/compiler ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache"
 R=results/compile-pipeline/log-error-report--opencode--vllm_q
 F=$R/artifacts/fast

@@ -34,7 +34,7 @@ cat >"$H/scripted.json" <<JSON
                "read": {"acp": [{"kind": "^read$", "title": "skills/{skill}/"}]}}}
 JSON
 export HARNESS_PATH="$H" ROUTES="$W/routes.json"
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=local HARNESS=scripted MODEL=fake/m1"
+SK="$T_SK task=csv-column-sum RUNNER=local HARNESS=scripted MODEL=fake/m1"
 R=results/compile-pipeline/csv-column-sum--scripted--fake_m1
 
 t_begin "make raw-eval RUNNER=local REPEAT=3: three complete trials"
@@ -61,7 +61,7 @@ t_contains "pass rate" "$(cat $R/summary.csv)" "csv-column-sum"
 t_contains "the summary says how many ran without the Dockerfile's RUN step" "$(cat $R/summary.md)" \
 	"Environment not reproduced: 3 of 3 trials"
 t_contains "summary.json too" "$(cat $R/summary.json)" '"environment_not_reproduced": 3'
-t_contains "trial.json records it" "$(cat $R/traces/csv-column-sum/raw/test-001/trial.json)" '"reproduced": false' 
+t_contains "trial.json records it" "$(cat $R/traces/csv-column-sum/raw/test-001/trial.json)" '"reproduced": false'
 t_end
 
 t_begin "a second make starts nothing"
@@ -114,7 +114,7 @@ printf -- '---\nname: csv-quote\ndescription: Quotes CSV fields. Use when a CSV 
 # the agent invokes csv-sum and reads csv-quote's SKILL.md from its skills folder
 sed 's|{"read": "/root/sales.csv"}|{"read": "/root/.opencode/skills/csv-quote/SKILL.md"}, {"read": "/root/sales.csv"}|' \
 	"$H/scripted.script.json" >"$H/s.json" && mv "$H/s.json" "$H/scripted.script.json"
-S2="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=set-two RUNNER=local HARNESS=scripted MODEL=fake/m1"
+S2="$T_SK task=set-two RUNNER=local HARNESS=scripted MODEL=fake/m1"
 out=$($S2 raw-eval REPEAT=1 2>&1)
 t_eq "exit" $? 0
 T=results/compile-pipeline/set-two--scripted--fake_m1/traces/set-two/raw/test-001

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report MODEL=vllm/qwen-27b RUNNER=benchflow"
+SK="$T_SK task=log-error-report MODEL=vllm/qwen-27b RUNNER=benchflow"
 R=results/compile-pipeline/log-error-report--opencode--vllm_qwen-27b
 
 t_begin "make static | tee log: the progress and the tools' results are in the log, stderr is empty"

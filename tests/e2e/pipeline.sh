@@ -5,7 +5,7 @@
 
 W=$T_TMP/work
 mkdir -p "$W" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 R=results/compile-pipeline/csv-column-sum--opencode--no-model
 SKILL=tasks/csv-column-sum/environment/skills/csv-sum
 mtime() { stat -c %Y.%y "$1" 2>/dev/null; }

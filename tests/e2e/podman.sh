@@ -151,7 +151,7 @@ t_end
 cd "$W" || exit 2
 printf '{"providers": {"fake": {"base_url": "%s", "key_required": false}}}\n' "$FAKELLM_URL" >"$W/routes.json"
 export ROUTES="$W/routes.json"
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk MODEL=fake/m1 HARNESS=scripted task=inventory-check"
+SK="$T_SK MODEL=fake/m1 HARNESS=scripted task=inventory-check"
 RES=results/compile-pipeline
 T=$RES/inventory-check--scripted--fake_m1/traces/inventory-check/raw
 

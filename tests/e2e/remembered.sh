@@ -8,7 +8,7 @@
 
 W=$T_TMP/work
 mkdir -p "$W" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 M=vllm/qwen-27b
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 T="task=csv-column-sum MODEL=$M"

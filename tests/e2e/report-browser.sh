@@ -17,7 +17,7 @@ t_bench_work
 unset ROUTES ENV_FILE BENCH BUDGET_USD
 printf '%s\n' "fail sleep=0" "pass sleep=0" "fail sleep=0 tokens=3100" "pass sleep=0 tokens=1900" \
 	"pass sleep=0 tokens=2100" "pass sleep=0 tokens=1700" >script
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report RUNNER=benchflow MODEL=vllm/Qwen/Qwen3.5-27B BENCH=samples REPEAT=3"
+SK="$T_SK task=log-error-report RUNNER=benchflow MODEL=vllm/Qwen/Qwen3.5-27B BENCH=samples REPEAT=3"
 R=$W/results/compile-pipeline/log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 # a second and a third run for the index: another task, another model
 rm -f script.n

@@ -21,7 +21,7 @@ cat >routes.json <<EOF
  "vllm": {"base_url": "http://127.0.0.1:9/v1", "key_env": null, "prices": {"*": {"input": 0.5, "output": 1}}},
  "free": {"base_url": "http://127.0.0.1:9/v1", "key_env": null}}}
 EOF
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report RUNNER=benchflow REPEAT=3 ROUTES=routes.json CACHE_DIR=$T_TMP/cache ENV_FILE=none.env"
+SK="$T_SK task=log-error-report RUNNER=benchflow REPEAT=3 ROUTES=routes.json CACHE_DIR=$T_TMP/cache ENV_FILE=none.env"
 R=results/compile-pipeline/log-error-report--opencode--vllm_qwen-27b
 py() { python3 -c "$1"; }
 approx() { py "import sys; sys.exit(0 if abs(float('$1') - float('$2')) < 1e-9 else 1)"; }

@@ -44,7 +44,7 @@ t_fakellm "$L" "{\"chat\": [{\"text\": \"unscripted\"}], \"rules\": [
  {\"match\": \"The unit to edit: [log-triage/gotchas#1]\", \"json\": {\"edit\": {\"op\": \"add\", \"text\": \"- HELPS: strip only the brackets.\", \"why\": \"w\"}}}]}"
 printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 20, "prices": {"*": {"input": 1, "output": 2}}}}}\n' \
 	"$FAKELLM_URL" >"$L/routes.json"
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report RUNNER=benchflow MODEL=vllm/q REPEAT=3 DEEP_ROUNDS=2
+SK="$T_SK task=log-error-report RUNNER=benchflow MODEL=vllm/q REPEAT=3 DEEP_ROUNDS=2
  EXTERNAL_MODEL=fake/compiler ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache"
 R=results/compile-pipeline/log-error-report--opencode--vllm_q
 D=$R/artifacts/deep

@@ -9,7 +9,7 @@
 
 t_bench_work
 unset ROUTES ENV_FILE BENCH BUDGET_USD
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk RUNNER=benchflow MODEL=vllm/Qwen/Qwen3.5-27B BENCH=samples REPEAT=3"
+SK="$T_SK RUNNER=benchflow MODEL=vllm/Qwen/Qwen3.5-27B BENCH=samples REPEAT=3"
 P=results/compile-pipeline
 A=$P/log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 B=$P/csv-column-sum--opencode--vllm_Qwen_Qwen3.5-27B

@@ -12,7 +12,7 @@
 t_bench_work
 unset ROUTES ENV_FILE BENCH BUDGET_USD
 printf '%s\n' "fail sleep=0" "pass sleep=0" "fail sleep=0" "pass sleep=0" "fail sleep=0" "pass sleep=0" >script
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report RUNNER=benchflow MODEL=vllm/Qwen/Qwen3.5-27B BENCH=samples REPEAT=3"
+SK="$T_SK task=log-error-report RUNNER=benchflow MODEL=vllm/Qwen/Qwen3.5-27B BENCH=samples REPEAT=3"
 R=results/compile-pipeline/log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 T=$R/traces/log-error-report
 $SK eval >out.log 2>&1 || { echo "FAIL report-stages.sh: make eval failed: $(tail -3 out.log)"; exit 1; }

@@ -9,7 +9,7 @@
 t_bench_work
 unset ROUTES ENV_FILE BENCH
 M=vllm/Qwen/Qwen3.5-27B
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=log-error-report RUNNER=benchflow MODEL=$M BENCH=samples REPEAT=4"
+SK="$T_SK task=log-error-report RUNNER=benchflow MODEL=$M BENCH=samples REPEAT=4"
 R=results/compile-pipeline/log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 SKILL=tasks/log-error-report/environment/skills/log-triage/SKILL.md
 mtimes() { for f in "$@"; do stat -c '%n %Y.%y' "$f"; done; }

@@ -10,7 +10,7 @@ DOC=$T_ROOT/docs/settings.md
 W=$T_TMP/work
 mkdir -p "$W" && cd "$W" || exit 2
 "$GEN" list >list || exit 2
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 
 t_begin "mk/defaults.mk and docs/settings.md are what the table writes"
 "$GEN" mk >defaults.mk

@@ -13,7 +13,7 @@ fi
 t_bench_work
 M=vllm/qwen-27b
 RUN=csv-column-sum--opencode--vllm_qwen-27b
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=benchflow MODEL=$M LAUNCHER=srun TRIAL_TIMEOUT=300"
+SK="$T_SK task=csv-column-sum RUNNER=benchflow MODEL=$M LAUNCHER=srun TRIAL_TIMEOUT=300"
 
 script() { rm -f script.n; printf '%s\n' "$@" >script; }
 starts() { grep -c '^start ' bench.log 2>/dev/null || echo 0; }

@@ -55,7 +55,7 @@ cat >"$D/routes.json" <<EOF
 EOF
 requests() { if [ -f "$D/log.jsonl" ]; then wc -l <"$D/log.jsonl" | tr -d ' '; else echo 0; fi; }
 
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 SET="task=fence MODEL=vllm/Qwen/Qwen3.5-27B STATIC_MODE=hybrid EXTERNAL_MODEL=fake/planner ROUTES=$D/routes.json CACHE_DIR=$T_TMP/cache ENV_FILE=$T_TMP/none.env"
 R=results/compile-pipeline/fence--opencode--vllm_Qwen_Qwen3.5-27B
 A=$R/artifacts/static

@@ -8,7 +8,7 @@
 unset MODEL EXTERNAL_MODEL STATIC_MODE PROFILES_DIR ROUTES ENV_FILE CACHE_DIR LLM_CACHE
 W=$T_TMP/work
 mkdir -p "$W" && cp -R "$T_ROOT/tasks" "$W/tasks" && cd "$W" || exit 2
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk"
+SK=$T_SK
 Q=MODEL=vllm/Qwen/Qwen3.5-27B
 R=results/compile-pipeline/log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 A=$R/artifacts/static

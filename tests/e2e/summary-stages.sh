@@ -9,7 +9,7 @@
 t_bench_work
 unset ROUTES ENV_FILE BENCH
 M=vllm/qwen-27b
-SK="make --no-print-directory -f $T_ROOT/mk/skillc.mk task=csv-column-sum RUNNER=benchflow MODEL=$M BENCH=samples"
+SK="$T_SK task=csv-column-sum RUNNER=benchflow MODEL=$M BENCH=samples"
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 SKILL=tasks/csv-column-sum/environment/skills/csv-sum/SKILL.md
 script() { rm -f script.n; printf '%s\n' "$@" >script; }

@@ -1,6 +1,7 @@
 /* lib_test.c — tools/lib: atomic files, tree hashes, canonical JSON,
  * process control, settings. */
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -557,6 +558,22 @@ static void test_strip_escapes(void)
 	CHECK_STR(cut, "end ");
 }
 
+static void test_sort_and_round(void)
+{
+	const char *w[] = { "b", "a", "ab", "" };
+	qsort(w, ARRAY_LEN(w), sizeof *w, cmp_str);
+	CHECK_STR(w[0], "");
+	CHECK_STR(w[1], "a");
+	CHECK_STR(w[3], "b");
+	double d[] = { 2.5, -1, 0, 1e9 };
+	qsort(d, ARRAY_LEN(d), sizeof *d, cmp_double);
+	CHECK(d[0] == -1 && d[1] == 0 && d[2] == 2.5 && d[3] == 1e9);
+	CHECK(round_to(0.123456789, 6) == 0.123457);
+	CHECK(round_to(2.675, 1) == 2.7);
+	CHECK(round_to(-0.125, 2) == round(-0.125 * 100) / 100);
+	CHECK(round_to(1.5, 0) == 2);
+}
+
 int main(void)
 {
 	dir = t_tmpdir();
@@ -576,6 +593,7 @@ int main(void)
 	RUN(test_grow);
 	RUN(test_settings_check);
 	RUN(test_strip_escapes);
+	RUN(test_sort_and_round);
 	struct err e;
 	fs_remove_tree(dir, &e);
 	free(dir);

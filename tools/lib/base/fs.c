@@ -131,6 +131,14 @@ char *path_dir(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
+int fs_mkdirs_parent(const char *path, struct err *e)
+{
+	char *dir = path_dir(path);
+	int r = fs_mkdirs(dir, e);
+	free(dir);
+	return r;
+}
+
 int fs_fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -146,14 +154,16 @@ int fs_fsync_dir(const char *dir)
 	return r;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int fs_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len) {
 		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO; /* a write that takes nothing would loop forever */
 			return -1;
 		}
 		p += n;
@@ -251,7 +261,7 @@ static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, s
 		}
 		if (n == 0)
 			break;
-		if (write_all(out, chunk, (size_t)n) < 0) {
+		if (fs_write_all(out, chunk, (size_t)n) < 0) {
 			r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
 			break;
 		}
@@ -283,7 +293,7 @@ static int write_new_fd(const char *path, const void *data, size_t len, mode_t m
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0)
 		return err_set(e, ERR_WORK, "cannot create '%s':", path);
-	if (write_all(fd, data, len) < 0) {
+	if (fs_write_all(fd, data, len) < 0) {
 		err_set(e, ERR_WORK, "cannot write '%s':", path);
 		close(fd);
 		unlink(path);

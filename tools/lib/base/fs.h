@@ -17,6 +17,10 @@ long fs_max_file_mb(void);
 /* fs_read under that limit; a larger file's error names MAX_FILE_MB. */
 int fs_read_limited(const char *path, struct buf *out, struct err *e);
 
+/* write(2) until all len bytes are out (again after EINTR); -1 with errno
+ * set on an error. */
+int fs_write_all(int fd, const void *data, size_t len);
+
 /* Writes a temp file beside path, fsyncs it, renames it over path and
  * fsyncs the directory: readers see the old bytes or the new, never half.
  * A publication of one file (below). */
@@ -86,6 +90,8 @@ void fs_pub_free(struct fs_pub *p);
 int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, struct err *e);
 
 int fs_mkdirs(const char *path, struct err *e);          /* mkdir -p */
+/* mkdir -p of path_dir(path): the folder a file is about to be written in. */
+int fs_mkdirs_parent(const char *path, struct err *e);
 int fs_remove_tree(const char *path, struct err *e);     /* rm -rf; absent is fine */
 int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e); /* fsynced */
 /* The same into a folder not yet published: no fsync of its own (see fs_write_new). */

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fs.h"
+
 extern char **environ;
 
 /* Copies one read's worth; returns 0 at end of output. */
@@ -28,16 +30,8 @@ static int copy_out(int from, const int tee[2])
 	for (int i = 0; i < 2; i++) {
 		if (tee[i] < 0)
 			continue;
-		const char *p = chunk;
-		size_t left = (size_t)n;
-		while (left) {
-			ssize_t w = write(tee[i], p, left);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			p += w;
-			left -= (size_t)w;
+		if (fs_write_all(tee[i], chunk, (size_t)n) < 0) {
+			/* a closed reader: the child's output still drains */
 		}
 	}
 	return 1;
@@ -289,7 +283,7 @@ static void on_signal(int sfd, struct watch *w, struct proc_result *res)
 
 /* Copies the child's output and enforces its limits until it has exited
  * and its output has ended (or gone quiet after it exited). */
-static void supervise(int sfd, struct watch *w, struct outputs *o, struct proc_result *res)
+static void follow_child(int sfd, struct watch *w, struct outputs *o, struct proc_result *res)
 {
 	while (!w->exited || o->read[0] >= 0 || o->read[1] >= 0) {
 		enforce_limits(w, res);
@@ -358,7 +352,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct err *
 	w.deadline = spec->timeout > 0 ? start + spec->timeout : 0;
 	w.start = start;
 	w.next_tick = spec->tick && spec->tick_first > 0 ? start + spec->tick_first : 0;
-	supervise(sfd, &w, &o, res);
+	follow_child(sfd, &w, &o, res);
 	outputs_close(&o);
 	proc_signals_end(sfd, &oldmask);
 	fill_result(w.status, now_mono() - start, res);

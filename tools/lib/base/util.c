@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,9 +241,23 @@ void strlist_push(struct strlist *l, const char *s)
 	strlist_push_owned(l, xstrdup(s));
 }
 
-static int cmp_str(const void *a, const void *b)
+int cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double round_to(double v, int places)
+{
+	static const double scale[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6 };
+	if (places < 0 || (size_t)places >= ARRAY_LEN(scale))
+		BUG("round_to: %d places", places);
+	return round(v * scale[places]) / scale[places];
 }
 
 void strlist_sort(struct strlist *l)

@@ -88,6 +88,14 @@ void strlist_push_owned(struct strlist *l, char *s); /* takes s */
 void strlist_sort(struct strlist *l);                /* byte order */
 void strlist_free(struct strlist *l);
 
+/* qsort/bsearch comparators: of char * elements by bytes, of doubles
+ * ascending (NaN compares equal to everything, as before). */
+int cmp_str(const void *a, const void *b);
+int cmp_double(const void *a, const void *b);
+/* v rounded to 0..6 decimal places, halves away from zero: how figures are
+ * kept in the JSON outputs. */
+double round_to(double v, int places);
+
 /* True when s matches [A-Za-z0-9][A-Za-z0-9._-]* (task names, stage names). */
 int name_is_safe(const char *s);
 

@@ -270,18 +270,6 @@ char *skill_free_name(const struct skill_src *s, struct skill_out *o, const char
 	return p;
 }
 
-static int write_parent(const char *path, struct err *e)
-{
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	int rc = 0;
-	if (slash) {
-		*slash = '\0';
-		rc = fs_mkdirs(dir, e);
-	}
-	free(dir);
-	return rc;
-}
 
 static int write_entry(const struct skill_src *s, const struct fs_entry *en, const char *to,
 		       struct err *e)
@@ -291,13 +279,13 @@ static int write_entry(const struct skill_src *s, const struct fs_entry *en, con
 	if (S_ISDIR(en->mode)) {
 		rc = fs_mkdirs(dst, e);
 	} else if (S_ISLNK(en->mode)) {
-		if (write_parent(dst, e) < 0)
+		if (fs_mkdirs_parent(dst, e) < 0)
 			rc = -1;
 		else if (symlink(en->link, dst) < 0)
 			rc = err_set(e, ERR_WORK, "cannot create link '%s':", dst);
 	} else if (S_ISREG(en->mode)) {
 		char *src = path_join(s->dir, en->path);
-		rc = write_parent(dst, e) < 0 ? -1 : fs_copy_new(src, dst, en->mode & 0777, e);
+		rc = fs_mkdirs_parent(dst, e) < 0 ? -1 : fs_copy_new(src, dst, en->mode & 0777, e);
 		free(src);
 	}
 	free(dst);
@@ -322,7 +310,7 @@ int skill_out_write(const struct skill_src *s, const struct skill_out *o, const 
 	free(md);
 	for (size_t i = 0; rc == 0 && i < o->n; i++) {
 		char *p = path_join(to, o->files[i].path);
-		rc = write_parent(p, e) < 0 ? -1 : fs_write_new(p, o->files[i].data.data, o->files[i].data.len, 0644, e);
+		rc = fs_mkdirs_parent(p, e) < 0 ? -1 : fs_write_new(p, o->files[i].data.data, o->files[i].data.len, 0644, e);
 		free(p);
 	}
 	free(to);

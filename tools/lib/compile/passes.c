@@ -187,11 +187,6 @@ static const char *const stop_words[] = {
 	"who", "why", "will", "with", "you", "your",
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The normal form of one word into w: lowercased, a plural 's' cut;
  * false for stop words and words under 3 letters. */
 static bool norm_word(const char *s, size_t len, char w[41])

@@ -15,7 +15,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "llm/cache.h"
-#include "llm/curldl.h"
+#include "llm/http.h"
 #include "base/log.h"
 #include "base/redact.h"
 #include "base/slots.h"
@@ -116,10 +116,7 @@ void llm_close(struct llm_client *c)
 {
 	if (!c)
 		return;
-	if (c->curl) {
-		curl_easy_cleanup(c->curl);
-		curl_global_cleanup();
-	}
+	http_close(c->curl);
 	routes_free(&c->routes);
 	dotenv_free(&c->env);
 	wipe_strlist(&c->secrets);
@@ -280,18 +277,12 @@ static void http_do(struct llm_client *c, const struct route *rt, const char *ur
 	r->retry_after = -1;
 	r->status = 0;
 	/* libcurl is loaded by the first request: a run the cache serves never loads it */
-	if (!c->curl && curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK && !(c->curl = curl_easy_init()))
-		curl_global_cleanup();
-	if (!c->curl) {
+	if (!c->curl && !(c->curl = http_open())) {
 		r->cc = CURLE_FAILED_INIT;
 		snprintf(r->errbuf, sizeof r->errbuf, "%s", curldl_error());
 		return;
 	}
-	struct curl_slist *h = NULL;
-	h = curl_slist_append(h, "Accept: application/json");
-	h = curl_slist_append(h, "Expect:");
-	if (body)
-		h = curl_slist_append(h, "Content-Type: application/json");
+	struct curl_slist *h = http_json_headers(body != NULL);
 	if (key) {
 		char *auth = xasprintf("Authorization: Bearer %s", key);
 		h = curl_slist_append(h, auth);
@@ -301,18 +292,13 @@ static void http_do(struct llm_client *c, const struct route *rt, const char *ur
 	for (size_t i = 0; i < rt->headers.n; i++)
 		h = curl_slist_append(h, rt->headers.v[i]);
 	CURL *k = c->curl;
-	curl_easy_reset(k);
-	curl_easy_setopt(k, CURLOPT_URL, url);
-	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(k, CURLOPT_USERAGENT, "skillc-llm/1");
-	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(k, CURLOPT_CONNECTTIMEOUT_MS, (long)(rt->connect_timeout * 1000));
-	curl_easy_setopt(k, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
-	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(k, CURLOPT_WRITEDATA, r);
+	struct http_json q = { .url = url, .agent = "skillc-llm/1", .body = body,
+			       .connect_ms = (long)(rt->connect_timeout * 1000),
+			       .timeout_ms = (long)(timeout * 1000),
+			       .on_body = on_body, .ctx = r, .errbuf = r->errbuf };
+	http_json_setup(k, &q, h);
 	curl_easy_setopt(k, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(k, CURLOPT_HEADERDATA, r);
-	curl_easy_setopt(k, CURLOPT_ERRORBUFFER, r->errbuf);
 	r->rt = rt;
 	r->url = url;
 	r->t0 = r->said = now_mono();
@@ -320,20 +306,10 @@ static void http_do(struct llm_client *c, const struct route *rt, const char *ur
 	curl_easy_setopt(k, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(k, CURLOPT_XFERINFODATA, r);
 	curl_easy_setopt(k, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http,https");
-	if (body) {
-		curl_easy_setopt(k, CURLOPT_POST, 1L);
-		curl_easy_setopt(k, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(k, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	}
-	r->errbuf[0] = '\0';
 	r->retry_after = -1;
 	double t0 = now_mono();
-	r->cc = curl_easy_perform(k);
+	r->cc = http_json_perform(k, &r->status);
 	r->seconds = now_mono() - t0;
-	r->status = 0;
-	curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, &r->status);
-	curl_easy_setopt(k, CURLOPT_HTTPHEADER, NULL);
 	wipe_list(h);
 }
 
@@ -635,8 +611,8 @@ static void usage_record(struct llm_client *c, const struct llm_request *req, co
 	json_set_num(rec, "tokens_in", (double)a.tokens_in);
 	json_set_num(rec, "tokens_out", (double)a.tokens_out);
 	json_set_num(rec, "tokens_cached", (double)a.tokens_cached);
-	json_set_num(rec, "latency_s", round(ai->latency * 1000) / 1000);
-	json_set_num(rec, "elapsed_s", round(elapsed * 1000) / 1000);
+	json_set_num(rec, "latency_s", round_to(ai->latency, 3));
+	json_set_num(rec, "elapsed_s", round_to(elapsed, 3));
 	if (cost >= 0)
 		json_set_num(rec, "cost_usd", cost);
 	else

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "base/json.h"
 
 int usage_append(const char *path, const cJSON *rec, struct err *e)
@@ -16,12 +17,8 @@ int usage_append(const char *path, const cJSON *rec, struct err *e)
 		buf_free(&line);
 		return err_set(e, ERR_WORK, "cannot open usage file '%s':", path);
 	}
-	ssize_t n;
-	do
-		n = write(fd, line.data, line.len);
-	while (n < 0 && errno == EINTR);
 	int rc = 0;
-	if (n != (ssize_t)line.len)
+	if (fs_write_all(fd, line.data, line.len) < 0)
 		rc = err_set(e, ERR_WORK, "cannot append to usage file '%s':", path);
 	close(fd);
 	buf_free(&line);

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/proc.h"
 #include "base/pyjson.h"
@@ -515,17 +516,8 @@ static void fs_write_req(struct conn *c, const cJSON *id, const cJSON *params)
 	}
 	int fd = c->s->fs->open(c->s->fs->ctx, path, O_WRONLY | O_CREAT | O_TRUNC, 0644, &e);
 	if (fd >= 0) {
-		size_t n = strlen(content), done = 0;
-		while (done < n) {
-			ssize_t w = write(fd, content + done, n - done);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				err_set(&e, ERR_WORK, "cannot write '%s':", path);
-				break;
-			}
-			done += (size_t)w;
-		}
+		if (fs_write_all(fd, content, strlen(content)) < 0)
+			err_set(&e, ERR_WORK, "cannot write '%s':", path);
 		close(fd);
 	}
 	if (e.msg[0])

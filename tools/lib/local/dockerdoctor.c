@@ -14,7 +14,7 @@
 #include "local/task.h"
 
 struct out {
-	docker_doctor_line *line;
+	docker_doctor_report_fn *line;
 	void *ctx;
 	const struct engine *en;
 };
@@ -252,7 +252,7 @@ static void check_images(const struct out *o, const struct docker_doctor *d)
 	free(l1);
 }
 
-void docker_doctor_run(const struct docker_doctor *d, docker_doctor_line *line, void *ctx)
+void docker_doctor_run(const struct docker_doctor *d, docker_doctor_report_fn *line, void *ctx)
 {
 	struct out o = { line, ctx, engine_named(d->sandbox) };
 	if (!o.en) {

@@ -22,8 +22,8 @@ struct docker_doctor {
 
 /* One line of the doctor: ok or a problem, the check's name (the engine's
  * name, alone or with -storage, -mirrors, ...), what it found. */
-typedef void docker_doctor_line(void *ctx, bool ok, const char *check, const char *msg);
+typedef void docker_doctor_report_fn(void *ctx, bool ok, const char *check, const char *msg);
 
-void docker_doctor_run(const struct docker_doctor *d, docker_doctor_line *line, void *ctx);
+void docker_doctor_run(const struct docker_doctor *d, docker_doctor_report_fn *line, void *ctx);
 
 #endif

@@ -396,11 +396,10 @@ static int build_ca(const char *ctx, const char **prefix, struct err *e)
 	*prefix = "";
 	if (!ca || !*ca)
 		return 0;
-	char *dst = xasprintf("%s/files" BUILD_CA, ctx), *dir = path_dir(dst);
-	int r = fs_mkdirs(dir, e);
+	char *dst = xasprintf("%s/files" BUILD_CA, ctx);
+	int r = fs_mkdirs_parent(dst, e);
 	if (r == 0 && fs_copy_file(ca, dst, 0644, e) < 0)
 		r = err_set(e, ERR_INPUT, "SKILLC_BUILD_CA '%s' cannot be read (%s)", ca, e->msg);
-	free(dir);
 	free(dst);
 	*prefix = "export NODE_EXTRA_CA_CERTS=" BUILD_CA " PIP_CERT=" BUILD_CA "; ";
 	return r;

@@ -62,10 +62,9 @@ static int copy_tools(const char *bin, const char *dst, struct err *e)
 
 static int write_file(const char *path, const char *text, struct err *e)
 {
-	char *dir = path_dir(path);
-	int r = fs_mkdirs(dir, e) < 0 ? -1 : fs_write_atomic(path, text, strlen(text), 0644, e);
-	free(dir);
-	return r;
+	if (fs_mkdirs_parent(path, e) < 0)
+		return -1;
+	return fs_write_atomic(path, text, strlen(text), 0644, e);
 }
 
 /* The runtime's build context: root/ (skillc under RUNTIME_PREFIX) and the Dockerfile. */
@@ -135,7 +134,7 @@ int runtime_build(const char *base, const struct image_opts *o, struct image_ref
 static char *daemon_json(struct err *e);
 
 /* The first line of a docker command's output; NULL when it failed. */
-static char *docker_line(char *const *argv, int *rc, struct err *e)
+static char *docker_answer(char *const *argv, int *rc, struct err *e)
 {
 	struct buf out = BUF_INIT;
 	*rc = engine_call(argv, &out, e);
@@ -159,7 +158,7 @@ int runtime_preflight(struct buf *said, struct err *e)
 		return -1;
 	char *argv[] = { (char *)"docker", (char *)"info", (char *)"--format", (char *)"{{.Driver}}", NULL };
 	int rc;
-	char *driver = docker_line(argv, &rc, e);
+	char *driver = docker_answer(argv, &rc, e);
 	char *sleep_argv[] = { (char *)"sleep", (char *)"0", NULL };
 	struct buf out = BUF_INIT;
 	struct proc_result pr;
@@ -227,7 +226,7 @@ static char *start_with(const struct runtime_run *r, const char *const *flags, i
 		strlist_push(&a, "REGISTRY_MIRROR");
 	}
 	strlist_push(&a, r->image);
-	char *line = docker_line(a.v, rc, e);
+	char *line = docker_answer(a.v, rc, e);
 	strlist_free(&a);
 	if (*rc == 0) {
 		free(name);

@@ -112,10 +112,7 @@ int sandbox_bind(struct sandbox *sb, const char *src, const char *dest, bool rw,
 				       "refusing to replace it", dest);
 		unlink(dest);
 	}
-	char *parent = xstrdup(dest);
-	*strrchr(parent, '/') = '\0';
-	int r = *parent ? fs_mkdirs(parent, e) : 0;
-	free(parent);
+	int r = fs_mkdirs_parent(dest, e);
 	if (r == 0 && symlink(src, dest) < 0)
 		r = err_set(e, ERR_WORK, "cannot link '%s' to '%s':", dest, src);
 	if (r == 0)
@@ -143,18 +140,6 @@ static char *host_or_err(const struct sandbox *sb, const char *path, struct err 
 	return h;
 }
 
-static int mkparent(const char *host, struct err *e)
-{
-	char *parent = xstrdup(host);
-	char *slash = strrchr(parent, '/');
-	int r = 0;
-	if (slash && slash != parent) {
-		*slash = '\0';
-		r = fs_mkdirs(parent, e);
-	}
-	free(parent);
-	return r;
-}
 
 static int copy_entry(const char *src, const char *dst, const struct stat *st, const char *link, struct err *e)
 {
@@ -183,7 +168,7 @@ static int copy_tree(const char *src, const char *dst, struct err *e)
 			ssize_t n = readlink(src, link, sizeof link - 1);
 			link[n > 0 ? n : 0] = '\0';
 		}
-		return mkparent(dst, e) < 0 ? -1 : copy_entry(src, dst, &st, link, e);
+		return fs_mkdirs_parent(dst, e) < 0 ? -1 : copy_entry(src, dst, &st, link, e);
 	}
 	if (fs_mkdirs(dst, e) < 0)
 		return -1;
@@ -224,7 +209,7 @@ int sandbox_write(struct sandbox *sb, const char *dest, const char *data, size_t
 	char *host = host_or_err(sb, dest, e);
 	if (!host)
 		return -1;
-	int r = mkparent(host, e);
+	int r = fs_mkdirs_parent(host, e);
 	if (r == 0)
 		r = fs_write_atomic(host, data, len, mode, e);
 	free(host);
@@ -236,7 +221,7 @@ int sandbox_symlink(struct sandbox *sb, const char *target, const char *linkpath
 	char *host = host_or_err(sb, linkpath, e);
 	if (!host)
 		return -1;
-	int r = mkparent(host, e);
+	int r = fs_mkdirs_parent(host, e);
 	if (r == 0) {
 		struct stat st;
 		if (lstat(host, &st) == 0 && S_ISDIR(st.st_mode))
@@ -433,12 +418,8 @@ int sandbox_cleanup(struct sandbox *sb, struct err *e)
 	int r = 0;
 	for (size_t i = 0; i < sb->links.n; i++) {
 		unlink(sb->links.v[i]);
-		char *parent = xstrdup(sb->links.v[i]);
-		char *slash = strrchr(parent, '/');
-		if (slash && slash != parent) {
-			*slash = '\0';
-			rmdir(parent); /* /logs, when nothing else is in it */
-		}
+		char *parent = path_dir(sb->links.v[i]);
+		rmdir(parent); /* /logs, when nothing else is in it; never "/" */
 		free(parent);
 	}
 	if (sb->scratch && fs_exists(sb->scratch)) {

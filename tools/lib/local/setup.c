@@ -59,8 +59,7 @@ int local_setup_program(struct local_trial *t, struct err *e)
 	free(found);
 	t->box.program = xstrdup(real);
 	if (t->box.mode == SANDBOX_BWRAP && !under_system(real)) {
-		char *dir = xstrdup(real);
-		*strrchr(dir, '/') = '\0';
+		char *dir = path_dir(real);
 		int r = sandbox_bind(&t->box.sb, dir, dir, false, e);
 		free(dir);
 		return r;

@@ -171,7 +171,7 @@ static void serve(struct pump *down, struct pump *up, struct relay **rel, int nr
 		relay_service(rel[k], pf + at[k], (k + 1 < nrel ? at[k + 1] : n) - at[k]);
 }
 
-int supervise(const struct supervisor_spec *s, struct err *e)
+int supervisor_run(const struct supervisor_spec *s, struct err *e)
 {
 	struct relay *rel[4] = { 0 };
 	int nrel = s->listen ? open_relays(s->listen, s->to, rel, 4) : 0;

@@ -29,6 +29,6 @@ struct supervisor_spec {
  * Returns the status to end with: the agent's (128 + signal when killed),
  * or one of the statuses above (the reason is on stderr, starting with
  * SUPERVISOR_FAILURE); -1 with e set when it cannot start at all. */
-int supervise(const struct supervisor_spec *s, struct err *e);
+int supervisor_run(const struct supervisor_spec *s, struct err *e);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "base/json.h"
 #include "base/log.h"
-#include "llm/curldl.h"
+#include "llm/http.h"
 #include "llm/usage.h"
 #include "skill/skilldoc.h"
 
@@ -32,31 +32,12 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 /* One request; body NULL: GET. */
 static void http(CURL *k, const char *url, const char *body, long timeout_ms, struct reply *r)
 {
-	struct curl_slist *h = curl_slist_append(NULL, "Accept: application/json");
-	h = curl_slist_append(h, "Expect:");
-	if (body)
-		h = curl_slist_append(h, "Content-Type: application/json");
-	curl_easy_reset(k);
-	curl_easy_setopt(k, CURLOPT_URL, url);
-	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(k, CURLOPT_USERAGENT, "skillc-agentrm/1");
-	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(k, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(k, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(k, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(k, CURLOPT_ERRORBUFFER, r->errbuf);
-	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http,https");
-	if (body) {
-		curl_easy_setopt(k, CURLOPT_POST, 1L);
-		curl_easy_setopt(k, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(k, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	}
-	r->errbuf[0] = '\0';
-	r->cc = curl_easy_perform(k);
-	r->status = 0;
-	curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, &r->status);
-	curl_easy_setopt(k, CURLOPT_HTTPHEADER, NULL);
+	struct curl_slist *h = http_json_headers(body != NULL);
+	struct http_json q = { .url = url, .agent = "skillc-agentrm/1", .body = body,
+			       .connect_ms = 5000, .timeout_ms = timeout_ms,
+			       .on_body = on_body, .ctx = r, .errbuf = r->errbuf };
+	http_json_setup(k, &q, h);
+	r->cc = http_json_perform(k, &r->status);
 	curl_slist_free_all(h);
 }
 
@@ -103,13 +84,9 @@ static int health_with(CURL *k, const char *url, cJSON **health, struct err *e)
 
 int agentrm_health(const char *url, cJSON **health, struct err *e)
 {
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return err_set(e, ERR_WORK, "cannot initialize libcurl: %s", curldl_error());
-	CURL *k = curl_easy_init();
+	CURL *k = http_open();
 	int rc = k ? health_with(k, url, health, e) : err_set(e, ERR_WORK, "cannot initialize libcurl: %s", curldl_error());
-	if (k)
-		curl_easy_cleanup(k);
-	curl_global_cleanup();
+	http_close(k);
 	return rc;
 }
 
@@ -124,10 +101,7 @@ int agentrm_open(struct agentrm *rm, const char *url, const char *cache_dir, str
 	const char *mode = getenv("LLM_CACHE");
 	if (llmcache_mode_parse(mode && *mode ? mode : "use", &rm->mode, e) < 0)
 		return -1;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return err_set(e, ERR_WORK, "cannot initialize libcurl: %s", curldl_error());
-	rm->curl = curl_easy_init();
-	if (!rm->curl)
+	if (!(rm->curl = http_open()))
 		return err_set(e, ERR_WORK, "cannot initialize libcurl: %s", curldl_error());
 	if (health_with(rm->curl, rm->url, &rm->health, e) < 0) {
 		char why[sizeof e->msg];
@@ -142,10 +116,7 @@ int agentrm_open(struct agentrm *rm, const char *url, const char *cache_dir, str
 
 void agentrm_close(struct agentrm *rm)
 {
-	if (rm->curl) {
-		curl_easy_cleanup(rm->curl);
-		curl_global_cleanup();
-	}
+	http_close(rm->curl);
 	cJSON_Delete(rm->health);
 	free(rm->url);
 	free(rm->cache_dir);
@@ -255,7 +226,7 @@ static void usage(const struct agentrm *rm, const char *label, const char *key, 
 		json_set_str(rec, "error", error);
 	json_set_num(rec, "tokens_in", (double)tokens);
 	json_set_num(rec, "tokens_out", 0);
-	json_set_num(rec, "latency_s", round(latency * 1000) / 1000);
+	json_set_num(rec, "latency_s", round_to(latency, 3));
 	json_set(rec, "cost_usd", cJSON_CreateNull());
 	struct err e;
 	if (usage_append(rm->usage_file, rec, &e) < 0)

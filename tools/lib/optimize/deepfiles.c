@@ -40,10 +40,7 @@ cJSON *deep_read(const char *path, const char *hint, struct err *e)
 
 int deep_write(const char *path, const cJSON *v, struct err *e)
 {
-	char *dir = path_dir(path);
-	int rc = fs_mkdirs(dir, e) < 0 || json_write_if_changed(path, v, e) < 0 ? -1 : 0;
-	free(dir);
-	return rc;
+	return fs_mkdirs_parent(path, e) < 0 || json_write_if_changed(path, v, e) < 0 ? -1 : 0;
 }
 
 cJSON *deep_read_best(const struct deep_opts *o, int round, struct err *e)

@@ -34,10 +34,7 @@ static int need_model(const struct fast_opts *o, struct err *e)
 
 static int write_json(const char *path, const cJSON *v, struct err *e)
 {
-	char *parent = path_dir(path);
-	int rc = fs_mkdirs(parent, e) < 0 || json_write_if_changed(path, v, e) < 0 ? -1 : 0;
-	free(parent);
-	return rc;
+	return fs_mkdirs_parent(path, e) < 0 || json_write_if_changed(path, v, e) < 0 ? -1 : 0;
 }
 
 static cJSON *read_json(const char *path, const char *what, struct err *e)

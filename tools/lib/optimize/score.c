@@ -36,12 +36,6 @@ static int class_of(const cJSON *trial)
 	return o && !strcmp(o, "timeout") ? 2 : 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The median of the known (>= 0) values; -1 when none. */
 static double median(const double *v, size_t n)
 {

@@ -35,10 +35,7 @@ static char *marker_path(const char *run_dir, const char *target)
 
 static int write_marker(const struct launcher_job *l, struct err *e)
 {
-	char *dir = path_dir(l->marker);
-	int r = fs_mkdirs(dir, e);
-	free(dir);
-	if (r < 0)
+	if (fs_mkdirs_parent(l->marker, e) < 0)
 		return -1;
 	cJSON *m = cJSON_CreateObject();
 	json_set_str(m, "job_name", l->job_name);
@@ -49,7 +46,7 @@ static int write_marker(const struct launcher_job *l, struct err *e)
 	json_set_num(m, "pid", getpid());
 	iso_time(now_wall(), when);
 	json_set_str(m, "started", when);
-	r = json_write_file(l->marker, m, e);
+	int r = json_write_file(l->marker, m, e);
 	cJSON_Delete(m);
 	return r;
 }

@@ -181,7 +181,7 @@ void across_free(struct across_result *r)
 
 static cJSON *num6(double v)
 {
-	return isfinite(v) ? cJSON_CreateNumber(round(v * 1e6) / 1e6) : cJSON_CreateNull();
+	return isfinite(v) ? cJSON_CreateNumber(round_to(v, 6)) : cJSON_CreateNull();
 }
 
 static cJSON *arm(long pass, long n)

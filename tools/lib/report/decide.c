@@ -369,7 +369,7 @@ int decide_calibrate(struct decide_rule *r, long base_first, struct err *e)
 
 static double r6(double v)
 {
-	return round(v * 1e6) / 1e6;
+	return round_to(v, 6);
 }
 
 static void set_num_or_null(cJSON *o, const char *k, double v)

@@ -9,7 +9,7 @@
 
 static double r2(double v)
 {
-	return round(v * 100) / 100;
+	return round_to(v, 2);
 }
 
 void gate_rate_text(const struct results_group *g, struct buf *b)

@@ -176,7 +176,8 @@ static void delta_chart(struct index_page *p, bool vs_noskill)
 		snprintf(sub[i], sizeof sub[i], "%s · %s", g->harness, g->model);
 		snprintf(key[i], sizeof key[i], "%s", c->rel);
 		if (!isnan(d))
-			snprintf(note[i], sizeof note[i], "%s %+.1f pp", g->stage, round(d * 10) / 10 == 0 ? 0 : d);
+			snprintf(note[i], sizeof note[i], "%s %+.1f pp", g->stage,
+				 round_to(d, 1) == 0 ? 0 : d);
 		rows[i] = (struct svg_point){ .key = key[i], .label = label[i], .sublabel = sub[i], .value = isnan(d) ? NAN : d / 100,
 					      .lo = lo, .hi = hi, .note = note[i][0] ? note[i] : NULL };
 	}

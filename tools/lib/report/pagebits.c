@@ -137,7 +137,7 @@ void page_rate_ci(struct buf *b, const struct results_group *g)
 /* A signed number of points, never "-0.0". */
 static double tidy1(double v)
 {
-	v = round(v * 10) / 10;
+	v = round_to(v, 1);
 	return v == 0 ? 0 : v;
 }
 

@@ -3,12 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int cmp_double(const void *p, const void *q)
-{
-	double a = *(const double *)p, b = *(const double *)q;
-	return a < b ? -1 : a > b;
-}
-
 void paired_ratio(const double *base, size_t nb, const double *cand, size_t nc, struct paired_ratio *out)
 {
 	size_t n = nb < nc ? nb : nc, k = 0;

@@ -17,15 +17,15 @@ static const long table_k[] = { 1, 3, 5, 10 };
 /* Rounded for the files: 4 decimals for rates, 2 for the rest, 6 for money. */
 static double r4(double v)
 {
-	return isnan(v) ? v : round(v * 1e4) / 1e4;
+	return isnan(v) ? v : round_to(v, 4);
 }
 static double r2(double v)
 {
-	return isnan(v) ? v : round(v * 100) / 100;
+	return isnan(v) ? v : round_to(v, 2);
 }
 static double r6(double v)
 {
-	return isnan(v) ? v : round(v * 1e6) / 1e6;
+	return isnan(v) ? v : round_to(v, 6);
 }
 
 static double ratio_vs_raw(const struct results_group *g, double sum, long n, double rsum, long rn)
@@ -67,7 +67,7 @@ static double seconds_ratio(const struct results_group *g)
 /* The row's known LLM money; NAN when it had calls and none was priced. */
 static double llm_usd(const struct results_group *g)
 {
-	return g->llm_calls && g->llm_unknown == g->llm_calls ? NAN : round(g->llm_usd * 1e6) / 1e6;
+	return g->llm_calls && g->llm_unknown == g->llm_calls ? NAN : round_to(g->llm_usd, 6);
 }
 
 static void set_maybe(cJSON *o, const char *k, double v)

@@ -32,12 +32,6 @@ static bool in_words(const char *words, const char *name)
 	return false;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 void watch_count(const struct strlist *runs, watch_due_fn due_fn, struct watch_counts *c)
 {
 	memset(c, 0, sizeof *c);

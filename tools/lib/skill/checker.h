@@ -1,6 +1,7 @@
 /* checker.h — the insides shared by the validator's two halves (not for
  * other folders): validate.c reads the skill and applies the spec rules of
- * skills-ref (the verdict); lint.c adds the warnings on top. */
+ * skills-ref (the verdict); lint.c adds the warnings on top; checker.c holds
+ * what both use, so the calls go one way: validate.c -> lint.c -> checker.c. */
 #ifndef SKILLC_SKILL_CHECKER_H
 #define SKILLC_SKILL_CHECKER_H
 
@@ -39,6 +40,8 @@ void check_set_fix(struct check_finding *f, const char *fmt, ...) __attribute__(
 
 /* True for the frontmatter keys the spec defines. */
 bool check_key_allowed(const char *key);
+/* Those keys as skills-ref lists them, "'allowed-tools', 'compatibility', ...". */
+void check_allowed_keys(struct buf *out);
 /* The caller's model of the skill-relative file rel (check_options.docs), or NULL. */
 const struct skilldoc *check_given_doc(const struct skill *s, const char *rel);
 

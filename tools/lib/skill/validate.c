@@ -20,61 +20,6 @@
 #include "base/strmap.h"
 #include "base/unicode.h"
 
-static const char *const allowed_fields[] = {
-	"allowed-tools", "compatibility", "description", "license", "metadata", "name",
-};
-
-/* ---- findings ----------------------------------------------------------- */
-
-struct check_finding *check_add(struct check_finding **v, size_t *n, size_t *cap, const char *rule,
-				const char *file, int line, int col, const char *fmt, va_list ap)
-{
-	GROW(*v, *n, *cap);
-	struct check_finding *f = &(*v)[(*n)++];
-	struct buf b = BUF_INIT;
-	buf_vprintf(&b, fmt, ap);
-	f->rule = rule;
-	f->message = buf_detach(&b);
-	f->file = xstrdup(file ? file : "");
-	f->line = line;
-	f->col = col;
-	f->fix = NULL;
-	return f;
-}
-
-struct check_finding *check_error(struct check_report *r, const char *rule, int line, int col,
-				  const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	struct check_finding *f = check_add(&r->errors, &r->nerrors, &r->errors_cap, rule,
-					    r->file ? r->file : r->path, line, col, fmt, ap);
-	va_end(ap);
-	return f;
-}
-
-struct check_finding *check_warn(struct check_report *r, const char *rule, int line, int col,
-				 const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	struct check_finding *f = check_add(&r->warnings, &r->nwarnings, &r->warnings_cap, rule,
-					    r->file ? r->file : r->path, line, col, fmt, ap);
-	va_end(ap);
-	return f;
-}
-
-void check_set_fix(struct check_finding *f, const char *fmt, ...)
-{
-	va_list ap;
-	struct buf b = BUF_INIT;
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	free(f->fix);
-	f->fix = buf_detach(&b);
-}
-
 /* ---- the skill being checked ------------------------------------------- */
 
 static void skill_free(struct skill *s)
@@ -152,15 +97,6 @@ static int locate(struct skill *s)
 	}
 	check_error(r, "skill-md-missing", 0, 0, "Missing required file: SKILL.md");
 	return -1;
-}
-
-/* The caller's model of the skill-relative file rel, or NULL. */
-const struct skilldoc *check_given_doc(const struct skill *s, const char *rel)
-{
-	for (size_t i = 0; i < s->o->ndocs; i++)
-		if (!strcmp(s->o->docs[i].rel, rel))
-			return s->o->docs[i].doc;
-	return NULL;
 }
 
 /* Reading, UTF-8, newlines. */
@@ -289,19 +225,6 @@ static int parse_yaml(struct skill *s)
 
 /* ---- spec rules (skills-ref validator, step 6) ------------------------- */
 
-bool check_key_allowed(const char *key)
-{
-	for (size_t i = 0; i < ARRAY_LEN(allowed_fields); i++)
-		if (!strcmp(key, allowed_fields[i]))
-			return true;
-	return false;
-}
-
-static int strcmp_p(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void rule_fields(struct skill *s)
 {
 	const struct fm_node *m = s->fm;
@@ -317,12 +240,11 @@ static void rule_fields(struct skill *s)
 	}
 	if (!extra.n)
 		return;
-	qsort(extra.v, extra.n, sizeof(*extra.v), strcmp_p);
+	strlist_sort(&extra);
 	struct buf b = BUF_INIT, allowed = BUF_INIT;
 	for (size_t i = 0; i < extra.n; i++)
 		buf_printf(&b, "%s%s", i ? ", " : "", extra.v[i]);
-	for (size_t i = 0; i < ARRAY_LEN(allowed_fields); i++)
-		buf_printf(&allowed, "%s'%s'", i ? ", " : "", allowed_fields[i]);
+	check_allowed_keys(&allowed);
 	struct check_finding *f = check_error(s->r, "unexpected-fields", first->line, first->col,
 					"Unexpected fields in frontmatter: %s. Only [%s] are allowed.",
 					b.data, allowed.data);
