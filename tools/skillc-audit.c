@@ -33,11 +33,13 @@ int main(int argc, char **argv)
 		if (argv[i][0] == '-')
 			die(2, "unknown option '%s' (see --help)", argv[i]);
 		if (!fs_is_dir(argv[i]))
-			die(2, "'%s' is not a folder: give a run folder or a results folder", argv[i]);
+			die(2, "'%s' is not a folder: give a run folder or a results folder",
+			    argv[i]);
 		size_t before = runs.n;
 		results_find_runs(argv[i], 2, &runs);
 		if (runs.n == before)
-			die(2, "no runs under %s: no traces/ folder found (run make eval first)", argv[i]);
+			die(2, "no runs under %s: no traces/ folder found (run make eval first)",
+			    argv[i]);
 	}
 	if (argc < 2)
 		die(2, "give a run folder or a results folder (see --help)");
@@ -45,9 +47,9 @@ int main(int argc, char **argv)
 	struct buf out = BUF_INIT;
 	for (size_t i = 0; i < runs.n; i++)
 		audit_run(runs.v[i], &out, &tot);
-	buf_printf(&out, "%s: %ld run%s, %ld leakage finding%s rolled back, %ld warning%s\n", log_prog(), tot.runs,
-		   tot.runs == 1 ? "" : "s", tot.leaks, tot.leaks == 1 ? "" : "s", tot.warnings,
-		   tot.warnings == 1 ? "" : "s");
+	buf_printf(&out, "%s: %ld run%s, %ld leakage finding%s rolled back, %ld warning%s\n",
+	           log_prog(), tot.runs, tot.runs == 1 ? "" : "s", tot.leaks,
+	           tot.leaks == 1 ? "" : "s", tot.warnings, tot.warnings == 1 ? "" : "s");
 	int rc = fwrite(out.data, 1, out.len, stdout) == out.len && fflush(stdout) == 0 ? 0 : 1;
 	buf_free(&out);
 	strlist_free(&runs);

@@ -108,7 +108,8 @@ static int publish_copy(const struct skill_set *set, const char *out, hash_hex h
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < set->n; i++) {
 		char *dst = path_join(tmp, set->v[i].name);
-		rc = copy_tree(set->v[i].dir, dst, &set->v[i].tree, e); /* made durable by fs_publish_tree */
+		rc = copy_tree(set->v[i].dir, dst, &set->v[i].tree,
+		               e); /* made durable by fs_publish_tree */
 		free(dst);
 	}
 	if (rc == 0 && hash_tree(tmp, h, e) < 0)

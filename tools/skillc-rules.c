@@ -711,7 +711,8 @@ static bool budget_spent(const struct runs *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		struct err e = { 0 };
-		if (budget_check(rs->v[i].dir, run_get(&rs->v[i], "BUDGET_USD"), &e) < 0 && e.code == ERR_WORK)
+		if (budget_check(rs->v[i].dir, run_get(&rs->v[i], "BUDGET_USD"), &e) < 0 &&
+		    e.code == ERR_WORK)
 			return true;
 	}
 	return false;

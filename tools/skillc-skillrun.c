@@ -37,8 +37,9 @@ static const char usage[] =
 	"2 bad input.\n";
 
 /* Settings the skill run sets itself for its members. */
-static const char *const own[] = { "skill", "train", "test", "tasks", "task", "SPLIT", "SPLIT_SEED", "SKILL_SOURCE",
-				   "SKILLS", "RUN_DIR", "harnesses", "models", "MATRIX" };
+static const char *const own[] = { "skill",     "train",      "test",         "tasks",  "task",
+	                           "SPLIT",     "SPLIT_SEED", "SKILL_SOURCE", "SKILLS", "RUN_DIR",
+	                           "harnesses", "models",     "MATRIX" };
 
 struct ctx {
 	const char *goal;
@@ -86,7 +87,8 @@ static void parse(int argc, char **argv, struct ctx *c)
 	if (settings_from_args(argc - i, argv + i, &c->values, &e) < 0)
 		die_err(&e);
 	if (*val(c, "harnesses") || *val(c, "models") || *val(c, "MATRIX"))
-		die(2, "skill run: harnesses=, models= and MATRIX= are not taken yet: run one skill run per harness and model");
+		die(2,
+		    "skill run: harnesses=, models= and MATRIX= are not taken yet: run one skill run per harness and model");
 }
 
 /* RESULTS/<task>--<harness>--<slug>--src-<set>-<hash>: the member run of a set. */
@@ -96,7 +98,8 @@ static char *member_dir(const struct ctx *c, const char *task, const char *set)
 	char *tag = skill_source_tag(set, &e);
 	if (!tag)
 		die_err(&e);
-	char *d = xasprintf("%s/%s--%s--%s--%s", val(c, "RESULTS"), task, val(c, "HARNESS"), c->slug, tag);
+	char *d = xasprintf("%s/%s--%s--%s--%s", val(c, "RESULTS"), task, val(c, "HARNESS"),
+	                    c->slug, tag);
 	free(tag);
 	return d;
 }
@@ -107,21 +110,26 @@ static char *set_path(const struct ctx *c, const char *kind, const char *task)
 }
 
 /* make -f skillc.mk <given settings> task=T SKILL_SOURCE=SET SKILLS=name [more] GOAL */
-static int member_make(const struct ctx *c, const char *task, const char *set, const char *more, const char *goal)
+static int member_make(const struct ctx *c, const char *task, const char *set, const char *more,
+                       const char *goal)
 {
 	struct strlist argv = STRLIST_INIT;
 	char *mk = make_fragment();
 	if (!mk)
-		die(2, "cannot find skillc.mk beside this tool (bin/../mk/ or share/skillc/): reinstall skillc");
+		die(2,
+		    "cannot find skillc.mk beside this tool (bin/../mk/ or share/skillc/): reinstall skillc");
 	strlist_push(&argv, getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make");
 	strlist_push(&argv, "--no-print-directory");
 	strlist_push(&argv, "-f");
 	strlist_push_owned(&argv, mk);
 	for (size_t i = 0; i < c->given.n; i++)
-		if (!is_own(c->given.v[i]) && setting_find(c->given.v[i]) && (!more || strncmp(more, c->given.v[i], strlen(c->given.v[i]))))
-			strlist_push_owned(&argv, xasprintf("%s=%s", c->given.v[i], val(c, c->given.v[i])));
+		if (!is_own(c->given.v[i]) && setting_find(c->given.v[i]) &&
+		    (!more || strncmp(more, c->given.v[i], strlen(c->given.v[i]))))
+			strlist_push_owned(
+				&argv, xasprintf("%s=%s", c->given.v[i], val(c, c->given.v[i])));
 	for (size_t i = 0; i < ARRAY_LEN(own); i++) /* no member is a skill run or a matrix */
-		if (setting_find(own[i])->kind != SET_DECIMAL && setting_find(own[i])->kind != SET_INT)
+		if (setting_find(own[i])->kind != SET_DECIMAL &&
+		    setting_find(own[i])->kind != SET_INT)
 			strlist_push_owned(&argv, xasprintf("%s=", own[i]));
 	strlist_push_owned(&argv, xasprintf("task=%s", task));
 	strlist_push_owned(&argv, xasprintf("SKILL_SOURCE=%s", set));
@@ -152,7 +160,8 @@ static void record_write(const struct ctx *c)
 /* The tuned run's S_final skill, when deep-final has made it. */
 static char *final_skill(const struct ctx *c, const char *tuned)
 {
-	char *p = xasprintf("%s/artifacts/deep/S_final/%s", tuned, c->sr.name), *md = path_join(p, "SKILL.md");
+	char *p = xasprintf("%s/artifacts/deep/S_final/%s", tuned, c->sr.name),
+	     *md = path_join(p, "SKILL.md");
 	bool ok = fs_exists(md);
 	free(md);
 	if (!ok) {
@@ -177,8 +186,10 @@ static void build_record(struct ctx *c)
 {
 	struct err e = { 0 };
 	cJSON *r = skillrun_json(&c->sr), *st = json_set(r, "settings", cJSON_CreateObject());
-	static const char *const shown[] = { "EXTERNAL_MODEL", "MODEL", "HARNESS", "RUNNER", "REPEAT", "FINAL_REPEAT",
-					     "FINAL_FRESH", "DEEP_ROUNDS", "DEEP_ALPHA", "STATIC_MODE" };
+	static const char *const shown[] = { "EXTERNAL_MODEL", "MODEL",       "HARNESS",
+		                             "RUNNER",         "REPEAT",      "FINAL_REPEAT",
+		                             "FINAL_FRESH",    "DEEP_ROUNDS", "DEEP_ALPHA",
+		                             "STATIC_MODE" };
 	for (size_t i = 0; i < ARRAY_LEN(shown); i++)
 		json_set_str(st, shown[i], val(c, shown[i]));
 	cJSON *tasks = json_set(r, "tasks", cJSON_CreateArray());
@@ -237,7 +248,8 @@ static void summary(const struct ctx *c, bool quiet)
 	cJSON *sum = skillsum_json(c->record, &e);
 	if (!sum)
 		die_err(&e);
-	char *md = skillsum_md(sum), *pj = path_join(c->dir, "summary.json"), *pm = path_join(c->dir, "summary.md");
+	char *md = skillsum_md(sum), *pj = path_join(c->dir, "summary.json"),
+	     *pm = path_join(c->dir, "summary.md");
 	if (json_write_file(pj, sum, &e) < 0 || fs_write_atomic(pm, md, strlen(md), 0644, &e) < 0)
 		die_err(&e);
 	if (!quiet)
@@ -257,21 +269,19 @@ static int work(struct ctx *c)
 	int rc = member_make(c, json_str(train, "task"), json_str(train, "set"), NULL, c->goal);
 	bool raw = goal_in(c->goal, "eval final raw-eval raw-index ingest");
 	const char *raw_goal = !strcmp(c->goal, "ingest") ? "ingest" : "raw-index";
-	cJSON_ArrayForEach(t, tasks)
-		if (rc == 0 && raw && !strcmp(json_str(t, "role"), "test"))
-			rc = member_make(c, json_str(t, "task"), json_str(t, "set"), NULL, raw_goal);
+	cJSON_ArrayForEach(t, tasks) if (rc == 0 && raw && !strcmp(json_str(t, "role"), "test"))
+		rc = member_make(c, json_str(t, "task"), json_str(t, "set"), NULL, raw_goal);
 	if (rc || !goal_in(c->goal, "final final-eval final-index"))
 		return rc;
 	build_record(c); /* S_final exists now: the test tasks' final sets */
 	tasks = json_get(c->record, "tasks");
 	if (!c->final_skill)
-		die(1, "skill run %s: the tuned run made no S_final (%s): see its make status", c->sr.name,
-		    json_str(c->record, "tuned_run"));
+		die(1, "skill run %s: the tuned run made no S_final (%s): see its make status",
+		    c->sr.name, json_str(c->record, "tuned_run"));
 	long fr = strtol(val(c, "FINAL_REPEAT"), NULL, 10);
 	char *repeat = xasprintf("REPEAT=%s", fr > 0 ? val(c, "FINAL_REPEAT") : val(c, "REPEAT"));
-	cJSON_ArrayForEach(t, tasks)
-		if (rc == 0 && !strcmp(json_str(t, "role"), "test"))
-			rc = member_make(c, json_str(t, "task"), json_str(t, "final_set"), repeat, "raw-index");
+	cJSON_ArrayForEach(t, tasks) if (rc == 0 && !strcmp(json_str(t, "role"), "test")) rc =
+		member_make(c, json_str(t, "task"), json_str(t, "final_set"), repeat, "raw-index");
 	free(repeat);
 	if (rc == 0 && !strcmp(c->goal, "final"))
 		summary(c, false);
@@ -286,13 +296,17 @@ static int status(const struct ctx *c)
 	cJSON_ArrayForEach(t, json_get(c->record, "tasks")) {
 		const char *role = json_str(t, "role"), *task = json_str(t, "task");
 		bool train = !strcmp(role, "train");
-		progressf("skill run %s: %s task %s, %s:", c->sr.name, role, task, train ? "tuned here (raw to final)" : "raw trials");
-		int rc = member_make(c, task, json_str(t, "set"), train ? NULL : "GOAL=raw-index", "status");
+		progressf("skill run %s: %s task %s, %s:", c->sr.name, role, task,
+		          train ? "tuned here (raw to final)" : "raw trials");
+		int rc = member_make(c, task, json_str(t, "set"), train ? NULL : "GOAL=raw-index",
+		                     "status");
 		worst = rc > worst ? rc : worst;
 		if (train)
 			continue;
 		if (!json_str(t, "final_set")) {
-			progressf("skill run %s: test task %s, final trials: waiting for the tuned run's S_final", c->sr.name, task);
+			progressf(
+				"skill run %s: test task %s, final trials: waiting for the tuned run's S_final",
+				c->sr.name, task);
 			worst = worst ? worst : 1;
 			continue;
 		}
@@ -313,9 +327,13 @@ static int clean(const struct ctx *c)
 	cJSON_ArrayForEach(t, json_get(c->record, "tasks")) {
 		bool train = !strcmp(json_str(t, "role"), "train");
 		if (train || !strncmp(stage, "raw", 3) || !strcmp(stage, "ingest"))
-			rc = rc ? rc : member_make(c, json_str(t, "task"), json_str(t, "set"), NULL, "clean-stage");
+			rc = rc ? rc
+				: member_make(c, json_str(t, "task"), json_str(t, "set"), NULL,
+			                      "clean-stage");
 		if (!train && json_str(t, "final_set") && strncmp(stage, "raw", 3))
-			rc = rc ? rc : member_make(c, json_str(t, "task"), json_str(t, "final_set"), NULL, "clean-stage");
+			rc = rc ? rc
+				: member_make(c, json_str(t, "task"), json_str(t, "final_set"),
+			                      NULL, "clean-stage");
 	}
 	return rc;
 }
@@ -344,7 +362,8 @@ int main(int argc, char **argv)
 	if (skillrun_plan(c.values, &c.sr, &e) < 0)
 		die_err(&e);
 	if (c.sr.train.n > 1)
-		die(2, "skill run: %zu train tasks: tuning over several pooled train tasks is not built yet; give one train task (docs/skill-runs.md)",
+		die(2,
+		    "skill run: %zu train tasks: tuning over several pooled train tasks is not built yet; give one train task (docs/skill-runs.md)",
 		    c.sr.train.n);
 	int rc = 0;
 	bool check = !strcmp(c.goal, "check"); /* the plan alone: make reads it before any work */

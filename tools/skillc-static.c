@@ -376,7 +376,8 @@ static void write_set(const struct opts *o, const char *tmp, const cJSON *rep, c
 			mkparent(files[i]); /* before any temp exists: a failure here leaves none */
 	struct fs_pub p = FS_PUB_INIT;
 	hash_hex h;
-	int r = o->hash ? hash_tree(tmp, h, &e) : 0; /* paths are relative: the same hash as at o->out */
+	int r = o->hash ? hash_tree(tmp, h, &e)
+			: 0; /* paths are relative: the same hash as at o->out */
 	fs_pub_dir(&p, tmp, o->out);
 	if (r == 0 && o->report)
 		r = pub_json(&p, o->report, rep, &e);

@@ -212,13 +212,15 @@ static void test_publication_together(void)
 	char *root = path_join(dir, "pubs");
 	t_put(root, "tree.tmp/s/SKILL.md", "skill");
 	t_put(root, "same.json", "{}\n");
-	char *tree = path_join(root, "tree.tmp"), *out = path_join(root, "out"), *rep = path_join(root, "r/rep.json"),
-	     *same = path_join(root, "same.json"), *r = path_join(root, "r");
+	char *tree = path_join(root, "tree.tmp"), *out = path_join(root, "out"),
+	     *rep = path_join(root, "r/rep.json"), *same = path_join(root, "same.json"),
+	     *r = path_join(root, "r");
 	CHECK(fs_mkdirs(r, &e) == 0);
 	struct fs_pub p = FS_PUB_INIT;
 	fs_pub_dir(&p, tree, out);
 	CHECK(fs_pub_file(&p, rep, "{\"a\": 1}\n", 9, 0644, &e) == 0);
-	CHECK_INT(fs_pub_file_if_changed(&p, same, "{}\n", 3, &e), 0); /* the same bytes: not added */
+	CHECK_INT(fs_pub_file_if_changed(&p, same, "{}\n", 3, &e),
+	          0); /* the same bytes: not added */
 	CHECK_INT(p.n, 2);
 	CHECK(!fs_exists(rep)); /* nothing in place before the commit */
 	CHECK(fs_pub_commit(&p, &e) == 0);
@@ -232,7 +234,8 @@ static void test_publication_together(void)
 	CHECK(no_temps(root));
 	/* one rename fails (its target is a folder): what came before stays in
 	 * place, whole; the temps after it are removed, none is left */
-	char *a = path_join(root, "a"), *blocked = path_join(root, "blocked"), *c = path_join(root, "c");
+	char *a = path_join(root, "a"), *blocked = path_join(root, "blocked"),
+	     *c = path_join(root, "c");
 	t_put(root, "blocked/x", "x");
 	CHECK(fs_pub_file(&p, a, "a", 1, 0644, &e) == 0);
 	CHECK(fs_pub_file(&p, blocked, "b", 1, 0644, &e) == 0);

@@ -68,7 +68,8 @@ static void test_compose(void)
 {
 	char tmpl[] = "/tmp/skillrun_test.XXXXXX";
 	CHECK(mkdtemp(tmpl) != NULL);
-	char *task = path_join(tmpl, "task"), *skill = path_join(tmpl, "new/csv"), *out = path_join(tmpl, "out/set");
+	char *task = path_join(tmpl, "task"), *skill = path_join(tmpl, "new/csv"),
+	     *out = path_join(tmpl, "out/set");
 	char *p;
 	put(p = path_join(task, "environment/skills/csv/SKILL.md"), "old csv\n");
 	free(p);
@@ -79,15 +80,18 @@ static void test_compose(void)
 	struct err e = { 0 };
 	CHECK(skillrun_compose(task, skill, "csv", out, &e) == 0);
 	struct buf b = BUF_INIT;
-	CHECK(fs_read(p = path_join(out, "csv/SKILL.md"), 1024, &b, &e) == 0 && !strcmp(b.data, "new csv\n"));
+	CHECK(fs_read(p = path_join(out, "csv/SKILL.md"), 1024, &b, &e) == 0 &&
+	      !strcmp(b.data, "new csv\n"));
 	free(p);
 	buf_free(&b);
-	CHECK(fs_read(p = path_join(out, "other/SKILL.md"), 1024, &b, &e) == 0 && !strcmp(b.data, "other\n"));
+	CHECK(fs_read(p = path_join(out, "other/SKILL.md"), 1024, &b, &e) == 0 &&
+	      !strcmp(b.data, "other\n"));
 	free(p);
 	buf_free(&b);
 	struct stat st1, st2;
 	CHECK(stat(out, &st1) == 0);
-	CHECK(skillrun_compose(task, skill, "csv", out, &e) == 0); /* the same content: left alone */
+	CHECK(skillrun_compose(task, skill, "csv", out, &e) ==
+	      0); /* the same content: left alone */
 	CHECK(stat(out, &st2) == 0 && st1.st_ino == st2.st_ino);
 	char *added = path_join(tmpl, "out/added");
 	CHECK(skillrun_compose(task, skill, "fresh", added, &e) == 0); /* no namesake: added */

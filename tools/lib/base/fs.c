@@ -324,7 +324,8 @@ static void pub_push(struct fs_pub *p, char *tmp, const char *target, int fd)
 	p->v[p->n++] = (struct fs_pub_item){ tmp, xstrdup(target), fd, fd < 0, fd < 0 };
 }
 
-int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode,
+                struct err *e)
 {
 	char *tmp = fs_temp_beside(path);
 	int fd = write_new_fd(tmp, data, len, mode, e);
@@ -336,7 +337,8 @@ int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len
 	return 0;
 }
 
-int fs_pub_file_if_changed(struct fs_pub *p, const char *path, const void *data, size_t len, struct err *e)
+int fs_pub_file_if_changed(struct fs_pub *p, const char *path, const void *data, size_t len,
+                           struct err *e)
 {
 	struct buf old = BUF_INIT;
 	struct err ignore;
@@ -416,8 +418,10 @@ static int place_by_moving(const char *tmp, const char *target, char **old, stru
 	} else if (rename(tmp, target) < 0) {
 		err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, target);
 		if (rename(*old, target) < 0) /* the old tree must not stay under a temp name */
-			err_set(e, ERR_WORK, "cannot rename '%s' to '%s', and putting the old '%s' back "
-				"failed too (it is at '%s'):", tmp, target, target, *old);
+			err_set(e, ERR_WORK,
+			        "cannot rename '%s' to '%s', and putting the old '%s' back "
+			        "failed too (it is at '%s'):",
+			        tmp, target, target, *old);
 	} else {
 		return 0;
 	}
@@ -433,7 +437,8 @@ static int pub_place(struct fs_pub_item *it, char **old, struct err *e)
 	*old = NULL;
 	if (!it->dir) {
 		if (rename(it->tmp, it->target) < 0)
-			return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", it->tmp, it->target);
+			return err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", it->tmp,
+			               it->target);
 		return 0;
 	}
 	if (renameat2(AT_FDCWD, it->tmp, AT_FDCWD, it->target, RENAME_EXCHANGE) == 0) {

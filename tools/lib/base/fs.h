@@ -72,9 +72,11 @@ struct fs_pub {
 };
 #define FS_PUB_INIT { NULL, 0, 0 }
 /* Writes data to a temp beside path now; path is replaced at the commit. */
-int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode, struct err *e);
+int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode,
+                struct err *e);
 /* The same unless path holds exactly these bytes: 1 added, 0 unchanged. */
-int fs_pub_file_if_changed(struct fs_pub *p, const char *path, const void *data, size_t len, struct err *e);
+int fs_pub_file_if_changed(struct fs_pub *p, const char *path, const void *data, size_t len,
+                           struct err *e);
 /* The finished folder tmp goes in at target at the commit (the old tree,
  * if any, is swapped out and removed), its every file and folder fsynced
  * before. */

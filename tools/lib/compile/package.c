@@ -310,7 +310,9 @@ int skill_out_write(const struct skill_src *s, const struct skill_out *o, const 
 	free(md);
 	for (size_t i = 0; rc == 0 && i < o->n; i++) {
 		char *p = path_join(to, o->files[i].path);
-		rc = fs_mkdirs_parent(p, e) < 0 ? -1 : fs_write_new(p, o->files[i].data.data, o->files[i].data.len, 0644, e);
+		rc = fs_mkdirs_parent(p, e) < 0
+			? -1
+			: fs_write_new(p, o->files[i].data.data, o->files[i].data.len, 0644, e);
 		free(p);
 	}
 	free(to);

@@ -489,25 +489,27 @@ static bool registry_ok(const char *reg)
 /* The registry's refusal of a push or pull, in one line: what the engine
  * said, and the way out (hint; for a registry that speaks plain http: how
  * the engine is told it may). */
-static int registry_failure(const struct engine *en, const char *what, const char *hint, struct buf *out, struct err *e)
+static int registry_failure(const struct engine *en, const char *what, const char *hint,
+                            struct buf *out, struct err *e)
 {
 	if (out->data)
 		text_strip_escapes(out->data);
 	bool plain = out->data && strstr(out->data, "HTTP response to HTTPS client");
-	return err_set(e, ERR_WORK, "%s: %s (%s%s)", what, buf_last_line(out), plain ? "a plain-http registry: " : "",
-		       plain ? en->insecure_how : hint);
+	return err_set(e, ERR_WORK, "%s: %s (%s%s)", what, buf_last_line(out),
+	               plain ? "a plain-http registry: " : "", plain ? en->insecure_how : hint);
 }
 
 /* The pushed manifest's 64 hex digits into hex: docker prints them
  * ("digest: sha256:..."), podman writes "sha256:..." to its digest file. */
-static int pushed_digest(const struct engine *en, const char *remote, struct buf *out, const char *dfile, char hex[65],
-			 struct err *e)
+static int pushed_digest(const struct engine *en, const char *remote, struct buf *out,
+                         const char *dfile, char hex[65], struct err *e)
 {
 	struct buf f = BUF_INIT;
 	const char *d = NULL;
 	if (!dfile && out->data && (d = strstr(out->data, "digest: sha256:")))
 		d += 15;
-	else if (dfile && fs_read(dfile, 4096, &f, e) == 0 && f.data && !strncmp(f.data, "sha256:", 7))
+	else if (dfile && fs_read(dfile, 4096, &f, e) == 0 && f.data &&
+	         !strncmp(f.data, "sha256:", 7))
 		d = f.data + 7;
 	int rc = 0;
 	if (!d || strspn(d, "0123456789abcdef") < 64)
@@ -519,13 +521,16 @@ static int pushed_digest(const struct engine *en, const char *remote, struct buf
 	return rc;
 }
 
-int image_publish(const struct engine *en, struct image_ref *r, const char *registry, const char *work, struct err *e)
+int image_publish(const struct engine *en, struct image_ref *r, const char *registry,
+                  const char *work, struct err *e)
 {
 	if (!registry_ok(registry))
 		return err_set(e, ERR_INPUT, "bad IMAGE_REGISTRY '%s': give host:port[/prefix], e.g. registry.example:5000/skillc",
 			       registry);
-	char *remote = xasprintf("%s/%s", registry, r->tag), *what = xasprintf("%s push %s", en->name, remote);
-	char *base = en->digest_flag ? path_join(work, "push.digest") : NULL, *dfile = base ? fs_temp_beside(base) : NULL;
+	char *remote = xasprintf("%s/%s", registry, r->tag),
+	     *what = xasprintf("%s push %s", en->name, remote);
+	char *base = en->digest_flag ? path_join(work, "push.digest") : NULL,
+	     *dfile = base ? fs_temp_beside(base) : NULL;
 	struct buf out = BUF_INIT;
 	char hex[65];
 	int rc = engine4(en, "tag", r->id, remote, NULL, &out, e);
@@ -563,9 +568,10 @@ int image_pull(const struct engine *en, const char *pinned, char id[80], struct 
 	char *what = xasprintf("cannot pull %s from the registry", pinned);
 	int rc = engine4(en, "pull", pinned, NULL, NULL, &out, e);
 	if (rc > 0)
-		registry_failure(en, what,
-				 "built and pushed by make images with IMAGE_REGISTRY; a digest that does not match is refused",
-				 &out, e);
+		registry_failure(
+			en, what,
+			"built and pushed by make images with IMAGE_REGISTRY; a digest that does not match is refused",
+			&out, e);
 	buf_free(&out);
 	free(what);
 	if (rc == 0 && engine_image_id(en, pinned, id, e) != 1)

@@ -66,8 +66,8 @@ int image_context_copy(const char *src, const char *dst, struct err *e);
 /* IMAGE_REGISTRY=host:port[/prefix]: pushes r under <registry>/<its tag>
  * and sets r->pinned to the pushed manifest's digest reference (podman's
  * digest file goes to a temp name in work, removed after). */
-int image_publish(const struct engine *en, struct image_ref *r, const char *registry, const char *work,
-		  struct err *e);
+int image_publish(const struct engine *en, struct image_ref *r, const char *registry,
+                  const char *work, struct err *e);
 /* Pulls a pinned reference (by digest: the daemon refuses content whose
  * digest differs) into the daemon; id gets its image id (80 bytes). Errors
  * are the environment's (ERR_WORK), never the trial's. */

@@ -35,8 +35,11 @@ static void report_md(const cJSON *rep, struct buf *md)
 	buf_printf(md, "\n%d edit(s) rejected and remembered (rejected.json).\n", cJSON_GetArraySize(json_get(rep, "rejected")));
 	long leaks = (long)json_num(rep, "leaks", 0);
 	if (leaks)
-		buf_printf(md, "\nLeakage guard: %ld edit(s) rolled back for copying the task's held-out files "
-			       "(round-K/edit.json says what and from where; docs/leakage.md).\n", leaks);
+		buf_printf(
+			md,
+			"\nLeakage guard: %ld edit(s) rolled back for copying the task's held-out files "
+			"(round-K/edit.json says what and from where; docs/leakage.md).\n",
+			leaks);
 }
 
 /* How many edits of round k the leakage guard rolled back (edit.json's

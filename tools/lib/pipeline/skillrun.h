@@ -42,12 +42,14 @@ size_t skillrun_test_count(size_t n, double split);
 
 /* The skill run's folder under results: skill-<name>--<harness>--<model
  * slug>--<first 8 hex of the split's hash>. Caller frees. */
-char *skillrun_dir(const struct skillrun *sr, const char *results, const char *harness, const char *slug);
+char *skillrun_dir(const struct skillrun *sr, const char *results, const char *harness,
+                   const char *slug);
 
 /* out = the task's environment/skills with skill (a folder) in place of
  * its namesake `name`, or added; rewritten only when its content changes
  * (built beside it, swapped in). */
-int skillrun_compose(const char *task_dir, const char *skill, const char *name, const char *out, struct err *e);
+int skillrun_compose(const char *task_dir, const char *skill, const char *name, const char *out,
+                     struct err *e);
 
 /* The plan as JSON for skillrun.json: skill, copies, split. */
 cJSON *skillrun_json(const struct skillrun *sr);

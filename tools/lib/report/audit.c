@@ -58,8 +58,10 @@ static void use_add(struct uses *u, const cJSON *trial)
 		if (!cJSON_IsString(x))
 			continue;
 		struct use *s = use_of(u, x->valuestring);
-		bool inv = has_name(json_get(sk, "invoked_names"), s->name) || (one && json_bool(sk, "invoked", false));
-		bool rd = has_name(json_get(sk, "read_names"), s->name) || (one && json_bool(sk, "read", false));
+		bool inv = has_name(json_get(sk, "invoked_names"), s->name) ||
+			(one && json_bool(sk, "invoked", false));
+		bool rd = has_name(json_get(sk, "read_names"), s->name) ||
+			(one && json_bool(sk, "read", false));
 		s->den++;
 		s->invoked += inv;
 		s->read += rd;
@@ -108,8 +110,8 @@ static void uses_line(struct buf *b, const struct uses *u)
 		pct_of(b, s->either, s->den);
 	}
 	if (u->unchecked)
-		buf_printf(b, "; %ld trial%s not checked (the harness has no skill-use patterns)", u->unchecked,
-			   u->unchecked == 1 ? "" : "s");
+		buf_printf(b, "; %ld trial%s not checked (the harness has no skill-use patterns)",
+		           u->unchecked, u->unchecked == 1 ? "" : "s");
 }
 
 /* ---------------------------------------------------------------- leakage */
@@ -127,7 +129,8 @@ static void add_clean(struct buf *b, const char *s)
 static long leak_findings(const cJSON *doc, const char *list, const char *what, struct buf *lines)
 {
 	long n = 0, i = 0;
-	for (const cJSON *x = json_get(doc, list) ? json_get(doc, list)->child : NULL; x; x = x->next, i++) {
+	for (const cJSON *x = json_get(doc, list) ? json_get(doc, list)->child : NULL; x;
+	     x = x->next, i++) {
 		const cJSON *gd = json_get(x, "guard");
 		if (!json_str(gd, "check") || strcmp(json_str(gd, "check"), "leak"))
 			continue;
@@ -181,8 +184,10 @@ static void leak_part(const char *run, const char *stage, struct buf *head, stru
 	} else if (fast && !json_bool(doc, "leak_guard", false)) {
 		buf_adds(head, "; leakage guard off (applied by hand without --task)");
 	} else {
-		long n = leak_findings(doc, fast ? "patches" : "attempts", fast ? "patch" : "attempt", lines);
-		const char *noun = fast ? (n == 1 ? "patch" : "patches") : (n == 1 ? "edit" : "edits");
+		long n = leak_findings(doc, fast ? "patches" : "attempts",
+		                       fast ? "patch" : "attempt", lines);
+		const char *noun =
+			fast ? (n == 1 ? "patch" : "patches") : (n == 1 ? "edit" : "edits");
 		buf_printf(head, "; leakage guard: %ld %s rolled back", n, noun);
 		tot->leaks += n;
 	}
@@ -224,8 +229,8 @@ static int cmp_stage(const void *a, const void *b)
 }
 
 /* The stage's rows (one per task: a skill run has several). */
-static void stage_lines(const char *run, const struct results_table *tb, const char *stage, bool tasks,
-			struct buf *out, struct audit_totals *tot)
+static void stage_lines(const char *run, const struct results_table *tb, const char *stage,
+                        bool tasks, struct buf *out, struct audit_totals *tot)
 {
 	struct buf head = BUF_INIT, lines = BUF_INIT;
 	bool any = false;
@@ -259,7 +264,8 @@ static void stage_lines(const char *run, const struct results_table *tb, const c
 /* Whether the agent used the final skill: the final stage's trials, else
  * the latest stage's that has any (named). A warning for each skill of
  * the set that no such trial invoked or read. */
-static void final_lines(const char *run, const struct results_table *tb, struct buf *out, struct audit_totals *tot)
+static void final_lines(const char *run, const struct results_table *tb, struct buf *out,
+                        struct audit_totals *tot)
 {
 	const struct results_group *last = NULL;
 	for (size_t i = 0; i < tb->n; i++) {
@@ -279,19 +285,25 @@ static void final_lines(const char *run, const struct results_table *tb, struct 
 	const char *which = strcmp(last->stage, "final") ? last->stage : "final";
 	for (size_t i = 0; i < u.n; i++) {
 		const struct use *s = &u.v[i];
-		buf_printf(out, "  final skill: %s used (invoked or read) in %ld of %ld %s trial%s%s\n", s->name, s->either,
-			   s->den, which, s->den == 1 ? "" : "s",
-			   strcmp(which, "final") ? " (no final trials yet: the latest stage's)" : "");
+		buf_printf(out,
+		           "  final skill: %s used (invoked or read) in %ld of %ld %s trial%s%s\n",
+		           s->name, s->either, s->den, which, s->den == 1 ? "" : "s",
+		           strcmp(which, "final") ? " (no final trials yet: the latest stage's)"
+		                                  : "");
 		if (s->den && !s->either) {
-			buf_printf(out, "warning: %s: the agent never invoked or read the skill %s in its %ld %s trial%s: "
-					"a change in pass rate cannot come from that skill's content\n",
-				   run, s->name, s->den, which, s->den == 1 ? "" : "s");
+			buf_printf(
+				out,
+				"warning: %s: the agent never invoked or read the skill %s in its %ld %s trial%s: "
+				"a change in pass rate cannot come from that skill's content\n",
+				run, s->name, s->den, which, s->den == 1 ? "" : "s");
 			tot->warnings++;
 		}
 	}
 	if (!u.n && u.unchecked)
-		buf_printf(out, "  final skill: use not checked in the %s trials (the harness has no skill-use patterns)\n",
-			   which);
+		buf_printf(
+			out,
+			"  final skill: use not checked in the %s trials (the harness has no skill-use patterns)\n",
+			which);
 	uses_free(&u);
 }
 
@@ -308,7 +320,8 @@ void audit_run(const char *run, struct buf *out, struct audit_totals *tot)
 		tasks |= strcmp(tb.v[i].task, tb.v[0].task) != 0;
 	buf_printf(out, "%s", run);
 	if (tb.n)
-		buf_printf(out, " (%s, %s, %s)", tasks ? "several tasks" : tb.v[0].task, tb.v[0].harness, tb.v[0].model);
+		buf_printf(out, " (%s, %s, %s)", tasks ? "several tasks" : tb.v[0].task,
+		           tb.v[0].harness, tb.v[0].model);
 	buf_adds(out, "\n");
 	for (size_t i = 0; i < stages.n; i++)
 		stage_lines(run, &tb, stages.v[i], tasks, out, tot);

@@ -277,7 +277,9 @@ static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, 
 					     .source = ri->source };
 		struct results_group *g = group_for(tb, &key);
 		if (!g->external) /* the optimizer that made this stage's skill (docs/skill-runs.md, disclosure) */
-			g->external = xstrdup(json_str(ri->config, "EXTERNAL_MODEL") ? json_str(ri->config, "EXTERNAL_MODEL") : "");
+			g->external = xstrdup(json_str(ri->config, "EXTERNAL_MODEL")
+			                              ? json_str(ri->config, "EXTERNAL_MODEL")
+			                              : "");
 		struct results_trial t = { .dir = tdir, .test = xstrdup(tests.v[k]), .index = index,
 					   .rel = xasprintf("traces/%s/%s/%s", s->task, s->name, tests.v[k]) };
 		read_trial(&t, j, routes);

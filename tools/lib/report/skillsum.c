@@ -34,8 +34,8 @@ static void arm_load(const cJSON *where, const char *task, struct arm *a)
 	a->scored = a->passed + (long)json_num(c, "failed", 0) + (long)json_num(c, "timeout", 0);
 	a->trials = (long)json_num(c, "trials", 0);
 	const cJSON *t;
-	cJSON_ArrayForEach(t, json_get(idx, "trials"))
-		a->reused += json_bool(t, "reused", false) || cJSON_IsTrue(json_get(t, "selection_reuse"));
+	cJSON_ArrayForEach(t, json_get(idx, "trials")) a->reused +=
+		json_bool(t, "reused", false) || cJSON_IsTrue(json_get(t, "selection_reuse"));
 	a->have = true;
 	cJSON_Delete(idx);
 }
@@ -51,7 +51,9 @@ static cJSON *arm_json(const struct arm *a, const cJSON *where)
 	json_set_num(o, "scored", (double)a->scored);
 	json_set_num(o, "trials", (double)a->trials);
 	json_set_num(o, "reused_trials", (double)a->reused);
-	json_set(o, "pass_rate", a->scored ? cJSON_CreateNumber(round(1e4 * a->passed / a->scored) / 1e4) : cJSON_CreateNull());
+	json_set(o, "pass_rate",
+	         a->scored ? cJSON_CreateNumber(round(1e4 * a->passed / a->scored) / 1e4)
+	                   : cJSON_CreateNull());
 	return o;
 }
 
@@ -69,7 +71,8 @@ static cJSON *spend_json(const cJSON *record)
 	cJSON *a = cJSON_CreateArray(), *seen = cJSON_CreateObject();
 	const cJSON *t;
 	cJSON_ArrayForEach(t, json_get(record, "tasks")) {
-		const char *runs[] = { json_str(json_get(t, "raw"), "run"), json_str(json_get(t, "final"), "run") };
+		const char *runs[] = { json_str(json_get(t, "raw"), "run"),
+			               json_str(json_get(t, "final"), "run") };
 		for (size_t i = 0; i < 2; i++) {
 			if (!runs[i] || json_get(seen, runs[i]))
 				continue;
@@ -122,13 +125,18 @@ cJSON *skillsum_json(const cJSON *record, struct err *e)
 		json_set(o, "raw", arm_json(&raw, json_get(t, "raw")));
 		json_set(o, "final", arm_json(&fin, json_get(t, "final")));
 		bool both = raw.scored && fin.scored;
-		json_set(o, "delta", both ? cJSON_CreateNumber(round(1e4 * ((double)fin.passed / fin.scored - (double)raw.passed / raw.scored)) / 1e4)
-				       : cJSON_CreateNull());
+		json_set(o, "delta",
+		         both ? cJSON_CreateNumber(round(1e4 *
+		                                         ((double)fin.passed / fin.scored -
+		                                          (double)raw.passed / raw.scored)) /
+		                                   1e4)
+		              : cJSON_CreateNull());
 		cJSON_AddItemToArray(rows, o);
 		reused += raw.reused + fin.reused;
 		int r = strcmp(role, "train") != 0;
 		if (both)
-			at[r][k[r]++] = (struct across_task){ task, raw.passed, raw.scored, fin.passed, fin.scored };
+			at[r][k[r]++] = (struct across_task){ task, raw.passed, raw.scored,
+				                              fin.passed, fin.scored };
 	}
 	json_set(doc, "tasks", rows);
 	cJSON *tr = pooled(at[0], k[0], e), *te = tr ? pooled(at[1], k[1], e) : NULL;
@@ -142,7 +150,8 @@ cJSON *skillsum_json(const cJSON *record, struct err *e)
 	double gap = mean_delta(tr) - mean_delta(te);
 	json_set(doc, "train", tr);
 	json_set(doc, "test", te);
-	json_set(doc, "gap", isfinite(gap) ? cJSON_CreateNumber(round(1e6 * gap) / 1e6) : cJSON_CreateNull());
+	json_set(doc, "gap",
+	         isfinite(gap) ? cJSON_CreateNumber(round(1e6 * gap) / 1e6) : cJSON_CreateNull());
 	json_set_num(doc, "reused_trials", (double)reused);
 	json_set(doc, "llm", spend_json(record));
 	return doc;
@@ -191,9 +200,12 @@ static void pooled_md(struct buf *b, const char *label, const cJSON *p)
 char *skillsum_md(const cJSON *sum)
 {
 	struct buf b = BUF_INIT;
-	const cJSON *sk = json_get(sum, "skill"), *sp = json_get(sum, "split"), *st = json_get(sum, "settings");
+	const cJSON *sk = json_get(sum, "skill"), *sp = json_get(sum, "split"),
+		    *st = json_get(sum, "settings");
 	buf_printf(&b, "# Skill run: %s\n\n", json_str(sk, "name"));
-	buf_printf(&b, "Tuned on the train tasks, judged on held-out test tasks (docs/skill-runs.md).\n\n");
+	buf_printf(
+		&b,
+		"Tuned on the train tasks, judged on held-out test tasks (docs/skill-runs.md).\n\n");
 	buf_printf(&b, "| task | role | raw | final | delta |\n|---|---|---|---|---|\n");
 	const cJSON *t;
 	cJSON_ArrayForEach(t, json_get(sum, "tasks")) {
@@ -204,27 +216,35 @@ char *skillsum_md(const cJSON *sum)
 		pct(&b, json_get(t, "delta"));
 		buf_adds(&b, " |\n");
 	}
-	buf_adds(&b, "\n| pooled | tasks | raw -> final | 95% CI across tasks | stratified p |\n|---|---|---|---|---|\n");
+	buf_adds(
+		&b,
+		"\n| pooled | tasks | raw -> final | 95% CI across tasks | stratified p |\n|---|---|---|---|---|\n");
 	pooled_md(&b, "train", json_get(sum, "train"));
 	pooled_md(&b, "test (held out)", json_get(sum, "test"));
 	buf_adds(&b, "\nGap (train gain - held-out gain: what the tuning did not carry over): ");
 	pct(&b, json_get(sum, "gap"));
 	buf_adds(&b, "\n\n## Disclosure\n\n");
-	buf_printf(&b, "- Optimizer model (EXTERNAL_MODEL): %s\n", json_str(st, "EXTERNAL_MODEL") && *json_str(st, "EXTERNAL_MODEL")
-									 ? json_str(st, "EXTERNAL_MODEL") : "none");
-	buf_printf(&b, "- Target model %s, harness %s, runner %s\n", json_str(st, "MODEL"), json_str(st, "HARNESS"),
-		   json_str(st, "RUNNER"));
+	buf_printf(&b, "- Optimizer model (EXTERNAL_MODEL): %s\n",
+	           json_str(st, "EXTERNAL_MODEL") && *json_str(st, "EXTERNAL_MODEL")
+	                   ? json_str(st, "EXTERNAL_MODEL")
+	                   : "none");
+	buf_printf(&b, "- Target model %s, harness %s, runner %s\n", json_str(st, "MODEL"),
+	           json_str(st, "HARNESS"), json_str(st, "RUNNER"));
 	buf_printf(&b, "- Split: %s", json_str(sp, "how"));
 	if (cJSON_IsNumber(json_get(sp, "seed")))
-		buf_printf(&b, " from tasks= with SPLIT=%g, SPLIT_SEED=%.0f", json_num(sp, "fraction", 0), json_num(sp, "seed", 0));
+		buf_printf(&b, " from tasks= with SPLIT=%g, SPLIT_SEED=%.0f",
+		           json_num(sp, "fraction", 0), json_num(sp, "seed", 0));
 	buf_adds(&b, "\n");
 	if (json_str(sk, "choice"))
 		buf_printf(&b, "- %s\n", json_str(sk, "choice"));
 	buf_printf(&b, "- Trials reused rather than run fresh: %.0f (marked \"(reused)\" above)\n",
 		   json_num(sum, "reused_trials", 0));
-	buf_adds(&b, "- LLM calls and tokens by stage:\n\n| stage | calls | cache hits | tokens in | tokens out |\n|---|---|---|---|---|\n");
+	buf_adds(
+		&b,
+		"- LLM calls and tokens by stage:\n\n| stage | calls | cache hits | tokens in | tokens out |\n|---|---|---|---|---|\n");
 	cJSON_ArrayForEach(t, json_get(sum, "llm"))
-		buf_printf(&b, "| %s | %.0f | %.0f | %.0f | %.0f |\n", json_str(t, "stage"), json_num(t, "calls", 0),
-			   json_num(t, "cache_hits", 0), json_num(t, "tokens_in", 0), json_num(t, "tokens_out", 0));
+		buf_printf(&b, "| %s | %.0f | %.0f | %.0f | %.0f |\n", json_str(t, "stage"),
+	                   json_num(t, "calls", 0), json_num(t, "cache_hits", 0),
+	                   json_num(t, "tokens_in", 0), json_num(t, "tokens_out", 0));
 	return buf_detach(&b);
 }
