@@ -109,3 +109,19 @@ kill_when k3 eval '[ "$(scores_asked)" -gt $((before + 1)) ]'
 t_eq "one question asked by the resume" "$(( $(entries k3) - held ))" 1
 t_eq "asked: 1 + 1 cut short + 1" "$(( $(scores_asked) - before ))" 3
 t_end
+
+t_begin "decision.json and S_final's SKILL.md edited by hand: status names both, make undoes them"
+D=$(run_dir ref)/artifacts/deep
+sleep 0.1 # later than the stage's stamp, not within the file clock's tick
+echo " " >>"$D/round-1/decision.json"
+for f in "$D"/S_final/*/SKILL.md; do echo "hand edit" >>"$f"; done
+out=$(pipeline ref status GOAL=final 2>&1)
+t_eq "status exit" $? 1
+t_contains "decision named" "$out" "modified by hand: artifacts/deep/round-1/decision.json"
+t_contains "S_final named" "$out" "modified by hand: artifacts/deep/S_final"
+out=$(pipeline ref -j3 final 2>&1)
+t_eq "make exit" $? 0
+state ref >ref.again
+t_eq "the state before the edits" "$(diff ref.state ref.again | grep '^[<>]' | head -2 | tr '\n' ' ')" ""
+t_eq "S_final without the edit" "$(cat "$D"/S_final/*/SKILL.md | grep -c 'hand edit')" 0
+t_end
