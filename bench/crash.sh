@@ -10,8 +10,9 @@
 #     for the answers the cache did not hold at the kill;
 #   - 0 complete trials paid twice: the stand-in bench finished at most one
 #     run per trial key, and each is filed in the trial store.
-# Each kill freezes the session first (SIGSTOP), so what the caches hold at
-# the kill is read before anything can finish. Prints one line per kill
+# Each kill freezes the session first (SIGSTOP, again until no process of
+# it runs), so what the caches hold at the kill is read before anything can
+# finish. Prints one line per kill
 # and `N/N identical`; exits 1 when any differs.
 #   bench/crash.sh [N] (default 100)     REPEAT=3 by default; KEEP_TMP=1 keeps the folder
 # Run from the repository after `./configure && make`.
@@ -113,8 +114,8 @@ state ref >ref.state
 grep -q 'status up to date' ref.state || { echo "bench/crash.sh: the uninterrupted run is not up to date" >&2; exit 1; }
 echo "uninterrupted make -j3 final: ${ref_secs} s, $(requests) LLM request(s), $(bench_starts) bench run(s), REPEAT=$REPEAT"
 
-# SIGKILL everything of the session, again until nothing is left
-kill_all() { while pkill -9 -s "$1" 2>/dev/null; do sleep 0.01; done; }
+# session_freeze, session_kill
+. "$ROOT/tests/helpers/session.sh"
 
 ok=0 k=1
 while [ $k -le "$N" ]; do
@@ -129,9 +130,9 @@ while [ $k -le "$N" ]; do
 		-j3 final >"$c.kill.out" 2>&1 &
 	sid=$!
 	sleep "$delay"
-	pkill -STOP -s $sid 2>/dev/null
+	session_freeze $sid || echo "kill $k: the session would not stop: $(ps -s $sid -o pid=,stat=,comm= | tr '\n' ' ')" >&2
 	llm_at=$(llm_entries $c) store_at=$(store_entries $c)
-	kill_all $sid
+	session_kill $sid
 	wait $sid 2>/dev/null
 	# a request sent before the kill was paid for: let the server log it
 	settle

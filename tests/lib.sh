@@ -27,6 +27,8 @@ trap t_at_exit EXIT
 # only on exit, not when a signal ends it)
 trap 'exit 143' TERM
 trap 'exit 130' INT
+# session_freeze SID, session_kill SID: stop, kill a setsid session whole
+. "$T_ROOT/tests/helpers/session.sh"
 t_name=
 t_why=
 T_FAILED=0

@@ -249,3 +249,45 @@ t_eq "kills that landed after the runner ended and before filing" $kills 20
 t_eq "bench runs = keys" "$runs" "$nkeys"
 unset FAKE_BENCH_MESSAGE
 t_end
+
+t_begin "skillc-eval killed -9 while it files its finished trial in the store: the next make files it, bench runs no more"
+# the trial folder holds its complete trial.json and is being copied into
+# the store (runs on a tmpfs, the store on disk: a copy, with a large agent
+# message); the runner's mark must still be in the folder then, or the next
+# make sets the folder aside and pays for the trial again
+head -c 30000000 /dev/zero | tr '\0' 'a' >big.msg
+export FAKE_BENCH_MESSAGE=$W/big.msg
+echo "pass sleep=0" >script
+rm -f bench.log
+caught=0 tries=0
+while [ $caught -eq 0 ] && [ $tries -lt 20 ]; do
+	tries=$((tries + 1))
+	rm -rf "$SHM/f1" "$W/fc"
+	F1=$SHM/f1/csv-column-sum--opencode--vllm_f-$tries/traces/csv-column-sum/raw
+	setsid $SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/f-$tries RESULTS=$SHM/f1 CACHE_DIR=$W/fc >f1.out 2>&1 &
+	sid=$!
+	i=0
+	while [ $i -lt 30000 ] && ! ls $F1/.test-001.tmp.*/trial.json >/dev/null 2>&1; do
+		kill -0 $sid 2>/dev/null || break
+		sleep 0.002
+		i=$((i + 1))
+	done
+	session_freeze $sid
+	ls $F1/.test-001.tmp.*/trial.json >/dev/null 2>&1 && [ ! -e $F1/test-001 ] &&
+		[ -z "$(find "$W/fc/trials" -name trial.json -not -path '*.tmp.*' 2>/dev/null)" ] && caught=1
+	session_kill $sid
+	wait $sid 2>/dev/null
+done
+t_eq "a freeze landed while the finished trial was being filed (in $tries tries)" $caught 1
+before=$(starts)
+out=$($SK task=csv-column-sum raw-eval REPEAT=1 RUNNER=benchflow MODEL=vllm/f-$tries RESULTS=$SHM/f1 CACHE_DIR=$W/fc 2>&1)
+t_eq "resume exit" $? 0
+t_contains "says so" "$out" "its runner had finished when a skillc-eval was killed: the output is read, not run again"
+t_eq "bench runs no more" "$(starts)" "$before"
+t_check "complete" grep -q '"complete": true' $F1/test-001/trial.json
+t_check "filed in the store" test -n "$(find $W/fc/trials -name '*.sum')"
+t_eq "the runner's mark is in neither the trial nor the store" \
+	"$(find $F1/test-001 $W/fc/trials -name .resume.json -not -path '*.tmp.*' | wc -l)" 0
+rm -rf "$SHM/f1" "$W/fc"
+unset FAKE_BENCH_MESSAGE
+t_end

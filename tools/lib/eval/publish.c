@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "eval/atif.h"
@@ -321,19 +322,55 @@ static void finish_trial(const struct eval_job *j, cJSON *t, const struct proc_r
 		snprintf(reason, size, "%s", e->msg);
 }
 
+/* True when the disk of dir has no block left for us. Asked as the runner
+ * ends: the cleanup after it frees a little. */
+static bool disk_full(const char *dir)
+{
+	struct statvfs sv;
+	return statvfs(dir, &sv) == 0 && sv.f_bavail == 0;
+}
+
+/* A failure on a full disk says so first: the runner's files it cut short
+ * (an empty result.json) are the symptom, the full disk the cause. */
+static void name_full_disk(const struct eval_job *j, char *reason, size_t size)
+{
+	const char *full = strerror(ENOSPC);
+	if (strstr(reason, full))
+		return;
+	static const char cure[] = "; see the runner's log and run it again";
+	char was[1200];
+	snprintf(was, sizeof was, "%s", reason);
+	char *c = strstr(was, cure);
+	if (c && !c[sizeof cure - 1])
+		*c = '\0';
+	char *where = path_dir(j->out);
+	char *said = xasprintf("the disk of '%s' is full (%s): %s; free space, then run it again", where, full, was);
+	snprintf(reason, size, "%s", said);
+	free(said);
+	free(where);
+}
+
 /* Publishes tmp as the trial folder, or keeps it aside with its reason.
  * Returns the exit status: 0 published, 1 kept aside. */
 static int publish_or_keep(const struct eval_job *j, const char *tmp, const char *tmp_abs, const cJSON *t,
-			   char *reason, size_t size, struct err *e)
+			   bool full, char *reason, size_t size, struct err *e)
 {
 	/* filed before it is published: a kill between the two leaves the trial
 	 * in the store for whoever comes next (a run waiting on its key, or
 	 * this run's next make), never a published trial the store lacks */
 	if (!*reason)
 		file_trial(j, t, tmp);
+	/* the runner's mark goes only now (it is not part of the trial): a
+	 * kill while filing leaves a marked folder the next make resumes */
+	char *mark = path_join(tmp, ATTEMPT_RUNNER_MARK);
+	if (!*reason && unlink(mark) < 0 && errno != ENOENT)
+		warnf("cannot remove '%s': %s", mark, strerror(errno));
+	free(mark);
 	if (!*reason && fs_publish_dir(tmp, j->out, e) < 0)
 		snprintf(reason, size, "%s", e->msg);
 	if (*reason) {
+		if (full)
+			name_full_disk(j, reason, size);
 		strip_prefix(reason, tmp_abs);
 		strip_prefix(reason, tmp);
 		char *kept = attempts_keep(j, tmp, reason);
@@ -373,7 +410,9 @@ static void mark_runner(const struct eval_job *j, const char *tmp, const struct 
 	}
 	char *p = path_join(tmp, ATTEMPT_RUNNER_MARK);
 	struct err e;
-	if (json_write_file(p, m, &e) < 0) /* then a kill before publishing costs this run */
+	/* then a kill before publishing costs this run; on a full disk the
+	 * attempt's own failure names the disk (name_full_disk) */
+	if (json_write_file(p, m, &e) < 0 && !strstr(e.msg, strerror(ENOSPC)))
 		warnf("%s", e.msg);
 	free(p);
 	cJSON_Delete(m);
@@ -384,6 +423,7 @@ static void mark_runner(const struct eval_job *j, const char *tmp, const struct 
 static int publish_run(const struct eval_job *j, const struct strlist *env_extra, int rc, const struct proc_result *pr,
 		       const char *tmp, const char *tmp_abs, const char *skills_root, long prior, struct err *e)
 {
+	bool full = disk_full(tmp);
 	if (rc == 0 && redact_run(tmp, env_extra, e) < 0) {
 		/* never publish, file or keep aside what may hold a key */
 		warnf("%s: cannot take the keys out of the runner's output (%s); it is removed", j->prefix, e->msg);
@@ -400,11 +440,7 @@ static int publish_run(const struct eval_job *j, const struct strlist *env_extra
 	if (t && !*reason)
 		finish_trial(j, t, pr, tmp, &acp, prior, reason, sizeof reason, e);
 	buf_free(&acp);
-	char *mark = path_join(tmp, ATTEMPT_RUNNER_MARK);
-	if (!*reason && unlink(mark) < 0 && errno != ENOENT) /* not part of the trial */
-		warnf("cannot remove '%s': %s", mark, strerror(errno));
-	free(mark);
-	int status = publish_or_keep(j, tmp, tmp_abs, t, reason, sizeof reason, e);
+	int status = publish_or_keep(j, tmp, tmp_abs, t, full, reason, sizeof reason, e);
 	cJSON_Delete(t);
 	return status;
 }

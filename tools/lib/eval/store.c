@@ -90,6 +90,17 @@ static int check_sum(const char *cache, const char *key, const char *entry, stru
 	return r;
 }
 
+/* A trial is filed before its runner's mark (FS_TEMP_RESUMABLE) leaves its
+ * folder (a kill while filing must leave the folder resumable); the mark
+ * is not part of the trial. */
+static int drop_mark(const char *tmp, struct err *e)
+{
+	char *mark = path_join(tmp, FS_TEMP_RESUMABLE);
+	int r = unlink(mark) < 0 && errno != ENOENT ? err_set(e, ERR_WORK, "cannot remove '%s':", mark) : 0;
+	free(mark);
+	return r;
+}
+
 int trialstore_put(const char *cache, const char *key, const char *dir, struct err *e)
 {
 	char *final = trialstore_path(cache, key);
@@ -105,6 +116,8 @@ int trialstore_put(const char *cache, const char *key, const char *dir, struct e
 	r = tree_copy(dir, tmp, true, e);
 	if (r == 0)
 		r = copy_record(dir, tmp, e);
+	if (r == 0)
+		r = drop_mark(tmp, e);
 	bool filed = false;
 	if (r == 0 && rename(tmp, final) == 0)
 		filed = true;
