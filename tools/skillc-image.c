@@ -31,7 +31,8 @@ static const char usage[] =
 	"IMAGE_REGISTRY=host:port[/prefix]: each image is also pushed there, its digest kept in STAMP;\n"
 	"check then pulls a pinned image the daemon lacks by digest instead of calling it gone.\n"
 	"--sandbox: the engine that builds and keeps the images (default: SANDBOX when it names one, else docker).\n"
-	"Environment: SANDBOX, DOCKER_HOST, CONTAINERS_STORAGE_CONF and CONTAINERS_REGISTRIES_CONF (podman),\nHTTP_PROXY/HTTPS_PROXY/NO_PROXY "
+	"Environment: SANDBOX, DOCKER_HOST, CONTAINERS_STORAGE_CONF and "
+		"CONTAINERS_REGISTRIES_CONF (podman),\nHTTP_PROXY/HTTPS_PROXY/NO_PROXY "
 	"(build args), DOCKER_DEFAULT_PLATFORM, QEMU,\n"
 	"HARNESS_PATH, SKILLC_RULES. Exit: 0 done, 1 the build failed (environment_build), 2 bad input.\n";
 

@@ -88,7 +88,8 @@ static void parse(int argc, char **argv, struct ctx *c)
 		die_err(&e);
 	if (*val(c, "harnesses") || *val(c, "models") || *val(c, "MATRIX"))
 		die(2,
-		    "skill run: harnesses=, models= and MATRIX= are not taken yet: run one skill run per harness and model");
+		    "skill run: harnesses=, models= and MATRIX= are not taken yet: run one skill "
+		    "run per harness and model");
 }
 
 /* RESULTS/<task>--<harness>--<slug>--src-<set>-<hash>: the member run of a set. */
@@ -117,7 +118,8 @@ static int member_make(const struct ctx *c, const char *task, const char *set, c
 	char *mk = make_fragment();
 	if (!mk)
 		die(2,
-		    "cannot find skillc.mk beside this tool (bin/../mk/ or share/skillc/): reinstall skillc");
+		    "cannot find skillc.mk beside this tool (bin/../mk/ or share/skillc/): "
+		    "reinstall skillc");
 	strlist_push(&argv, getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make");
 	strlist_push(&argv, "--no-print-directory");
 	strlist_push(&argv, "-f");
@@ -305,7 +307,8 @@ static int status(const struct ctx *c)
 			continue;
 		if (!json_str(t, "final_set")) {
 			progressf(
-				"skill run %s: test task %s, final trials: waiting for the tuned run's S_final",
+				"skill run %s: test task %s, final trials: waiting for the tuned "
+					"run's S_final",
 				c->sr.name, task);
 			worst = worst ? worst : 1;
 			continue;
@@ -363,7 +366,8 @@ int main(int argc, char **argv)
 		die_err(&e);
 	if (c.sr.train.n > 1)
 		die(2,
-		    "skill run: %zu train tasks: tuning over several pooled train tasks is not built yet; give one train task (docs/skill-runs.md)",
+		    "skill run: %zu train tasks: tuning over several pooled train tasks is not "
+		    "built yet; give one train task (docs/skill-runs.md)",
 		    c.sr.train.n);
 	int rc = 0;
 	bool check = !strcmp(c.goal, "check"); /* the plan alone: make reads it before any work */

@@ -344,7 +344,8 @@ static void name_full_disk(const struct eval_job *j, char *reason, size_t size)
 	if (c && !c[sizeof cure - 1])
 		*c = '\0';
 	char *where = path_dir(j->out);
-	char *said = xasprintf("the disk of '%s' is full (%s): %s; free space, then run it again", where, full, was);
+	char *said = xasprintf("the disk of '%s' is full (%s): %s; free space, then run it "
+		"again", where, full, was);
 	snprintf(reason, size, "%s", said);
 	free(said);
 	free(where);

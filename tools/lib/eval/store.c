@@ -96,7 +96,8 @@ static int check_sum(const char *cache, const char *key, const char *entry, stru
 static int drop_mark(const char *tmp, struct err *e)
 {
 	char *mark = path_join(tmp, FS_TEMP_RESUMABLE);
-	int r = unlink(mark) < 0 && errno != ENOENT ? err_set(e, ERR_WORK, "cannot remove '%s':", mark) : 0;
+	int r = unlink(mark) < 0 && errno != ENOENT ? err_set(e, ERR_WORK, "cannot remove "
+		"'%s':", mark) : 0;
 	free(mark);
 	return r;
 }

@@ -23,7 +23,8 @@ const struct engine engine_docker = {
 		"DOCKER_BUILDKIT=0", /* the legacy builder: Debian's docker.io has no BuildKit */
 	.makes_workdir = true,
 	.insecure_how =
-		"list it in insecure-registries of the daemon's daemon.json (loopback ones need nothing)",
+		"list it in insecure-registries of the daemon's daemon.json (loopback ones need "
+			"nothing)",
 };
 
 /* Root podman gives a container nofile and nproc limits of 2^20, which
@@ -33,8 +34,8 @@ const struct engine engine_podman = {
 	.name = "podman",
 	.package = "podman",
 	.store = "podman's storage",
-	.ping = { "info",
-	          "{{.Version.Version}}" }, /* no daemon: info reads its storage, what a trial needs first */
+	/* no daemon: info reads its storage, what a trial needs first */
+	.ping = { "info", "{{.Version.Version}}" },
 	.arch_format = "{{.Host.Arch}}",
 	.driver_format = "{{.Store.GraphDriverName}}",
 	.absent_image = "image not known",
@@ -46,7 +47,8 @@ const struct engine engine_podman = {
 	.rm_waits = true,
 	.digest_flag = "--digestfile",
 	.insecure_how =
-		"give it insecure = true under its [[registry]] in registries.conf, containers-registries.conf(5)",
+		"give it insecure = true under its [[registry]] in registries.conf, "
+			"containers-registries.conf(5)",
 };
 
 const struct engine *engine_named(const char *sandbox)

@@ -26,8 +26,8 @@ struct engine {
 	bool makes_workdir;       /* create --workdir makes a missing folder */
 	bool own_limits;          /* a container needs our nofile/nproc limits given (--ulimit) */
 	bool rm_waits;            /* rm --force asks the container to stop and waits: give --time 0 */
-	const char *
-		digest_flag; /* push's flag writing the pushed manifest's digest to a file (NULL: push prints it) */
+	/* push's flag writing the pushed manifest's digest to a file (NULL: push prints it) */
+	const char *digest_flag;
 	const char *insecure_how; /* how a user lets it reach a plain-http registry */
 };
 

@@ -570,7 +570,8 @@ int image_pull(const struct engine *en, const char *pinned, char id[80], struct 
 	if (rc > 0)
 		registry_failure(
 			en, what,
-			"built and pushed by make images with IMAGE_REGISTRY; a digest that does not match is refused",
+			"built and pushed by make images with IMAGE_REGISTRY; a digest that does "
+				"not match is refused",
 			&out, e);
 	buf_free(&out);
 	free(what);

@@ -37,7 +37,8 @@ static void report_md(const cJSON *rep, struct buf *md)
 	if (leaks)
 		buf_printf(
 			md,
-			"\nLeakage guard: %ld edit(s) rolled back for copying the task's held-out files "
+			"\nLeakage guard: %ld edit(s) rolled back for copying the task's held-out "
+				"files "
 			"(round-K/edit.json says what and from where; docs/leakage.md).\n",
 			leaks);
 }

@@ -26,23 +26,28 @@ const struct setting_def settings_table[] = {
 	{ "models", SET_MODELS, "", NULL, 0, 0, false,
 	  "several target models: every task runs with each (instead of MODEL=)", SCOPE_CALL },
 	{ "MATRIX", SET_PATH, "", NULL, 0, 0, false,
-	  "a YAML file listing the runs: tasks, harnesses, models (or a Harbor job config's agents and datasets)",
+	  "a YAML file listing the runs: tasks, harnesses, models (or a Harbor job config's "
+	  "agents and datasets)",
 	  SCOPE_CALL },
 	{ "TASK_FILTER", SET_NAMES, "", NULL, 0, 0, false,
 	  "only the tasks whose name holds one of these words", SCOPE_CALL },
 	{ "HARNESS_FILTER", SET_NAMES, "", NULL, 0, 0, false, "only these harnesses", SCOPE_CALL },
 	{ "MODEL_FILTER", SET_MODELS, "", NULL, 0, 0, false, "only these models", SCOPE_CALL },
 	{ "skill", SET_PATH, "", NULL, 0, 0, false,
-	  "a skill run: the skill tuned on the train= tasks and judged on the test= tasks, a skill folder or the name of a skill folder in the train tasks (docs/skill-runs.md)",
+	  "a skill run: the skill tuned on the train= tasks and judged on the test= tasks, a "
+	  "skill folder or the name of a skill folder in the train tasks "
+	  "(docs/skill-runs.md)",
 	  SCOPE_CALL },
 	{ "train", SET_NAMES, "", NULL, 0, 0, false,
 	  "a skill run's train tasks: the only tasks whose trials and text the optimizer sees",
 	  SCOPE_CALL },
 	{ "test", SET_NAMES, "", NULL, 0, 0, false,
-	  "a skill run's held-out test tasks: raw and final trials only, nothing of them reaches a prompt",
+	  "a skill run's held-out test tasks: raw and final trials only, nothing of them reaches "
+	  "a prompt",
 	  SCOPE_CALL },
 	{ "SPLIT", SET_DECIMAL, "0.4", NULL, 0, 1, false,
-	  "a skill run over tasks= instead of train=/test=: the share of the tasks drawn as test tasks (at least one, and one left to train)",
+	  "a skill run over tasks= instead of train=/test=: the share of the tasks drawn as test "
+	  "tasks (at least one, and one left to train)",
 	  SCOPE_CALL },
 	{ "SPLIT_SEED", SET_INT, "1", NULL, 0, 2147483647, false,
 	  "the seed of that draw; the split and its seed are recorded in the skill run",
@@ -67,22 +72,32 @@ const struct setting_def settings_table[] = {
 	{ "RUNNER", SET_ENUM, "local", "benchflow harbor local", 0, 0, true, "evaluation runner",
 	  SCOPE_RUN },
 	{ "SANDBOX", SET_ENUM, "bwrap", "bwrap docker podman none", 0, 0, true,
-	  "where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV steps are not reproduced), docker or podman (a container of the task's own image, docs/containers.md) or none (unsandboxed, as root)",
+	  "where RUNNER=local trials run: bwrap (this machine's programs; a Dockerfile's RUN/ENV "
+	  "steps are not reproduced), docker or podman (a container of the task's own "
+	  "image, docs/containers.md) or none (unsandboxed, as root)",
 	  SCOPE_RUN },
 	{ "IMAGE", SET_IMAGE, "", NULL, 0, 0, true,
-	  "SANDBOX=docker|podman: a local image used as the task's L1 instead of building its Dockerfile (empty: build it)",
+	  "SANDBOX=docker|podman: a local image used as the task's L1 instead of building its "
+	  "Dockerfile (empty: build it)",
 	  SCOPE_RUN },
 	{ "QEMU", SET_ENUM, "auto", "auto yes no", 0, 0, false,
-	  "SANDBOX=docker|podman, an image of another architecture than the host's: auto emulates it where qemu-user-static is registered, yes without checking, no never (docs/containers.md)",
+	  "SANDBOX=docker|podman, an image of another architecture than the host's: auto emulates "
+	  "it where qemu-user-static is registered, yes without checking, no never "
+	  "(docs/containers.md)",
 	  SCOPE_RUN },
 	{ "RUNTIME_BASE", SET_IMAGE, "debian:12-slim", NULL, 0, 0, false,
-	  "the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from (docs/containers.md)",
+	  "the Debian 12 image make runtime-image builds the Docker-in-Docker runtime from "
+	  "(docs/containers.md)",
 	  SCOPE_CALL },
 	{ "REGISTRY_MIRROR", SET_ARGS, "", NULL, 0, 0, false,
-	  "registry mirrors (http(s) URLs, comma-separated) the Docker-in-Docker runtime's daemon pulls base images through; for your own daemon: registry-mirrors in its daemon.json (docs/containers.md)",
+	  "registry mirrors (http(s) URLs, comma-separated) the Docker-in-Docker runtime's daemon "
+	  "pulls base images through; for your own daemon: registry-mirrors in its "
+	  "daemon.json (docs/containers.md)",
 	  SCOPE_CALL },
 	{ "IMAGE_REGISTRY", SET_IMAGE, "", NULL, 0, 0, false,
-	  "SANDBOX=docker or podman, host:port[/prefix]: make images also pushes each L1/L2 there and pins its digest in the stamp; a node lacking an image pulls it by digest instead of building it (docs/cluster.md)",
+	  "SANDBOX=docker or podman, host:port[/prefix]: make images also pushes each L1/L2 there "
+	  "and pins its digest in the stamp; a node lacking an image pulls it by digest "
+	  "instead of building it (docs/cluster.md)",
 	  SCOPE_CALL },
 	{ "REPEAT", SET_INT, "3", NULL, 1, 1000, true, "trials per evaluation", SCOPE_RUN },
 	{ "FAST_MIN_TRACES", SET_INT, "6", NULL, 1, 1000, true,
@@ -113,7 +128,8 @@ const struct setting_def settings_table[] = {
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true,
 	  "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)", SCOPE_RUN },
 	{ "BASELINE", SET_INT, "0", NULL, 0, 1, false,
-	  "1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)",
+	  "1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline "
+	  "the summary compares every stage against (docs/baseline.md)",
 	  SCOPE_RUN },
 	{ "REQUIRE_SKILL", SET_INT, "0", NULL, 0, 1, true,
 	  "1: a trial that never invoked the skill fails its check", SCOPE_RUN },
@@ -125,10 +141,14 @@ const struct setting_def settings_table[] = {
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false,
 	  "your model profiles, searched before rules/profiles/", SCOPE_RUN },
 	{ "SKILL_SOURCE", SET_PATH, "", NULL, 0, 0, false,
-	  "evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)",
+	  "evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) "
+	  "or a skills root holding a set; the run folder is named by its content "
+	  "(docs/baseline.md)",
 	  SCOPE_IDENTITY },
 	{ "SKILLS", SET_NAMES, "", NULL, 0, 0, true,
-	  "compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)",
+	  "compile and optimize (static, fast, deep) only these skill folders of the task's set; "
+	  "the others stay byte-identical, and every trial still sees the whole set (empty: "
+	  "every skill)",
 	  SCOPE_RUN },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true,
 	  "largest file of a task or a skill any tool reads, in MB", SCOPE_RUN },
@@ -153,12 +173,14 @@ const struct setting_def settings_table[] = {
 	{ "SRUN_ARGS", SET_ARGS, "", NULL, 0, 0, false,
 	  "more srun options for LAUNCHER=srun, e.g. --partition=gpu --mem=8G", SCOPE_CALL },
 	{ "DATASET_PIN", SET_PATH, "", NULL, 0, 0, false,
-	  "a dataset pin (make pin writes it): a run refuses to start when its task differs from the pinned one",
+	  "a dataset pin (make pin writes it): a run refuses to start when its task differs from "
+	  "the pinned one",
 	  SCOPE_CALL },
 	{ "OUT", SET_PATH, "", NULL, 0, 0, false,
 	  "make export: the bundle to write, a .tar.gz or .tar.zst file", SCOPE_CALL },
 	{ "HARBOR_JOBS", SET_PATH, "", NULL, 0, 0, false,
-	  "a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the table",
+	  "a Harbor jobs folder (or one job, jobs/<job>) whose trials make summary adds to the "
+	  "table",
 	  SCOPE_CALL },
 	{ "STAGE", SET_NAME, "", NULL, 0, 0, false,
 	  "the stage clean-stage forgets (or one trial, raw-eval.003)", SCOPE_CALL },
@@ -169,17 +191,22 @@ const struct setting_def settings_table[] = {
 	{ "GATE_STAGE", SET_NAME, "final", NULL, 0, 0, false,
 	  "the stage make gate judges against raw (docs/ci.md)", SCOPE_CALL },
 	{ "GATE_RULE", SET_ENUM, "no-regression", "no-regression gain", 0, 0, false,
-	  "make gate: no-regression fails a run only on evidence of a loss (the 95% interval of stage - raw below 0); gain passes it only when the interval's lower end is at least GATE_MIN_DELTA (docs/ci.md)",
+	  "make gate: no-regression fails a run only on evidence of a loss (the 95% interval of "
+	  "stage - raw below 0); gain passes it only when the interval's lower end is at "
+	  "least GATE_MIN_DELTA (docs/ci.md)",
 	  SCOPE_CALL },
 	{ "GATE_MIN_DELTA", SET_INT, "0", NULL, -100, 100, false,
-	  "make gate with GATE_RULE=gain: the lower end of the 95% interval of stage - raw (and - noskill) must be at least this many points; negative: a loss allowed (non-inferiority); -100: off",
+	  "make gate with GATE_RULE=gain: the lower end of the 95% interval of stage - raw (and - "
+	  "noskill) must be at least this many points; negative: a loss allowed "
+	  "(non-inferiority); -100: off",
 	  SCOPE_CALL },
 	{ "GATE_MAX_REGRESSED", SET_INT, "0", NULL, 0, 100000, false,
 	  "make gate: how many runs may have the stage below raw", SCOPE_CALL },
 	{ "GATE_VS", SET_ENUM, "none", "none noskill", 0, 0, false,
 	  "make gate: noskill also judges stage - noskill", SCOPE_CALL },
 	{ "GATE_ACROSS", SET_ENUM, "runs", "runs tasks", 0, 0, false,
-	  "make gate over several runs: runs judges each run; tasks judges the mean change across them, its 95% interval clustered by task (docs/ci.md, docs/statistics.md)",
+	  "make gate over several runs: runs judges each run; tasks judges the mean change across "
+	  "them, its 95% interval clustered by task (docs/ci.md, docs/statistics.md)",
 	  SCOPE_CALL },
 };
 const size_t settings_count = ARRAY_LEN(settings_table);

@@ -91,7 +91,8 @@ static int plan_split(const cJSON *values, struct skillrun *sr, struct err *e)
 			strlist_free(&all);
 			return err_set(
 				e, ERR_INPUT,
-				"skill run: tasks= names %zu task; a split needs at least 2 (one to train, one to test)",
+				"skill run: tasks= names %zu task; a split needs at least 2 (one "
+					"to train, one to test)",
 				all.n);
 		}
 		bool *is_test = xcalloc(all.n, sizeof *is_test);
@@ -108,13 +109,15 @@ static int plan_split(const cJSON *values, struct skillrun *sr, struct err *e)
 		if (!sr->train.n || !sr->test.n)
 			return err_set(
 				e, ERR_INPUT,
-				"skill run: skill= needs train=\"t1 ...\" and test=\"t5 ...\" (or tasks=\"...\" with SPLIT=0.4)");
+				"skill run: skill= needs train=\"t1 ...\" and test=\"t5 ...\" (or "
+					"tasks=\"...\" with SPLIT=0.4)");
 	}
 	for (size_t i = 0; i < sr->test.n; i++)
 		if (in_list(&sr->train, sr->test.v[i]))
 			return err_set(
 				e, ERR_INPUT,
-				"skill run: task '%s' is in both train= and test=: a held-out task must be one the tuning never saw",
+				"skill run: task '%s' is in both train= and test=: a held-out "
+					"task must be one the tuning never saw",
 				sr->test.v[i]);
 	struct strlist *lists[] = { &sr->train, &sr->test };
 	for (size_t l = 0; l < 2; l++)
@@ -125,7 +128,8 @@ static int plan_split(const cJSON *values, struct skillrun *sr, struct err *e)
 			if (!ok)
 				return err_set(
 					e, ERR_INPUT,
-					"skill run: task '%s' not found in TASKS_DIR '%s': check the name",
+					"skill run: task '%s' not found in TASKS_DIR '%s': check "
+						"the name",
 					lists[l]->v[i], sr->tasks_dir);
 		}
 	return 0;
@@ -170,7 +174,9 @@ static int find_by_name(const char *name, struct skillrun *sr, struct err *e)
 	if (!best)
 		return err_set(
 			e, ERR_INPUT,
-			"skill run: no train task holds a skill folder '%s' (environment/skills/%s/SKILL.md): give skill=<folder> or a name one of them has",
+			"skill run: no train task holds a skill folder '%s' "
+				"(environment/skills/%s/SKILL.md): give skill=<folder> or a name "
+				"one of them has",
 			name, name);
 	const char *first = cJSON_GetArrayItem(json_get(best, "tasks"), 0)->valuestring;
 	sr->skill = xasprintf("%s/%s/environment/skills/%s", sr->tasks_dir, first, name);
@@ -218,7 +224,8 @@ int skillrun_plan(const cJSON *values, struct skillrun *sr, struct err *e)
 	else if (!name_is_safe(skill) || strchr(skill, '/'))
 		return err_set(
 			e, ERR_INPUT,
-			"skill run: skill='%s' is neither a skill folder (no SKILL.md) nor a skill folder name",
+			"skill run: skill='%s' is neither a skill folder (no SKILL.md) nor a "
+				"skill folder name",
 			skill);
 	else if (find_by_name(skill, sr, e) < 0)
 		return -1;
@@ -226,7 +233,8 @@ int skillrun_plan(const cJSON *values, struct skillrun *sr, struct err *e)
 	if (!name_is_safe(sr->name))
 		return err_set(
 			e, ERR_INPUT,
-			"skill run: skill folder name '%s' is outside [A-Za-z0-9._-]: rename the folder",
+			"skill run: skill folder name '%s' is outside [A-Za-z0-9._-]: rename the "
+				"folder",
 			sr->name);
 	return hash_tree(sr->skill, sr->hash, e);
 }

@@ -293,7 +293,8 @@ static void final_lines(const char *run, const struct results_table *tb, struct 
 		if (s->den && !s->either) {
 			buf_printf(
 				out,
-				"warning: %s: the agent never invoked or read the skill %s in its %ld %s trial%s: "
+				"warning: %s: the agent never invoked or read the skill %s in its "
+					"%ld %s trial%s: "
 				"a change in pass rate cannot come from that skill's content\n",
 				run, s->name, s->den, which, s->den == 1 ? "" : "s");
 			tot->warnings++;
@@ -302,7 +303,8 @@ static void final_lines(const char *run, const struct results_table *tb, struct 
 	if (!u.n && u.unchecked)
 		buf_printf(
 			out,
-			"  final skill: use not checked in the %s trials (the harness has no skill-use patterns)\n",
+			"  final skill: use not checked in the %s trials (the harness has no "
+				"skill-use patterns)\n",
 			which);
 	uses_free(&u);
 }

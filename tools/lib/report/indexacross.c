@@ -39,8 +39,10 @@ static void task_rows(struct buf *b, const cJSON *a, const char *stage)
 {
 	buf_printf(
 		b,
-		"<div class=\"scroll\"><table>\n<tr><th>Task</th><th class=\"n\">Raw</th><th class=\"n\">%s</th>"
-		"<th class=\"n\">Δ</th><th class=\"n\">p (one task)</th><th class=\"n\">p, Holm-adjusted</th></tr>\n",
+		"<div class=\"scroll\"><table>\n<tr><th>Task</th><th class=\"n\">Raw</th><th "
+			"class=\"n\">%s</th>"
+		"<th class=\"n\">Δ</th><th class=\"n\">p (one task)</th><th class=\"n\">p, "
+			"Holm-adjusted</th></tr>\n",
 		stage);
 	for (const cJSON *t = json_get(a, "per_task") ? json_get(a, "per_task")->child : NULL; t;
 	     t = t->next) {
@@ -49,7 +51,8 @@ static void task_rows(struct buf *b, const cJSON *a, const char *stage)
 		html_str(b, json_str(t, "task") ? json_str(t, "task") : "");
 		buf_printf(
 			b,
-			"</td><td class=\"n\">%.0f/%.0f</td><td class=\"n\">%.0f/%.0f</td><td class=\"n\">",
+			"</td><td class=\"n\">%.0f/%.0f</td><td class=\"n\">%.0f/%.0f</td><td "
+				"class=\"n\">",
 			json_num(r, "passed", 0), json_num(r, "trials", 0),
 			json_num(c, "passed", 0), json_num(c, "trials", 0));
 		pp_cell(b, json_num(t, "delta", 0));
@@ -93,8 +96,10 @@ static void one_stage(struct buf *b, const cJSON *agg, const cJSON *a)
 	if (json_bool(a, "too_small", false))
 		buf_printf(
 			b,
-			"<p class=\"neg\">Too small to show its own gain: the stratified test would accept a gain "
-			"this large with a chance of only %.2f at this run's size (skillc-stats plan says how many "
+			"<p class=\"neg\">Too small to show its own gain: the stratified test "
+				"would accept a gain "
+			"this large with a chance of only %.2f at this run's size (skillc-stats "
+				"plan says how many "
 			"trials or tasks it needs).</p>\n",
 			power);
 	else if (isfinite(power))
@@ -116,11 +121,16 @@ void page_index_across(struct buf *b, const struct results_table *all)
 		if (!head)
 			buf_adds(
 				b,
-				"<section class=\"card\" id=\"across\">\n<h2>Across tasks</h2>\n<p class=\"lead\">The task "
-				"is the unit: each task's pass-rate change against raw, their mean with a 95% t "
-				"interval across tasks, SkillsBench's normalized gain (stage − raw) / (1 − raw), an "
-				"exact sign test over tasks and the exact stratified test (tasks as strata), all "
-				"one-sided; each task's own Fisher p-value is Holm-adjusted for the number of tasks "
+				"<section class=\"card\" id=\"across\">\n<h2>Across "
+					"tasks</h2>\n<p class=\"lead\">The task "
+				"is the unit: each task's pass-rate change against raw, their "
+					"mean with a 95% t "
+				"interval across tasks, SkillsBench's normalized gain (stage − "
+					"raw) / (1 − raw), an "
+				"exact sign test over tasks and the exact stratified test (tasks "
+					"as strata), all "
+				"one-sided; each task's own Fisher p-value is Holm-adjusted for "
+					"the number of tasks "
 				"judged at once (docs/statistics.md).</p>\n");
 		head = true;
 		one_stage(b, agg, a);

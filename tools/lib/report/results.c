@@ -276,7 +276,8 @@ static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, 
 					     .runner = (char *)(runner ? runner : "?"), .stage = s->name,
 					     .source = ri->source };
 		struct results_group *g = group_for(tb, &key);
-		if (!g->external) /* the optimizer that made this stage's skill (docs/skill-runs.md, disclosure) */
+		/* the optimizer that made this stage's skill (docs/skill-runs.md, disclosure) */
+		if (!g->external)
 			g->external = xstrdup(json_str(ri->config, "EXTERNAL_MODEL")
 			                              ? json_str(ri->config, "EXTERNAL_MODEL")
 			                              : "");

@@ -205,7 +205,8 @@ char *skillsum_md(const cJSON *sum)
 	buf_printf(&b, "# Skill run: %s\n\n", json_str(sk, "name"));
 	buf_printf(
 		&b,
-		"Tuned on the train tasks, judged on held-out test tasks (docs/skill-runs.md).\n\n");
+		"Tuned on the train tasks, judged on held-out test tasks "
+			"(docs/skill-runs.md).\n\n");
 	buf_printf(&b, "| task | role | raw | final | delta |\n|---|---|---|---|---|\n");
 	const cJSON *t;
 	cJSON_ArrayForEach(t, json_get(sum, "tasks")) {
@@ -218,7 +219,8 @@ char *skillsum_md(const cJSON *sum)
 	}
 	buf_adds(
 		&b,
-		"\n| pooled | tasks | raw -> final | 95% CI across tasks | stratified p |\n|---|---|---|---|---|\n");
+		"\n| pooled | tasks | raw -> final | 95% CI across tasks | stratified p "
+			"|\n|---|---|---|---|---|\n");
 	pooled_md(&b, "train", json_get(sum, "train"));
 	pooled_md(&b, "test (held out)", json_get(sum, "test"));
 	buf_adds(&b, "\nGap (train gain - held-out gain: what the tuning did not carry over): ");
@@ -241,7 +243,8 @@ char *skillsum_md(const cJSON *sum)
 		   json_num(sum, "reused_trials", 0));
 	buf_adds(
 		&b,
-		"- LLM calls and tokens by stage:\n\n| stage | calls | cache hits | tokens in | tokens out |\n|---|---|---|---|---|\n");
+		"- LLM calls and tokens by stage:\n\n| stage | calls | cache hits | tokens in | "
+			"tokens out |\n|---|---|---|---|---|\n");
 	cJSON_ArrayForEach(t, json_get(sum, "llm"))
 		buf_printf(&b, "| %s | %.0f | %.0f | %.0f | %.0f |\n", json_str(t, "stage"),
 	                   json_num(t, "calls", 0), json_num(t, "cache_hits", 0),
