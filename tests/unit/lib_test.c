@@ -4,6 +4,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/fs.h"
@@ -11,6 +12,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/proc.h"
+#include "pipeline/rules.h"
 #include "pipeline/settings.h"
 #include "t.h"
 
@@ -577,6 +579,30 @@ static void test_sort_and_round(void)
 	CHECK(round_to(1.5, 0) == 2);
 }
 
+/* Two stages marking and clearing their .inflight/ markers at once: the
+ * last one out removes the folder, and a mark never fails on that. */
+static void test_inflight_race(void)
+{
+	char *run = path_join(dir, "inflight-run");
+	CHECK(mkdir(run, 0755) == 0);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	int fails = 0;
+	for (int i = 0; pid >= 0 && i < 3000; i++) {
+		struct err e = { 0 };
+		const char *target = pid == 0 ? "child" : "parent";
+		fails += inflight_mark(run, target, &e) < 0;
+		inflight_clear(run, target);
+	}
+	if (pid == 0)
+		_exit(fails ? 1 : 0);
+	int status = 0;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(fails == 0);
+	free(run);
+}
+
 int main(void)
 {
 	dir = t_tmpdir();
@@ -597,6 +623,7 @@ int main(void)
 	RUN(test_settings_check);
 	RUN(test_strip_escapes);
 	RUN(test_sort_and_round);
+	RUN(test_inflight_race);
 	struct err e;
 	fs_remove_tree(dir, &e);
 	free(dir);

@@ -209,12 +209,16 @@ static void emit_rules(struct buf *mk, const struct run *r, const hash_hex key)
 int inflight_mark(const char *run, const char *target, struct err *e)
 {
 	char *dir = path_join(run, ".inflight"), *p = path_join(dir, target);
-	int rc = 0;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		rc = err_set(e, ERR_WORK, "cannot create '%s':", dir);
-	int fd = rc ? -1 : open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (!rc && fd < 0)
-		rc = err_set(e, ERR_WORK, "cannot create '%s':", p);
+	int rc = 0, fd = -1;
+	/* a stage ending at the same time removes the folder once it is empty
+	 * (inflight_clear): between our mkdir and open it may be gone again */
+	for (int tries = 0; rc == 0 && fd < 0; tries++) {
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			rc = err_set(e, ERR_WORK, "cannot create '%s':", dir);
+		else if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0 &&
+			 (errno != ENOENT || tries == 100))
+			rc = err_set(e, ERR_WORK, "cannot create '%s':", p);
+	}
 	if (fd >= 0)
 		close(fd);
 	free(p);
