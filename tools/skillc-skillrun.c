@@ -357,8 +357,8 @@ static int run_goal(struct ctx *c)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	log_speak_as("skillc");
 	std_options(argc, argv, usage, V_SKILLRUN);
+	log_speak_as("skillc"); /* it speaks for make, as skillc-rules does */
 	struct ctx c;
 	parse(argc, argv, &c);
 	struct err e = { 0 };
