@@ -19,12 +19,8 @@ MODEL=${3:-vllm/Qwen/Qwen3.5-27B}
 [ -d "$CORPUS" ] || { echo "bench/static-ab.sh: no corpus at $CORPUS" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/skillc-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
-n=0
-find "$CORPUS" -name SKILL.md | sort | while read -r f; do
-	n=$((n + 1))
-	mkdir -p "$W/pkg/$n"
-	cp -R "$(dirname "$f")" "$W/pkg/$n/"
-done
+. "$ROOT/bench/lib.sh"
+corpus_packages "$CORPUS" "$W/pkg"
 "$ROOT/bin/skillc-profile" --model "$MODEL" --profiles "$ROOT/rules/profiles" --out "$W/profile.json" >/dev/null
 [ -r /proc/loadavg ] && echo "load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 python3 - "$W" "$OTHER" "$ROOT/bin/skillc-static" <<'PY'

@@ -56,12 +56,8 @@ echo "tasks: $((ok + refused)); ingested and compiled: $ok ($sets with several s
 awk -v ns=$((e - s)) -v n=$((ok + refused)) 'BEGIN { printf "  ingest + static of every set: %.2f s, %.1f ms per task\n", ns / 1e9, ns / 1e6 / n }'
 rm -rf "$W/task"
 
-n=0
-find "$CORPUS" -name SKILL.md | sort | while read -r f; do
-	n=$((n + 1))
-	mkdir -p "$W/pkg/$n"
-	cp -R "$(dirname "$f")" "$W/pkg/$n/"
-done
+. "$ROOT/bench/lib.sh"
+corpus_packages "$CORPUS" "$W/pkg"
 total=$(ls "$W/pkg" | wc -l)
 echo "corpus: $CORPUS ($total skills)"
 
