@@ -81,6 +81,16 @@ bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 	@$(if $(V),,echo '  CCLD    $@ (static)')
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS) -lm
 
+# skillc-noop is the one process a make with nothing to do starts: static
+# too (no dynamic loader, no libraries to map), never with the sanitizers.
+NOOP_SRC := tools/skillc-noop.c tools/lib/pipeline/noop.c tools/lib/base/fs.c tools/lib/base/util.c \
+	tools/lib/base/log.c tools/lib/base/hash.c tools/lib/base/strmap.c
+bin/skillc-noop: $(NOOP_SRC) $(LIB_HDR) build/flags
+	@mkdir -p bin
+	@$(if $(V),,echo '  CCLD    $@ (static)')
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS) $(CFLAGS) \
+		-static -o $@ $(NOOP_SRC) $(LDFLAGS) -lxxhash -lm
+
 libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p libexec
 	@$(if $(V),,echo '  CCLD    $@')

@@ -6,9 +6,12 @@
 #    matrix of N runs up to `static` (ingest, profile, static: three targets
 #    a run) with one make, then times the no-op make of the whole matrix
 #    (median of 5; wall and CPU time) and of one run (median of 11), and
-#    beside them a make of one empty target (make's own start, the floor).
-#    Then where one run's no-op goes: make reading skillc.mk and
-#    defaults.mk alone (make -q skillc-help) and the start of skillc-rules.
+#    beside them a make of one empty target (make's own start, the floor)
+#    and `make -f /dev/null`; the same no-ops with the journal probed
+#    by skillc-rules check (before skillc-noop); with strace, the processes
+#    and system calls of each. Then where one run's no-op goes: make
+#    reading skillc.mk and defaults.mk alone (make -q skillc-help) and the
+#    starts of skillc-rules and skillc-noop.
 # 2. Writes a Snakefile with the same graph (per run: ingest reads the
 #    skill's files, profile the profiles folder, static both outputs), makes
 #    its outputs up to date, then times `snakemake -n` (median of 5) and
@@ -81,16 +84,41 @@ set -- $(median_of 11 $SK task=task-1 static)
 echo "skillc no-op, all $N runs:  wall ${sk_wall} ms, CPU ${sk_cpu} ms ($(echo "$sk_wall $N" | awk '{ printf "%.2f", $1 / $2 }') ms a run, median of 5)"
 echo "skillc no-op, one run:      wall $1 ms, CPU $2 ms (median of 11)"
 one_wall=$1 one_cpu=$2
+# the same no-ops with the journal probed by skillc-rules check, as before
+# skillc-noop (a SKILLC_BIN without it: skillc.mk falls back to check)
+mkdir old-bin
+for f in "$ROOT"/bin/*; do ln -s "$f" old-bin/; done
+rm old-bin/skillc-noop
+OSK="$SK SKILLC_BIN=$W/old-bin"
+$OSK tasks="$names" static >/dev/null 2>&1 && $OSK task=task-1 static >/dev/null 2>&1
+set -- $(median_of 5 $OSK tasks="$names" static)
+echo "  probed by skillc-rules check instead, all $N runs: wall $1 ms, CPU $2 ms (median of 5)"
+set -- $(median_of 11 $OSK task=task-1 static)
+echo "  probed by skillc-rules check instead, one run:     wall $1 ms, CPU $2 ms (median of 11)"
+# processes and system calls of a one-run no-op (strace -f -c)
+if command -v strace >/dev/null 2>&1; then
+	for how in "$SK" "$OSK"; do
+		strace -f -c -o st.txt $how task=task-1 static >/dev/null 2>&1
+		strace -f -e trace=execve -o ex.txt $how task=task-1 static >/dev/null 2>&1
+		echo "  one-run no-op$([ "$how" = "$SK" ] || echo ' (check)'): $(grep -c 'execve(' ex.txt) processes" \
+			"($(grep execve ex.txt | sed 's/.*execve("\([^"]*\)".*/\1/' | xargs -n1 basename | tr '\n' ' '))," \
+			"$(awk '$NF == "total" { print $(NF - 2) }' st.txt) system calls"
+	done
+fi
 # the anchor in the same run: a make that reads nothing (make's own start)
 printf 'nothing:\n.PHONY: nothing\n' >nothing.mk
 set -- $(median_of 11 make -f nothing.mk nothing)
 echo "anchor, an empty make:       wall $1 ms, CPU $2 ms (median of 11); one run's no-op is $(echo "$one_wall $1" | awk '{ printf "%.1f", $1 / $2 }')x wall, $(echo "$one_cpu $2" | awk '{ printf "%.1f", $1 / $2 }')x CPU"
+set -- $(median_of 11 make -f /dev/null)
+echo "anchor, make -f /dev/null:   wall $1 ms, CPU $2 ms (median of 11)"
 # where one run's no-op goes: make reading skillc.mk and defaults.mk alone
 # (a goal that starts no process), and the start of the one process it runs
 set -- $(median_of 11 make -f "$ROOT/mk/skillc.mk" -q skillc-help)
 echo "  of which make reading skillc.mk + defaults.mk (make -q skillc-help): wall $1 ms, CPU $2 ms (median of 11)"
 set -- $(median_of 11 "$ROOT/bin/skillc-rules" --version)
 echo "  and the start of skillc-rules (--version): wall $1 ms, CPU $2 ms (median of 11)"
+set -- $(median_of 11 "$ROOT/bin/skillc-noop" --version)
+echo "  and the start of skillc-noop (--version, static): wall $1 ms, CPU $2 ms (median of 11)"
 
 # Snakemake on the same graph
 if ! command -v snakemake >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

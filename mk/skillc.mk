@@ -113,17 +113,29 @@ $(if $(skillc_bad_goal),$(error $(skillc_bad_goal)))
 endif
 endif
 # A work goal whose make did nothing last time may be answered from the
-# command's no-op journal by the same check (docs/internals/make.md): not
+# command's no-op journal by skillc-noop (docs/internals/make.md): not
 # for make -n/-q/-t/-B, clean-stage, images, DATASET_PIN, nor in the source
 # tree, whose tools this make may rebuild first; nor when make starts over
 # after the work (the status below): the run just recorded that journal.
 skillc_noop_goals := $(if $(MAKE_RESTARTS)$(skillc_read)$(skillc_dry)$(SKILLC_BUILDS_TOOLS)$(DATASET_PIN)$(filter clean-stage images,$(skillc_work))$(findstring t,$(skillc_flags))$(findstring B,$(skillc_flags)),,$(skillc_work))
+# skillc's goals: the settings checked in C (not again when make starts
+# over after the work: skillc-rules run checked them too)
 ifneq ($(skillc_any),)
-ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
-skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays))) \
-	$(if $(skillc_noop_goals),--noop '$(skillc_noop_goals)' --given '$(SKILLC_GIVEN)' --make-f $(call skillc_quote,$(SKILLC_MAKE_F)) \
-	--rules $(call skillc_quote,$(SKILLC_RULES))) $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))))
+ifneq ($(MAKE_RESTARTS),)
+else ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
+skillc_strays_arg := $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays)))
+skillc_sets := $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
+skillc_noop_args := $(if $(skillc_noop_goals),--noop '$(skillc_noop_goals)' --given '$(SKILLC_GIVEN)' \
+	--make-f $(call skillc_quote,$(SKILLC_MAKE_F)) --rules $(call skillc_quote,$(SKILLC_RULES)))
+# the journal is probed by skillc-noop (static, small: the one process of a
+# no-op; without it, by check); what it cannot vouch for goes to check
+skillc_checked := $(if $(and $(skillc_noop_args),$(wildcard $(SKILLC_BIN)/skillc-noop)),,yes)
+skillc_bad := $(shell $(SKILLC_BIN)/$(if $(skillc_checked),skillc-rules check,skillc-noop) $(skillc_strays_arg) \
+	$(skillc_noop_args) $(skillc_sets))
 skillc_noop := $(filter skillc-noop:,$(firstword $(skillc_bad)))
+ifeq ($(skillc_noop)$(skillc_checked),)
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(skillc_strays_arg) $(skillc_sets))
+endif
 ifneq ($(skillc_noop),)
 skillc_noop := $(subst skillc-noop: ,,$(skillc_bad))
 else ifneq ($(skillc_bad),)
@@ -131,7 +143,7 @@ $(error $(skillc_bad))
 endif
 ifneq ($(skillc_included),)
 skillc_stray_note := $(if $(skillc_strays),$(shell $(SKILLC_BIN)/skillc-rules check --strays $(call skillc_quote,$(skillc_strays))))
-$(if $(and $(skillc_stray_note),$(if $(MAKE_RESTARTS),,once)),$(warning $(subst skillc: ,skillc: warning: ,$(skillc_stray_note))))
+$(if $(skillc_stray_note),$(warning $(subst skillc: ,skillc: warning: ,$(skillc_stray_note))))
 endif
 else ifneq ($(skillc_read)$(skillc_dry)$(filter doctor gate junit,$(MAKECMDGOALS)),)
 $(error skillc: the tools are not built ($(SKILLC_BIN)/skillc-rules is missing): run make first)

@@ -137,7 +137,8 @@ static int parse_command(int argc, char **argv, struct command *c, struct err *e
 	}
 	int rc = settings_from_args((int)sets.n, sets.v, &c->values, e);
 	strlist_free(&sets);
-	noop_key(goals, given, getenv("SKILLC_MAKE_F"), getenv("SKILLC_RULES"), argc - 2, argv + 2, c->key);
+	noop_key(goals, given, getenv("SKILLC_MAKE_F"), getenv("SKILLC_RULES"), "/proc/self/exe",
+		 argc - 2, argv + 2, c->key);
 	return rc;
 }
 
@@ -1133,7 +1134,7 @@ static int check_noop(const char *goals, const char *given[3], int argc, char **
 		if (!strncmp(argv[i], "RESULTS=", 8))
 			results = argv[i] + 8;
 	hash_hex key;
-	noop_key(goals, given[0], given[1], given[2], argc - 2, argv + 2, key);
+	noop_key(goals, given[0], given[1], given[2], "/proc/self/exe", argc - 2, argv + 2, key);
 	struct buf line = BUF_INIT;
 	if (noop_probe(results, key, &line) && (printf("skillc-noop: %s", line.data) < 0 || fflush(stdout) != 0))
 		die(1, "cannot write to stdout: %m");

@@ -3,7 +3,9 @@
 # nothing to do is answered the next time from the stat data it recorded,
 # starting no skillc-rules run (the run's .lock keeps its note) and no
 # inner make; any change to a task, an output, a stamp, a setting or the
-# lock takes the whole path again, which notices it as before.
+# lock takes the whole path again, which notices it as before. The journal
+# is probed by skillc-noop alone: skillc-rules is started only when it
+# cannot vouch for the answer (a stray variable, a change).
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work csv-column-sum
@@ -75,4 +77,42 @@ t_end
 t_begin "a new setting given: the whole path says what the run remembers"
 out=$($SK $SET REPEAT=5 static 2>&1)
 t_contains "said" "$out" "(the run remembers it)"
+t_end
+
+# SKILLC_BIN with skillc-rules behind a script that notes each start (the
+# other tools linked as they are): which no-op starts it, which does not
+mkdir wbin
+for f in "$T_ROOT"/bin/*; do ln -s "$f" wbin/; done
+rm wbin/skillc-rules
+printf '#!/bin/sh\necho "$1" >>%s/rules.log\nexec %s/bin/skillc-rules "$@"\n' "$PWD" "$T_ROOT" >wbin/skillc-rules
+chmod +x wbin/skillc-rules
+WSK="$SK SKILLC_BIN=$PWD/wbin $SET"
+
+t_begin "the journal's answer starts skillc-noop only: no skillc-rules at all"
+$WSK static >/dev/null 2>&1
+$WSK static >/dev/null 2>&1
+: >rules.log
+out=$($WSK static 2>&1)
+t_eq "make exit" $? 0
+t_contains "make's own line" "$out" "make: Nothing to be done for 'static'."
+t_eq "skillc-rules started" "$(cat rules.log)" ""
+t_end
+
+t_begin "a misspelt variable after the journal: still refused by skillc-rules check, exit 2"
+out=$($WSK REPAET=5 static 2>&1)
+t_eq "make exit" $? 2
+t_contains "refused" "$out" "REPAET"
+t_contains "checked" "$(cat rules.log)" "check"
+t_end
+
+t_begin "an instruction.md rewritten with its mtime put back: the change time tells"
+$SK $SET static >/dev/null 2>&1
+$SK $SET static >/dev/null 2>&1
+I=tasks/csv-column-sum/instruction.md
+cp -p $I ref.md
+printf 'Sum the column. ' | cat - ref.md >$I
+touch -r ref.md $I
+out=$($SK $SET static 2>&1)
+t_eq "make exit" $? 0
+case $out in *"make: Nothing to be done"*) t_fail "answered from the journal: $out" ;; esac
 t_end

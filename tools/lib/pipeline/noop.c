@@ -15,8 +15,8 @@
 #define NOOP_HEAD "skillc-noop 1\n"
 #define NOOP_TAIL "end\n"
 
-void noop_key(const char *goals, const char *given, const char *make_f, const char *rules, int argc, char **argv,
-	      hash_hex out)
+void noop_key(const char *goals, const char *given, const char *make_f, const char *rules,
+	      const char *self, int argc, char **argv, hash_hex out)
 {
 	struct buf b = BUF_INIT;
 	buf_printf(&b, "%s\n%s\n", goals ? goals : "", given ? given : "");
@@ -24,7 +24,7 @@ void noop_key(const char *goals, const char *given, const char *make_f, const ch
 		if (strncmp(argv[i], "--", 2) && strchr(argv[i], '='))
 			buf_printf(&b, "%s%c", argv[i], '\0');
 	char cwd[4096];
-	struct stat self;
+	struct stat st;
 	buf_printf(&b, "\n%s\n%s\n%s\n", getcwd(cwd, sizeof cwd) ? cwd : "?", make_f ? make_f : "", rules ? rules : "");
 	/* the one variable of the environment the answer reads that is no
 	 * setting (settings are arguments: make exports them to its recipes
@@ -32,9 +32,9 @@ void noop_key(const char *goals, const char *given, const char *make_f, const ch
 	const char *hp = getenv("HARNESS_PATH");
 	buf_printf(&b, "HARNESS_PATH=%s\n", hp ? hp : "");
 	/* the tools' formats are compiled in: a rebuilt skillc-rules is a new key */
-	if (stat("/proc/self/exe", &self) == 0)
-		buf_printf(&b, "%llu %lld %lld.%09ld\n", (unsigned long long)self.st_ino, (long long)self.st_size,
-			   (long long)self.st_mtim.tv_sec, self.st_mtim.tv_nsec);
+	if (stat(self, &st) == 0)
+		buf_printf(&b, "%llu %lld %lld.%09ld\n", (unsigned long long)st.st_ino,
+			   (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	hash_bytes(b.data, b.len, out);
 	buf_free(&b);
 }

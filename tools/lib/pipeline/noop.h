@@ -26,10 +26,10 @@ struct noop_rec {
 /* The command's key: its goals, the names it gave, its NAME=VALUE
  * arguments (argv up to "--"), the working folder, what the last line
  * depends on besides (SKILLC_MAKE_F, SKILLC_RULES; HARNESS_PATH from
- * the environment) and this program's own file (new
- * tools: new key). */
-void noop_key(const char *goals, const char *given, const char *make_f, const char *rules, int argc, char **argv,
-	      hash_hex out);
+ * the environment) and the file of skillc-rules, self (new tools: new
+ * key; skillc-rules passes /proc/self/exe, skillc-noop its sibling). */
+void noop_key(const char *goals, const char *given, const char *make_f, const char *rules,
+	      const char *self, int argc, char **argv, hash_hex out);
 
 /* 1 when RESULTS' journal for key holds and every path in it is as
  * recorded (line: its last line, with the newline), 0 when not. Reads one
