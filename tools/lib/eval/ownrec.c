@@ -14,18 +14,19 @@ static const struct typed_key own_keys[] = {
 	{ "task", cJSON_String }, { "rollout", cJSON_String }, { "agent", cJSON_String },
 	{ "agent_name", cJSON_String }, { "model", cJSON_String }, { "skill_mode", cJSON_String },
 	{ "outcome", cJSON_String }, { "reward", cJSON_Number }, { "rewards", cJSON_Object },
-	{ "error", cJSON_String }, { "error_category", cJSON_String }, { "verifier_error", cJSON_String },
-	{ "verifier_error_category", cJSON_String }, { "tool_calls", cJSON_Number },
-	{ "skill_invocations", cJSON_Number }, { "tokens", cJSON_Object }, { "durations", cJSON_Object },
-	{ "started_at", cJSON_String }, { "finished_at", cJSON_String }, { "environment", cJSON_Object },
-	{ "files", cJSON_Object }, { "files.acp_trajectory", cJSON_String },
+	{ "error", cJSON_String }, { "error_category", cJSON_String },
+	{ "verifier_error", cJSON_String }, { "verifier_error_category", cJSON_String },
+	{ "tool_calls", cJSON_Number }, { "skill_invocations", cJSON_Number },
+	{ "tokens", cJSON_Object }, { "durations", cJSON_Object }, { "started_at", cJSON_String },
+	{ "finished_at", cJSON_String }, { "environment", cJSON_Object }, { "files", cJSON_Object },
+	{ "files.acp_trajectory", cJSON_String },
 };
 
 /* The facts taken as the record says them (null when absent). */
 static const char *const taken[] = {
 	"task", "rollout", "agent", "agent_name", "model", "skill_mode", "error", "error_category",
-	"verifier_error", "verifier_error_category", "tool_calls", "tokens", "cost_usd", "durations",
-	"started_at", "finished_at", "environment",
+	"verifier_error", "verifier_error_category", "tool_calls", "tokens", "cost_usd",
+	"durations", "started_at", "finished_at", "environment",
 };
 
 bool own_record_is(const cJSON *rec)
@@ -38,11 +39,13 @@ bool own_record_is(const cJSON *rec)
 static enum trial_outcome own_outcome(struct ctx *c, const cJSON *rec, const char *dir)
 {
 	const cJSON *reward = tr_num_or_null(json_get(rec, "reward"));
-	enum trial_outcome o = trial_outcome_of(reward, json_str(rec, "error_category"), json_str(rec, "error"),
-						json_str(rec, "verifier_error") != NULL);
+	bool verr = json_str(rec, "verifier_error") != NULL;
+	enum trial_outcome o = trial_outcome_of(reward, json_str(rec, "error_category"),
+						json_str(rec, "error"), verr);
 	const char *said = json_str(rec, "outcome");
 	if (said && strcmp(said, trial_outcome_name(o)))
-		tr_problem(c, "its record says outcome '%s', its facts say '%s'", said, trial_outcome_name(o));
+		tr_problem(c, "its record says outcome '%s', its facts say '%s'", said,
+			   trial_outcome_name(o));
 	tr_set_outcome(c, reward, o);
 	tr_read_verifier_reward(c, dir, reward);
 	return o;

@@ -59,8 +59,8 @@ static int claim_out(struct local_trial *t, struct err *e)
 	struct strlist names = STRLIST_INIT;
 	int r = fs_list_names(real, &names, e);
 	if (r == 0 && names.n)
-		r = err_set(e, ERR_INPUT, "'%s' is not empty and holds no finished trial: give --out a new or "
-			    "empty folder (or remove this one)", real);
+		r = err_set(e, ERR_INPUT, "'%s' is not empty and holds no finished trial: give "
+			    "--out a new or empty folder (or remove this one)", real);
 	strlist_free(&names);
 	return r;
 }
@@ -134,7 +134,9 @@ static cJSON *strlist_json(const struct strlist *l)
 
 static const char *sandbox_name(const struct local_trial *t)
 {
-	static const char *const names[] = { [SANDBOX_BWRAP] = "bubblewrap", [SANDBOX_NONE] = "none" };
+	static const char *const names[] = {
+		[SANDBOX_BWRAP] = "bubblewrap", [SANDBOX_NONE] = "none",
+	};
 	return t->box.mode == SANDBOX_CONTAINER ? t->box.engine->name : names[t->box.mode];
 }
 
@@ -144,10 +146,11 @@ static cJSON *local_keys(const struct local_trial *t)
 	cJSON *l = cJSON_CreateObject();
 	cJSON_AddStringToObject(l, "sandbox", sandbox_name(t));
 	json_set_str(l, "image_id", t->box.image);
+	bool container = t->box.mode == SANDBOX_CONTAINER;
 	cJSON_AddStringToObject(l, "agent_network", !t->box.share_net ? "none+model-relay"
-						    : t->box.mode == SANDBOX_CONTAINER ? "default+model-relay" : "host");
-	cJSON_AddStringToObject(l, "verifier_network", t->box.mode == SANDBOX_CONTAINER ? "the agent's container"
-						       : t->task.verifier_network ? "host" : "none");
+				: container ? "default+model-relay" : "host");
+	cJSON_AddStringToObject(l, "verifier_network", container ? "the agent's container"
+				: t->task.verifier_network ? "host" : "none");
 	cJSON_AddStringToObject(l, "workdir", t->task.workdir);
 	cJSON_AddStringToObject(l, "harness_file", t->h.file);
 	cJSON_AddItemToObject(l, "acp_command", strlist_json(&t->h.argv));
@@ -212,7 +215,8 @@ static cJSON *tokens(const struct acp_result *a)
 	cJSON_AddNumberToObject(tk, "cache_read", a->cache_read_tokens);
 	cJSON_AddNumberToObject(tk, "cache_write", a->cache_write_tokens);
 	/* some providers report only the total (in/out stay 0): prefer it */
-	cJSON_AddNumberToObject(tk, "total", a->total_tokens > 0 ? a->total_tokens : a->in_tokens + a->out_tokens);
+	double total = a->total_tokens > 0 ? a->total_tokens : a->in_tokens + a->out_tokens;
+	cJSON_AddNumberToObject(tk, "total", total);
 	cJSON_AddStringToObject(tk, "source", "acp");
 	return tk;
 }
@@ -253,8 +257,10 @@ static cJSON *agent_timeout_info(const struct local_trial *t, int tools)
 static void add_outcome(cJSON *r, const struct local_trial *t, int tools)
 {
 	const cJSON *reward = json_get(t->verdict.rewards, "reward");
-	cJSON *value = reward ? cJSON_CreateNumber(pyjson_number(reward)) : NULL; /* reward prints as a float */
-	enum trial_outcome o = trial_outcome_of(value, t->agent.category, t->agent.error, t->verdict.error != NULL);
+	/* reward is a node that prints as a float: the rule wants a number */
+	cJSON *value = reward ? cJSON_CreateNumber(pyjson_number(reward)) : NULL;
+	enum trial_outcome o = trial_outcome_of(value, t->agent.category, t->agent.error,
+						t->verdict.error != NULL);
 	cJSON_Delete(value);
 	cJSON_AddStringToObject(r, "outcome", trial_outcome_name(o));
 	cJSON_AddBoolToObject(r, "passed", reward && pyjson_number(reward) == 1.0);
@@ -290,7 +296,8 @@ static cJSON *record_json(const struct local_trial *t)
 	cJSON_AddNumberToObject(r, "tool_calls", tools);
 	cJSON_AddNumberToObject(r, "skill_invocations", acp_traj_skill_calls(&a->traj));
 	cJSON_AddNumberToObject(r, "prompts", a->handshake_done ? 1 : 0);
-	cJSON_AddBoolToObject(r, "partial_trajectory", t->agent.ran && has_lines && !a->prompt_answered);
+	bool partial = t->agent.ran && has_lines && !a->prompt_answered;
+	cJSON_AddBoolToObject(r, "partial_trajectory", partial);
 	cJSON_AddItemToObject(r, "tokens", tokens(a));
 	cJSON_AddNullToObject(r, "cost_usd");
 	cJSON_AddItemToObject(r, "durations", durations(t));
@@ -308,7 +315,8 @@ static cJSON *record_json(const struct local_trial *t)
 	return r;
 }
 
-static int write_in(const struct local_trial *t, const char *rel, const void *data, size_t len, struct err *e)
+static int write_in(const struct local_trial *t, const char *rel, const void *data, size_t len,
+		    struct err *e)
 {
 	char *p = path_join(t->paths.dir, rel);
 	int r = fs_write_atomic(p, data, len, 0644, e);
