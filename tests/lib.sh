@@ -151,14 +151,14 @@ t_engine_work() {
 	unset SANDBOX IMAGE KEEP_SANDBOX
 }
 # t_trial NAME TASK [flags]: one trial of the scripted agent into
-# $T_TMP/jobs-NAME (the sandbox: SANDBOX or a flag); sets RC, OUT and R (its rollout)
+# $T_TMP/jobs-NAME (the sandbox: SANDBOX or a flag); sets RC, OUT and R (that folder)
 t_trial() {
 	_name=$1 _task=$2
 	shift 2
 	OUT=$(skillc-local eval run --tasks-dir "$_task" --agent scripted --model fake/m1 --skill-mode with-skill \
-		--jobs-dir "$T_TMP/jobs-$_name" --agent-idle-timeout none "$@" 2>&1)
+		--out "$T_TMP/jobs-$_name" --agent-idle-timeout none "$@" 2>&1)
 	RC=$?
-	R=$(ls -d "$T_TMP/jobs-$_name"/*/"$(basename "$_task")"__* 2>/dev/null | head -n 1)
+	R=$T_TMP/jobs-$_name
 }
 # the engine's trial containers (none once every trial is over)
 t_trial_containers() { $T_ENGINE ps -aq --filter label=skillc.kind=trial; }
@@ -168,11 +168,11 @@ t_trial_containers() { $T_ENGINE ps -aq --filter label=skillc.kind=trial; }
 t_missing_image() {
 	SANDBOX=$T_ENGINE t_trial noimage "$TASK" --image skillc/no-such-image:1
 	t_eq "exit status" "$RC" 1
-	t_eq "category" "$($J "$R/result.json" error_category)" environment_build
-	t_contains "says so" "$($J "$R/result.json" error)" "the trial image 'skillc/no-such-image:1' does not exist in $1"
+	t_eq "category" "$($J "$R/trial.json" error_category)" environment_build
+	t_contains "says so" "$($J "$R/trial.json" error)" "the trial image 'skillc/no-such-image:1' does not exist in $1"
 	SANDBOX=$T_ENGINE IMAGE=skillc/no-such-image:2 t_trial noimage2 "$TASK"
-	t_eq "IMAGE: category" "$($J "$R/result.json" error_category)" environment_build
-	t_contains "IMAGE: says so" "$($J "$R/result.json" error)" "IMAGE 'skillc/no-such-image:2' does not exist in $1"
+	t_eq "IMAGE: category" "$($J "$R/trial.json" error_category)" environment_build
+	t_contains "IMAGE: says so" "$($J "$R/trial.json" error)" "IMAGE 'skillc/no-such-image:2' does not exist in $1"
 }
 
 # t_killed_runner: the case "kill -9 of the runner mid-trial" of T_ENGINE:
@@ -180,22 +180,22 @@ t_missing_image() {
 # removes the container; the trial has no result
 t_killed_runner() {
 	setsid skillc-local eval run --tasks-dir "$TASK" --agent hanging --model fake/m1 --skill-mode with-skill \
-		--jobs-dir "$T_TMP/jobs-kill" --sandbox "$T_ENGINE" >"$T_TMP/kill.out" 2>&1 &
+		--out "$T_TMP/jobs-kill" --sandbox "$T_ENGINE" >"$T_TMP/kill.out" 2>&1 &
 	_sid=$!
 	t_poll 120 t_agent_hangs
 	t_check "the trial's container ran" test -n "$($T_ENGINE ps -q --filter label=skillc.kind=trial)"
-	_r=$(ls -d "$T_TMP"/jobs-kill/*/inventory-check__*)
+	_r=$T_TMP/jobs-kill
 	t_eq "labelled with its trial" "$($T_ENGINE ps -q --filter "label=skillc.trial=$(cd "$_r" && pwd -P)" | wc -l)" 1
 	while pkill -9 -s "$_sid" 2>/dev/null; do sleep 0.01; done
 	wait $_sid 2>/dev/null
 	t_poll 120 t_no_trial_container
 	t_eq "gone after the watchdog passed" "$(t_trial_containers)" ""
-	t_check "the trial has no result" test ! -e "$_r/result.json"
+	t_check "the trial has no result" test ! -e "$_r/trial.json"
 }
 # the hanging agent is at work: its container runs and it said it started
 t_agent_hangs() {
 	[ -n "$($T_ENGINE ps -q --filter label=skillc.kind=trial)" ] &&
-		grep -qs "acpagent: started" "$T_TMP"/jobs-kill/*/inventory-check__*/agent/hanging.txt
+		grep -qs "acpagent: started" "$T_TMP"/jobs-kill/agent/hanging.txt
 }
 t_no_trial_container() { [ -z "$(t_trial_containers)" ]; }
 

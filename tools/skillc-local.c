@@ -1,8 +1,7 @@
 /* skillc-local — the local runner: one trial of a Harbor task on this
  * machine, in a bubblewrap sandbox, with the agent harness driven over ACP
- * and the task's own verifier, written in BenchFlow's production layout so
- * the same parser reads it. Takes the `bench eval run` flags skillc-eval
- * passes; see docs/local.md. */
+ * and the task's own verifier, written as skillc's own trial record
+ * (record.h), which skillc-eval completes; see docs/local.md. */
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,11 +10,11 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "local/layout.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "local/agent.h"
 #include "local/dockersetup.h"
+#include "local/record.h"
 #include "local/setup.h"
 #include "local/rollout.h"
 #include "base/log.h"
@@ -27,7 +26,8 @@
 #define VERSION "1"
 
 static const char usage[] =
-	"usage: skillc-local eval run --tasks-dir TASK --agent HARNESS --model PROVIDER/MODEL --jobs-dir DIR\n"
+	"usage: skillc-local eval run --tasks-dir TASK --agent HARNESS --model PROVIDER/MODEL\n"
+	"                             --out DIR\n"
 	"                             [--sandbox local|docker|podman] [--image IMAGE]\n"
 	"                             [--skill-mode no-skill|with-skill] [--skills-dir ROOT]\n"
 	"                             [--config-override JSON|@FILE|key.path=VALUE]... [--agent-env KEY=VALUE]...\n"
@@ -35,9 +35,10 @@ static const char usage[] =
 	"\n"
 	"Runs one trial of TASK in a bubblewrap sandbox (or, with SANDBOX=docker|podman or --sandbox docker|podman,\n"
 	"in a container of the task's own image, --image or built now), drives HARNESS (rules/harness/HARNESS.json,\n"
-	"or HARNESS_PATH) over ACP, runs the task's tests/test.sh, and writes BenchFlow's layout:\n"
-	"DIR/<job>/<task>__<8 hex>/{result,config,timing,prompts}.json, trajectory/acp_trajectory.jsonl,\n"
-	"verifier/reward.txt, DIR/<job>/summary.json and DIR/summary.json.\n"
+	"or HARNESS_PATH) over ACP, runs the task's tests/test.sh, and writes the trial's record\n"
+	"in DIR: trial.json (last), trajectory/acp_trajectory.jsonl, agent/, verifier/,\n"
+	"artifacts/.\n"
+	"A DIR whose trial.json was scored is not run again; another non-empty DIR is refused.\n"
 	"Exit: 0 the trial was scored (pass or fail), 1 it errored (no reward), 2 bad usage or input.\n"
 	"Environment: ROUTES (provider_routes.json), ENV_FILE (.env), SANDBOX=bwrap|docker|podman|none,\n"
 	"IMAGE (docker, podman: a local image in place of the task's L1), DOCKER_HOST, CONTAINERS_STORAGE_CONF,\n"
@@ -85,7 +86,7 @@ static int open_trial(struct local_trial *t, struct err *e)
 {
 	const struct local_opts *o = t->o;
 	t->clock.start = now_mono();
-	benchflow_time(now_wall(), t->clock.started_at);
+	record_time(now_wall(), t->clock.started_at);
 	if (task_load(o->tasks_dir, o->override, &t->task, e) < 0 || launch_load(o->agent, &t->h, e) < 0 ||
 	    model_route_resolve(o->model, &t->route, e) < 0)
 		return 2;
@@ -107,23 +108,15 @@ static int lock_unsandboxed(int *lockfd, struct err *e)
 	return 0;
 }
 
-/* The job and a new rollout in it; *done when the job already holds a
- * final result for the task (bench then skips it). */
+/* The trial's folder; *done when it already holds a final record. */
 static int claim_rollout(struct local_trial *t, bool *done, struct err *e)
 {
-	*done = false;
-	if (benchflow_pick_job(t, e) < 0)
+	if (record_open(t, done, e) < 0)
 		return -1;
-	char *found = benchflow_completed_rollout(t);
-	if (found) {
-		if (!t->o->quiet)
-			fprintf(stderr, "%s: %s already has a result in %s (bench resumes, skipping it)\n",
-				log_prog(), t->task.name, t->paths.job_dir);
-		free(found);
-		*done = true;
-		return 0;
-	}
-	return benchflow_make_rollout(t, e);
+	if (*done && !t->o->quiet)
+		fprintf(stderr, "%s: %s already has a result in %s (not run again)\n", log_prog(),
+			t->task.name, t->paths.dir);
+	return 0;
 }
 
 /* Builds what the agent runs in. A problem of the host or the harness is
@@ -204,10 +197,10 @@ static void say_outcome(const struct local_trial *t)
 	}
 }
 
-/* result.json (redacted), the summaries, the line; returns the exit status. */
+/* The record (redacted), the line; returns the exit status. */
 static int report(const struct local_trial *t, struct err *e)
 {
-	if (benchflow_write_result(t, e) < 0 || local_trial_redact(t, e) < 0 || benchflow_write_summary(t, e) < 0)
+	if (record_write(t, e) < 0 || local_trial_redact(t, e) < 0)
 		return 1;
 	if (!t->o->quiet)
 		say_outcome(t);
@@ -227,7 +220,7 @@ static void clean_up(struct local_trial *t)
 		warnf("%s", ce.msg);
 	if (keep)
 		return;
-	char *parent = path_join(t->paths.jobs, ".skillc-local");
+	char *parent = path_join(t->paths.dir, ".skillc-local");
 	rmdir(parent); /* only when no other trial uses it */
 	free(parent);
 }
@@ -242,11 +235,9 @@ static int run_trial(const struct local_opts *o, struct err *e)
 	if (status == 0 && t.box.mode == SANDBOX_NONE && lock_unsandboxed(&lockfd, e) < 0)
 		status = 1;
 	if (status == 0 && claim_rollout(&t, &done, e) < 0)
-		status = 1;
+		status = e->code == ERR_INPUT ? 2 : 1;
 	if (status == 0 && !done) {
 		status = prepare(&t, e);
-		if (status == 0 && benchflow_write_config(&t, e) < 0)
-			status = 1;
 		if (status == 0)
 			status = execute(&t, e);
 		if (status == 0)
@@ -300,8 +291,8 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 			o->agent = v;
 		else if (!strcmp(a, "--model"))
 			o->model = v;
-		else if (!strcmp(a, "--jobs-dir"))
-			o->jobs_dir = v;
+		else if (!strcmp(a, "--out"))
+			o->out = v;
 		else if (!strcmp(a, "--skills-dir"))
 			o->skills_dir = v;
 		else if (!strcmp(a, "--skill-mode")) {
@@ -326,14 +317,12 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 			o->idle_timeout = parse_seconds(v, a);
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = true;
-		} else if (!strcmp(a, "--concurrency")) {
-			/* one trial per call: accepted for bench compatibility */
 		} else {
 			die(2, "unknown option '%s' (see --help)", a);
 		}
 	}
-	if (!o->tasks_dir || !o->agent || !o->model || !o->jobs_dir)
-		die(2, "--tasks-dir, --agent, --model and --jobs-dir are required (see --help)");
+	if (!o->tasks_dir || !o->agent || !o->model || !o->out)
+		die(2, "--tasks-dir, --agent, --model and --out are required (see --help)");
 }
 
 int main(int argc, char **argv)

@@ -47,18 +47,18 @@ t_begin "SANDBOX=docker: the RUN-steps task passes with the scripted agent in it
 HTTP_PROXY=$PROXY SANDBOX=docker t_trial ok "$TASK"
 t_eq "exit status ($OUT)" "$RC" 0
 t_contains "one line" "$OUT" "inventory-check passed, reward 1"
-t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
-t_eq "sandbox recorded" "$($J "$R/config.json" local.sandbox)" docker
-t_eq "environment reproduced" "$($J "$R/config.json" local.environment)" reproduced
-t_contains "the L2 image" "$($J "$R/config.json" local.image)" "skillc/l2-inventory-check--scripted:"
-t_eq "network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
+t_eq "reward" "$($J "$R/trial.json" reward)" 1
+t_eq "sandbox recorded" "$($J "$R/trial.json" local.sandbox)" docker
+t_eq "environment reproduced" "$($J "$R/trial.json" environment.reproduced)" true
+t_contains "the L2 image" "$($J "$R/trial.json" environment.image)" "skillc/l2-inventory-check--scripted:"
+t_eq "network" "$($J "$R/trial.json" local.agent_network)" "none+model-relay"
 t_check "the verifier's tool came from the RUN step" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
 F=$R/artifacts/facts
 t_check "ENV honoured" grep -qx "CHECKER_DATA=/var/lib/checker" "$F"
 t_check "the skill mounted" grep -qx "low-stock" "$F"
 t_check "skillc-init hold is the first process" grep -q "^/run/skillc/init hold" "$F"
 t_eq "loopback only" "$(sed -n '$p' "$F")" lo
-t_eq "skill invoked" "$($J "$R/result.json" n_skill_invocations)" 1
+t_eq "skill invoked" "$($J "$R/trial.json" skill_invocations)" 1
 t_check "build log kept" grep -q "Successfully tagged skillc/l1-inventory-check:" "$R/build.log"
 t_eq "no container left" "$(t_trial_containers)" ""
 t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-ok/.skillc-local"
@@ -72,7 +72,7 @@ t_check "again: no build" sh -c "! grep -q 'Step 1/' '$R/build.log'"
 t_end
 
 t_begin "the key and the proxy: in the container's environment, in no image layer, log or trace"
-R=$(ls -d "$T_TMP"/jobs-ok/*/inventory-check__*)
+R=$T_TMP/jobs-ok
 F=$R/artifacts/facts
 t_check "the build saw the proxy" grep -qx "build HTTP_PROXY=$PROXY" "$F"
 t_check "the container too" grep -qx "run HTTP_PROXY=$PROXY" "$F"
@@ -92,13 +92,13 @@ PORT=${FAKELLM_URL##*:} PORT=${PORT%%/*}
 before=$($J -n "$T_TMP/llm/log.jsonl" 2>/dev/null || echo 0)
 SANDBOX=docker t_trial net "$TASK" --config-override environment.allow_internet=true --agent-env MODEL_PORT=$PORT
 t_eq "exit status ($OUT)" "$RC" 0
-t_eq "network" "$($J "$R/config.json" local.agent_network)" "default+model-relay"
+t_eq "network" "$($J "$R/trial.json" local.agent_network)" "default+model-relay"
 t_eq "the agent reached the model on the host's loopback" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
 t_eq "the model server saw it" "$($J -n "$T_TMP/llm/log.jsonl")" $((before + 1))
 t_eq "no container left" "$(t_trial_containers)" ""
 # without internet the same probe reaches the model too, and nothing else is there
 SANDBOX=docker t_trial nonet "$TASK" --agent-env MODEL_PORT=$PORT
-t_eq "no internet: network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
+t_eq "no internet: network" "$($J "$R/trial.json" local.agent_network)" "none+model-relay"
 t_eq "no internet: the model still reached" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
 t_eq "no internet: loopback only" "$(sed -n '$p' "$R/artifacts/facts")" lo
 t_end
@@ -106,17 +106,17 @@ t_end
 if command -v bwrap >/dev/null 2>&1; then
 	t_begin "the same task under bwrap: environment not reproduced, not failed"
 	OUT=$(skillc-local eval run --tasks-dir "$TASK" --agent onhost --model fake/m1 --skill-mode with-skill \
-		--jobs-dir "$T_TMP/jobs-bwrap" 2>&1)
+		--out "$T_TMP/jobs-bwrap" 2>&1)
 	RC=$?
-	R=$(ls -d "$T_TMP"/jobs-bwrap/*/inventory-check__*)
+	R=$T_TMP/jobs-bwrap
 	t_eq "exit status: errored, not scored" "$RC" 1
-	t_eq "category" "$($J "$R/result.json" error_category)" environment_not_reproduced
-	t_contains "says why" "$($J "$R/result.json" error)" "without the Dockerfile's RUN, ENV steps and the verifier said: /tests/test.sh: line 5: check-low-stock: command not found"
-	t_contains "and what to do" "$($J "$R/result.json" error)" "SANDBOX=docker"
-	t_eq "no reward counted" "$($J "$R/result.json" rewards)" null
-	t_eq "no verifier error counted" "$($J "$R/result.json" verifier_error)" null
-	t_eq "marked" "$($J "$R/config.json" local.environment)" not_reproduced
-	t_eq "the summary: not failed" "$($J "$T_TMP/jobs-bwrap/summary.json" failed)" 0
+	t_eq "category" "$($J "$R/trial.json" error_category)" environment_not_reproduced
+	t_contains "says why" "$($J "$R/trial.json" error)" "without the Dockerfile's RUN, ENV steps and the verifier said: /tests/test.sh: line 5: check-low-stock: command not found"
+	t_contains "and what to do" "$($J "$R/trial.json" error)" "SANDBOX=docker"
+	t_eq "no reward counted" "$($J "$R/trial.json" rewards)" null
+	t_eq "no verifier error counted" "$($J "$R/trial.json" verifier_error)" null
+	t_eq "marked" "$($J "$R/trial.json" environment.reproduced)" false
+	t_eq "an infra error, not failed" "$($J "$R/trial.json" outcome)" infra_error
 	t_end
 else
 	t_skip "the same task under bwrap: environment not reproduced, not failed" "no bwrap"
@@ -128,12 +128,12 @@ cp -R "$TASK" "$BAD"
 printf 'FROM bb:local\nRUN echo about to fail && false\n' >"$BAD/environment/Dockerfile"
 SANDBOX=docker t_trial bad "$BAD"
 t_eq "exit status" "$RC" 1
-t_eq "category" "$($J "$R/result.json" error_category)" environment_build
-t_contains "names the step" "$($J "$R/result.json" error)" "failed at Step 2/2 : RUN echo about to fail && false"
-t_contains "and the reason" "$($J "$R/result.json" error)" "returned a non-zero code: 1"
+t_eq "category" "$($J "$R/trial.json" error_category)" environment_build
+t_contains "names the step" "$($J "$R/trial.json" error)" "failed at Step 2/2 : RUN echo about to fail && false"
+t_contains "and the reason" "$($J "$R/trial.json" error)" "returned a non-zero code: 1"
 t_contains "one line" "$OUT" "bad-build errored (environment_build: "
-t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
-t_eq "nothing counted as failed" "$($J "$T_TMP/jobs-bad/summary.json" failed)" 0
+t_eq "no agent ran" "$($J "$R/trial.json" prompts)" 0
+t_eq "an infra error, not failed" "$($J "$R/trial.json" outcome)" infra_error
 t_eq "no container" "$(t_trial_containers)" ""
 t_end
 
@@ -145,8 +145,8 @@ t_begin "a daemon that is down: a sandbox_setup infra error, at once"
 start=$(date +%s)
 DOCKER_HOST=unix://$T_TMP/no-daemon.sock SANDBOX=docker t_trial down "$TASK"
 t_eq "exit status" "$RC" 1
-t_eq "category" "$($J "$R/result.json" error_category)" sandbox_setup
-t_contains "names the daemon" "$($J "$R/result.json" error)" "the Docker daemon at unix://$T_TMP/no-daemon.sock does not answer"
+t_eq "category" "$($J "$R/trial.json" error_category)" sandbox_setup
+t_contains "names the daemon" "$($J "$R/trial.json" error)" "the Docker daemon at unix://$T_TMP/no-daemon.sock does not answer"
 [ $(( $(date +%s) - start )) -lt 60 ] || t_fail "took too long"
 t_end
 

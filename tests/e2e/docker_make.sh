@@ -170,7 +170,7 @@ setsid $HSK raw-eval >"$T_TMP/kill.out" 2>&1 &
 sid=$!
 i=0
 until { [ -n "$(docker ps -q --filter label=skillc.kind=trial)" ] &&
-	grep -qs "acpagent: started" $RES/inventory-check--hanging--fake_m1/traces/inventory-check/raw/.test-001.tmp.*/raw/*/*/agent/hanging.txt; } ||
+	grep -qs "acpagent: started" $RES/inventory-check--hanging--fake_m1/traces/inventory-check/raw/.test-001.tmp.*/raw/agent/hanging.txt; } ||
 	[ $i -ge 1200 ]; do
 	sleep 0.1
 	i=$((i + 1))

@@ -55,22 +55,22 @@ KEY=sk-fake-$$-opencode-docker
 
 t_begin "$NAME"
 OUT=$(ROUTES=$T_TMP/routes.json FAKE_LLM_KEY=$KEY skillc-local eval run --tasks-dir "$TASK" --agent opencode \
-	--model fake/qwen-test --sandbox docker --skill-mode with-skill --jobs-dir "$T_TMP/jobs" \
+	--model fake/qwen-test --sandbox docker --skill-mode with-skill --out "$T_TMP/jobs" \
 	--config-override agent.timeout_sec=180 2>&1)
 RC=$?
-R=$(ls -d "$T_TMP"/jobs/*/inventory-check__* 2>/dev/null | head -n 1)
-if [ "$($J "$R/result.json" error_category 2>/dev/null)" = environment_build ] &&
+R=$T_TMP/jobs
+if [ "$($J "$R/trial.json" error_category 2>/dev/null)" = environment_build ] &&
 	grep -Eq "Temporary failure resolving|Could not resolve|ENOTFOUND|EAI_AGAIN|getaddrinfo" "$R/build.log"; then
 	t_skip "$NAME" "the build cannot reach the Debian mirror or the npm registry: $(grep -Em1 'resolv|ENOTFOUND|EAI_AGAIN' "$R/build.log")"
 	exit 0
 fi
 t_eq "exit status ($OUT)" "$RC" 0
 A=$R/trajectory/acp_trajectory.jsonl
-t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
-t_eq "agent_name" "$($J "$R/result.json" agent_name)" OpenCode
-t_contains "in the L2" "$($J "$R/config.json" local.image)" "skillc/l2-inventory-check--opencode:"
-t_eq "the harness from the image" "$($J "$R/config.json" local.harness_program)" /usr/local/bin/opencode
-t_eq "no network but the model relay" "$($J "$R/config.json" local.agent_network)" none+model-relay
+t_eq "reward" "$($J "$R/trial.json" reward)" 1
+t_eq "agent_name" "$($J "$R/trial.json" agent_name)" OpenCode
+t_contains "in the L2" "$($J "$R/trial.json" environment.image)" "skillc/l2-inventory-check--opencode:"
+t_eq "the harness from the image" "$($J "$R/trial.json" local.harness_program)" /usr/local/bin/opencode
+t_eq "no network but the model relay" "$($J "$R/trial.json" local.agent_network)" none+model-relay
 t_eq "the skill was read" "$($J -l 2 "$A" title)" 'read {"filePath": "/root/.opencode/skills/low-stock/SKILL.md"}'
 t_contains "the skill text came back" "$($J -l 2 "$A" content.0.content.text)" "strictly less than 5"
 t_check "the verifier's tool from the RUN step judged it" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
@@ -86,18 +86,18 @@ t_begin "the real opencode in a task that allows internet: the daemon's network,
 sed -i 's/^allow_internet = false/allow_internet = true/' "$TASK/task.toml" || exit 2
 model_server 2
 OUT=$(ROUTES=$T_TMP/routes2.json FAKE_LLM_KEY=$KEY skillc-local eval run --tasks-dir "$TASK" --agent opencode \
-	--model fake/qwen-test --sandbox docker --skill-mode with-skill --jobs-dir "$T_TMP/jobs2" \
+	--model fake/qwen-test --sandbox docker --skill-mode with-skill --out "$T_TMP/jobs2" \
 	--config-override agent.timeout_sec=180 2>&1)
 t_eq "exit status ($OUT)" $? 0
-R2=$(ls -d "$T_TMP"/jobs2/*/inventory-check__* 2>/dev/null | head -n 1)
-t_eq "reward" "$($J "$R2/result.json" rewards.reward)" 1
-t_eq "the daemon's network and the model relay" "$($J "$R2/config.json" local.agent_network)" default+model-relay
+R2=$T_TMP/jobs2
+t_eq "reward" "$($J "$R2/trial.json" reward)" 1
+t_eq "the daemon's network and the model relay" "$($J "$R2/trial.json" local.agent_network)" default+model-relay
 t_eq "model requests" "$($J -n "$T_TMP/llm2.jsonl")" 3
 t_eq "no container left" "$(docker ps -aq --filter label=skillc.kind=trial)" ""
 t_end
 
 # keep the L2 for the next run of this cache (one tar per key)
-tag=$($J "$R/config.json" local.image 2>/dev/null)
+tag=$($J "$R/trial.json" environment.image 2>/dev/null)
 key=${tag##*:}
 if [ -n "$key" ] && [ ! -f "$CACHE/opencode-l2-$key.tar" ]; then
 	rm -f "$CACHE"/opencode-l2-*.tar

@@ -1,11 +1,10 @@
 #!/bin/sh
 # End-to-end: evaluation trials as make targets, through a stand-in `bench`
-# (tests/helpers/fake-bench.sh, also standing in for skillc-local) that
-# writes BenchFlow's production layout and logs every invocation.
+# (tests/helpers/fake-bench.sh) that writes BenchFlow's production layout
+# and logs every invocation.
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work
-ln -s "$T_ROOT/tests/helpers/fake-bench.sh" fake/skillc-local
 M=vllm/qwen-27b
 R=results/compile-pipeline/csv-column-sum--opencode--vllm_qwen-27b
 T=$R/traces/csv-column-sum/raw

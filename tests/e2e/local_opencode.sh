@@ -54,14 +54,14 @@ t_end
 
 t_begin "real opencode over ACP in the sandbox: reads the skill, task passes"
 OUT=$(ROUTES=$T_TMP/routes.json FAKE_LLM_KEY=$KEY skillc-local eval run --tasks-dir "$TASK" --agent opencode \
-	--model fake/qwen-test --sandbox local --skill-mode with-skill --jobs-dir "$T_TMP/jobs" \
+	--model fake/qwen-test --sandbox local --skill-mode with-skill --out "$T_TMP/jobs" \
 	--config-override agent.timeout_sec=120 2>&1)
 t_eq "exit status ($OUT)" "$?" 0
-R=$(ls -d "$T_TMP"/jobs/*/answer-file__* 2>/dev/null | head -n 1)
+R=$T_TMP/jobs
 A=$R/trajectory/acp_trajectory.jsonl
-t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
-t_eq "agent_name" "$($J "$R/result.json" agent_name)" OpenCode
-t_eq "no network but the model relay" "$($J "$R/config.json" local.agent_network)" none+model-relay
+t_eq "reward" "$($J "$R/trial.json" reward)" 1
+t_eq "agent_name" "$($J "$R/trial.json" agent_name)" OpenCode
+t_eq "no network but the model relay" "$($J "$R/trial.json" local.agent_network)" none+model-relay
 t_eq "the skill was read" "$($J -l 2 "$A" title)" 'read {"filePath": "/root/.opencode/skills/answer-format/SKILL.md"}'
 t_eq "read completed" "$($J -l 2 "$A" status)" completed
 t_contains "the skill text came back" "$($J -l 2 "$A" content.0.content.text)" 'for 42 write `FORTY-TWO`'

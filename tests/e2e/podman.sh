@@ -50,20 +50,20 @@ t_begin "SANDBOX=podman: the RUN-steps task passes with the scripted agent in it
 SANDBOX=podman t_trial ok "$TASK"
 t_eq "exit status ($OUT)" "$RC" 0
 t_contains "one line" "$OUT" "inventory-check passed, reward 1"
-t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
-t_eq "sandbox recorded" "$($J "$R/config.json" local.sandbox)" podman
-t_eq "environment reproduced" "$($J "$R/config.json" local.environment)" reproduced
-t_contains "the L2 image" "$($J "$R/config.json" local.image)" "skillc/l2-inventory-check--scripted:"
-t_contains "its id" "$($J "$R/config.json" local.image_id)" "sha256:"
-t_eq "network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
+t_eq "reward" "$($J "$R/trial.json" reward)" 1
+t_eq "sandbox recorded" "$($J "$R/trial.json" local.sandbox)" podman
+t_eq "environment reproduced" "$($J "$R/trial.json" environment.reproduced)" true
+t_contains "the L2 image" "$($J "$R/trial.json" environment.image)" "skillc/l2-inventory-check--scripted:"
+t_contains "its id" "$($J "$R/trial.json" local.image_id)" "sha256:"
+t_eq "network" "$($J "$R/trial.json" local.agent_network)" "none+model-relay"
 t_check "the verifier's tool came from the RUN step" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
 F=$R/artifacts/facts
 t_check "ENV honoured" grep -qx "CHECKER_DATA=/var/lib/checker" "$F"
-t_check "in the task's workdir" grep -qx "$($J "$R/config.json" local.workdir)" "$F"
+t_check "in the task's workdir" grep -qx "$($J "$R/trial.json" local.workdir)" "$F"
 t_check "the skill mounted" grep -qx "low-stock" "$F"
 t_check "skillc-init hold is the first process" grep -q "^/run/skillc/init hold" "$F"
 t_eq "loopback only" "$(sed -n '$p' "$F")" lo
-t_eq "skill invoked" "$($J "$R/result.json" n_skill_invocations)" 1
+t_eq "skill invoked" "$($J "$R/trial.json" skill_invocations)" 1
 t_check "podman built it (build log kept)" grep -q "^STEP 1/" "$R/build.log"
 t_eq "no container left" "$(t_trial_containers)" ""
 t_check "sandbox folder removed" test ! -e "$T_TMP/jobs-ok/.skillc-local"
@@ -76,7 +76,7 @@ t_check "again: no build" sh -c "! grep -q 'STEP 1/' '$R/build.log'"
 t_end
 
 t_begin "the key: in the container's environment, in no image layer, log or trace"
-R=$(ls -d "$T_TMP"/jobs-ok/*/inventory-check__*)
+R=$T_TMP/jobs-ok
 t_check "the agent had the key (redacted in its files)" grep -qx 'key=\*\*\*REDACTED\*\*\*' "$R/artifacts/facts"
 t_check "no trial file holds the key" sh -c "! grep -rq '$KEY' '$T_TMP/jobs-ok' '$T_TMP/jobs-again'"
 for img in $L1 $L2; do
@@ -100,7 +100,7 @@ else
 	before=$($J -n "$T_TMP/llm/log.jsonl" 2>/dev/null || echo 0)
 	SANDBOX=podman t_trial net "$TASK" --config-override environment.allow_internet=true --agent-env MODEL_PORT=$PORT
 	t_eq "exit status ($OUT)" "$RC" 0
-	t_eq "network" "$($J "$R/config.json" local.agent_network)" "default+model-relay"
+	t_eq "network" "$($J "$R/trial.json" local.agent_network)" "default+model-relay"
 	t_check "an interface beside loopback" grep -qx eth0 "$R/artifacts/facts"
 	t_eq "the agent reached the model on the host's loopback" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
 	t_eq "the model server saw it" "$($J -n "$T_TMP/llm/log.jsonl")" $((before + 1))
@@ -108,7 +108,7 @@ else
 	t_eq "no container left" "$(t_trial_containers)" ""
 	# without internet the same probe reaches the model too, and nothing else is there
 	SANDBOX=podman t_trial nonet "$TASK" --agent-env MODEL_PORT=$PORT
-	t_eq "no internet: network" "$($J "$R/config.json" local.agent_network)" "none+model-relay"
+	t_eq "no internet: network" "$($J "$R/trial.json" local.agent_network)" "none+model-relay"
 	t_eq "no internet: the model still reached" "$(tr -d '\r' <"$R/artifacts/model")" "HTTP/1.1 200 OK"
 	t_eq "no internet: loopback only" "$(sed -n '$p' "$R/artifacts/facts")" lo
 	t_end
@@ -120,11 +120,11 @@ cp -R "$TASK" "$BAD"
 printf 'FROM bb:local\nRUN echo about to fail && false\n' >"$BAD/environment/Dockerfile"
 SANDBOX=podman t_trial bad "$BAD"
 t_eq "exit status" "$RC" 1
-t_eq "category" "$($J "$R/result.json" error_category)" environment_build
-t_contains "names the step" "$($J "$R/result.json" error)" "failed at STEP 2/2: RUN echo about to fail && false"
-t_contains "and the reason" "$($J "$R/result.json" error)" "exit status 1"
+t_eq "category" "$($J "$R/trial.json" error_category)" environment_build
+t_contains "names the step" "$($J "$R/trial.json" error)" "failed at STEP 2/2: RUN echo about to fail && false"
+t_contains "and the reason" "$($J "$R/trial.json" error)" "exit status 1"
 t_contains "one line" "$OUT" "bad-build errored (environment_build: "
-t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
+t_eq "no agent ran" "$($J "$R/trial.json" prompts)" 0
 t_eq "no container" "$(t_trial_containers)" ""
 t_end
 
@@ -138,9 +138,9 @@ printf '[storage]\ndriver = "no-such-driver"\ngraphroot = "%s/broken"\nrunroot =
 start=$(date +%s)
 CONTAINERS_STORAGE_CONF=$T_TMP/broken-storage.conf SANDBOX=podman t_trial down "$TASK"
 t_eq "exit status" "$RC" 1
-t_eq "category" "$($J "$R/result.json" error_category)" sandbox_setup
-t_contains "names podman" "$($J "$R/result.json" error)" "podman does not run here: "
-t_contains "and where its storage is set" "$($J "$R/result.json" error)" "CONTAINERS_STORAGE_CONF"
+t_eq "category" "$($J "$R/trial.json" error_category)" sandbox_setup
+t_contains "names podman" "$($J "$R/trial.json" error)" "podman does not run here: "
+t_contains "and where its storage is set" "$($J "$R/trial.json" error)" "CONTAINERS_STORAGE_CONF"
 [ $(( $(date +%s) - start )) -lt 60 ] || t_fail "took too long"
 t_end
 
@@ -223,10 +223,10 @@ registry_cases() {
 	t_check "node B lacks it" sh -c "! CONTAINERS_STORAGE_CONF=$NB/storage.conf CONTAINERS_CONF=$NB/containers.conf podman image inspect '$PINNED'"
 	node_b_trial b
 	t_eq "node B: the trial passed ($OUT)" "$RC" 0
-	t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
-	t_eq "under podman" "$($J "$R/config.json" local.sandbox)" podman
-	t_eq "in the pinned image" "$($J "$R/config.json" local.image)" "$PINNED"
-	t_eq "the same image id as node A's" "$($J "$R/config.json" local.image_id)" "$(cut -d' ' -f1 "$S/l2.id")"
+	t_eq "reward" "$($J "$R/trial.json" reward)" 1
+	t_eq "under podman" "$($J "$R/trial.json" local.sandbox)" podman
+	t_eq "in the pinned image" "$($J "$R/trial.json" environment.image)" "$PINNED"
+	t_eq "the same image id as node A's" "$($J "$R/trial.json" local.image_id)" "$(cut -d' ' -f1 "$S/l2.id")"
 	t_check "node B built nothing" test ! -s "$R/build.log"
 	t_eq "node B has no image of its own build" "$(node_b podman images --format '{{.Repository}}' | grep -c '^localhost/')" 0
 	t_check "make images' check on node B: the pinned L1 is there after a pull" node_b env SANDBOX=podman skillc-image check "$S/l1.id"
@@ -238,10 +238,10 @@ registry_cases() {
 	t_check "the manifest is in the registry's storage, changed" t_registry_tamper "$T_TMP/registry" "$PINNED"
 	node_b_trial tampered
 	t_eq "exit status: errored" "$RC" 1
-	t_eq "an infra error" "$($J "$R/result.json" error_category)" environment_build
-	t_contains "says why" "$($J "$R/result.json" error)" "cannot pull $PINNED from the registry: "
-	t_contains "the digest" "$($J "$R/result.json" error)" "does not match"
-	t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
+	t_eq "an infra error" "$($J "$R/trial.json" error_category)" environment_build
+	t_contains "says why" "$($J "$R/trial.json" error)" "cannot pull $PINNED from the registry: "
+	t_contains "the digest" "$($J "$R/trial.json" error)" "does not match"
+	t_eq "no agent ran" "$($J "$R/trial.json" prompts)" 0
 	t_check "and no image taken" sh -c "! CONTAINERS_STORAGE_CONF=$NB/storage.conf CONTAINERS_CONF=$NB/containers.conf podman image inspect '$PINNED'"
 	t_end
 	unset CONTAINERS_REGISTRIES_CONF
@@ -315,13 +315,13 @@ else
 	else
 		t_eq "podman says rootless" "$($AS podman info --format '{{.Host.Security.Rootless}}' 2>/dev/null)" true
 		OUT=$($AS SANDBOX=podman skillc-local eval run --tasks-dir "$RL/tasks/inventory-check" --agent scripted \
-			--model fake/m1 --skill-mode with-skill --jobs-dir "$RL/jobs" --agent-idle-timeout none 2>&1)
+			--model fake/m1 --skill-mode with-skill --out "$RL/jobs" --agent-idle-timeout none 2>&1)
 		t_eq "exit status ($OUT)" $? 0
-		R=$(ls -d "$RL"/jobs/*/inventory-check__*)
-		t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
-		t_eq "sandbox recorded" "$($J "$R/config.json" local.sandbox)" podman
+		R=$RL/jobs
+		t_eq "reward" "$($J "$R/trial.json" reward)" 1
+		t_eq "sandbox recorded" "$($J "$R/trial.json" local.sandbox)" podman
 		t_check "the verifier's tool came from the RUN step" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
-		t_check "the trial's files are the user's" test "$(stat -c %u "$R/result.json")" = 65534
+		t_check "the trial's files are the user's" test "$(stat -c %u "$R/trial.json")" = 65534
 		t_eq "no container left" "$($AS podman ps -aq 2>/dev/null)" ""
 		out=$($AS make --no-print-directory -f "$T_ROOT/mk/skillc.mk" -C "$RL" MODEL=fake/m1 HARNESS=scripted \
 			TASKS_DIR=tasks task=inventory-check SANDBOX=podman DOCTOR_PROBE=none GOAL=raw-eval doctor 2>&1)

@@ -123,9 +123,9 @@ S=$T_TMP/run/images
 # trial NAME: one trial on node B in the pinned L2; RC, OUT, R
 trial() {
 	OUT=$(DOCKER_HOST=$NODE_B skillc-local eval run --tasks-dir "$INV" --agent scripted --model fake/m1 --skill-mode with-skill \
-		--sandbox docker --image "$PINNED" --jobs-dir "$T_TMP/jobs-$1" --agent-idle-timeout none 2>&1)
+		--sandbox docker --image "$PINNED" --out "$T_TMP/jobs-$1" --agent-idle-timeout none 2>&1)
 	RC=$?
-	R=$(ls -d "$T_TMP/jobs-$1"/*/inventory-check__* 2>/dev/null | head -n 1)
+	R=$T_TMP/jobs-$1
 }
 
 t_begin "IMAGE_REGISTRY: node A pushes its L1 and L2, node B runs a trial in the L2 by digest and builds nothing"
@@ -143,9 +143,9 @@ unset IMAGE_REGISTRY
 t_check "node B lacks it" sh -c "! DOCKER_HOST=$NODE_B docker image inspect '$PINNED'"
 trial b
 t_eq "node B: the trial passed ($OUT)" "$RC" 0
-t_eq "reward" "$($J "$R/result.json" rewards.reward)" 1
-t_eq "in the pinned image" "$($J "$R/config.json" local.image)" "$PINNED"
-t_eq "the same image id as node A's" "$($J "$R/config.json" local.image_id)" "$(cut -d' ' -f1 "$S/l2.id")"
+t_eq "reward" "$($J "$R/trial.json" reward)" 1
+t_eq "in the pinned image" "$($J "$R/trial.json" environment.image)" "$PINNED"
+t_eq "the same image id as node A's" "$($J "$R/trial.json" local.image_id)" "$(cut -d' ' -f1 "$S/l2.id")"
 t_check "node B built nothing" test ! -s "$R/build.log"
 t_eq "node B has no image of skillc's own tags" "$(DOCKER_HOST=$NODE_B docker images -q 'skillc/*')" ""
 t_check "make images' check on node B: the pinned L1 is there after a pull" env DOCKER_HOST=$NODE_B skillc-image check "$S/l1.id"
@@ -156,8 +156,8 @@ DOCKER_HOST=$NODE_B docker rmi -f "$PINNED" >/dev/null 2>&1
 t_check "the manifest is in the registry's storage, changed" t_registry_tamper "$REG" "$PINNED"
 trial tampered
 t_eq "exit status: errored" "$RC" 1
-t_eq "an infra error" "$($J "$R/result.json" error_category)" environment_build
-t_contains "says why" "$($J "$R/result.json" error)" "cannot pull $PINNED from the registry: "
-t_eq "no agent ran" "$($J "$R/result.json" n_prompts)" 0
+t_eq "an infra error" "$($J "$R/trial.json" error_category)" environment_build
+t_contains "says why" "$($J "$R/trial.json" error)" "cannot pull $PINNED from the registry: "
+t_eq "no agent ran" "$($J "$R/trial.json" prompts)" 0
 t_check "and no image taken" sh -c "! DOCKER_HOST=$NODE_B docker image inspect '$PINNED'"
 t_end

@@ -1,8 +1,7 @@
 #!/bin/sh
 # fake-bench.sh — the project's stand-in for BenchFlow's `bench` CLI. Tests
-# put it on PATH as `bench` (and as `skillc-local`, which takes the same
-# flags). It accepts the `bench eval run` command line skillc-eval uses and
-# writes BenchFlow's production layout into --jobs-dir for a scripted
+# put it on PATH as `bench`. It accepts the `bench eval run` command line
+# skillc-eval uses and writes BenchFlow's production layout into --jobs-dir for a scripted
 # outcome, as BenchFlow 0.7.x would:
 #   <jobs>/summary.json
 #   <jobs>/<YYYY-MM-DD__HH-MM-SS>/summary.json

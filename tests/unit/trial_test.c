@@ -453,6 +453,75 @@ static void test_jsonl_and_times(void)
 	CHECK(isnan(trial_seconds_between("2026-08-23 07:10:nan", "2026-08-23 10:00:00")));
 }
 
+/* The local runner's own record (docs/local.md#what-it-writes): its facts
+ * taken as they are, the skill check added, contradictions refused. */
+static char *own_record(const char *outcome, const char *reward)
+{
+	return xasprintf("{\"format\": 1, \"schema\": \"local\", \"task\": \"demo\","
+			 " \"rollout\": \"demo__0000bbbb\", \"agent\": \"opencode\","
+			 " \"agent_name\": \"OpenCode\", \"model\": \"vllm/qwen-27b\","
+			 " \"skill_mode\": \"with-skill\", \"outcome\": \"%s\", \"reward\": %s,"
+			 " \"rewards\": {\"reward\": %s}, \"error\": null,"
+			 " \"error_category\": null,"
+			 " \"verifier_error\": null, \"tool_calls\": 2, \"skill_invocations\": 1,"
+			 " \"tokens\": {\"input\": 90, \"output\": 10, \"total\": 100,"
+			 " \"source\": \"acp\"}, \"cost_usd\": null,"
+			 " \"durations\": {\"agent_execution\": 4.5, \"total\": 9.0},"
+			 " \"environment\": {\"sandbox\": \"bubblewrap\", \"reproduced\": false,"
+			 " \"not_reproduced\": [\"RUN\"], \"image\": null},"
+			 " \"files\": {\"acp_trajectory\": \"trajectory/acp_trajectory.jsonl\"}}\n",
+			 outcome, reward, reward);
+}
+
+static void test_own_record(void)
+{
+	char *r = own_record("passed", "1.0");
+	t_put(dir, "own/trial.json", r);
+	free(r);
+	t_put(dir, "own/trajectory/acp_trajectory.jsonl",
+	      "{\"type\": \"user_message\", \"text\": \"go\"}\n" SKILL_CALL "\n" EXEC_CALL);
+	t_put(dir, "own/verifier/reward.txt", "1\n");
+	struct strlist s = ours();
+	struct err e;
+	cJSON *t = parse("own", &s, true, &e);
+	CHECK(t != NULL);
+	CHECK_STR(json_str(t, "schema"), "local");
+	CHECK_STR(json_str(t, "outcome"), "passed");
+	CHECK(json_bool(t, "complete", false));
+	CHECK(json_num(t, "verifier_reward", -1) == 1.0);
+	CHECK_INT(json_num(t, "tool_calls", -1), 2);
+	CHECK_INT(json_num(json_get(t, "tokens"), "total", -1), 100);
+	CHECK(!json_bool(json_get(t, "environment"), "reproduced", true));
+	CHECK(json_bool(json_get(t, "skill"), "invoked", false));
+	CHECK_INT(json_num(json_get(t, "skill"), "runner_invocations", -1), 1);
+	CHECK_STR(json_str(json_get(t, "files"), "result"), "trial.json");
+	CHECK_STR(json_str(json_get(t, "files"), "acp_trajectory"),
+		  "trajectory/acp_trajectory.jsonl");
+	cJSON_Delete(t);
+
+	/* a record whose outcome its facts contradict, a reward file that disagrees */
+	r = own_record("failed", "1.0");
+	t_put(dir, "own/trial.json", r);
+	free(r);
+	t = parse("own", &s, false, &e);
+	CHECK(!json_bool(t, "complete", true));
+	CHECK(strstr(trial_first_problem(t), "says outcome 'failed'") != NULL);
+	cJSON_Delete(t);
+	r = own_record("failed", "0.0");
+	t_put(dir, "own/trial.json", r);
+	free(r);
+	t = parse("own", &s, false, &e);
+	CHECK_STR(json_str(t, "outcome"), "failed");
+	CHECK(!json_bool(t, "complete", true));
+	cJSON_Delete(t);
+
+	/* cut short: no trial */
+	t_put(dir, "own/trial.json", "{\"format\": 1, \"schema\": \"lo");
+	CHECK(parse("own", &s, false, &e) == NULL);
+	CHECK(strstr(e.msg, "the trial is incomplete") != NULL);
+	strlist_free(&s);
+}
+
 int main(void)
 {
 	dir = t_tmpdir();
@@ -464,6 +533,7 @@ int main(void)
 	RUN(test_refuses_non_trials);
 	RUN(test_wrong_types);
 	RUN(test_harbor_trial);
+	RUN(test_own_record);
 	RUN(test_harness_rules);
 	RUN(test_stats);
 	RUN(test_jsonl_and_times);

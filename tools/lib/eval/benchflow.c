@@ -37,7 +37,7 @@ static enum trial_outcome bf_outcome(struct ctx *c, const cJSON *res, const char
 	const cJSON *reward = tr_num_or_null(json_get(json_get(res, "rewards"), "reward"));
 	const char *error = json_str(res, "error"), *cat = json_str(res, "error_category");
 	const char *verr = json_str(res, "verifier_error");
-	enum trial_outcome o = tr_outcome_of(reward, cat, error, verr != NULL);
+	enum trial_outcome o = trial_outcome_of(reward, cat, error, verr != NULL);
 	tr_set_outcome(c, reward, o);
 	tr_set_str_or_null(c->t, "error", error);
 	tr_set_str_or_null(c->t, "error_category", cat);
@@ -170,14 +170,14 @@ void read_benchflow(struct ctx *c, const struct cand *best, long retries, const 
 {
 	const cJSON *res = best->res;
 	const char *rollout = best->dir;
-	tr_check_types(c, rollout, res, benchflow_keys, ARRAY_LEN(benchflow_keys));
+	char *rp = path_join(rollout, "result.json");
+	tr_check_types(c, rp, res, benchflow_keys, ARRAY_LEN(benchflow_keys));
 	bf_identity(c, res, rollout);
 	enum trial_outcome o = bf_outcome(c, res, rollout);
 	bf_durations(c, res, rollout);
 	json_set_num(c->t, "retries", (double)retries);
 	tr_names_array(c->t, "attempts", attempts);
 	tr_set_file(c, "rollout", rollout);
-	char *rp = path_join(rollout, "result.json");
 	tr_set_file(c, "result", rp);
 	free(rp);
 	bf_job_summary(c, rollout);

@@ -275,7 +275,8 @@ static void hb_usage(struct ctx *c, const cJSON *res)
 void read_harbor(struct ctx *c, const struct cand *best)
 {
 	const cJSON *res = best->res;
-	tr_check_types(c, best->dir, res, harbor_keys, ARRAY_LEN(harbor_keys));
+	char *rp = path_join(best->dir, "result.json");
+	tr_check_types(c, rp, res, harbor_keys, ARRAY_LEN(harbor_keys));
 	const char *agent = hb_identity(c, res, best->dir);
 	enum trial_outcome o = hb_outcome(c, res, best->dir);
 	hb_durations(c, res);
@@ -285,7 +286,6 @@ void read_harbor(struct ctx *c, const struct cand *best)
 	tr_names_array(c->t, "attempts", &one);
 	strlist_free(&one);
 	tr_set_file(c, "rollout", best->dir);
-	char *rp = path_join(best->dir, "result.json");
 	tr_set_file(c, "result", rp);
 	free(rp);
 	hb_job_summary(c, best->dir);

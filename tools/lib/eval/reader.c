@@ -191,23 +191,6 @@ void tr_set_skill(struct ctx *c, const cJSON *runner_count)
 	json_set(c->t, "skill", s);
 }
 
-static bool tr_is_timeout_category(const char *cat, const char *error)
-{
-	if (cat)
-		return !strcmp(cat, "timeout") || !strcmp(cat, "idle_timeout");
-	/* older results have no category: go by BenchFlow's messages */
-	return error && (strcasestr(error, "timed out") || strcasestr(error, "wall-clock") ||
-			 strcasestr(error, "idle for"));
-}
-
-enum trial_outcome tr_outcome_of(const cJSON *reward, const char *cat, const char *error, bool verifier_error)
-{
-	if (reward)
-		return tr_is_timeout_category(cat, error) ? TRIAL_TIMEOUT
-		       : fabs(reward->valuedouble - 1.0) < 1e-9 ? TRIAL_PASSED : TRIAL_FAILED;
-	return verifier_error ? TRIAL_VERIFIER_ERROR : TRIAL_INFRA_ERROR;
-}
-
 void tr_set_outcome(struct ctx *c, const cJSON *reward, enum trial_outcome o)
 {
 	json_set_str(c->t, "outcome", trial_outcome_name(o));
@@ -272,7 +255,8 @@ static const char *tr_type_name(int t)
 
 /* A key of the wrong type is a problem that names the file and the key:
  * guessing from it would misreport the trial. */
-void tr_check_types(struct ctx *c, const char *dir, const cJSON *res, const struct typed_key *keys, size_t n)
+void tr_check_types(struct ctx *c, const char *file, const cJSON *res, const struct typed_key *keys,
+		    size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *dot = strchr(keys[i].path, '.');
@@ -282,11 +266,10 @@ void tr_check_types(struct ctx *c, const char *dir, const cJSON *res, const stru
 		int t = v ? (v->type & 0xFF) : cJSON_NULL;
 		if (t == cJSON_NULL || t == keys[i].type)
 			continue;
-		char *p = path_join(dir, "result.json"), *rel = tr_rel_to(c->base, p);
+		char *rel = tr_rel_to(c->base, file);
 		tr_problem(c, "%s: '%s' is %s, not %s: the runner wrote a result this reader does not know; see its log",
 			rel, keys[i].path, tr_type_name(t), tr_type_name(keys[i].type));
 		free(rel);
-		free(p);
 	}
 }
 

@@ -66,18 +66,22 @@ void tr_read_llm(struct ctx *c, const char *path);
 void tr_names_array(cJSON *obj, const char *key, const struct strlist *l);
 /* "skill": what was injected, invoked, read (runner_count: the runner's own count). */
 void tr_set_skill(struct ctx *c, const cJSON *runner_count);
-/* BenchFlow's rules for an outcome and for "passed". */
-enum trial_outcome tr_outcome_of(const cJSON *reward, const char *cat, const char *error, bool verifier_error);
+/* "outcome" and "passed" by BenchFlow's rules (trial_outcome_of). */
 void tr_set_outcome(struct ctx *c, const cJSON *reward, enum trial_outcome o);
 /* verifier/reward.json or reward.txt under rollout, compared with reward. */
 void tr_read_verifier_reward(struct ctx *c, const char *rollout, const cJSON *reward);
 /* "tokens" summed from the LLM trajectory (results without agent_result). */
 void tr_set_tokens_from_llm(struct ctx *c);
-/* A problem for each key of res present with a type other than its own. */
-void tr_check_types(struct ctx *c, const char *dir, const cJSON *res, const struct typed_key *keys, size_t n);
+/* A problem for each key of res (read from file) present with a type
+ * other than its own. */
+void tr_check_types(struct ctx *c, const char *file, const cJSON *res, const struct typed_key *keys,
+		    size_t n);
 
 /* The readers: best is the chosen result.json. */
 void read_benchflow(struct ctx *c, const struct cand *best, long retries, const struct strlist *attempts);
 void read_harbor(struct ctx *c, const struct cand *best);
+/* Our own record (the local runner's): rec is dir/trial.json. */
+bool own_record_is(const cJSON *rec);
+void read_own(struct ctx *c, const char *dir, const cJSON *rec);
 
 #endif

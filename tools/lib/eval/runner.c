@@ -54,7 +54,8 @@ int runner_check_installed(const char *runner, struct err *e)
 		       "(or install skillc), or pick RUNNER=benchflow");
 }
 
-/* bench / skillc-local: `eval run` with the flags of the issue. */
+/* bench / skillc-local: `eval run` with bench's flags (skillc-local takes
+ * the ones it needs, --out for --jobs-dir: it writes our own record). */
 static void benchflow_argv(const struct eval_job *j, const char *tmp, const char *skills_root, struct strlist *a)
 {
 	char *prog = runner_path(j->o->runner);
@@ -81,7 +82,8 @@ static void benchflow_argv(const struct eval_job *j, const char *tmp, const char
 	} else {
 		strlist_push(a, "no-skill");
 	}
-	strlist_push(a, "--jobs-dir");
+	/* bench: a jobs dir; skillc-local: the folder of its trial record */
+	strlist_push(a, strcmp(j->o->runner, "local") ? "--jobs-dir" : "--out");
 	strlist_push_owned(a, path_join(tmp, "raw"));
 	strlist_push(a, "--quiet");
 	/* the trial's number, for a harness that seeds its sampling with it

@@ -1,6 +1,6 @@
 /* runner.h — the runners an evaluation trial goes through: benchflow
- * (`bench eval run`), local (`skillc-local eval run`, the same flags) and
- * harbor (`harbor run -c <job config>`). Their command lines, the
+ * (`bench eval run`), local (`skillc-local eval run`, which writes our own
+ * trial record) and harbor (`harbor run -c <job config>`). Their command lines, the
  * environment they get (keys travel there, never on the command line), the
  * run under a hard deadline, and the cleanup of a killed run's containers. */
 #ifndef SKILLC_EVAL_RUNNER_H

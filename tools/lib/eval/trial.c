@@ -125,12 +125,76 @@ static long benchflow_attempts(const struct cands *cs, const struct cand *best, 
 	return (long)no - 1;
 }
 
+/* A parse's trial and problems, before a reader fills them. */
+static void ctx_begin(struct ctx *c, const char *dir, const char *base, const struct trial_opts *o)
+{
+	memset(c, 0, sizeof *c);
+	c->o = o;
+	c->base = base ? base : dir;
+	c->t = cJSON_CreateObject();
+	c->problems = cJSON_CreateArray();
+	json_set_num(c->t, "format", TRIAL_FORMAT);
+	json_set(c->t, "files", cJSON_CreateObject());
+}
+
+/* The checked trial, once a reader filled it. */
+static cJSON *ctx_end(struct ctx *c)
+{
+	json_set(c->t, "data_problems", c->problems);
+	trial_check(c->t, c->o->require_skill);
+	skill_use_free(&c->use);
+	if (c->own_loaded)
+		harness_free(&c->own);
+	return c->t;
+}
+
+/* Our own record, dir/trial.json (the local runner's): *t the trial, NULL
+ * when dir holds none. -1 with e set when it is there and does not parse. */
+static int parse_own(const char *dir, const char *base, const struct trial_opts *o, cJSON **t,
+		     struct err *e)
+{
+	*t = NULL;
+	char *p = path_join(dir, "trial.json");
+	struct err pe;
+	cJSON *rec = fs_exists(p) ? json_read_file(p, &pe) : NULL;
+	int rc = 0;
+	if (fs_exists(p) && !rec)
+		rc = err_set(e, ERR_INPUT, "%s: the trial is incomplete; see the runner's "
+			     "log and run it again", pe.msg);
+	else if (rec && own_record_is(rec)) {
+		struct ctx c;
+		ctx_begin(&c, dir, base, o);
+		read_own(&c, dir, rec);
+		*t = ctx_end(&c);
+	}
+	cJSON_Delete(rec);
+	free(p);
+	return rc;
+}
+
+/* The error of a dir that holds no trial a reader knows. */
+static void no_trial(const char *dir, size_t flats, struct err *e)
+{
+	if (flats)
+		err_set(e, ERR_INPUT, "'%s' holds %zu flat-schema review fixture%s (result.json "
+			"with status/reward beside run_config.json), not BenchFlow or Harbor "
+			"trials: point at a jobs dir written by `bench eval run`", dir, flats,
+			flats == 1 ? "" : "s");
+	else
+		err_set(e, ERR_INPUT, "'%s' holds no trial: no result.json of a BenchFlow "
+			"rollout or Harbor trial, no trial.json of the local runner (the "
+			"runner wrote nothing; see its log)", dir);
+}
+
 cJSON *trial_parse(const char *dir, const char *base, const struct trial_opts *o, struct err *e)
 {
 	if (!fs_is_dir(dir)) {
 		err_set(e, ERR_INPUT, "'%s' is not a folder", dir);
 		return NULL;
 	}
+	cJSON *own;
+	if (parse_own(dir, base, o, &own, e) < 0 || own)
+		return own;
 	struct cands cs = { 0 };
 	if (scan_depth(&cs, dir, 2, e) < 0) {
 		cands_free(&cs);
@@ -150,26 +214,12 @@ cJSON *trial_parse(const char *dir, const char *base, const struct trial_opts *o
 		if (cs.v[i].kind == want && (!best || newer(&cs.v[i].mtime, &best->mtime)))
 			best = &cs.v[i];
 	if (!best) {
-		if (flats)
-			err_set(e, ERR_INPUT, "'%s' holds %zu flat-schema review fixture%s (result.json with status/reward "
-				"beside run_config.json), not BenchFlow or Harbor trials: point at a jobs dir written "
-				"by `bench eval run`", dir, flats, flats == 1 ? "" : "s");
-		else
-			err_set(e, ERR_INPUT, "'%s' holds no trial: no result.json of a BenchFlow rollout or Harbor trial "
-				"(the runner wrote nothing; see its log)", dir);
+		no_trial(dir, flats, e);
 		cands_free(&cs);
 		return NULL;
 	}
-
 	struct ctx c;
-	memset(&c, 0, sizeof c);
-	c.o = o;
-	c.base = base ? base : dir;
-	c.t = cJSON_CreateObject();
-	c.problems = cJSON_CreateArray();
-	json_set_num(c.t, "format", TRIAL_FORMAT);
-	json_set(c.t, "files", cJSON_CreateObject());
-
+	ctx_begin(&c, dir, base, o);
 	if (best->kind == C_BENCHFLOW) {
 		struct strlist attempts = STRLIST_INIT;
 		long retries = benchflow_attempts(&cs, best, &attempts);
@@ -178,13 +228,8 @@ cJSON *trial_parse(const char *dir, const char *base, const struct trial_opts *o
 	} else {
 		read_harbor(&c, best);
 	}
-	json_set(c.t, "data_problems", c.problems);
-	trial_check(c.t, o->require_skill);
-	skill_use_free(&c.use);
-	if (c.own_loaded)
-		harness_free(&c.own);
 	cands_free(&cs);
-	return c.t;
+	return ctx_end(&c);
 }
 
 void trial_check(cJSON *t, bool require_skill)

@@ -34,6 +34,12 @@ enum trial_outcome {
 const char *trial_outcome_name(enum trial_outcome o);
 /* -1 for an unknown name. */
 int trial_outcome_from(const char *name);
+/* BenchFlow's rule, which every runner's trial follows: with a reward,
+ * timeout when the agent hit its time limit (category timeout or
+ * idle_timeout; without one, by the message), else passed when the reward
+ * is 1.0, else failed; without one, verifier_error or infra_error. */
+enum trial_outcome trial_outcome_of(const cJSON *reward, const char *cat, const char *error,
+				    bool verifier_error);
 
 struct trial_opts {
 	/* The harness whose patterns detect skill use. NULL: the one whose

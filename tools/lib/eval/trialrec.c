@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "base/fs.h"
@@ -27,6 +28,24 @@ int trial_outcome_from(const char *name)
 		if (!strcmp(outcome_names[i], name))
 			return i;
 	return -1;
+}
+
+static bool is_timeout_category(const char *cat, const char *error)
+{
+	if (cat)
+		return !strcmp(cat, "timeout") || !strcmp(cat, "idle_timeout");
+	/* older results have no category: go by BenchFlow's messages */
+	return error && (strcasestr(error, "timed out") || strcasestr(error, "wall-clock") ||
+			 strcasestr(error, "idle for"));
+}
+
+enum trial_outcome trial_outcome_of(const cJSON *reward, const char *cat, const char *error,
+				    bool verifier_error)
+{
+	if (reward)
+		return is_timeout_category(cat, error) ? TRIAL_TIMEOUT
+		       : fabs(reward->valuedouble - 1.0) < 1e-9 ? TRIAL_PASSED : TRIAL_FAILED;
+	return verifier_error ? TRIAL_VERIFIER_ERROR : TRIAL_INFRA_ERROR;
 }
 
 /* ---- small helpers ---- */

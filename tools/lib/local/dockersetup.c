@@ -27,7 +27,7 @@ static void build_failure(struct local_trial *t, const char *msg)
 static int build_images(struct local_trial *t, struct err *e)
 {
 	char *log = path_join(t->paths.dir, "build.log");
-	char *work = path_join(t->paths.jobs, ".skillc-local");
+	char *work = path_join(t->paths.dir, ".skillc-local");
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	const char *base = getenv("IMAGE");
 	struct image_opts o = { .engine = t->box.engine, .work = work, .log_fd = fd, .base = base && *base ? base : NULL };

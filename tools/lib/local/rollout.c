@@ -182,9 +182,6 @@ int local_trial_redact(const struct local_trial *t, struct err *e)
 
 static void paths_free(struct rollout_paths *p)
 {
-	free(p->jobs);
-	free(p->job_dir);
-	free(p->job_name);
 	free(p->rollout);
 	free(p->dir);
 	free(p->agent_log);

@@ -1,11 +1,11 @@
 /* rollout.h — one trial of the local runner (skillc-local), as parts that
  * each belong to one concern and are filled by one module:
- *   paths    where its files go            layout.h (benchflow_pick_job, benchflow_make_rollout)
+ *   paths    where its files go            record.h (record_open)
  *   box      what the agent runs in        setup.h, dockersetup.h (box.h)
  *   agent    how the agent's part ended    agent.h (and setup's failures)
  *   verdict  what the verifier said        verifier.h
  *   clock    when things happened          the runner
- * The writer (layout.h) only reads a trial: the outcome is decided before. */
+ * The writer (record.h) only reads a trial: the outcome is decided before. */
 #ifndef SKILLC_LOCAL_ROLLOUT_H
 #define SKILLC_LOCAL_ROLLOUT_H
 
@@ -24,9 +24,9 @@
 /* The PATH of every process in the sandbox: the host's system folders. */
 extern const char local_sandbox_path[];
 
-/* The `bench eval run` flags skillc-local takes. */
+/* skillc-local's options (docs/local.md#command-line). */
 struct local_opts {
-	const char *tasks_dir, *agent, *model, *jobs_dir, *skills_dir;
+	const char *tasks_dir, *agent, *model, *out, *skills_dir;
 	const char *skill_mode;   /* "no-skill" or "with-skill" */
 	const char *sandbox;      /* --sandbox: "local" (SANDBOX decides) or "docker" */
 	const char *image;        /* --image: the trial image for docker; NULL: build it */
@@ -36,15 +36,12 @@ struct local_opts {
 	bool quiet;
 };
 
-/* Where a trial's files go, in BenchFlow's layout. */
+/* Where a trial's files go (record.h). */
 struct rollout_paths {
-	char *jobs;      /* --jobs-dir, absolute */
-	char *job_dir;   /* jobs/<job_name> */
-	char *job_name;  /* YYYY-MM-DD__HH-MM-SS */
-	char *rollout;   /* <task>__<8 hex> */
-	char *dir;       /* job_dir/rollout */
+	char *dir;       /* --out, absolute: the trial's record */
+	char *rollout;   /* <task>__<8 hex>: names the sandbox and container */
 	char *agent_log; /* dir/agent/<harness>.txt */
-	char *scratch;   /* the sandbox's host side: jobs/.skillc-local/<rollout> */
+	char *scratch;   /* the sandbox's host side: dir/.skillc-local/<rollout> */
 };
 
 /* How the agent's part ended: BenchFlow's error and error_category. */

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "local/layout.h"
+#include "local/record.h"
 #include "base/envlist.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -216,7 +216,7 @@ static void verdict_timeout(struct verdict *v, const struct task *task, double e
 	verdict_fail(v, "verifier_timeout", xasprintf("verifier timed out after %gs", task->verifier_timeout));
 	v->timeout_info = cJSON_CreateObject();
 	cJSON_AddNumberToObject(v->timeout_info, "timeout_budget_sec", task->verifier_timeout);
-	pyjson_add_float(v->timeout_info, "elapsed_sec", benchflow_round(elapsed));
+	pyjson_add_float(v->timeout_info, "elapsed_sec", record_round(elapsed));
 	cJSON_AddStringToObject(v->timeout_info, "task_name", task->name);
 }
 
