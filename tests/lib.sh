@@ -33,7 +33,8 @@ t_name=
 t_why=
 T_FAILED=0
 
-t_begin() { t_name=$1; t_why=; }
+# T_TIMES (set by tests/run): each case's wall seconds go there, "<s> <case>"
+t_begin() { t_name=$1; t_why=; t_t0=$(date +%s); }
 t_fail() { [ -n "$t_why" ] || t_why=$*; }
 t_check() {
 	what=$1; shift
@@ -43,6 +44,7 @@ t_check() {
 t_skip() { echo "ok $1 # skip $2"; }
 t_end() {
 	if [ -n "$t_why" ]; then echo "FAIL $t_name: $t_why"; T_FAILED=$((T_FAILED + 1)); else echo "ok $t_name"; fi
+	[ -z "${T_TIMES:-}" ] || echo "$(( $(date +%s) - ${t_t0:-$(date +%s)} )) $t_name" >>"$T_TIMES"
 }
 # t_poll SECONDS CMD...: runs CMD every 0.1 s until it succeeds (0) or
 # SECONDS pass (1). For waiting on daemons and jobs: never sleep-and-hope.

@@ -47,6 +47,9 @@ static const char usage[] =
 	"  --cache DIR         trial store root (default $CACHE_DIR, else results/.cache)\n"
 	"  --no-cache          neither reuse nor file trials\n"
 	"  --agent-timeout S   the agent's wall-clock limit inside the runner\n"
+	"  --handshake-timeout S\n"
+	"                      --runner local: the agent's limit for the ACP handshake\n"
+	"                      (default 60, at most the agent's time limit)\n"
 	"  --deadline S        hard limit for the whole trial (default 2*agent-timeout+900,\n"
 	"                      or 14400): the runner's process group is killed\n"
 	"  --sandbox NAME      runner sandbox (default: local for --runner local, docker or podman\n"
@@ -136,7 +139,10 @@ static void parse_args(int argc, char **argv, struct eval_opts *o)
 			o->no_cache = true;
 		else if (!strcmp(a, "--agent-timeout"))
 			o->agent_timeout = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
-		else if (!strcmp(a, "--deadline"))
+		else if (!strcmp(a, "--handshake-timeout")) {
+			const char *v = std_option_value(argc, argv, &i);
+			o->handshake_timeout = (double)std_option_long(a, v, 1, 3600);
+		} else if (!strcmp(a, "--deadline"))
 			o->deadline = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
 		else if (!strcmp(a, "--sandbox"))
 			o->sandbox = std_option_value(argc, argv, &i);

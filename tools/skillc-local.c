@@ -31,7 +31,9 @@ static const char usage[] =
 	"                             [--sandbox local|docker|podman] [--image IMAGE]\n"
 	"                             [--skill-mode no-skill|with-skill] [--skills-dir ROOT]\n"
 	"                             [--config-override JSON|@FILE|key.path=VALUE]... [--agent-env KEY=VALUE]...\n"
-	"                             [--agent-idle-timeout SEC|none] [--quiet]\n"
+	"                             [--agent-idle-timeout SEC|none]\n"
+	"                             [--agent-handshake-timeout SEC]\n"
+	"                             [--quiet]\n"
 	"\n"
 	"Runs one trial of TASK in a bubblewrap sandbox (or, with SANDBOX=docker|podman or --sandbox docker|podman,\n"
 	"in a container of the task's own image, --image or built now), drives HARNESS (rules/harness/HARNESS.json,\n"
@@ -315,6 +317,8 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 			strlist_push(&o->agent_env, v);
 		} else if (!strcmp(a, "--agent-idle-timeout")) {
 			o->idle_timeout = parse_seconds(v, a);
+		} else if (!strcmp(a, "--agent-handshake-timeout")) {
+			o->handshake_timeout = parse_seconds(v, a);
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = true;
 		} else {

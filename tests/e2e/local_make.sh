@@ -93,6 +93,17 @@ case $out in *test-001*|*test-003*) t_fail "another trial ran: $out" ;; esac
 t_check "back" test -f $T/test-002/trial.json
 t_end
 
+t_begin "AGENT_HANDSHAKE_TIMEOUT=1: a harness whose handshake never answers errors after 1 s, not 60"
+printf '{"agent_name": "Mute", "steps": [], "init": "hang"}\n' >"$H/mute.script.json"
+printf '{"acp_command": ["%s/acpagent", "%s/mute.script.json"], "skill_paths": ["~/.opencode/skills"]}\n' \
+	"$H" "$H" >"$H/mute.json"
+out=$($T_SK task=csv-column-sum RUNNER=local HARNESS=mute MODEL=fake/m1 RESULTS=hs raw-eval REPEAT=1 \
+	AGENT_HANDSHAKE_TIMEOUT=1 2>&1)
+t_eq "the trial errored: exit" $? 1
+t_contains "after the setting's 1 s ($out)" "$(cat hs/csv-column-sum--mute--fake_m1/.incomplete/*/*/raw/*/*/result.json 2>/dev/null; echo "$out")" \
+	"ACP handshake timed out after 1s"
+t_end
+
 t_begin "make noskill-eval RUNNER=local: the agent runs with no skill linked"
 out=$($SK noskill-eval REPEAT=1 2>&1)
 t_eq "exit" $? 0

@@ -21,6 +21,7 @@ struct eval_opts {
 	bool no_skill, no_cache, require_skill;
 	long index, of, attempts;
 	double agent_timeout, deadline;  /* seconds; 0: not given */
+	double handshake_timeout;        /* local runner; 0: its default; not in the key */
 };
 
 /* Everything one trial needs once the options are checked. */

@@ -92,6 +92,10 @@ static void benchflow_argv(const struct eval_job *j, const char *tmp, const char
 		strlist_push(a, "--agent-env");
 		strlist_push_owned(a, xasprintf("SKILLC_TRIAL=%ld", strtol(j->test + 5, NULL, 10)));
 	}
+	if (!strcmp(j->o->runner, "local") && j->o->handshake_timeout > 0) {
+		strlist_push(a, "--agent-handshake-timeout");
+		strlist_push_owned(a, xasprintf("%.0f", j->o->handshake_timeout));
+	}
 	if (j->o->agent_timeout > 0) {
 		strlist_push(a, "--config-override");
 		strlist_push_owned(a, xasprintf("{\"agent\":{\"timeout_sec\":%.0f}}", j->o->agent_timeout));

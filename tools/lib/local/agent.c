@@ -105,14 +105,16 @@ void local_agent_run(struct local_trial *t)
 	agent_command(t, &cmd, &env);
 	/* a container's files are not ours to serve: the agent uses its own tools */
 	struct acp_fs fs = { &t->box.sb, sandbox_fs_open };
+	/* BenchFlow allows 60 s for the handshake (--agent-handshake-timeout: more where a loaded
+	 * machine starts the agent slowly); never more than the agent's own budget */
+	double hs = t->o->handshake_timeout > 0 ? t->o->handshake_timeout : 60;
 	struct acp_spec spec = {
 		.argv = cmd.v,
 		.envp = env.v,
 		.session_cwd = t->task.workdir,
 		.prompt = t->task.instruction,
 		.timeout = t->task.agent_timeout,
-		/* BenchFlow allows 60 s for the handshake; never more than the agent's own budget */
-		.handshake_timeout = t->task.agent_timeout < 60 ? t->task.agent_timeout : 60,
+		.handshake_timeout = t->task.agent_timeout < hs ? t->task.agent_timeout : hs,
 		.idle_timeout = t->o->idle_timeout,
 		.stderr_fd = logfd,
 		.fs = t->box.mode == SANDBOX_CONTAINER ? NULL : &fs,

@@ -33,6 +33,7 @@ struct local_opts {
 	cJSON *override;          /* merged --config-override values */
 	struct strlist agent_env; /* --agent-env KEY=VALUE */
 	double idle_timeout;      /* 0: none */
+	double handshake_timeout; /* --agent-handshake-timeout; 0: BenchFlow's 60 s */
 	bool quiet;
 };
 

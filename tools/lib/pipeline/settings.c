@@ -136,6 +136,10 @@ const struct setting_def settings_table[] = {
 	{ "AGENT_TIMEOUT", SET_INT, "0", NULL, 0, 604800, true,
 	  "the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)",
 	  SCOPE_RUN },
+	{ "AGENT_HANDSHAKE_TIMEOUT", SET_INT, "0", NULL, 0, 3600, false,
+	  "RUNNER=local: seconds the agent has to answer the ACP handshake, at most its time "
+	  "limit (0: BenchFlow's 60; raise it where a loaded machine starts the agent slowly)",
+	  SCOPE_RUN },
 	{ "RM_API_URL", SET_URL, "", NULL, 0, 0, true,
 	  "AgentRM scoring service for the fast stage; make doctor checks its /health", SCOPE_RUN },
 	{ "PROFILES_DIR", SET_PATH, "profiles", NULL, 0, 0, false,

@@ -158,6 +158,8 @@ static void eval_argv(const struct stage_ref *ref, const struct run *r, const ch
 		strlist_push(argv, "--require-skill");
 	if (run_get_int(r, "AGENT_TIMEOUT") > 0)
 		push_flag(argv, "--agent-timeout", run_get(r, "AGENT_TIMEOUT"));
+	if (run_get_int(r, "AGENT_HANDSHAKE_TIMEOUT") > 0)
+		push_flag(argv, "--handshake-timeout", run_get(r, "AGENT_HANDSHAKE_TIMEOUT"));
 	long limit = run_get_int(r, "TRIAL_TIMEOUT");
 	strlist_push(argv, "--deadline");
 	strlist_push_owned(argv, xasprintf("%ld", limit > 120 ? limit - 30 : limit));
