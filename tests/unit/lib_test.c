@@ -12,6 +12,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/proc.h"
+#include "base/slots.h"
 #include "pipeline/rules.h"
 #include "pipeline/settings.h"
 #include "t.h"
@@ -579,6 +580,44 @@ static void test_sort_and_round(void)
 	CHECK(round_to(1.5, 0) == 2);
 }
 
+/* Both kinds of lock line (a run's "locked by ... (what)", a trial's
+ * "pid ... \n<where>") are written and read back by the one set of helpers;
+ * a longer old text is cut, an empty file gives the fallback. */
+static void test_lock_holder(void)
+{
+	char *p = path_join(dir, "holder.lock");
+	int fd = open(p, O_RDWR | O_CREAT, 0644);
+	CHECK(fd >= 0);
+	char *line = lock_first_line(fd, "nobody");
+	CHECK_STR(line, "nobody");
+	free(line);
+	const char *old = "old text longer than what comes next ..................\n";
+	CHECK(pwrite(fd, old, strlen(old), 0) == (ssize_t)strlen(old));
+	lock_claim(fd, "locked by ", " (make final)\n");
+	char *text = lock_text(fd, 4096);
+	struct lock_holder h;
+	int end = 0;
+	CHECK(lock_holder_parse(text, "locked by ", &h, &end) == 0);
+	CHECK_INT(h.pid, getpid());
+	CHECK_STR(text + end, " (make final)\n");
+	CHECK(!lock_holder_is_other_here(&h)); /* this process */
+	h.pid = 1;
+	CHECK(lock_holder_is_other_here(&h));
+	CHECK(lock_holder_parse(text, "", &h, NULL) < 0); /* the wrong form */
+	free(text);
+	lock_claim(fd, "", "\n/where/it/runs\n");
+	text = lock_text(fd, 4096);
+	CHECK(lock_holder_parse(text, "", &h, &end) == 0);
+	CHECK_STR(text + end, "\n/where/it/runs\n");
+	line = lock_first_line(fd, "nobody");
+	CHECK(!strncmp(line, "pid ", 4) && !strchr(line, '\n'));
+	CHECK(lock_holder_parse("pid x on h since t", "", &h, NULL) < 0);
+	free(line);
+	free(text);
+	close(fd);
+	free(p);
+}
+
 /* Two stages marking and clearing their .inflight/ markers at once: the
  * last one out removes the folder, and a mark never fails on that. */
 static void test_inflight_race(void)
@@ -624,6 +663,7 @@ int main(void)
 	RUN(test_strip_escapes);
 	RUN(test_sort_and_round);
 	RUN(test_inflight_race);
+	RUN(test_lock_holder);
 	struct err e;
 	fs_remove_tree(dir, &e);
 	free(dir);
