@@ -437,7 +437,7 @@ static void test_proc_timeout_kills_group(void)
 	CHECK(now_mono() - t0 < 5);
 	struct buf b = BUF_INIT;
 	CHECK(fs_read(pidfile, 0, &b, &e) == 0);
-	pid_t gc = (pid_t)atoi(b.data ? b.data : "0");
+	pid_t gc = (pid_t)atoi(b.len ? b.data : "0");
 	CHECK(gc > 0);
 	/* killed, it may take a moment to go: poll (5 s), never sleep-and-hope */
 	for (int i = 0; i < 500 && gc > 0 && process_alive(gc); i++)
@@ -580,6 +580,40 @@ static void test_sort_and_round(void)
 	CHECK(round_to(1.5, 0) == 2);
 }
 
+/* A buf is a string from BUF_INIT on: "nothing written" is len 0, the
+ * shared empty string is never written to or freed (the sanitizer build
+ * would say so), and a zeroed buf (calloc'd structs) works the same. */
+static void test_buf_never_null(void)
+{
+	struct buf b = BUF_INIT;
+	CHECK(b.data != NULL && b.data[0] == '\0' && b.len == 0);
+	CHECK_STR(buf_last_line(&b), "no output");
+	buf_reset(&b);
+	buf_free(&b);
+	CHECK(b.data == buf_empty);
+	char *s = buf_detach(&b); /* its own copy, never buf_empty */
+	CHECK(s != buf_empty && s[0] == '\0');
+	free(s);
+	buf_adds(&b, "x");
+	CHECK(b.data != buf_empty && b.cap > 0);
+	CHECK_STR(b.data, "x");
+	buf_reset(&b);
+	CHECK_STR(b.data, "");
+	s = buf_detach(&b);
+	CHECK_STR(s, "");
+	CHECK(b.data == buf_empty && b.len == 0 && b.cap == 0);
+	free(s);
+	struct buf z;
+	memset(&z, 0, sizeof z);
+	buf_reset(&z);
+	CHECK(z.data == buf_empty);
+	memset(&z, 0, sizeof z);
+	buf_printf(&z, "%d", 42);
+	CHECK_STR(z.data, "42");
+	buf_free(&z);
+	CHECK(buf_empty[0] == '\0');
+}
+
 /* Both kinds of lock line (a run's "locked by ... (what)", a trial's
  * "pid ... \n<where>") are written and read back by the one set of helpers;
  * a longer old text is cut, an empty file gives the fallback. */
@@ -664,6 +698,7 @@ int main(void)
 	RUN(test_sort_and_round);
 	RUN(test_inflight_race);
 	RUN(test_lock_holder);
+	RUN(test_buf_never_null);
 	struct err e;
 	fs_remove_tree(dir, &e);
 	free(dir);

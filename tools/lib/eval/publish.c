@@ -194,7 +194,7 @@ static int lift_trajectories(const char *tmp, cJSON *t, const struct buf *acp_fr
 		char *dst = xasprintf("%s/%s.jsonl", dir, keys[i]);
 		char *rel = xasprintf("trajectory/%s.jsonl", keys[i]);
 		const char *src_rel = json_str(files, keys[i]);
-		if (i == 0 && acp_from_atif && acp_from_atif->data) {
+		if (i == 0 && acp_from_atif && acp_from_atif->len) {
 			rc = fs_write_atomic(dst, acp_from_atif->data, acp_from_atif->len, 0644, e);
 			if (rc == 0)
 				json_set_str(files, keys[i], rel);

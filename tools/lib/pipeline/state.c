@@ -399,7 +399,7 @@ char *run_lock_due(const char *run)
 	struct buf b = BUF_INIT;
 	struct err e;
 	char *due = NULL;
-	if (fs_read(p, 64 << 20, &b, &e) == 0 && b.data) {
+	if (fs_read(p, 64 << 20, &b, &e) == 0 && b.len) {
 		char *line = strstr(b.data, "\ndue: ");
 		if (line) {
 			line += 6;
