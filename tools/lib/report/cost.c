@@ -90,12 +90,12 @@ static void load_file(struct cost_calls *c, const char *path, const char *family
 {
 	struct buf b = BUF_INIT;
 	struct err e;
-	if (fs_read(path, 256u << 20, &b, &e) < 0 || !b.len) {
+	if (fs_read(path, 256u << 20, &b, &e) < 0) {
 		buf_free(&b);
 		return;
 	}
 	struct cost_family *f = family_for(c, family);
-	for (char *line = b.data; line && *line;) {
+	for (char *line = b.data; *line;) {
 		char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		cJSON *rec = nl ? cJSON_ParseWithLength(line, len) : NULL; /* no newline: cut short */
