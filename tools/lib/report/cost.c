@@ -95,7 +95,7 @@ static void load_file(struct cost_calls *c, const char *path, const char *family
 		return;
 	}
 	struct cost_family *f = family_for(c, family);
-	for (char *line = b.data; *line;) {
+	for (char *line = b.data; line && *line;) {
 		char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		cJSON *rec = nl ? cJSON_ParseWithLength(line, len) : NULL; /* no newline: cut short */

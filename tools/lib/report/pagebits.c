@@ -455,7 +455,7 @@ static char *last_message(const char *trial_dir)
 	struct err e;
 	char *msg = NULL;
 	if (fs_read(p, 16u << 20, &b, &e) == 0 && b.len) {
-		for (char *line = b.data; *line;) {
+		for (char *line = b.data; line && *line;) {
 			char *nl = strchr(line, '\n');
 			size_t len = nl ? (size_t)(nl - line) : strlen(line);
 			cJSON *ev = cJSON_ParseWithLength(line, len);
