@@ -419,7 +419,8 @@ static void check_agentrm(struct doctor *d)
 			buf_printf(&more, ", device %s", device);
 		if (cJSON_IsNumber(ml))
 			buf_printf(&more, ", max_length %.0f", ml->valuedouble);
-		report(d, true, "RM_API_URL", "%s: AgentRM answers /health: status ok%s", url, more.data ? more.data : "");
+		report(d, true, "RM_API_URL", "%s: AgentRM answers /health: status ok%s", url,
+		       more.data);
 		buf_free(&more);
 	}
 	cJSON_Delete(health);

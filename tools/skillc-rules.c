@@ -1054,7 +1054,7 @@ static int cmd_report(const struct command *c)
 	free(bin);
 	if (!strcmp(as, "status") && rs.n != 1)
 		buf_printf(&out, "%zu runs, %d with work due%s\n", rs.n, stale, stale ? "; make status task=<name> ... says why" : "");
-	if (fwrite(out.data ? out.data : "", 1, out.len, stdout) != out.len || fflush(stdout) != 0)
+	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
 		die(1, "cannot write to stdout: %m");
 	buf_free(&out);
 	runs_free(&rs);

@@ -258,7 +258,7 @@ static cJSON *lint(const char *dir, const struct check_doc *docs, size_t ndocs)
 					buf_addc(&m, *p++);
 				}
 			}
-			json_set_str(f, "message", m.data ? m.data : "");
+			json_set_str(f, "message", m.data);
 			buf_free(&m);
 			cJSON_AddItemToArray(list, f);
 		}
@@ -351,7 +351,7 @@ static void write_skill(struct compile *c, const char *tmp, cJSON *rep)
 /* Adds path to the publication unless it holds these bytes already. */
 static int pub_if_changed(struct fs_pub *p, const char *path, const struct buf *b, struct err *e)
 {
-	return fs_pub_file_if_changed(p, path, b->data ? b->data : "", b->len, e) < 0 ? -1 : 0;
+	return fs_pub_file_if_changed(p, path, b->data, b->len, e) < 0 ? -1 : 0;
 }
 
 static int pub_json(struct fs_pub *p, const char *path, const cJSON *j, struct err *e)

@@ -54,8 +54,8 @@ static char *first_difference(const cJSON *a, const cJSON *b, const char *where)
 		json_canon(a, false, &sa);
 	if (b)
 		json_canon(b, false, &sb);
-	char *d = strcmp(sa.data ? sa.data : "(none)", sb.data ? sb.data : "(none)")
-		? xasprintf("%s: %s vs %s", where, sa.data ? sa.data : "(none)", sb.data ? sb.data : "(none)") : NULL;
+	const char *ta = sa.len ? sa.data : "(none)", *tb = sb.len ? sb.data : "(none)";
+	char *d = strcmp(ta, tb) ? xasprintf("%s: %s vs %s", where, ta, tb) : NULL;
 	buf_free(&sa);
 	buf_free(&sb);
 	return d;

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			abort(); /* the tail is unfinished and known to be searched */
 		p += n;
 	}
-	buf_add(&out, in.data ? in.data : "", in.len);
+	buf_add(&out, in.data, in.len);
 	if (out.len != size - 4 || (out.len && memcmp(out.data, data + 4, out.len)))
 		abort(); /* lines + tail == the input */
 	buf_free(&in);

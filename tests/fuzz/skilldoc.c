@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (n) {
 		struct buf out = BUF_INIT;
 		sd_render(n, &out);
-		check_model(n, out.data ? out.data : "", out.len);
+		check_model(n, out.data, out.len);
 		buf_free(&out);
 	}
 	sd_free(n);

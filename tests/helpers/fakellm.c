@@ -104,6 +104,7 @@ static void request_free(struct request *r)
 	}
 	buf_free(&r->body);
 	memset(r, 0, sizeof *r);
+	r->body = (struct buf)BUF_INIT;
 }
 
 /* Reads more bytes into in; 0 on EOF or error. */
@@ -139,7 +140,7 @@ static int read_chunked(int fd, struct buf *in, struct buf *body)
 {
 	for (;;) {
 		char *eol;
-		while (!in->data || !(eol = strstr(in->data, "\r\n")))
+		while (!in->len || !(eol = strstr(in->data, "\r\n")))
 			if (fill(fd, in) <= 0)
 				return -1;
 		size_t size = strtoul(in->data, NULL, 16);
@@ -181,7 +182,7 @@ static void parse_header(struct request *r, char *line)
 static int read_request(int fd, struct buf *in, struct request *r)
 {
 	char *end;
-	while (!in->data || !(end = strstr(in->data, "\r\n\r\n"))) {
+	while (!in->len || !(end = strstr(in->data, "\r\n\r\n"))) {
 		if (in->len > (1 << 20) || fill(fd, in) <= 0)
 			return -1;
 	}
@@ -212,7 +213,7 @@ static int read_request(int fd, struct buf *in, struct request *r)
 	size_t len = cl ? strtoul(cl, NULL, 10) : 0;
 	if (need(fd, in, len) < 0)
 		return -1;
-	buf_add(&r->body, in->data ? in->data : "", len);
+	buf_add(&r->body, in->data, len);
 	consume(in, len);
 	return 0;
 }
@@ -366,7 +367,7 @@ static char *prompt_text(const char *body)
 		buf_adds(&b, "\n");
 	}
 	cJSON_Delete(req);
-	char *s = b.data ? b.data : xstrdup("");
+	char *s = buf_detach(&b);
 	return s;
 }
 
@@ -753,7 +754,7 @@ static bool serve(struct server *s, int fd, struct request *r)
 	s->in_flight--;
 	pthread_mutex_unlock(&s->mu);
 	bool keep = !r->close && !json_bool(step, "truncate", false);
-	cJSON *req = cJSON_Parse(r->body.data ? r->body.data : "");
+	cJSON *req = cJSON_Parse(r->body.data);
 	int rc = 0;
 	if (json_bool(step, "close", false)) {
 		keep = false;
@@ -798,7 +799,7 @@ static void *conn_main(void *arg)
 	struct conn *c = arg;
 	struct buf in = BUF_INIT;
 	for (;;) {
-		struct request r = { 0 };
+		struct request r = { .body = BUF_INIT };
 		if (read_request(c->fd, &in, &r) < 0) {
 			request_free(&r);
 			break;

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 			rc = 1;
 			continue;
 		}
-		struct skilldoc *d = sd_parse(in.data ? in.data : "", in.len);
+		struct skilldoc *d = sd_parse(in.data, in.len);
 		if (rt) {
 			const char *why = check(d, &in);
 			if (why)

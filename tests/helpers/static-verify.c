@@ -67,7 +67,7 @@ static void verify_one(const char *src_dir, const char *out_dir)
 		char *p = path_join(out.dir, x->path);
 		if (fs_read(p, 0, &b, &e) < 0)
 			die_err(&e);
-		skill_out_add(&o, x->path, b.data ? b.data : "", b.len);
+		skill_out_add(&o, x->path, b.data, b.len);
 		buf_free(&b);
 		free(p);
 	}

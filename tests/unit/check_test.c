@@ -774,7 +774,7 @@ static void f01_random_frontmatter(void)
 		seed = seed * 1103515245u + 12345u;
 		struct fm_node *top;
 		struct fm_error fe;
-		if (fm_parse(b.data ? b.data : "", b.len, 1, 4, &top, &fe) < 0)
+		if (fm_parse(b.data, b.len, 1, 4, &top, &fe) < 0)
 			bad += !fe.msg[0] || fe.line < 1 || fe.col < 1 || top != NULL;
 		fm_free(top);
 		buf_free(&b);

@@ -12,6 +12,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/proc.h"
+#include "base/slots.h"
 #include "pipeline/rules.h"
 #include "pipeline/settings.h"
 #include "t.h"
@@ -436,7 +437,7 @@ static void test_proc_timeout_kills_group(void)
 	CHECK(now_mono() - t0 < 5);
 	struct buf b = BUF_INIT;
 	CHECK(fs_read(pidfile, 0, &b, &e) == 0);
-	pid_t gc = (pid_t)atoi(b.data ? b.data : "0");
+	pid_t gc = (pid_t)atoi(b.len ? b.data : "0");
 	CHECK(gc > 0);
 	/* killed, it may take a moment to go: poll (5 s), never sleep-and-hope */
 	for (int i = 0; i < 500 && gc > 0 && process_alive(gc); i++)
@@ -579,6 +580,78 @@ static void test_sort_and_round(void)
 	CHECK(round_to(1.5, 0) == 2);
 }
 
+/* A buf is a string from BUF_INIT on: "nothing written" is len 0, the
+ * shared empty string is never written to or freed (the sanitizer build
+ * would say so), and a zeroed buf (calloc'd structs) works the same. */
+static void test_buf_never_null(void)
+{
+	struct buf b = BUF_INIT;
+	CHECK(b.data != NULL && b.data[0] == '\0' && b.len == 0);
+	CHECK_STR(buf_last_line(&b), "no output");
+	buf_reset(&b);
+	buf_free(&b);
+	CHECK(b.data == buf_empty);
+	char *s = buf_detach(&b); /* its own copy, never buf_empty */
+	CHECK(s != buf_empty && s[0] == '\0');
+	free(s);
+	buf_adds(&b, "x");
+	CHECK(b.data != buf_empty && b.cap > 0);
+	CHECK_STR(b.data, "x");
+	buf_reset(&b);
+	CHECK_STR(b.data, "");
+	s = buf_detach(&b);
+	CHECK_STR(s, "");
+	CHECK(b.data == buf_empty && b.len == 0 && b.cap == 0);
+	free(s);
+	struct buf z;
+	memset(&z, 0, sizeof z);
+	buf_reset(&z);
+	CHECK(z.data == buf_empty);
+	memset(&z, 0, sizeof z);
+	buf_printf(&z, "%d", 42);
+	CHECK_STR(z.data, "42");
+	buf_free(&z);
+	CHECK(buf_empty[0] == '\0');
+}
+
+/* Both kinds of lock line (a run's "locked by ... (what)", a trial's
+ * "pid ... \n<where>") are written and read back by the one set of helpers;
+ * a longer old text is cut, an empty file gives the fallback. */
+static void test_lock_holder(void)
+{
+	char *p = path_join(dir, "holder.lock");
+	int fd = open(p, O_RDWR | O_CREAT, 0644);
+	CHECK(fd >= 0);
+	char *line = lock_first_line(fd, "nobody");
+	CHECK_STR(line, "nobody");
+	free(line);
+	const char *old = "old text longer than what comes next ..................\n";
+	CHECK(pwrite(fd, old, strlen(old), 0) == (ssize_t)strlen(old));
+	lock_claim(fd, "locked by ", " (make final)\n");
+	char *text = lock_text(fd, 4096);
+	struct lock_holder h;
+	int end = 0;
+	CHECK(lock_holder_parse(text, "locked by ", &h, &end) == 0);
+	CHECK_INT(h.pid, getpid());
+	CHECK_STR(text + end, " (make final)\n");
+	CHECK(!lock_holder_is_other_here(&h)); /* this process */
+	h.pid = 1;
+	CHECK(lock_holder_is_other_here(&h));
+	CHECK(lock_holder_parse(text, "", &h, NULL) < 0); /* the wrong form */
+	free(text);
+	lock_claim(fd, "", "\n/where/it/runs\n");
+	text = lock_text(fd, 4096);
+	CHECK(lock_holder_parse(text, "", &h, &end) == 0);
+	CHECK_STR(text + end, "\n/where/it/runs\n");
+	line = lock_first_line(fd, "nobody");
+	CHECK(!strncmp(line, "pid ", 4) && !strchr(line, '\n'));
+	CHECK(lock_holder_parse("pid x on h since t", "", &h, NULL) < 0);
+	free(line);
+	free(text);
+	close(fd);
+	free(p);
+}
+
 /* Two stages marking and clearing their .inflight/ markers at once: the
  * last one out removes the folder, and a mark never fails on that. */
 static void test_inflight_race(void)
@@ -624,6 +697,8 @@ int main(void)
 	RUN(test_strip_escapes);
 	RUN(test_sort_and_round);
 	RUN(test_inflight_race);
+	RUN(test_lock_holder);
+	RUN(test_buf_never_null);
 	struct err e;
 	fs_remove_tree(dir, &e);
 	free(dir);

@@ -366,7 +366,7 @@ static pid_t start_fake(const char *script, char **routes)
 	CHECK(fs_read(port_file, 0, &port, &e) == 0);
 	char *text = xasprintf("{\"providers\": {\"fake\": {\"base_url\": \"http://127.0.0.1:%d/v1\", \"key_env\": null, "
 			       "\"retry\": {\"base_delay\": 0.01}, \"prices\": {\"m\": {\"input\": 10, \"output\": 20}}}}}",
-			       port.data ? atoi(port.data) : 1);
+			       port.len ? atoi(port.data) : 1);
 	*routes = put("fake-routes.json", text);
 	free(text);
 	buf_free(&port);
@@ -442,7 +442,7 @@ static void test_client_api(void)
 	struct buf u = BUF_INIT;
 	CHECK(fs_read(usage, 0, &u, &e) == 0);
 	int lines = 0;
-	for (char *p = u.data; p && *p; p++)
+	for (char *p = u.data; *p; p++)
 		lines += *p == '\n';
 	CHECK_INT(lines, 4);
 	CHECK(u.data && strstr(u.data, "\"label\":\"unit\"") && strstr(u.data, "\"repair\":1"));

@@ -420,7 +420,7 @@ static void t_engine(void)
 	CHECK(!strncmp(a.v[3], "nproc=", 6));
 	struct buf b = BUF_INIT;
 	struct err e = { 0 };
-	if (a.n == 4 && fs_read("/proc/sys/kernel/pid_max", 64, &b, &e) == 0 && b.data) {
+	if (a.n == 4 && fs_read("/proc/sys/kernel/pid_max", 64, &b, &e) == 0 && b.len) {
 		long long pid_max = atoll(b.data), soft = 0, hard = 0;
 		CHECK_INT(sscanf(a.v[3], "nproc=%lld:%lld", &soft, &hard), 2);
 		CHECK(hard <= pid_max && soft <= hard);

@@ -13,7 +13,7 @@ static bool renders_same(const struct skilldoc *d, const char *s)
 {
 	struct buf b = BUF_INIT;
 	sd_render(d, &b);
-	bool ok = b.len == strlen(s) && !memcmp(b.data ? b.data : "", s, b.len);
+	bool ok = b.len == strlen(s) && !memcmp(b.data, s, b.len);
 	buf_free(&b);
 	return ok;
 }
@@ -491,7 +491,7 @@ static void random_documents_round_trip(void)
 			buf_adds(&b, frag[(seed >> 16) % ARRAY_LEN(frag)]);
 		}
 		seed = seed * 1103515245u + 12345u;
-		struct skilldoc *d = sd_parse(b.data ? b.data : "", b.len);
+		struct skilldoc *d = sd_parse(b.data, b.len);
 		struct buf out = BUF_INIT;
 		sd_render(d, &out);
 		if (out.len != b.len || (b.len && memcmp(out.data, b.data, b.len)))

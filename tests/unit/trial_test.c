@@ -355,7 +355,7 @@ static void test_harbor_trial(void)
 	CHECK(json_bool(json_get(t, "skill"), "invoked", false));
 	CHECK(json_bool(t, "complete", false));
 	/* the BenchFlow-shaped trajectory: 3 lines, no final newline */
-	CHECK(acp.data && acp.data[acp.len - 1] != '\n');
+	CHECK(acp.len && acp.data[acp.len - 1] != '\n');
 	CHECK(strstr(acp.data, "\"title\":\"skill {\\\"name\\\":\\\"csv-sum\\\"}\"") != NULL);
 	long lines = 1;
 	for (size_t i = 0; i < acp.len; i++)

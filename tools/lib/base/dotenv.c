@@ -121,7 +121,7 @@ int dotenv_load(struct dotenv *d, const char *path, struct err *e)
 		return 0;
 	if (fs_read(path, DOTENV_MAX, &text, &why) < 0) {
 		int err = errno;
-		if (text.data) /* what was read may hold keys; nothing was read from a folder */
+		if (text.len) /* what was read may hold keys; nothing was read from a folder */
 			explicit_bzero(text.data, text.len);
 		buf_free(&text);
 		if (err == EFBIG)

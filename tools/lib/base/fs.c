@@ -38,8 +38,8 @@ int fs_read(const char *path, size_t max, struct buf *out, struct err *e)
 		buf_add(out, chunk, (size_t)n);
 	}
 	close(fd);
-	if (!out->data)
-		buf_add(out, "", 0);
+	if (!out->cap)
+		buf_add(out, "", 0); /* a zeroed buf read from an empty file */
 	return 0;
 }
 

@@ -93,6 +93,7 @@ static void cache_load(struct stat_cache *c, const char *file)
 	struct buf b = BUF_INIT;
 	struct err e;
 	memset(c, 0, sizeof *c);
+	c->fresh = (struct buf)BUF_INIT;
 	if (fs_read(file, 0, &b, &e) < 0) {
 		buf_free(&b);
 		return;
@@ -221,7 +222,7 @@ int hash_tree_cached(const char *path, const char *cache_file, bool update, hash
 	struct stat_cache c;
 	cache_load(&c, cache_file);
 	int r = tree_digest(path, true, &c, out, e);
-	if (r == 0 && update && fs_write_if_changed(cache_file, c.fresh.data ? c.fresh.data : "", c.fresh.len, e) < 0)
+	if (r == 0 && update && fs_write_if_changed(cache_file, c.fresh.data, c.fresh.len, e) < 0)
 		r = -1;
 	cache_free(&c);
 	return r;

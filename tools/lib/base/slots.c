@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,4 +75,57 @@ int lockfile_take(const char *path, struct err *e)
 		}
 	}
 	return fd;
+}
+
+void lock_claim(int fd, const char *pre, const char *post)
+{
+	char when[32], host[256] = "?";
+	iso_time(now_wall(), when);
+	gethostname(host, sizeof host - 1);
+	char *line = xasprintf("%spid %ld on %s since %s%s", pre, (long)getpid(), host, when, post);
+	size_t n = strlen(line);
+	/* write, then cut: a reader never sees the file empty */
+	if (pwrite(fd, line, n, 0) < 0 || ftruncate(fd, (off_t)n) < 0)
+		line[0] = '\0';
+	free(line);
+}
+
+char *lock_text(int fd, size_t max)
+{
+	char *text = xmalloc(max + 1);
+	ssize_t n = pread(fd, text, max, 0);
+	text[n > 0 ? n : 0] = '\0';
+	return text;
+}
+
+char *lock_first_line(int fd, const char *fallback)
+{
+	char *text = lock_text(fd, 4096);
+	text[strcspn(text, "\n")] = '\0';
+	if (*text)
+		return text;
+	free(text);
+	return xstrdup(fallback);
+}
+
+int lock_holder_parse(const char *text, const char *pre, struct lock_holder *h, int *end)
+{
+	memset(h, 0, sizeof *h);
+	size_t np = strlen(pre);
+	int used = 0;
+	if (strncmp(text, pre, np))
+		return -1;
+	int got = sscanf(text + np, "pid %ld on %255s since %*s%n", &h->pid, h->host, &used);
+	if (got < 2 || h->pid <= 0 || !used)
+		return -1;
+	if (end)
+		*end = (int)np + used;
+	return 0;
+}
+
+bool lock_holder_is_other_here(const struct lock_holder *h)
+{
+	char host[256] = "?";
+	gethostname(host, sizeof host - 1);
+	return !strcmp(h->host, host) && h->pid != (long)getpid();
 }

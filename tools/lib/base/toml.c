@@ -265,7 +265,7 @@ static cJSON *number(struct toml *t)
 		}
 		buf_addc(&b, c);
 	}
-	const char *txt = b.data ? b.data : "";
+	const char *txt = b.data;
 	const char *digits = txt + (*txt == '+' || *txt == '-');
 	if (!strcmp(digits, "inf") || !strcmp(digits, "nan")) {
 		buf_free(&b);
@@ -573,7 +573,7 @@ cJSON *toml_read_file(const char *path, struct err *e)
 		buf_free(&b);
 		return NULL;
 	}
-	cJSON *v = toml_parse(b.data ? b.data : "", b.len, path, e);
+	cJSON *v = toml_parse(b.data, b.len, path, e);
 	buf_free(&b);
 	return v;
 }

@@ -281,7 +281,7 @@ void uc_nfkc(const char *s, size_t len, struct buf *out)
 	compose(&c);
 	for (size_t i = 0; i < c.n; i++)
 		utf8_put(out, c.v[i]);
-	if (!out->data)
+	if (!out->cap)
 		buf_add(out, "", 0);
 	free(c.v);
 }

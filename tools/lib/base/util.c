@@ -86,10 +86,14 @@ char *xasprintf(const char *fmt, ...)
 	return buf_detach(&b);
 }
 
+char buf_empty[1];
+
 void buf_grow(struct buf *b, size_t extra)
 {
 	if (extra > SIZE_MAX - b->len - 1)
 		oom();
+	if (!b->cap)
+		b->data = NULL; /* buf_empty is shared: never grown in place */
 	b->data = xgrow(b->data, &b->cap, b->len + extra + 1, 1);
 }
 
@@ -136,13 +140,15 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 void buf_reset(struct buf *b)
 {
 	b->len = 0;
-	if (b->data)
+	if (b->cap)
 		b->data[0] = '\0';
+	else
+		b->data = buf_empty;
 }
 
 const char *buf_last_line(struct buf *b)
 {
-	if (!b->data)
+	if (!b->len)
 		return "no output";
 	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == '\r'))
 		b->data[--b->len] = '\0';
@@ -199,15 +205,16 @@ void text_strip_escapes(char *s)
 
 void buf_free(struct buf *b)
 {
-	free(b->data);
-	b->data = NULL;
+	if (b->cap)
+		free(b->data);
+	b->data = buf_empty;
 	b->len = b->cap = 0;
 }
 
 char *buf_detach(struct buf *b)
 {
-	char *s = b->data ? b->data : xstrdup("");
-	b->data = NULL;
+	char *s = b->cap ? b->data : xstrdup("");
+	b->data = buf_empty;
 	b->len = b->cap = 0;
 	return s;
 }

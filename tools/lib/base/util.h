@@ -37,14 +37,18 @@ char *str_nearest(const char *name, const char *words);
 /* Returns a malloc'd formatted string; the caller frees it. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* A growable buffer. `data` is always NUL-terminated once anything was
- * added, so text can be used as a C string. Release with buf_free, or
- * take ownership of `data` with buf_detach. */
+/* A growable buffer. `data` is always a NUL-terminated string: BUF_INIT
+ * points it at buf_empty, shared and never freed (git's strbuf_slopbuf),
+ * so "nothing written" is len == 0, never a NULL test. cap == 0 means data
+ * is not ours (buf_empty, or NULL in zeroed memory no buf_* call has
+ * touched yet). Release with buf_free, or take ownership of `data` with
+ * buf_detach, never free(data). */
 struct buf {
 	char *data;
 	size_t len, cap;
 };
-#define BUF_INIT { NULL, 0, 0 }
+extern char buf_empty[1];
+#define BUF_INIT { buf_empty, 0, 0 }
 
 void buf_grow(struct buf *b, size_t extra);
 void buf_add(struct buf *b, const void *p, size_t n);

@@ -164,7 +164,7 @@ int yaml_read_file(const char *path, cJSON **out, struct err *e)
 	*out = NULL;
 	if (fs_read(path, 16 << 20, &b, e) < 0)
 		return -1;
-	int rc = yaml_to_json(b.data ? b.data : "", b.len, path, out, e);
+	int rc = yaml_to_json(b.data, b.len, path, out, e);
 	buf_free(&b);
 	return rc;
 }

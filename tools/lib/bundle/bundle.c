@@ -240,7 +240,7 @@ int bundle_manifest_write(const char *root, struct err *e)
 	fs_tree_free(&t);
 	char *mp = path_join(root, BUNDLE_MANIFEST);
 	if (rc == 0)
-		rc = fs_write_atomic(mp, b.data ? b.data : "", b.len, 0644, e);
+		rc = fs_write_atomic(mp, b.data, b.len, 0644, e);
 	free(mp);
 	buf_free(&b);
 	return rc;
@@ -289,7 +289,7 @@ int bundle_manifest_check(const char *root, struct strlist *bad, struct err *e)
 	if (rc < 0)
 		return -1;
 	struct strlist seen = STRLIST_INIT;
-	check_listed(root, b.data ? b.data : (char[]){ 0 }, &seen, bad);
+	check_listed(root, b.data, &seen, bad);
 	buf_free(&b);
 	strlist_sort(&seen);
 	struct fs_tree t = { 0 };
@@ -332,11 +332,12 @@ static int run_tar(char *const *argv, const char *what, bool zst, struct err *e)
 	struct proc_result res = { 0 };
 	int rc = proc_capture(argv, 3600, &out, &res, e);
 	if (rc == 0 && res.exit_code) {
-		char *nl = out.data ? strchr(out.data, '\n') : NULL;
+		char *nl = strchr(out.data, '\n');
 		if (nl)
 			*nl = '\0';
 		rc = err_set(e, ERR_WORK, "tar could not %s (exit %d: %s)%s", what, res.exit_code,
-			     out.data ? out.data : "", zst ? "; .tar.zst needs zstd (apt-get install -y zstd)" : "");
+			     out.data,
+			     zst ? "; .tar.zst needs zstd (apt-get install -y zstd)" : "");
 	}
 	buf_free(&out);
 	return rc;

@@ -114,7 +114,7 @@ int skill_src_load_dir(const char *dir, struct skill_src *s, struct err *e)
 	char *md = path_join(s->dir, s->md_name);
 	int rc = fs_read(md, 0, &s->md, e);
 	free(md);
-	if (rc == 0 && !s->md.data)
+	if (rc == 0 && !s->md.cap)
 		buf_adds(&s->md, "");
 	if (rc == 0)
 		s->doc = sd_parse(s->md.data, s->md.len);
@@ -163,7 +163,7 @@ static void take_text(struct buf *dst, struct skilldoc **doc, struct buf *b)
 	buf_free(dst);
 	*dst = *b;
 	*b = (struct buf)BUF_INIT;
-	if (!dst->data)
+	if (!dst->cap)
 		buf_adds(dst, "");
 	sd_free(*doc);
 	*doc = NULL;

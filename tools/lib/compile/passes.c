@@ -489,14 +489,14 @@ int pass_refs(const struct pass_ctx *c, struct skill_out *o, cJSON *notes, struc
 	json_set_bool(notes, "rewrite", rewrite);
 	struct buf b = BUF_INIT;
 	int rc = refs_in(c, o, c->src->md_name, skill_out_model(o), &b, rewrite, notes, e);
-	if (rc == 0 && b.data)
+	if (rc == 0 && b.len)
 		skill_out_set_md(o, &b);
 	for (size_t i = 0; rc == 0 && i < o->n; i++) {
 		size_t n = strlen(o->files[i].path);
 		if (n <= 3 || strcmp(o->files[i].path + n - 3, ".md"))
 			continue;
 		rc = refs_in(c, o, o->files[i].path, pkg_file_model(&o->files[i]), &b, rewrite, notes, e);
-		if (rc == 0 && b.data)
+		if (rc == 0 && b.len)
 			pkg_file_set(&o->files[i], &b);
 	}
 	buf_free(&b);

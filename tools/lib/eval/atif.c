@@ -83,7 +83,7 @@ static char *tool_output(const cJSON *ev)
 		if (text)
 			buf_adds(&b, text);
 	}
-	return b.data ? b.data : xstrdup("");
+	return buf_detach(&b);
 }
 
 static void add_tool_call(struct steps *s, const cJSON *ev)

@@ -69,12 +69,12 @@ static void tool_call_event(struct ctx *c, const cJSON *step, const cJSON *tc)
 	else if (a)
 		json_canon(a, false, &args);
 	if (c->h)
-		harness_scan_tool_call(c->h, fn, args.data ? args.data : "", &c->use);
+		harness_scan_tool_call(c->h, fn, args.data, &c->use);
 	cJSON *ev = cJSON_CreateObject();
 	json_set_str(ev, "type", "tool_call");
 	json_set_str(ev, "tool_call_id", id);
 	json_set_str(ev, "kind", "other");
-	char *title = xasprintf("%s%s%s", fn ? fn : "tool", args.len ? " " : "", args.data ? args.data : "");
+	char *title = xasprintf("%s%s%s", fn ? fn : "tool", args.len ? " " : "", args.data);
 	json_set_str(ev, "title", title);
 	free(title);
 	json_set_str(ev, "status", "completed");

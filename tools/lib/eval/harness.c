@@ -442,7 +442,7 @@ void harness_scan_llm(const struct harness *h, const cJSON *exchange, struct ski
 				const cJSON *in = json_get(c, "input");
 				if (in)
 					json_canon(in, false, &args);
-				scan_tool_call(h, json_str(c, "name"), args.data ? args.data : "", u, md);
+				scan_tool_call(h, json_str(c, "name"), args.data, u, md);
 				buf_free(&args);
 			} else if (!strcmp(type, "function_call")) {
 				scan_tool_call(h, json_str(c, "name"), json_str(c, "arguments"), u, md);

@@ -194,7 +194,7 @@ static int lift_trajectories(const char *tmp, cJSON *t, const struct buf *acp_fr
 		char *dst = xasprintf("%s/%s.jsonl", dir, keys[i]);
 		char *rel = xasprintf("trajectory/%s.jsonl", keys[i]);
 		const char *src_rel = json_str(files, keys[i]);
-		if (i == 0 && acp_from_atif && acp_from_atif->data) {
+		if (i == 0 && acp_from_atif && acp_from_atif->len) {
 			rc = fs_write_atomic(dst, acp_from_atif->data, acp_from_atif->len, 0644, e);
 			if (rc == 0)
 				json_set_str(files, keys[i], rel);
@@ -558,28 +558,27 @@ static char *holder_leftover(const struct eval_job *j, long pid, const char *whe
 char *evaltrial_adoptable(const struct eval_job *j, const char *lock_text)
 {
 	struct trial_holder h;
-	char host[256] = "?";
-	gethostname(host, sizeof host - 1);
 	/* the lock is ours now, so its last holder let go: killed (a zombie
 	 * not reaped yet still answers kill 0), or done with the trial */
-	if (trialstore_holder_parse(lock_text, &h) < 0 || !h.where || strcmp(h.host, host) || h.pid == (long)getpid()) {
+	if (trialstore_holder_parse(lock_text, &h) < 0 || !h.where ||
+	    !lock_holder_is_other_here(&h.by)) {
 		free(h.where);
 		return NULL;
 	}
-	char *left = holder_leftover(j, h.pid, h.where), *copy = NULL;
+	char *left = holder_leftover(j, h.by.pid, h.where), *copy = NULL;
 	struct err e;
 	if (left) {
 		/* a copy: the folder stays the killed run's, for its own next make */
 		copy = fs_temp_beside(j->out);
 		if (tree_copy(left, copy, false, &e) < 0) {
 			warnf("%s: cannot take over the trial the killed pid %ld left in %s (%s); it runs here", j->prefix,
-			      h.pid, left, e.msg);
+			      h.by.pid, left, e.msg);
 			drop_temp(copy);
 			free(copy);
 			copy = NULL;
 		} else {
 			eval_progress(j, "the last holder of this trial (pid %ld) was killed after its runner finished: its "
-				      "output in %s is taken over", h.pid, left);
+				      "output in %s is taken over", h.by.pid, left);
 		}
 	}
 	free(left);

@@ -138,28 +138,14 @@ out:
 
 char *trialstore_lock_text(int fd)
 {
-	char text[4608] = "";
-	ssize_t n = pread(fd, text, sizeof text - 1, 0);
-	text[n > 0 ? n : 0] = '\0';
-	return xstrdup(text);
-}
-
-/* "pid N on HOST since T" of the lock's holder, as it wrote it. */
-static char *read_holder(int fd)
-{
-	char *text = trialstore_lock_text(fd);
-	text[strcspn(text, "\n")] = '\0';
-	if (*text)
-		return text;
-	free(text);
-	return xstrdup("another process");
+	return lock_text(fd, 4607);
 }
 
 int trialstore_holder_parse(const char *text, struct trial_holder *h)
 {
-	memset(h, 0, sizeof *h);
 	int used = 0;
-	if (sscanf(text, "pid %ld on %255s since %*s%n", &h->pid, h->host, &used) < 2 || h->pid <= 0)
+	h->where = NULL;
+	if (lock_holder_parse(text, "", &h->by, &used) < 0)
 		return -1;
 	const char *nl = strchr(text + used, '\n');
 	if (nl && nl[1] == '/')
@@ -169,14 +155,9 @@ int trialstore_holder_parse(const char *text, struct trial_holder *h)
 
 void trialstore_lock_claim(int fd, const char *where)
 {
-	char when[32], host[256] = "?";
-	iso_time(now_wall(), when);
-	gethostname(host, sizeof host - 1);
-	char *text = xasprintf("pid %ld on %s since %s\n%s%s", (long)getpid(), host, when, where ? where : "",
-			       where ? "\n" : "");
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, strlen(text), 0) < 0)
-		text[0] = '\0';
-	free(text);
+	char *post = xasprintf("\n%s%s", where ? where : "", where ? "\n" : "");
+	lock_claim(fd, "", post);
+	free(post);
 }
 
 int trialstore_lock(const char *cache, const char *key, bool wait, char **holder, struct err *e)
@@ -189,7 +170,7 @@ int trialstore_lock(const char *cache, const char *key, bool wait, char **holder
 		err_set(e, ERR_WORK, "cannot open the trial lock '%s':", p);
 	if (fd >= 0 && flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
 		if (!wait && errno == EWOULDBLOCK)
-			*holder = read_holder(fd);
+			*holder = lock_first_line(fd, "another process");
 		else
 			err_set(e, ERR_WORK, "cannot lock '%s':", p);
 		close(fd);

@@ -11,6 +11,7 @@
 #include <cJSON.h>
 
 #include "base/fs.h" /* tree_copy */
+#include "base/slots.h"
 #include "base/util.h"
 
 /* The key: hash of the canonical JSON of the identity object
@@ -50,8 +51,7 @@ void trialstore_unlock(int fd);
 
 /* The last holder of a lock: its pid, host and trial folder. */
 struct trial_holder {
-	long pid;
-	char host[256];
+	struct lock_holder by;
 	char *where; /* owned; NULL when it wrote none */
 };
 /* Parses what trialstore_lock_claim wrote (both lines): 0, or -1

@@ -329,7 +329,7 @@ static void scrub(char *s, const char *key)
 static void error_detail(const struct buf *body, const char *key, char *out, size_t cap)
 {
 	out[0] = '\0';
-	cJSON *doc = body->data ? cJSON_Parse(body->data) : NULL;
+	cJSON *doc = body->len ? cJSON_Parse(body->data) : NULL;
 	const char *msg = NULL;
 	if (doc) {
 		const cJSON *err = json_get(doc, "error");
@@ -456,7 +456,7 @@ static enum reply_verdict judge_reply(struct llm_client *c, const struct route *
 		return REPLY_AGAIN;
 	}
 	if (r->status >= 200 && r->status < 300) {
-		cJSON *doc = r->body.data ? cJSON_Parse(r->body.data) : NULL;
+		cJSON *doc = r->body.len ? cJSON_Parse(r->body.data) : NULL;
 		if (cJSON_IsArray(json_get(doc, "choices")) && cJSON_GetArraySize(json_get(doc, "choices")) > 0 &&
 		    answer_well_formed(doc)) {
 			*resp = doc;
@@ -485,7 +485,7 @@ static size_t scrub_answer(const struct llm_client *c, const char *provider, con
 			   const char *whence)
 {
 	int first;
-	size_t n = body->data ? redact_buf(body, &c->secrets, &first) : 0;
+	size_t n = body->len ? redact_buf(body, &c->secrets, &first) : 0;
 	if (!n)
 		return 0;
 	const char *stage = getenv("SKILLC_STAGE");
@@ -509,7 +509,7 @@ static int fetch(struct llm_client *c, const struct route *rt, const char *model
 	int rc = -1;
 	*resp = NULL;
 	for (int attempt = 1;; attempt++) {
-		struct http_reply r = { 0 };
+		struct http_reply r = { .body = BUF_INIT };
 		int slot = -1;
 		if (rt->max_concurrency > 0 &&
 		    (slot = slot_acquire(slots, rt->provider, rt->max_concurrency, &c->seed, e)) < 0)
@@ -982,7 +982,7 @@ int llm_list_models(struct llm_client *c, const char *model, struct strlist *ids
 		return err_set(e, ERR_INPUT, "provider '%s' needs a key: set %s in the environment or in ENV_FILE '%s'",
 			       rt->provider, rt->key_env, c->env_file);
 	char *url = xasprintf("%s/models", rt->base_url);
-	struct http_reply r = { 0 };
+	struct http_reply r = { .body = BUF_INIT };
 	http_do(c, rt, url, NULL, key, fmin(rt->timeout, 30), &r);
 	int rc = -1;
 	char detail[LLM_DETAIL_MAX];
@@ -998,7 +998,7 @@ int llm_list_models(struct llm_client *c, const char *model, struct strlist *ids
 		err_set(e, ERR_WORK, "provider '%s' answered HTTP %ld to %s%s%s", rt->provider, r.status, url,
 			*detail ? ": " : "", detail);
 	} else {
-		cJSON *doc = cJSON_Parse(r.body.data ? r.body.data : "");
+		cJSON *doc = cJSON_Parse(r.body.data);
 		const cJSON *data = json_get(doc, "data");
 		if (!cJSON_IsArray(data)) {
 			err_set(e, ERR_WORK, "provider '%s' answered %s with no model list", rt->provider, url);

@@ -362,7 +362,7 @@ const struct route *routes_resolve(const struct routes *r, const char *id, char 
 		for (size_t i = 0; i < r->n; i++)
 			buf_printf(&known, "%s%s", i ? ", " : "", r->v[i].provider);
 		err_set(e, ERR_INPUT, "unknown provider '%s' in model '%s': add it to routes '%s' (known: %s)",
-			provider, id, r->path, known.data ? known.data : "none");
+			provider, id, r->path, known.len ? known.data : "none");
 		buf_free(&known);
 		free(*model);
 		*model = NULL;

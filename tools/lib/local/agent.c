@@ -19,7 +19,7 @@ static char *startup_failure(const char *log)
 	struct buf b = BUF_INIT;
 	struct err e;
 	char *found = NULL;
-	if (fs_read(log, 1 << 20, &b, &e) == 0 && b.data) {
+	if (fs_read(log, 1 << 20, &b, &e) == 0 && b.len) {
 		char *save = NULL;
 		for (char *l = strtok_r(b.data, "\n", &save); l && !found; l = strtok_r(NULL, "\n", &save))
 			if (!strncmp(l, "bwrap:", 6) || !strncmp(l, SUPERVISOR_FAILURE, strlen(SUPERVISOR_FAILURE)))

@@ -98,7 +98,7 @@ bool arch_binfmt_registered(const char *docker_arch)
 	char *path = xasprintf(BINFMT_DIR "/qemu-%s", arch_qemu_name(docker_arch));
 	struct buf b = BUF_INIT;
 	struct err e;
-	bool on = fs_read(path, 4096, &b, &e) == 0 && b.data && !strncmp(b.data, "enabled", 7);
+	bool on = fs_read(path, 4096, &b, &e) == 0 && !strncmp(b.data, "enabled", 7);
 	buf_free(&b);
 	free(path);
 	return on;
@@ -111,10 +111,11 @@ static char *engine_line(char *const *argv, struct err *e)
 	struct buf out = BUF_INIT;
 	int rc = engine_call(argv, &out, e);
 	char *line = NULL;
-	if (rc == 0 && out.data)
+	if (rc == 0 && out.len)
 		line = xstrndup(out.data, strcspn(out.data, "\r\n"));
 	else if (rc > 0)
-		err_set(e, ERR_WORK, "%s %s: %.300s", argv[0], argv[1], out.data ? out.data : "no output");
+		err_set(e, ERR_WORK, "%s %s: %.300s", argv[0], argv[1],
+			out.len ? out.data : "no output");
 	buf_free(&out);
 	return line;
 }

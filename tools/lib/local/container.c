@@ -75,7 +75,7 @@ void container_limits(const struct engine *en, struct strlist *a)
 		return;
 	struct buf b = BUF_INIT;
 	struct err e;
-	if (fs_read("/proc/sys/kernel/pid_max", 64, &b, &e) == 0 && b.data) {
+	if (fs_read("/proc/sys/kernel/pid_max", 64, &b, &e) == 0 && b.len) {
 		rlim_t pid_max = (rlim_t)strtoull(b.data, NULL, 10);
 		if (pid_max > 0 && nproc.rlim_max > pid_max)
 			nproc.rlim_max = pid_max;
@@ -234,7 +234,7 @@ int container_remove(const struct engine *en, const char *id, struct err *e)
 	strlist_push(&a, id);
 	struct buf out = BUF_INIT;
 	int r = call(en, &a, &out, e);
-	if (r > 0 && !(out.data && strstr(out.data, en->absent_box)))
+	if (r > 0 && !strstr(out.data, en->absent_box))
 		err_set(e, ERR_WORK, "%s rm %s: %s", en->name, id, buf_last_line(&out));
 	else if (r > 0)
 		r = 0;
@@ -256,7 +256,8 @@ int container_remove_labelled(const struct engine *en, const char *label, const 
 	int n = 0;
 	if (r > 0)
 		err_set(e, ERR_WORK, "%s ps: %s", en->name, buf_last_line(&out));
-	for (char *save = NULL, *id = r == 0 && out.data ? strtok_r(out.data, "\n", &save) : NULL; id && r == 0;
+	char *save = NULL;
+	for (char *id = r == 0 && out.len ? strtok_r(out.data, "\n", &save) : NULL; id && r == 0;
 	     id = strtok_r(NULL, "\n", &save)) {
 		r = container_remove(en, id, e) < 0 ? 1 : 0;
 		n++;

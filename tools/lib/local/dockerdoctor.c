@@ -35,7 +35,7 @@ static char *info(const struct engine *en, const char *format)
 	struct buf out = BUF_INIT;
 	struct err e;
 	char *line = NULL;
-	if (engine_call(argv, &out, &e) == 0 && out.data)
+	if (engine_call(argv, &out, &e) == 0 && out.len)
 		line = xstrndup(out.data, strcspn(out.data, "\r\n"));
 	buf_free(&out);
 	return line;
@@ -179,7 +179,7 @@ static void check_binfmt(const struct out *o)
 	bool ok = proc_capture(argv, 30, &out, &pr, &e) == 0 && pr.exit_code == 0;
 	say(o, ok, "binfmt", ok ? xasprintf("a plain host program (sleep) runs") :
 		xasprintf("a plain host program (sleep) does not run: %s: check the handlers in "
-			  "/proc/sys/fs/binfmt_misc", out.data ? out.data : e.msg));
+			  "/proc/sys/fs/binfmt_misc", out.len ? out.data : e.msg));
 	buf_free(&out);
 }
 

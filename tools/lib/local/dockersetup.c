@@ -165,11 +165,12 @@ static int find_in_image(const struct engine *en, const char *id, const struct s
 	int r = engine_call(a.v, &out, e);
 	strlist_free(&a);
 	if (r > 1 || r < 0) {
-		err_set(e, ERR_WORK, "cannot look for programs in the container: %.300s", out.data ? out.data : "no output");
+		err_set(e, ERR_WORK, "cannot look for programs in the container: %.300s",
+			out.len ? out.data : "no output");
 		buf_free(&out);
 		return -1;
 	}
-	char *p = out.data ? out.data : "";
+	char *p = out.data;
 	for (size_t i = 0; i < progs->n; i++) {
 		char *nl = strchr(p, '\n');
 		strlist_push_owned(found, xstrndup(p, nl ? (size_t)(nl - p) : strlen(p)));

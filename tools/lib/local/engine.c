@@ -117,7 +117,7 @@ int engine_image_id(const struct engine *en, const char *ref, char id[80], struc
 		const char *got = buf_last_line(&out);
 		snprintf(id, 80, "%s%s", en->bare_ids && strncmp(got, "sha256:", 7) ? "sha256:" : "", got);
 		found = 1;
-	} else if (r > 0 && out.data && strstr(out.data, en->absent_image)) {
+	} else if (r > 0 && strstr(out.data, en->absent_image)) {
 		found = 0;
 	} else if (r > 0) {
 		err_set(e, ERR_WORK, "%s image inspect %s: %s", en->name, ref, buf_last_line(&out));

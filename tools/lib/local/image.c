@@ -148,7 +148,7 @@ static const char *way_out(const char *text, const char *step)
  * terminal escapes) and the way out. */
 static void build_failure(const struct engine *en, const char *what, const struct buf *log, struct err *e)
 {
-	char *text = xstrdup(log->data ? log->data : "");
+	char *text = xstrdup(log->data);
 	text_strip_escapes(text);
 	char *whole = xstrdup(text); /* strtok_r cuts text */
 	const char *step = NULL, *last = "no output";
@@ -256,7 +256,7 @@ static int l1_context(const struct task *t, const char *ctx, struct err *e)
 	if (r == 0)
 		r = copy_tree_into(env, ctx, "skills", e);
 	if (r == 0) {
-		char *filtered = task_dockerfile_without_skills(text.data ? text.data : "");
+		char *filtered = task_dockerfile_without_skills(text.data);
 		char *dst = path_join(ctx, "Dockerfile");
 		unlink(dst); /* a hard link to the task's own */
 		free(dst);
@@ -288,7 +288,7 @@ static int l1_given(const struct engine *en, const struct task *t, const char *b
 	struct buf log = BUF_INIT;
 	int r = engine_call(argv, &log, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "%s tag %s %s: %.300s", en->name, base, out->tag, log.data ? log.data : "");
+		err_set(e, ERR_WORK, "%s tag %s %s: %.300s", en->name, base, out->tag, log.data);
 	buf_free(&log);
 	return r == 0 ? 0 : -1;
 }
@@ -492,9 +492,9 @@ static bool registry_ok(const char *reg)
 static int registry_failure(const struct engine *en, const char *what, const char *hint,
                             struct buf *out, struct err *e)
 {
-	if (out->data)
+	if (out->len)
 		text_strip_escapes(out->data);
-	bool plain = out->data && strstr(out->data, "HTTP response to HTTPS client");
+	bool plain = out->len && strstr(out->data, "HTTP response to HTTPS client");
 	return err_set(e, ERR_WORK, "%s: %s (%s%s)", what, buf_last_line(out),
 	               plain ? "a plain-http registry: " : "", plain ? en->insecure_how : hint);
 }
@@ -506,15 +506,15 @@ static int pushed_digest(const struct engine *en, const char *remote, struct buf
 {
 	struct buf f = BUF_INIT;
 	const char *d = NULL;
-	if (!dfile && out->data && (d = strstr(out->data, "digest: sha256:")))
+	if (!dfile && out->len && (d = strstr(out->data, "digest: sha256:")))
 		d += 15;
-	else if (dfile && fs_read(dfile, 4096, &f, e) == 0 && f.data &&
+	else if (dfile && fs_read(dfile, 4096, &f, e) == 0 && f.len &&
 	         !strncmp(f.data, "sha256:", 7))
 		d = f.data + 7;
 	int rc = 0;
 	if (!d || strspn(d, "0123456789abcdef") < 64)
 		rc = err_set(e, ERR_WORK, "%s push %s gave no digest: %s", en->name, remote,
-			     dfile ? (f.data ? f.data : "no digest file") : buf_last_line(out));
+			     dfile ? (f.len ? f.data : "no digest file") : buf_last_line(out));
 	else
 		snprintf(hex, 65, "%.64s", d);
 	buf_free(&f);
@@ -596,7 +596,7 @@ int image_stamp_read(const char *path, struct image_ref *r, struct err *e)
 		buf_free(&b);
 		return -1;
 	}
-	char *sp = b.data ? strchr(b.data, ' ') : NULL;
+	char *sp = strchr(b.data, ' ');
 	size_t idl = sp ? (size_t)(sp - b.data) : 0;
 	int rc = 0;
 	if (!sp || idl >= sizeof r->id || strncmp(b.data, "sha256:", 7)) {

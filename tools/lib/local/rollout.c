@@ -87,7 +87,7 @@ static char *verifier_line(const struct local_trial *t, const char *const *marks
 	struct err e;
 	size_t len = 0;
 	const char *hit = NULL;
-	if (fs_read(out, 8 << 20, &b, &e) == 0 && b.data)
+	if (fs_read(out, 8 << 20, &b, &e) == 0 && b.len)
 		hit = marked_line(b.data, marks, nmarks, &len);
 	char *line = hit ? xstrndup(hit, len) : NULL;
 	buf_free(&b);

@@ -124,7 +124,8 @@ int runtime_build(const char *base, const struct image_opts *o, struct image_ref
 	struct buf log = BUF_INIT;
 	r = engine_call(argv, &log, e);
 	if (r > 0)
-		err_set(e, ERR_WORK, "docker tag %s " RUNTIME_REPO ":latest: %.300s", out->tag, log.data ? log.data : "");
+		err_set(e, ERR_WORK, "docker tag %s " RUNTIME_REPO ":latest: %.300s", out->tag,
+			log.data);
 	buf_free(&log);
 	return r == 0 ? 0 : -1;
 }
@@ -138,8 +139,8 @@ static char *docker_answer(char *const *argv, int *rc, struct err *e)
 {
 	struct buf out = BUF_INIT;
 	*rc = engine_call(argv, &out, e);
-	char *line = out.data ? xstrndup(out.data, strcspn(out.data, "\r\n")) : xstrdup("no output");
-	if (*rc != 0 && out.data) {
+	char *line = out.len ? xstrndup(out.data, strcspn(out.data, "\r\n")) : xstrdup("no output");
+	if (*rc != 0 && out.len) {
 		/* the last line says why */
 		while (out.len && out.data[out.len - 1] == '\n')
 			out.data[--out.len] = '\0';
@@ -165,7 +166,8 @@ int runtime_preflight(struct buf *said, struct err *e)
 	int r = 0;
 	if (proc_capture(sleep_argv, 30, &out, &pr, e) < 0 || pr.exit_code)
 		r = err_set(e, ERR_WORK, "a plain host program (sleep) does not run: %.200s: a binfmt_misc handler is "
-			    "broken (see /proc/sys/fs/binfmt_misc)", out.data ? out.data : "no output");
+			    "broken (see /proc/sys/fs/binfmt_misc)",
+			    out.len ? out.data : "no output");
 	else
 		buf_printf(said, "Docker %s, storage driver %s, host programs run", version, rc == 0 ? driver : "unknown");
 	buf_free(&out);
@@ -251,7 +253,7 @@ static int start(const struct runtime_run *r, char **id, struct err *e)
 		char *why = NULL, *flags = joined(dind_flags[i]);
 		*id = start_with(r, dind_flags[i], &rc, &why, e);
 		if (*id)
-			fprintf(stderr, "skillc-runtime: %susing %s\n", tried.data ? tried.data : "", flags);
+			fprintf(stderr, "skillc-runtime: %susing %s\n", tried.data, flags);
 		else if (rc > 0)
 			buf_printf(&tried, "%s fails here (%s); ", flags, why);
 		free(flags);
@@ -262,7 +264,7 @@ static int start(const struct runtime_run *r, char **id, struct err *e)
 		}
 	}
 	err_set(e, ERR_WORK, "no container of %s starts with the privileges Docker-in-Docker needs: %s", r->image,
-		tried.data ? tried.data : "");
+		tried.data);
 	buf_free(&tried);
 	return -1;
 }
@@ -516,7 +518,7 @@ void runtime_task_bases(const char *tasks_dir, struct strlist *out)
 		struct err e;
 		struct task t = { 0 };
 		if (fs_exists(df) && fs_read(df, 1 << 20, &text, &e) == 0 &&
-		    task_parse_dockerfile(&t, text.data ? text.data : "", ctx, df, &e) == 0 && t.base_image) {
+		    task_parse_dockerfile(&t, text.data, ctx, df, &e) == 0 && t.base_image) {
 			bool seen = false;
 			for (size_t i = 0; i < out->n && !seen; i++)
 				seen = !strcmp(out->v[i], t.base_image);

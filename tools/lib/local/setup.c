@@ -139,7 +139,7 @@ static const char **template_vars(const struct local_trial *t, const char *out[1
  * or kept in the scratch folder and bound there (docker). */
 static int place_file(struct local_trial *t, const char *at, int n, const struct buf *text, struct err *e)
 {
-	const char *data = text->data ? text->data : "";
+	const char *data = text->data;
 	if (t->box.mode != SANDBOX_CONTAINER) {
 		if (sandbox_provide(&t->box.sb, at, e) < 0)
 			return -1;

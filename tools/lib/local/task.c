@@ -601,7 +601,7 @@ int task_load(const char *dir, const cJSON *override, struct task *t, struct err
 		struct buf text = BUF_INIT;
 		r = fs_read(df, 1 << 20, &text, e);
 		if (r == 0)
-			r = task_parse_dockerfile(t, text.data ? text.data : "", ctx, df, e);
+			r = task_parse_dockerfile(t, text.data, ctx, df, e);
 		buf_free(&text);
 	}
 	free(df);

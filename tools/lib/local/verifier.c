@@ -93,7 +93,7 @@ static char *missing_hint(const char *dir)
 	struct buf b = BUF_INIT;
 	struct err e;
 	char *hint = NULL;
-	if (fs_read(out, 8 << 20, &b, &e) == 0 && b.data) {
+	if (fs_read(out, 8 << 20, &b, &e) == 0 && b.len) {
 		char *save = NULL;
 		for (char *l = strtok_r(b.data, "\n", &save); l && !hint; l = strtok_r(NULL, "\n", &save))
 			if (strstr(l, "command not found") || strstr(l, "No module named") || strstr(l, "not found"))

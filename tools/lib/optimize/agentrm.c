@@ -62,7 +62,7 @@ static int health_with(CURL *k, const char *url, cJSON **health, struct err *e)
 	struct reply r = { BUF_INIT, 0, CURLE_OK, "" };
 	http(k, u, NULL, 10000, &r);
 	int rc = 0;
-	cJSON *doc = r.body.data ? cJSON_Parse(r.body.data) : NULL;
+	cJSON *doc = r.body.len ? cJSON_Parse(r.body.data) : NULL;
 	if (r.cc != CURLE_OK)
 		rc = err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' is down: %s (start the service or its tunnel)", base,
 			     why_failed(&r));
@@ -248,7 +248,7 @@ static int ask(struct agentrm *rm, const char *body_text, cJSON **answer, long *
 			err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' is down: %s (make doctor checks it)", rm->url, why_failed(&r));
 		else if (r.status != 200)
 			err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' answered HTTP %ld to POST /score", rm->url, r.status);
-		else if (!(*answer = r.body.data ? cJSON_Parse(r.body.data) : NULL))
+		else if (!(*answer = r.body.len ? cJSON_Parse(r.body.data) : NULL))
 			err_set(e, ERR_WORK, "AgentRM at RM_API_URL '%s' answered POST /score with something that is not JSON", rm->url);
 		else
 			rc = 0;

@@ -63,7 +63,7 @@ char *deep_instruction(const struct deep_opts *o, struct err *e)
 		buf_free(&b);
 		return NULL;
 	}
-	return b.data ? buf_detach(&b) : xstrdup("");
+	return buf_detach(&b);
 }
 
 int deep_skill_hashes(const struct deep_opts *o, const char *root_rel, hash_hex tree, hash_hex md, struct err *e)

@@ -61,7 +61,7 @@ static char *read_instruction(const char *task, struct err *e)
 		err_set(e, ERR_INPUT, "%s (--task must be a task folder holding instruction.md)", r.msg);
 		return NULL;
 	}
-	return b.data ? buf_detach(&b) : xstrdup("");
+	return buf_detach(&b);
 }
 
 /* The body budget: --budget, the profile's, or 5000 tokens. */

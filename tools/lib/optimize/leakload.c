@@ -19,9 +19,9 @@ static int add_file(struct leak_index *lk, const char *root, const char *rel, bo
 	int rc = fs_read_limited(p, &b, e);
 	if (rc == 0 && is_text(&b)) {
 		if (held)
-			leak_add_held(lk, rel, b.data ? b.data : "", b.len);
+			leak_add_held(lk, rel, b.data, b.len);
 		else
-			leak_add_known(lk, b.data ? b.data : "", b.len);
+			leak_add_known(lk, b.data, b.len);
 	}
 	buf_free(&b);
 	free(p);
@@ -62,7 +62,7 @@ static void add_verifier(struct leak_index *lk, const struct trace_set *ts)
 		struct buf b = BUF_INIT;
 		trace_verifier_text(f.verifier, &b);
 		char *name = xasprintf("the verifier output of %s", ts->v[i].name);
-		leak_add_held(lk, name, b.data ? b.data : "", b.len);
+		leak_add_held(lk, name, b.data, b.len);
 		free(name);
 		buf_free(&b);
 		trace_facts_free(&f);

@@ -118,7 +118,7 @@ char *deep_traces_text(const struct trace_set *ts, const struct pkgset *set, cha
 	if (!n)
 		buf_adds(&t, "(no scored trace)\n");
 	struct buf sq = BUF_INIT;
-	text_squash(s.data ? s.data : "", s.len, &sq);
+	text_squash(s.data, s.len, &sq);
 	*seen = buf_detach(&sq);
 	buf_free(&s);
 	strlist_free(&names);

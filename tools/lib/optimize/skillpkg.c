@@ -114,7 +114,7 @@ char *pkgset_label(const struct pkgset *p)
 	struct buf b = BUF_INIT;
 	for (size_t k = 0; k < p->n; k++)
 		buf_printf(&b, "%s%s", k ? ", " : "", p->v[k].name);
-	return b.data ? buf_detach(&b) : xstrdup("");
+	return buf_detach(&b);
 }
 
 void pkgset_names(const struct pkgset *p, struct strlist *out)
@@ -212,7 +212,7 @@ void skillpkg_pointed_refs(const struct skilldoc *d, struct strlist *out)
 	for (size_t i = 0; i < d->nrefs; i++) {
 		struct buf p = BUF_INIT;
 		guard_path_form(d->refs[i].path, strlen(d->refs[i].path), &p);
-		const char *path = p.data ? p.data : "";
+		const char *path = p.data;
 		bool known = false;
 		for (size_t k = 0; k < out->n && !known; k++)
 			known = !strcmp(out->v[k], path);

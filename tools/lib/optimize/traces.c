@@ -165,7 +165,7 @@ void text_squash(const char *s, size_t n, struct buf *out)
 		space = false;
 		any = true;
 	}
-	if (!out->data)
+	if (!out->cap)
 		buf_adds(out, "");
 }
 
@@ -305,7 +305,7 @@ static void join_lines(const struct strlist *lines, struct trace_facts *f)
 	}
 	for (size_t i = tail_from; i < lines->n; i++)
 		buf_printf(&f->text, "%s\n", lines->v[i]);
-	if (!f->text.data)
+	if (!f->text.cap)
 		buf_adds(&f->text, "");
 }
 
@@ -337,7 +337,7 @@ static void read_ctrf(const char *path, cJSON *v)
 		json_set_str(x, "name", json_str(t, "name") ? json_str(t, "name") : "?");
 		struct buf m = BUF_INIT;
 		add_flat(&m, json_str(t, "message") ? json_str(t, "message") : json_str(t, "trace"), 400);
-		json_set_str(x, "message", m.data ? m.data : "");
+		json_set_str(x, "message", m.data);
 		buf_free(&m);
 		cJSON_AddItemToArray(failing, x);
 	}

@@ -107,7 +107,7 @@ static int slurm_query(char *const *argv, struct buf *out, struct err *e)
 		return -1;
 	if (res.exit_code == 0)
 		return 0;
-	const char *text = out->data ? out->data : "";
+	const char *text = out->data;
 	return err_set(e, ERR_WORK, "%s failed (%s): %.*s", argv[0],
 		       res.timed_out ? "no answer" : "exit status", (int)strcspn(text, "\n"), text);
 }
@@ -126,7 +126,8 @@ static int find_jobs(const struct strlist *names, const struct strlist *comments
 	char *argv[] = { "squeue", "--noheader", user, name, "--format=%i|%j|%k", NULL };
 	struct buf out = BUF_INIT;
 	int r = slurm_query(argv, &out, e);
-	for (char *save = NULL, *line = r == 0 && out.data ? strtok_r(out.data, "\n", &save) : NULL; line;
+	char *save = NULL;
+	for (char *line = r == 0 && out.len ? strtok_r(out.data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *bar1 = strchr(line, '|'), *bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
 		if (!bar2)
@@ -410,8 +411,7 @@ int launcher_check(const char *launcher, const char *srun_args, struct buf *what
 	}
 	char *want = partition_of(srun_args);
 	struct partition_facts f = { NULL, 0, 0, BUF_INIT, STRLIST_INIT };
-	char empty[] = "";
-	char *name = read_sinfo(out.data ? out.data : empty, want, &f);
+	char *name = read_sinfo(out.data, want, &f);
 	struct buf known = BUF_INIT;
 	join(&f.known, &known);
 	int r = 0;

@@ -20,7 +20,7 @@ static char *git_says(char *const *argv)
 		buf_free(&out);
 		return NULL;
 	}
-	char *s = out.data ? out.data : xstrdup("");
+	char *s = buf_detach(&out);
 	size_t n = strlen(s);
 	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
 		s[--n] = '\0';

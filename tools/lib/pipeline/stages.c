@@ -79,7 +79,7 @@ static char *l2_tag(const struct run *r)
 	struct buf b = BUF_INIT;
 	struct err e;
 	char *tag = NULL;
-	if (fs_read(path, 4096, &b, &e) == 0 && b.data && strchr(b.data, ' ')) {
+	if (fs_read(path, 4096, &b, &e) == 0 && strchr(b.data, ' ')) {
 		const char *t = strchr(b.data, ' ') + 1;
 		if (t[strcspn(t, " \n")] == ' ') /* pinned in IMAGE_REGISTRY: trials pull it by digest */
 			t += strcspn(t, " \n") + 1;

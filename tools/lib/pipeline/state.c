@@ -15,6 +15,7 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
+#include "base/slots.h"
 
 static char *status_path(const char *run, const char *stage, const char *ext)
 {
@@ -291,13 +292,10 @@ static bool pid_gone(long pid)
  * process is gone (killed), the processes it started that still hold it. */
 static char *lock_holder(int fd)
 {
-	char line[512] = "";
-	ssize_t n = pread(fd, line, sizeof line - 1, 0);
-	line[n > 0 ? n : 0] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	long pid = 0;
-	if (!*line || sscanf(line, "locked by pid %ld", &pid) != 1 || pid <= 0 || !pid_gone(pid))
-		return xstrdup(*line ? line : "another process holds .lock");
+	char *line = lock_first_line(fd, "another process holds .lock");
+	struct lock_holder h;
+	if (lock_holder_parse(line, "locked by ", &h, NULL) < 0 || !pid_gone(h.pid))
+		return line;
 	struct buf b = BUF_INIT;
 	holders_of(fd, &b);
 	char *s = b.len ? xasprintf("%s; that process is gone (killed?), but processes it started still hold "
@@ -305,6 +303,7 @@ static char *lock_holder(int fd)
 			: xasprintf("%s; that process is gone (killed?), but processes it started still hold "
 				    "the lock; wait for them or stop them", line);
 	buf_free(&b);
+	free(line);
 	return s;
 }
 
@@ -328,15 +327,10 @@ int run_lock(const char *run, const char *what, struct err *e)
 		free(p);
 		return -1;
 	}
-	char when[32];
-	iso_time(now_wall(), when);
-	char host[256] = "?";
-	gethostname(host, sizeof host - 1);
-	char *line = xasprintf("locked by pid %ld on %s since %s (%s)\n", (long)getpid(), host, when, what);
-	/* who holds it, for the message a second make prints; best effort */
-	if (pwrite(fd, line, strlen(line), 0) < 0 || ftruncate(fd, (off_t)strlen(line)) < 0)
-		line[0] = '\0';
-	free(line);
+	/* who holds it, for the message a second make prints */
+	char *post = xasprintf(" (%s)\n", what);
+	lock_claim(fd, "locked by ", post);
+	free(post);
 	free(p);
 	return fd;
 }
@@ -385,11 +379,11 @@ void run_lock_keep_only(const char *run)
 
 void run_lock_note(int fd, const char *due)
 {
-	char line[8192];
-	ssize_t n = pread(fd, line, sizeof line - 1, 0);
-	line[n > 0 ? n : 0] = '\0';
+	char *line = lock_text(fd, 8191);
 	size_t first = strcspn(line, "\n");
-	if (line[first] != '\n')
+	bool whole = line[first] == '\n';
+	free(line);
+	if (!whole)
 		return;
 	char *text = xasprintf("due: %s\n", due);
 	if (pwrite(fd, text, strlen(text), (off_t)first + 1) < 0 || ftruncate(fd, (off_t)(first + 1 + strlen(text))) < 0)
@@ -405,7 +399,7 @@ char *run_lock_due(const char *run)
 	struct buf b = BUF_INIT;
 	struct err e;
 	char *due = NULL;
-	if (fs_read(p, 64 << 20, &b, &e) == 0 && b.data) {
+	if (fs_read(p, 64 << 20, &b, &e) == 0 && b.len) {
 		char *line = strstr(b.data, "\ndue: ");
 		if (line) {
 			line += 6;

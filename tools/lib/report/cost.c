@@ -90,7 +90,7 @@ static void load_file(struct cost_calls *c, const char *path, const char *family
 {
 	struct buf b = BUF_INIT;
 	struct err e;
-	if (fs_read(path, 256u << 20, &b, &e) < 0 || !b.data) {
+	if (fs_read(path, 256u << 20, &b, &e) < 0) {
 		buf_free(&b);
 		return;
 	}

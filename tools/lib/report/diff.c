@@ -479,7 +479,7 @@ static void diff_one(struct buf *b, const char *da, const char *dc, struct diff_
 		size_t nadded;
 		struct buf files = BUF_INIT;
 		files_html(b, da, dc, &added, &nadded, n, &files);
-		struct skilldoc *a = sd_parse(ma.data ? ma.data : "", ma.len), *c = sd_parse(mc.data ? mc.data : "", mc.len);
+		struct skilldoc *a = sd_parse(ma.data, ma.len), *c = sd_parse(mc.data, mc.len);
 		if (a->fm.len != c->fm.len || memcmp(a->src + a->fm.off, c->src + c->fm.off, a->fm.len)) {
 			buf_adds(b, "<div class=\"sec changed\"><div class=\"sec-h\"><span class=\"badge changed\">changed</span> frontmatter</div>\n");
 			diff_lines_html(b, a->src + a->fm.off, a->fm.len, c->src + c->fm.off, c->fm.len, 2, &n->lines_added,

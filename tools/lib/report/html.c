@@ -87,7 +87,7 @@ void html_href(struct buf *b, const char *path)
 		else
 			buf_printf(&enc, "%%%02X", *p);
 	}
-	html_text(b, enc.data ? enc.data : "", enc.len);
+	html_text(b, enc.data, enc.len);
 	buf_free(&enc);
 }
 

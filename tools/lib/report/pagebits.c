@@ -51,7 +51,7 @@ void page_charts_free(struct page_charts *cs)
 
 static int write_counted(const char *path, const struct buf *b, int *changed, struct err *e)
 {
-	int r = fs_write_if_changed(path, b->data ? b->data : "", b->len, e);
+	int r = fs_write_if_changed(path, b->data, b->len, e);
 	if (r > 0 && changed)
 		(*changed)++;
 	return r < 0 ? -1 : 0;
@@ -454,7 +454,7 @@ static char *last_message(const char *trial_dir)
 	struct buf b = BUF_INIT;
 	struct err e;
 	char *msg = NULL;
-	if (fs_read(p, 16u << 20, &b, &e) == 0 && b.data) {
+	if (fs_read(p, 16u << 20, &b, &e) == 0 && b.len) {
 		for (char *line = b.data; line && *line;) {
 			char *nl = strchr(line, '\n');
 			size_t len = nl ? (size_t)(nl - line) : strlen(line);

@@ -129,7 +129,7 @@ struct skilldoc *sd_edit(const struct skilldoc *d, const struct sd_edits *ed, st
 		buf_free(&b);
 		return NULL;
 	}
-	struct skilldoc *n = sd_parse(b.data ? b.data : "", b.len);
+	struct skilldoc *n = sd_parse(b.data, b.len);
 	buf_free(&b);
 	return n;
 }

@@ -287,7 +287,7 @@ static struct skilldoc *chain_doc(const struct skill *s, const char *rel)
 	struct stat st;
 	struct skilldoc *d = NULL;
 	if (stat(file, &st) == 0 && S_ISREG(st.st_mode) && fs_read(file, CHECK_FILE_MAX, &b, &e) == 0)
-		d = sd_parse(b.data ? b.data : "", b.len);
+		d = sd_parse(b.data, b.len);
 	buf_free(&b);
 	free(file);
 	return d;

@@ -112,7 +112,7 @@ static int read_text(struct skill *s)
 		check_error(r, "skill-md-unreadable", 0, 0, "cannot read the file: %s", e.msg);
 		return -1;
 	}
-	size_t bad = utf8_check(s->raw.data ? s->raw.data : "", s->raw.len);
+	size_t bad = utf8_check(s->raw.data, s->raw.len);
 	if (bad < s->raw.len) {
 		const char *ls = bad ? memrchr(s->raw.data, '\n', bad) : NULL;
 		ls = ls ? ls + 1 : s->raw.data;
@@ -134,10 +134,10 @@ static int read_text(struct skill *s)
 			buf_addc(&s->text, c);
 		}
 	}
-	if (!s->text.data)
+	if (!s->text.cap)
 		buf_add(&s->text, "", 0);
 	if (!s->doc)
-		s->doc = sd_parse(s->raw.data ? s->raw.data : "", s->raw.len);
+		s->doc = sd_parse(s->raw.data, s->raw.len);
 	return 0;
 }
 
@@ -408,6 +408,7 @@ int check_skill_opts(const char *path, const struct check_options *o, struct che
 	struct check_report *r = xcalloc(1, sizeof *r);
 	struct skill s;
 	memset(&s, 0, sizeof s);
+	s.raw = s.text = (struct buf)BUF_INIT;
 	s.r = r;
 	s.o = o ? o : &defaults;
 	r->path = xstrdup(path);
