@@ -18,7 +18,7 @@ static const char usage[] =
 	"                          [--cand-source S --cand-skill DIR --cand-trials DIR --cand-count N] RULE\n"
 	"       skillc-deep score  --run DIR --round K --model M [--task DIR] [--only SKILLS]\n"
 	"       skillc-deep edit   --run DIR --round K --model M [--task DIR] [--profile FILE]\n"
-	"                          [--only SKILLS]\n"
+	"                          [--only SKILLS] [--leak-task DIR]...\n"
 	"       skillc-deep trial  --run DIR --round K --index I --trial DIR RULE -- COMMAND...\n"
 	"       skillc-deep look   --run DIR --round K --look J RULE\n"
 	"       skillc-deep decide --run DIR --round K RULE\n"
@@ -42,6 +42,9 @@ static const char usage[] =
 	"A skills root may hold a set of several skills: units come from every skill\n"
 	"(ids <skill>:<section id>), the edit changes one unit of one skill; --only\n"
 	"SKILLS lets score and edit take units of those skills alone.\n"
+	"edit: with --task, the leakage guard rolls back an edit copying what only the\n"
+	"task's tests/, solution/, expected files or verifier output hold; each\n"
+	"--leak-task DIR adds another task's (a skill run's other train tasks).\n"
 	"run: every step outside make, the seed's `deep run`: the skill and its traces\n"
 	"(trial folders or BenchFlow runs) into --output, --rounds rounds (default 3),\n"
 	"candidate trials by skillc-eval (--target-model, --harness opencode, --runner\n"
@@ -101,6 +104,10 @@ static void parse(int argc, char **argv, struct opts *p)
 		}
 		if (!strcmp(a, "--fresh")) {
 			o->fresh = true;
+			continue;
+		}
+		if (!strcmp(a, "--leak-task")) {
+			strlist_push(&o->leak_tasks, std_option_value(argc, argv, &i));
 			continue;
 		}
 		const char *v = std_option_value(argc, argv, &i);
@@ -168,6 +175,7 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0)
 		die_err(&e);
+	strlist_free(&o->leak_tasks);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout");
 	return rc;

@@ -25,7 +25,7 @@ static const char usage[] =
 	"       skillc-fast reduce --units N --skill DIR --dir DIR --model M [--max-patches N]\n"
 	"                          [--profile FILE | --budget TOKENS]\n"
 	"       skillc-fast apply  --skill DIR --dir DIR [--profile FILE | --budget TOKENS] [--hash FILE]\n"
-	"                          [--task DIR [--traces DIR [--trials N]]]\n"
+	"                          [--task DIR [--leak-task DIR]... [--traces DIR [--trials N]]]\n"
 	"\n"
 	"score   scores every trace under --traces (test-NNN/trial.json folders, or\n"
 	"        BenchFlow runs) of the skill --skill (a skill folder, or a skills root\n"
@@ -40,7 +40,9 @@ static const char usage[] =
 	"        hash (DIR/S_fast.hash or --hash), DIR/report.json, DIR/report.md.\n"
 	"        --task DIR adds the leakage guard: a patch that copies what only the\n"
 	"        task's tests/, solution/, expected files or the verifier output of the\n"
-	"        traces under --traces hold is rolled back (docs/leakage.md).\n"
+	"        traces under --traces hold is rolled back (docs/leakage.md);\n"
+	"        --leak-task DIR (repeated) guards another task's held-out files too\n"
+	"        (a skill run's other train tasks).\n"
 	"--skill may be a set (a skills root of several skills): units come from every\n"
 	"skill, a section id names its skill (<skill>:<id>), a patch changes one skill;\n"
 	"--only SKILLS (names separated by spaces or commas) lets map, reduce and apply\n"
@@ -104,6 +106,10 @@ static void parse(int argc, char **argv, int from, struct fast_opts *o)
 			o->force = true;
 			continue;
 		}
+		if (!strcmp(a, "--leak-task")) {
+			strlist_push(&o->leak_tasks, std_option_value(argc, argv, &i));
+			continue;
+		}
 		struct { const char *flag; int *slot; long min, max; } ints[] = {
 			{ "--trials", &o->trials, 1, 100000 },     { "--min-traces", &o->min_traces, 1, 100000 },
 			{ "--top", &o->top, 1, 100 },              { "--bottom", &o->bottom, 1, 100 },
@@ -149,6 +155,7 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0)
 		die_err(&e);
+	strlist_free(&o.leak_tasks);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout");
 	return rc;

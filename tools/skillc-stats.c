@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/versions.h"
 #include "report/across.h"
+#include "report/pooled.h"
 #include "report/exact.h"
 #include "report/decide.h"
 
@@ -43,6 +44,8 @@ static const char usage[] =
 	"                           [--effect P0:P1]... [--draws D]\n"
 	"       skillc-stats plan   --effect E --power P [--base P0] [--alpha A]\n"
 	"                           [--test fisher|barnard] [--trials N] [--max-tasks K]\n"
+	"       skillc-stats pooled [RULE] [--baseline-first N] [--rewards R0:R1]\n"
+	"                           [--effect P0:P1]... [--draws D] TASK:PASS/N:PASS/N...\n"
 	"across prints as JSON, for each task's baseline and candidate counts: the\n"
 	"per-task differences, their mean with a 95% interval across tasks, the\n"
 	"normalized gain, the exact sign test over tasks, the exact stratified test\n"
@@ -55,6 +58,11 @@ static const char usage[] =
 	"plan prints the trials per arm one task needs, and the tasks of --trials N\n"
 	"(3) trials per arm the stratified test needs (at most --max-tasks, 200), to\n"
 	"accept a gain of E over the pass rate --base (0.5) with power P.\n"
+	"pooled prints the decision of the Deep rule over several tasks at once (a\n"
+	"skill run's train tasks): the rule above with the stratified test as its\n"
+	"test, as JSON (per-task counts, verdict, stratified p, why, next), and its\n"
+	"worst false-accept rate and power over that many tasks, over D seeded Monte\n"
+	"Carlo draws (4000); --calibrate bounds the whole rule's rate by alpha.\n"
 	"Exit 0 done, 2 bad usage or input.\n";
 
 static double num_arg(const char *flag, const char *s)
@@ -287,6 +295,50 @@ static int across_main(int argc, char **argv)
 	return finish();
 }
 
+/* pooled [RULE] [--baseline-first N] [--rewards R0:R1] [--effect P0:P1]...
+ * [--draws D] TASK:PASS/N:PASS/N...: the Deep rule over several tasks. */
+static int pooled_main(int argc, char **argv)
+{
+	struct opts o;
+	memset(&o, 0, sizeof o);
+	decide_rule_init(&o.rule, DECIDE_FISHER, 0.10, 3);
+	o.counts.base_reward = o.counts.cand_reward = NAN;
+	struct across_task *t = xcalloc((size_t)argc, sizeof *t);
+	size_t k = 0;
+	long draws = POOLED_DRAWS;
+	for (int i = 2; i < argc; i++) {
+		if (parse_one(argc, argv, &i, &o))
+			continue;
+		if (!strcmp(argv[i], "--draws"))
+			draws = count_arg(argv[i], std_option_value(argc, argv, &i));
+		else if (argv[i][0] == '-')
+			die(2, "unknown option '%s' (see --help)", argv[i]);
+		else
+			task_arg(argv[i], &t[k++]);
+	}
+	if (!k)
+		die(2, "pooled needs at least one task NAME:PASS/N:PASS/N (see --help)");
+	if (!o.have_max)
+		o.rule.max = o.rule.first;
+	if (!o.have_step)
+		o.rule.step = o.rule.first;
+	if (!o.base_first)
+		o.base_first = t[0].base_n;
+	struct err e;
+	if (o.calibrate && pooled_calibrate(&o.rule, k, o.base_first, draws, &e) < 0)
+		die_err(&e);
+	cJSON *doc = pooled_json(&o.rule, t, k, o.counts.base_reward, o.counts.cand_reward,
+				 o.base_first, draws, o.effects, o.n_effects, &e);
+	if (!doc)
+		die_err(&e);
+	print_json(doc);
+	cJSON_Delete(doc);
+	for (size_t i = 0; i < k; i++)
+		free((char *)t[i].name);
+	free(t);
+	return finish();
+}
+
 static int strata_main(int argc, char **argv)
 {
 	double alpha = 0.10;
@@ -401,8 +453,11 @@ int main(int argc, char **argv)
 		return strata_main(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "plan"))
 		return plan_main(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "pooled"))
+		return pooled_main(argc, argv);
 	if (argc < 2 || (strcmp(argv[1], "table") && strcmp(argv[1], "decide")))
-		die(2, "say 'table', 'decide', 'across', 'strata' or 'plan' (see --help)");
+		die(2, "say 'table', 'decide', 'across', 'strata', 'plan' or 'pooled' "
+		       "(see --help)");
 	bool decide = !strcmp(argv[1], "decide");
 	struct opts o;
 	parse(argc, argv, decide, &o);

@@ -70,6 +70,11 @@ t_eq "exit" $? 0
 t_contains "same verdict" "$(cat out.txt)" "1 patch(es) applied, 1 rolled back"
 skillc-fast apply --skill $R/artifacts/static/S_static --dir $H --budget 5000 >out.txt 2>&1
 t_contains "without --task" "$(cat out.txt)" "2 patch(es) applied, 0 rolled back"
+# another train task's tests (a skill run's pooled train tasks): held out too, named by task
+skillc-fast apply --skill $R/artifacts/static/S_static --dir $H --budget 5000 \
+	--task tasks/csv-column-sum --leak-task tasks/log-error-report >out.txt 2>&1
+t_contains "--leak-task: the other task's tests hold it" "$(cat out.txt)" "1 patch(es) applied, 1 rolled back"
+t_contains "named by task" "$(jget $H/report.json patches.0.guard.item)" "from log-error-report: tests/"
 # a failing test's message as the verifier printed it (fake-bench's ctrf.json)
 cat >$H/patches.json <<'EOF2'
 {"patches": [{"n": 1, "op": "add", "section": "log-triage/gotchas#1", "why": "v",

@@ -78,6 +78,25 @@ out=$(skillc-stats strata --tasks 10 --draws 2000 --effect .4:.7 2>&1)
 t_contains "Monte Carlo" "$out" "Monte Carlo, 2000 draws, se"
 t_end
 
+t_begin "pooled: the deep rule over several tasks, tasks as strata, calibrated"
+skillc-stats pooled --first 3 --max 12 --extend-baseline a:1/3:3/3 b:0/3:2/3 >"$T_TMP/p.json" 2>&1
+t_eq "exit" $? 0
+t_eq "per-stratum counts" "$(jq -c '[.strata[] | "\(.task) \(.baseline.passed)/\(.baseline.trials) \(.candidate.passed)/\(.candidate.trials)"]' "$T_TMP/p.json")" \
+	'["a 1/3 3/3","b 0/3 2/3"]'
+t_eq "the stratified p, the verdict" "$(jq -r '"\(.p_value) \(.verdict) \(.rule.test)"' "$T_TMP/p.json")" "0.04 accept stratified"
+t_check "uncalibrated, five looks exceed alpha" jq -e '.false_accept.worst > 0.1' "$T_TMP/p.json"
+skillc-stats pooled --first 3 --max 12 --extend-baseline --calibrate a:1/3:3/3 b:0/3:2/3 >"$T_TMP/q.json" 2>&1
+t_check "calibrated: the worst false-accept rate is at most alpha" \
+	jq -e '.false_accept.worst <= 0.1 and .rule.level < 0.1 and .false_accept.tasks == 2' "$T_TMP/q.json"
+skillc-stats pooled a:1/3:2/3 b:1/3:2/3 >"$T_TMP/r.json" 2>&1
+t_eq "one look, ahead but not significant: rejected" "$(jq -r .verdict "$T_TMP/r.json")" reject
+skillc-stats pooled --max 6 a:1/3:2/3 b:1/3:2/3 >"$T_TMP/r.json" 2>&1
+t_eq "with a look to come: more trials" "$(jq -c '[.verdict, .next.candidate]' "$T_TMP/r.json")" '["extend",6]'
+err=$(skillc-stats pooled a:4/3:1/3 2>&1)
+t_eq "bad counts: exit 2" $? 2
+t_eq "in one line" "$(printf '%s\n' "$err" | wc -l)" 1
+t_end
+
 t_begin "plan: how many trials per arm and how many tasks a gain of 0.2 needs"
 out=$(skillc-stats plan --effect 0.2 --power 0.8 2>&1)
 t_eq "exit" $? 0

@@ -147,10 +147,42 @@ static void test_leak_load_and_guard(void)
 	free(dir);
 }
 
+/* Over several tasks (a skill run's pooled train tasks): every task's
+ * held-out files count, named by task; every instruction is known. */
+static void test_leak_load_several_tasks(void)
+{
+	char *dir = t_tmpdir(), *a = path_join(dir, "tr-a"), *b = path_join(dir, "tr-b");
+	write_file(a, "instruction.md", "Sum the column of /root/a.csv.\n");
+	write_file(a, "tests/test.sh", "[ \"$(cat /root/out)\" = 11111 ] || exit 1\n");
+	write_file(b, "instruction.md", "Sum the column of /root/b.csv; the header says 33333.\n");
+	write_file(b, "tests/test.sh", "[ \"$(cat /root/out)\" = 22222 ] || exit 1\n");
+	write_file(b, "solution/expected.txt", "33333\n");
+	struct err e = { 0 };
+	const char *tasks[] = { a, b };
+	struct leak_index *lk = leak_load_tasks(tasks, 2, NULL, NULL, &e);
+	CHECK(lk != NULL);
+	CHECK_INT(leak_sources(lk), 3);
+	struct leak_hit h;
+	CHECK(leak_find(lk, "print 11111", 11, &h));
+	CHECK_STR(h.source, "tr-a: tests/test.sh");
+	leak_hit_free(&h);
+	CHECK(leak_find(lk, "print 22222", 11, &h));
+	CHECK_STR(h.source, "tr-b: tests/test.sh");
+	leak_hit_free(&h);
+	CHECK(!leak_find(lk, "about 33333", 11, &h)); /* tr-b's instruction says it */
+	leak_free(lk);
+	const char *missing[] = { a, "/nonexistent/tr-c" };
+	CHECK(leak_load_tasks(missing, 2, NULL, NULL, &e) == NULL && e.code == ERR_INPUT);
+	free(a);
+	free(b);
+	free(dir);
+}
+
 int main(void)
 {
 	RUN(test_leak_cases);
 	RUN(test_leak_large);
 	RUN(test_leak_load_and_guard);
+	RUN(test_leak_load_several_tasks);
 	T_EXIT();
 }

@@ -23,6 +23,7 @@ struct deep_opts {
 	long count[2];
 	int round, rounds, index, look;
 	bool fresh;
+	struct strlist leak_tasks; /* edit: more tasks the leakage guard holds out */
 	struct deep_rule rule;
 	char **command; /* trial, final-trial: the skillc-eval to run */
 };

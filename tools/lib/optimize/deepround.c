@@ -207,7 +207,7 @@ int deep_step_edit(const struct deep_opts *o, struct err *e)
 		 ? -1 : 0;
 	struct skill_out *out = NULL;
 	struct leak_index *lk = NULL;
-	if (rc == 0 && o->task && !(lk = leak_load(o->task, &in.ts, &in.s, e)))
+	if (rc == 0 && o->task && !(lk = leak_load_more(o->task, &o->leak_tasks, &in.ts, &in.s, e)))
 		rc = -1;
 	if (rc == 0) {
 		struct edit_input ei = { &in.s, scores, rejected, in.inst, &in.ts, o->model, o->round, budget, lk };

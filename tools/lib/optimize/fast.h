@@ -18,6 +18,7 @@ struct fast_opts {
 	const char *only; /* SKILLS: the skills of the set map, reduce and apply may change (NULL: every one) */
 	int trials, min_traces, top, bottom, unit, units, max_patches, max_parallel;
 	long budget; /* 0: the profile's, else 5000 tokens */
+	struct strlist leak_tasks; /* apply: more tasks the leakage guard holds out */
 	bool force;
 };
 

@@ -469,7 +469,8 @@ static struct leak_index *apply_leak_index(const struct fast_opts *o, const stru
 		traces_free(&ts);
 		return NULL;
 	}
-	struct leak_index *lk = leak_load(o->task, o->traces ? &ts : NULL, src, e);
+	struct leak_index *lk =
+		leak_load_more(o->task, &o->leak_tasks, o->traces ? &ts : NULL, src, e);
 	traces_free(&ts);
 	return lk;
 }

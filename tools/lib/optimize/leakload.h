@@ -17,5 +17,15 @@
  * ts may be NULL. Binary files (a NUL byte) are skipped. Free with leak_free. */
 struct leak_index *leak_load(const char *task_dir, const struct trace_set *ts, const struct pkgset *set,
 			     struct err *e);
+/* task and every task of more (may be NULL): leak_load_tasks. */
+struct leak_index *leak_load_more(const char *task, const struct strlist *more,
+                                  const struct trace_set *ts, const struct pkgset *set,
+                                  struct err *e);
+/* The same over n tasks (a skill run's pooled train tasks): every task's
+ * held-out files, named "<task folder name>: <path>" when n > 1, every
+ * instruction known. */
+struct leak_index *leak_load_tasks(const char *const *task_dirs, size_t n,
+                                   const struct trace_set *ts, const struct pkgset *set,
+                                   struct err *e);
 
 #endif

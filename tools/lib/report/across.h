@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <cJSON.h>
 
 #include "base/util.h"
@@ -72,6 +73,11 @@ int across_strat_oc(size_t k, long n_base, long n_cand, double p_base, double p_
  * what across_strat_oc falls back on, callable to check it against the
  * exact figure. */
 double across_strat_mc(size_t k, long n_base, long n_cand, double p_base, double p_cand, double alpha, long draws);
+
+/* The seeded draws behind the Monte Carlo figures (pooled.h's too): the
+ * next number of a splitmix64 stream, and a binomial count of n trials. */
+uint64_t across_rng(uint64_t *s);
+long across_binom_draw(uint64_t *s, long n, double p);
 
 /* The largest accept rate over a common pass rate (both arms equal) on a
  * grid of 19 rates 0.05 .. 0.95: the stratified test's false-accept rate. */

@@ -90,7 +90,7 @@ static double exact_oc(size_t k, long na, long nb, double pa, double pb, double 
 
 /* ---------------------------------------------------------------- Monte Carlo */
 
-static uint64_t rng_next(uint64_t *s) /* splitmix64 */
+uint64_t across_rng(uint64_t *s) /* splitmix64 */
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -98,11 +98,11 @@ static uint64_t rng_next(uint64_t *s) /* splitmix64 */
 	return z ^ (z >> 31);
 }
 
-static long binom_draw(uint64_t *s, long n, double p)
+long across_binom_draw(uint64_t *s, long n, double p)
 {
 	long c = 0;
 	for (long i = 0; i < n; i++)
-		c += (double)(rng_next(s) >> 11) * 0x1.0p-53 < p;
+		c += (double)(across_rng(s) >> 11) * 0x1.0p-53 < p;
 	return c;
 }
 
@@ -115,7 +115,8 @@ double across_strat_mc(size_t k, long na, long nb, double pa, double pb, double 
 		long top = 0, obs = 0;
 		d0[0] = 1;
 		for (size_t j = 0; j < k; j++) {
-			long a = binom_draw(&seed, na, pa), b = binom_draw(&seed, nb, pb);
+			long a = across_binom_draw(&seed, na, pa);
+			long b = across_binom_draw(&seed, nb, pb);
 			convolve(d0, top, d1, na, nb, a + b);
 			top += nb;
 			obs += b;

@@ -91,23 +91,28 @@ static bool screen_accepts(const struct decide_rule *r, long x, long na, long y,
 	return y * na - x * nb >= r->margin * na;
 }
 
-/* What the rule does at one table of a look: the p-value class from
- * exact_classify (0 significant, 1 grey, 2 neither), whether this is the
- * last look, and whether a tie is extended. */
-static enum decide_verdict rule_at(long x, long na, long y, long nb, int cls, bool last, bool tie_extends)
+enum decide_verdict decide_step(int cls, bool last, int cmp, bool tie_extends)
 {
 	if (cls == 0)
 		return DECIDE_ACCEPT;
 	if (last)
 		return DECIDE_REJECT;
-	if (y * na > x * nb && cls == 1)
+	if (cmp > 0 && cls == 1)
 		return DECIDE_EXTEND;
-	if (y * na == x * nb && tie_extends)
+	if (cmp == 0 && tie_extends)
 		return DECIDE_EXTEND;
 	return DECIDE_REJECT;
 }
 
-static long next_base(const struct decide_rule *r, long base_n)
+/* decide_step at one table of a look. */
+static enum decide_verdict rule_at(long x, long na, long y, long nb, int cls, bool last,
+				   bool tie_extends)
+{
+	int cmp = y * na > x * nb ? 1 : y * na == x * nb ? 0 : -1;
+	return decide_step(cls, last, cmp, tie_extends);
+}
+
+long decide_next_base(const struct decide_rule *r, long base_n)
 {
 	if (!r->extend_baseline)
 		return base_n;
@@ -115,7 +120,7 @@ static long next_base(const struct decide_rule *r, long base_n)
 	return n > base_n ? n : base_n;
 }
 
-static long next_cand(const struct decide_rule *r, long cand_n)
+long decide_next_cand(const struct decide_rule *r, long cand_n)
 {
 	return cand_n + r->step < r->max ? cand_n + r->step : r->max;
 }
@@ -156,8 +161,8 @@ int decide_verdict(const struct decide_rule *r, const struct decide_counts *c, s
 	snprintf(out->why, sizeof out->why, "%ld/%ld vs baseline %ld/%ld: %s p = %.4g %s level %.4g: %s", y, nb,
 		 x, na, decide_test_name(r->test), out->p, cls == 0 ? "<=" : ">", level, what);
 	if (out->verdict == DECIDE_EXTEND) {
-		out->next_base_n = next_base(r, na);
-		out->next_cand_n = next_cand(r, nb);
+		out->next_base_n = decide_next_base(r, na);
+		out->next_cand_n = decide_next_cand(r, nb);
 	}
 	return 0;
 }
@@ -205,8 +210,8 @@ static int plan_build(const struct decide_rule *r, long base_first, struct plan 
 				for (long y = 0; y <= nb; y++)
 					l->cls[x * (nb + 1) + y] = screen_accepts(r, x, na, y, nb) ? 0 : 2;
 		}
-		na = next_base(r, na);
-		nb = next_cand(r, nb);
+		na = decide_next_base(r, na);
+		nb = decide_next_cand(r, nb);
 	}
 	return 0;
 }
@@ -380,7 +385,7 @@ static void set_num_or_null(cJSON *o, const char *k, double v)
 		json_set_num(o, k, r6(v));
 }
 
-static cJSON *rule_json(const struct decide_rule *r)
+cJSON *decide_rule_json(const struct decide_rule *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	json_set_str(o, "test", decide_test_name(r->test));
@@ -444,7 +449,7 @@ cJSON *decide_json(const struct decide_rule *r, const struct decide_counts *c, l
 		cJSON_AddItemToArray(ops, o);
 	}
 	cJSON *doc = cJSON_CreateObject();
-	json_set(doc, "rule", rule_json(r));
+	json_set(doc, "rule", decide_rule_json(r));
 	cJSON *counts = cJSON_CreateObject();
 	json_set(counts, "baseline", arm_json(c->base_pass, c->base_n, c->base_reward));
 	json_set(counts, "candidate", arm_json(c->cand_pass, c->cand_n, c->cand_reward));

@@ -77,6 +77,15 @@ struct decide_result {
 int decide_verdict(const struct decide_rule *r, const struct decide_counts *c, struct decide_result *out,
 		   struct err *e);
 
+/* The rule at one look, whatever its test: cls is the p-value's class (0
+ * at most the level, 1 in the grey zone, 2 above it), last whether this is
+ * the last look, cmp the candidate against the baseline (1 ahead, 0 tied,
+ * -1 behind), tie_extends whether a tie gets more trials. */
+enum decide_verdict decide_step(int cls, bool last, int cmp, bool tie_extends);
+/* The trials each arm has at the look after one with base_n and cand_n. */
+long decide_next_base(const struct decide_rule *r, long base_n);
+long decide_next_cand(const struct decide_rule *r, long cand_n);
+
 /* The rule's behaviour when the baseline truly passes with probability
  * p_base and the candidate with p_cand, starting from base_first baseline
  * trials and r->first candidate trials. The reward tie-break depends on
@@ -111,6 +120,10 @@ struct decide_effect {
 	double p_base, p_cand;
 };
 extern const struct decide_effect decide_table_effects[4];
+
+/* decision.json's "rule": test, alpha, level, grey, (margin,) first, max,
+ * step, extend_baseline, reward_tiebreak. Caller frees. */
+cJSON *decide_rule_json(const struct decide_rule *r);
 
 /* The statistics part of decision.json:
  *   { "rule": {test, alpha, grey, margin, first, max, step, extend_baseline,
