@@ -31,7 +31,7 @@
  * are a few KB and never need some of the nine: compiling them all was 40%
  * of a small skill's static compile (callgrind). The JIT pays even on a
  * small skill: interpreting until a pattern had read 64 KB made the whole
- * compile of a 2 KB skill 1% dearer, of a 6 KB one 35%, of a 20 KB one 23%. */
+ * compile of a 2 KB skill 1% dearer, of a 5 KB one 35%, of a 20 KB one 23%. */
 struct lazy_rx {
 	const char *pat;
 	/* every match holds one of these bytes (any) or this string: a range
