@@ -292,6 +292,8 @@ static void record_end(const struct run *r, const struct stage_ref *ref, cJSON *
 		sweep_leftovers(r, ref);
 	else /* what it published, to tell a hand edit from its own bytes */
 		json_set(st, "outputs", state_output_hashes(r, ref));
+	if (rc == 0 && ref->def->rebuildable) /* unsynced: checked after a restart */
+		json_set(st, "written", state_written(r, ref));
 	if (state_write(r->dir, ref->name, st, &e) < 0)
 		die_err(&e);
 	if (rc == 0 && fs_write_atomic(ok, "", 0, 0644, &e) < 0)

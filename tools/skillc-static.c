@@ -374,7 +374,7 @@ static void write_set(const struct opts *o, const char *tmp, const cJSON *rep, c
 	for (size_t i = 0; i < ARRAY_LEN(files); i++)
 		if (files[i])
 			mkparent(files[i]); /* before any temp exists: a failure here leaves none */
-	struct fs_pub p = FS_PUB_INIT;
+	struct fs_pub p = FS_PUB_REBUILDABLE; /* make rebuilds a torn one (durability.md) */
 	hash_hex h;
 	int r = o->hash ? hash_tree(tmp, h, &e)
 			: 0; /* paths are relative: the same hash as at o->out */
@@ -607,6 +607,8 @@ int main(int argc, char **argv)
 		if (fs_mkdirs(tmp, &e) < 0)
 			die_err(&e);
 	}
+	/* every phase is timed: the lines add up to the total */
+	timing_line(&o, "set (profile.json, names, temp)", start);
 	cJSON *rep = cJSON_CreateObject(), *plans = cJSON_CreateObject();
 	json_set_num(rep, "format", 2);
 	json_set_str(rep, "tool", "skillc-static " V_STATIC);

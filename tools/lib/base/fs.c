@@ -286,9 +286,11 @@ int fs_copy_new(const char *src, const char *dst, mode_t mode, struct err *e)
 	return copy_file(src, dst, mode, false, e);
 }
 
-/* Creates path (it must not exist), writes data, starts its writeback.
- * The open descriptor is returned (for an fsync later), -1 with e set. */
-static int write_new_fd(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+/* Creates path (it must not exist), writes data, starts its writeback
+ * (unless hint is false). The open descriptor is returned (for an fsync
+ * later), -1 with e set. */
+static int write_new_fd(const char *path, const void *data, size_t len, mode_t mode, bool hint,
+                        struct err *e)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0)
@@ -299,13 +301,14 @@ static int write_new_fd(const char *path, const void *data, size_t len, mode_t m
 		unlink(path);
 		return -1;
 	}
-	start_writeback(fd);
+	if (hint)
+		start_writeback(fd);
 	return fd;
 }
 
 int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
 {
-	int fd = write_new_fd(path, data, len, mode, e);
+	int fd = write_new_fd(path, data, len, mode, true, e);
 	if (fd < 0)
 		return -1;
 	if (close(fd) < 0) {
@@ -321,14 +324,16 @@ int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, st
 static void pub_push(struct fs_pub *p, char *tmp, const char *target, int fd)
 {
 	GROW(p->v, p->n, p->cap);
-	p->v[p->n++] = (struct fs_pub_item){ tmp, xstrdup(target), fd, fd < 0, fd < 0 };
+	bool dir = fd < 0;
+	bool sync = dir && !p->rebuildable;
+	p->v[p->n++] = (struct fs_pub_item){ tmp, xstrdup(target), fd, dir, sync };
 }
 
 int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode,
                 struct err *e)
 {
 	char *tmp = fs_temp_beside(path);
-	int fd = write_new_fd(tmp, data, len, mode, e);
+	int fd = write_new_fd(tmp, data, len, mode, !p->rebuildable, e);
 	if (fd < 0) {
 		free(tmp);
 		return -1;
@@ -397,7 +402,7 @@ static int pub_sync(struct fs_pub *p, struct err *e)
 				return -1;
 			continue;
 		}
-		int r = fsync(it->fd);
+		int r = p->rebuildable ? 0 : fsync(it->fd);
 		if (close(it->fd) < 0)
 			r = -1;
 		it->fd = -1;
@@ -481,13 +486,13 @@ int fs_pub_commit(struct fs_pub *p, struct err *e)
 			strlist_push_owned(&olds, old);
 		placed += r == 0;
 	}
-	if (r == 0)
+	if (r == 0 && !p->rebuildable)
 		r = pub_sync_parents(p, e);
 	for (size_t i = 0; r == 0 && i < olds.n; i++)
 		r = fs_remove_tree(olds.v[i], e);
 	strlist_free(&olds);
 	if (r < 0) { /* what was placed stays (each whole); the rest goes */
-		struct fs_pub rest = { p->v + placed, p->n - placed, 0 };
+		struct fs_pub rest = { p->v + placed, p->n - placed, 0, p->rebuildable };
 		fs_pub_abort(&rest);
 	}
 	fs_pub_free(p);

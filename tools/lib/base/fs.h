@@ -69,8 +69,15 @@ struct fs_pub_item {
 struct fs_pub {
 	struct fs_pub_item *v;
 	size_t n, cap;
+	/* Outputs recomputed cheaply and deterministically from hashed inputs,
+	 * whose stage record catches a torn one after a restart (skillc-stage,
+	 * docs/internals/durability.md): temp and rename only, no fsync and no
+	 * writeback hint. Whole after a killed process; after a machine crash
+	 * possibly torn, and then detected and rebuilt, never trusted. */
+	bool rebuildable;
 };
-#define FS_PUB_INIT { NULL, 0, 0 }
+#define FS_PUB_INIT { NULL, 0, 0, false }
+#define FS_PUB_REBUILDABLE { NULL, 0, 0, true }
 /* Writes data to a temp beside path now; path is replaced at the commit. */
 int fs_pub_file(struct fs_pub *p, const char *path, const void *data, size_t len, mode_t mode,
                 struct err *e);

@@ -160,6 +160,10 @@ const struct skilldoc *pkg_file_model(struct pkg_file *f)
 
 static void take_text(struct buf *dst, struct skilldoc **doc, struct buf *b)
 {
+	if (b->len == dst->len && (!b->len || !memcmp(b->data, dst->data, b->len))) {
+		buf_free(b); /* the same bytes: their model stands (not parsed again) */
+		return;
+	}
 	buf_free(dst);
 	*dst = *b;
 	*b = (struct buf)BUF_INIT;

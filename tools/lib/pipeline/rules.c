@@ -355,6 +355,17 @@ static char *set_aside_edit(const struct run *r, const struct stage_ref *ref, co
 	return why;
 }
 
+/* A rebuildable target's output torn by a machine crash since it ran. */
+static char *torn_after_restart(const struct run *r, const struct stage_ref *ref)
+{
+	if (!ref->def->rebuildable)
+		return NULL;
+	cJSON *st = state_read(r->dir, ref->name);
+	char *why = state_output_torn(r, ref, st);
+	cJSON_Delete(st);
+	return why;
+}
+
 /* A target whose stamp says done but whose output is gone, corrupt or
  * edited by hand must run again: its stamp goes, and the line says why.
  * status: the names in status/ (one listing, not a look for each target's
@@ -384,7 +395,9 @@ static int guard_outputs(const struct run *r, const struct strmap *status, struc
 				}
 			}
 			strlist_free(&out);
-			char *why = fs_exists(ok) ? set_aside_edit(r, &refs[i], ok) : NULL;
+			char *why = fs_exists(ok) ? torn_after_restart(r, &refs[i]) : NULL;
+			if (!why && fs_exists(ok))
+				why = set_aside_edit(r, &refs[i], ok);
 			if (why) {
 				warnf("%s: %s; the stage will run again", refs[i].name, why);
 				free(why);

@@ -642,6 +642,7 @@ const struct stage_def stage_table[] = {
 		             "artifacts/static/plan.json" },
 		.settings = { "STATIC_MODE", "EXTERNAL_MODEL", "SKILLS" },
 		.needs = { "EXTERNAL_MODEL if STATIC_MODE=hybrid" },
+		.rebuildable = true,
 		.command = static_command,
 	},
 	{

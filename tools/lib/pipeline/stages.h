@@ -57,6 +57,11 @@ struct stage_def {
 	/* Trace-driven optimization starts here (model calls): `make eval`
 	 * leaves this stage and what follows it alone. */
 	bool optimizer;
+	/* Its tool publishes without fsync (fs.h FS_PUB_REBUILDABLE): cheap,
+	 * deterministic outputs. Its record holds the boot and every output's
+	 * hash; after a restart they are checked and a torn one runs it again
+	 * (docs/internals/durability.md). */
+	bool rebuildable;
 	/* A stage of every round: as many copies as this setting says, named
 	 * "<first word>-K-<rest>" ("deep-score" -> "deep-2-score"). The rows
 	 * of one round are contiguous; round K+1's first row comes after round

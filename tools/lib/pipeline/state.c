@@ -465,6 +465,83 @@ cJSON *state_output_hashes(const struct run *r, const struct stage_ref *ref)
 	return o;
 }
 
+const char *state_boot_id(void)
+{
+	static char id[64];
+	static bool done;
+	if (!done) {
+		struct buf b = BUF_INIT;
+		struct err e;
+		done = true;
+		if (fs_read("/proc/sys/kernel/random/boot_id", sizeof id - 1, &b, &e) == 0)
+			snprintf(id, sizeof id, "%.*s", (int)strcspn(b.data, "\n"), b.data);
+		buf_free(&b);
+	}
+	return id;
+}
+
+cJSON *state_written(const struct run *r, const struct stage_ref *ref)
+{
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	cJSON *w = cJSON_CreateObject(), *files = cJSON_CreateObject();
+	json_set_str(w, "boot", state_boot_id());
+	for (size_t i = 0; i < outs.n; i++) {
+		char *p = run_path(r, outs.v[i]);
+		struct stat st;
+		hash_hex h;
+		struct err e;
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && hash_file(p, h, &e) == 0)
+			json_set_str(files, outs.v[i], h);
+		free(p);
+	}
+	json_set(w, "files", files);
+	strlist_free(&outs);
+	return w;
+}
+
+/* What is wrong with one output of a rebuildable target after a restart. */
+static char *torn_output(const struct run *r, const char *rel, const cJSON *files)
+{
+	char *p = run_path(r, rel), *stamp = xasprintf("%s.hash", p);
+	const char *want = json_str(files, rel);
+	struct stat st;
+	hash_hex h, sh;
+	struct err e;
+	char *why = NULL;
+	if (lstat(p, &st) < 0)
+		why = xstrdup("is missing");
+	else if (S_ISREG(st.st_mode) && (!want || hash_file(p, h, &e) < 0 || strcmp(h, want)))
+		why = xstrdup("is not what the stage wrote");
+	else if (S_ISDIR(st.st_mode) &&
+		 (stamp_read(stamp, sh, &e) < 0 || hash_tree(p, h, &e) < 0 || strcmp(h, sh)))
+		why = xstrdup("does not match its hash stamp");
+	free(stamp);
+	free(p);
+	return why;
+}
+
+char *state_output_torn(const struct run *r, const struct stage_ref *ref, const cJSON *recorded)
+{
+	const cJSON *w = json_get(recorded, "written");
+	const char *boot = json_str(w, "boot");
+	if (!ref->def->rebuildable || !w || !strcmp(boot ? boot : "", state_boot_id()))
+		return NULL;
+	struct strlist outs = STRLIST_INIT;
+	stage_ref_outputs(ref, r, &outs);
+	char *why = NULL;
+	for (size_t i = 0; !why && i < outs.n; i++) {
+		char *t = torn_output(r, outs.v[i], json_get(w, "files"));
+		if (t)
+			why = xasprintf("output %s %s after the machine restarted (written "
+					"without fsync: docs/internals/durability.md)",
+					outs.v[i], t);
+		free(t);
+	}
+	strlist_free(&outs);
+	return why;
+}
+
 static bool newer_than(const struct stat *st, const struct stat *ok)
 {
 	return st->st_mtim.tv_sec > ok->st_mtim.tv_sec ||

@@ -44,6 +44,16 @@ char *state_output_problem(const char *path, const char *ok_path);
  * tell a hand edit from its own bytes later. Caller frees. */
 cJSON *state_output_hashes(const struct run *r, const struct stage_ref *ref);
 
+/* This boot of the machine (the kernel's boot_id), "" when unknown. */
+const char *state_boot_id(void);
+/* For a rebuildable stage: every regular-file output's hash, stamps too,
+ * and the boot, for status/<stage>.json's "written". Caller frees. */
+cJSON *state_written(const struct run *r, const struct stage_ref *ref);
+/* The first output of a rebuildable target that is not what it wrote, when
+ * recorded ("written") in an earlier boot: the machine stopped since, maybe
+ * before the unsynced bytes reached the disk. In words, or NULL. */
+char *state_output_torn(const struct run *r, const struct stage_ref *ref, const cJSON *recorded);
+
 /* The first output of a finished target (stamp at ok) that is no longer
  * what the target published: a file whose bytes differ from recorded (its
  * "outputs"), or a folder whose tree no longer matches its "<folder>.hash"

@@ -63,7 +63,10 @@ static char *why_outputs(const struct run *r, const struct stage_ref *ref)
 		why = xstrdup("not marked done (interrupted before its stamp was written)");
 	if (!why) {
 		cJSON *st = state_read(r->dir, ref->name);
-		char *aside = NULL, *rel = state_output_edited(r, ref, st, ok, &aside);
+		char *aside = NULL, *rel = NULL;
+		why = state_output_torn(r, ref, st);
+		if (!why)
+			rel = state_output_edited(r, ref, st, ok, &aside);
 		if (rel)
 			why = xasprintf("modified by hand: %s", rel);
 		free(rel);

@@ -27,67 +27,109 @@
 
 /* ---- the literal and reference patterns ------------------------------- */
 
+/* One pattern, compiled (and JIT-compiled) at its first use. Most skills
+ * are a few KB and never need some of the nine: compiling them all was 40%
+ * of a small skill's static compile (callgrind). The JIT pays even on a
+ * small skill: interpreting until a pattern had read 64 KB made the whole
+ * compile of a 2 KB skill 1% dearer, of a 5 KB one 35%, of a 20 KB one 23%. */
+struct lazy_rx {
+	const char *pat;
+	/* every match holds one of these bytes (any) or this string: a range
+	 * without it is not searched, and a pattern never needed is never
+	 * compiled */
+	const char *need;
+	bool any;
+	pcre2_code *code;
+};
+
 struct patterns {
-	pcre2_code *url, *skillpath, *uppath, *path, *file, *flag, *number, *placeholder, *env;
+	struct lazy_rx *url, *skillpath, *uppath, *path, *file, *flag, *number, *placeholder, *env;
 	pcre2_match_data *md; /* the parse's own */
 };
 
-static pcre2_code *rx(const char *pat)
-{
-	int code;
-	PCRE2_SIZE where;
-	pcre2_code *c = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, 0, &code, &where, NULL);
-	if (!c) {
-		PCRE2_UCHAR msg[256];
-		pcre2_get_error_message(code, msg, sizeof msg);
-		BUG("skilldoc pattern does not compile at %zu: %s", (size_t)where, (char *)msg);
-	}
-	/* the JIT matches several times faster (the interpreter was half of a
-	 * static compile); where it is unavailable pcre2_match interprets */
-	(void)pcre2_jit_compile(c, PCRE2_JIT_COMPLETE);
-	return c;
-}
-
 #define SKILL_DIRS "(?:scripts|references|reference|assets|templates|examples|resources)"
-#define FILE_EXTS "(?:md|markdown|py|sh|bash|js|mjs|cjs|ts|tsx|jsx|json|jsonl|ya?ml|toml|txt|csv|tsv|xml|" \
-	"html?|css|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|ipynb|lean|java|kt|c|h|cc|cpp|hpp|go|rs|rb|" \
+#define FILE_EXTS "(?:md|markdown|py|sh|bash|js|mjs|cjs|ts|tsx|jsx|json|jsonl|ya?ml|toml|" \
+	"txt|csv|tsv|xml|html?|css|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|ipynb|lean|java|kt|" \
+	"c|h|cc|cpp|hpp|go|rs|rb|" \
 	"php|sql|ini|cfg|conf|log|zip|tar|gz|tgz|wav|mp3|mp4|mov|mkv|bib|tex|R|jl|lua|pl|swift|" \
 	"parquet|npy|npz|pkl|pt|onnx|env|lock|xsd|dtd|pddl|ttf|otf|srt|vtt)"
 
 /* No pattern may backtrack more than linearly per start: the $..SKILL..
  * variable is checked by a lookahead and then taken possessively (as
- * "[A-Za-z_]*SKILL[A-Za-z_]*" it was quadratic in the variable's length). */
-static void compile(struct patterns *p)
+ * "[A-Za-z_]*SKILL[A-Za-z_]*" it was quadratic in the variable's length).
+ * The patterns never change; their compiled code lives as long as the
+ * process. */
+static struct lazy_rx rx_url = {
+	"\\b(?:https?|ftp|file)://[^\\s<>\"'`]+",
+	"://", false, NULL };
+static struct lazy_rx rx_skillpath = {
+	"(?<![\\w.~/$}\\-])(?:\\{baseDir\\}/|\\$\\{?(?=[A-Za-z_]*(?:SKILL|skill|Skill))[A-Za-"
+	"z_]++\\}?/)?((?:\\./)?" SKILL_DIRS "/(?:[\\w\\-.@+]+/)*[\\w\\-.@+]*)",
+	"/", false, NULL };
+static struct lazy_rx rx_uppath = {
+	"(?<![\\w.~/$}\\-])((?:\\.\\./)+(?:[\\w\\-.@+]+/)*[\\w\\-@+]+\\.[A-Za-z][A-Za-z0-9]{0"
+	",7})(?![\\w/])",
+	"../", false, NULL };
+static struct lazy_rx rx_path = {
+	"(?<![\\w.~/$\\-])(?:~|\\.{1,2})?(?:/[\\w.@+\\-]+)+/?|(?<![\\w/.~$\\-])[\\w.@+\\-]+(?"
+	":/[\\w.@+\\-]+)+/?",
+	"/", false, NULL };
+static struct lazy_rx rx_file = {
+	"(?<![\\w/.\\-])[\\w\\-]+(?:\\.[\\w\\-]+)*\\." FILE_EXTS "(?![\\w])",
+	".", false, NULL };
+static struct lazy_rx rx_flag = {
+	"(?<![\\w\\-/.])(?:--[A-Za-z0-9][\\w\\-]*(?:=[^\\s`'\",;)]+)?|-[A-Za-z][A-Za-z0-9_]*("
+	"?::[a-z]+)?)(?![\\w\\-])",
+	"-", false, NULL };
+static struct lazy_rx rx_number = {
+	"(?<![\\w.])[-+]?\\d+(?:[.,]\\d+)*(?:\\s?(?:%|[KMGTP]i?B|[kKMG]?Hz|bytes?|bits?|ms|us"
+	"|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|px|pt|em|rem|dpi|fps|"
+	"k|K|M|B|x|kg|g|mg|km|m|cm|mm|tokens?|chars?|characters?|lines?|words?|pages?|rows?|c"
+	"olumns?|items?|files?|steps?|times|retries|attempts?|samples?|frames?|epochs?|iterat"
+	"ions?|dB|LUFS|kbps|Mbps|bps|GPUs?|CPUs?|cores?|threads?)(?![\\w])|\\.\\d+(?![\\w.]))"
+	"|(?<![\\w.])\\d+\\.\\d+(?:\\.\\d+)*(?![\\w])",
+	"0123456789", true, NULL };
+static struct lazy_rx rx_placeholder = {
+	"\\{\\{[^{}\\n]{1,100}\\}\\}|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}",
+	"{", false, NULL };
+static struct lazy_rx rx_env = {
+	"(?<![\\w$])\\$[A-Z_][A-Z0-9_]+\\b",
+	"$", false, NULL };
+
+/* The pattern compiled, with the JIT where it is available (else
+ * pcre2_match interprets). */
+static pcre2_code *rx_ready(struct lazy_rx *r)
 {
-	p->url = rx("\\b(?:https?|ftp|file)://[^\\s<>\"'`]+");
-	p->skillpath = rx("(?<![\\w.~/$}\\-])(?:\\{baseDir\\}/|\\$\\{?(?=[A-Za-z_]*(?:SKILL|skill|Skill))[A-Za-z_]++\\}?/)?"
-			  "((?:\\./)?" SKILL_DIRS "/(?:[\\w\\-.@+]+/)*[\\w\\-.@+]*)");
-	p->uppath = rx("(?<![\\w.~/$}\\-])((?:\\.\\./)+(?:[\\w\\-.@+]+/)*[\\w\\-@+]+\\.[A-Za-z][A-Za-z0-9]{0,7})(?![\\w/])");
-	p->path = rx("(?<![\\w.~/$\\-])(?:~|\\.{1,2})?(?:/[\\w.@+\\-]+)+/?|(?<![\\w/.~$\\-])[\\w.@+\\-]+(?:/[\\w.@+\\-]+)+/?");
-	p->file = rx("(?<![\\w/.\\-])[\\w\\-]+(?:\\.[\\w\\-]+)*\\." FILE_EXTS "(?![\\w])");
-	p->flag = rx("(?<![\\w\\-/.])(?:--[A-Za-z0-9][\\w\\-]*(?:=[^\\s`'\",;)]+)?|-[A-Za-z][A-Za-z0-9_]*(?::[a-z]+)?)(?![\\w\\-])");
-	p->number = rx("(?<![\\w.])[-+]?\\d+(?:[.,]\\d+)*(?:\\s?(?:%|[KMGTP]i?B|[kKMG]?Hz|bytes?|bits?|ms|us|ns|s|secs?|seconds?|"
-		       "mins?|minutes?|h|hrs?|hours?|days?|weeks?|px|pt|em|rem|dpi|fps|k|K|M|B|x|kg|g|mg|km|m|cm|mm|"
-		       "tokens?|chars?|characters?|lines?|words?|pages?|rows?|columns?|items?|files?|steps?|times|retries|"
-		       "attempts?|samples?|frames?|epochs?|iterations?|dB|LUFS|kbps|Mbps|bps|GPUs?|CPUs?|cores?|threads?)(?![\\w])"
-		       "|\\.\\d+(?![\\w.]))|(?<![\\w.])\\d+\\.\\d+(?:\\.\\d+)*(?![\\w])");
-	p->placeholder = rx("\\{\\{[^{}\\n]{1,100}\\}\\}|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}");
-	p->env = rx("(?<![\\w$])\\$[A-Z_][A-Z0-9_]+\\b");
+	if (r->code)
+		return r->code;
+	int code;
+	PCRE2_SIZE where;
+	r->code = pcre2_compile((PCRE2_SPTR)r->pat, PCRE2_ZERO_TERMINATED, 0, &code, &where, NULL);
+	if (!r->code) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(code, msg, sizeof msg);
+		BUG("skilldoc pattern does not compile at %zu: %s", (size_t)where, (char *)msg);
+	}
+	(void)pcre2_jit_compile(r->code, PCRE2_JIT_COMPLETE);
+	return r->code;
 }
 
-/* The patterns are compiled once per process (compiling them took most of
- * a small document's parse) and never change after; each parse gets its
- * own match data. */
+/* Whether [s, s + n) holds what every match of r holds. */
+static bool rx_may_match(const struct lazy_rx *r, const char *s, size_t n)
+{
+	if (!r->any)
+		return memmem(s, n, r->need, strlen(r->need)) != NULL;
+	for (const char *c = r->need; *c; c++)
+		if (memchr(s, *c, n))
+			return true;
+	return false;
+}
+
 static struct patterns *use_patterns(void)
 {
-	static struct patterns compiled;
-	static bool ready;
-	if (!ready) {
-		compile(&compiled);
-		ready = true;
-	}
 	struct patterns *p = xmalloc(sizeof *p);
-	*p = compiled;
+	*p = (struct patterns){ &rx_url, &rx_skillpath, &rx_uppath, &rx_path, &rx_file, &rx_flag,
+				&rx_number, &rx_placeholder, &rx_env, NULL };
 	p->md = pcre2_match_data_create(4, NULL);
 	if (!p->md)
 		BUG("pcre2_match_data_create failed");
@@ -100,11 +142,14 @@ static void drop_patterns(struct patterns *p)
 	free(p);
 }
 
-/* Calls fn for each match of re in [a, b) (group g's span). */
-static void each_match(struct parser *P, pcre2_code *re, size_t a, size_t b, int g,
+/* Calls fn for each match of r in [a, b) (group g's span). */
+static void each_match(struct parser *P, struct lazy_rx *r, size_t a, size_t b, int g,
 		       void (*fn)(struct parser *, size_t, size_t, void *), void *arg)
 {
 	const char *s = P->d->src;
+	if (a >= b || !rx_may_match(r, s + a, b - a))
+		return;
+	pcre2_code *re = rx_ready(r);
 	size_t at = a;
 	while (at < b) {
 		/* match against the slice so lookbehinds see the text before it */
