@@ -832,3 +832,20 @@ int tree_copy(const char *src, const char *dst, bool link_ok, struct err *e)
 	fs_tree_free(&t);
 	return r;
 }
+
+/* The kernel's id of this boot: outputs written without fsync are checked
+ * again when it changed (docs/internals/durability.md). "" when unknown. */
+const char *fs_boot_id(void)
+{
+	static char id[64];
+	static bool done;
+	if (!done) {
+		struct buf b = BUF_INIT;
+		struct err e;
+		done = true;
+		if (fs_read("/proc/sys/kernel/random/boot_id", sizeof id - 1, &b, &e) == 0)
+			snprintf(id, sizeof id, "%.*s", (int)strcspn(b.data, "\n"), b.data);
+		buf_free(&b);
+	}
+	return id;
+}

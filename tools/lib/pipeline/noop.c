@@ -34,7 +34,7 @@ void noop_key(const char *goals, const char *given, const char *make_f, const ch
 	buf_printf(&b, "HARNESS_PATH=%s\n", hp ? hp : "");
 	/* a new boot is a new key: after a machine crash the first make checks
 	 * what was written without fsync (state_output_torn) */
-	buf_printf(&b, "boot %s\n", state_boot_id());
+	buf_printf(&b, "boot %s\n", fs_boot_id());
 	/* the tools' formats are compiled in: a rebuilt skillc-rules is a new key */
 	if (stat(self, &st) == 0)
 		buf_printf(&b, "%llu %lld %lld.%09ld\n", (unsigned long long)st.st_ino,

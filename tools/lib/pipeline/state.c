@@ -465,27 +465,12 @@ cJSON *state_output_hashes(const struct run *r, const struct stage_ref *ref)
 	return o;
 }
 
-const char *state_boot_id(void)
-{
-	static char id[64];
-	static bool done;
-	if (!done) {
-		struct buf b = BUF_INIT;
-		struct err e;
-		done = true;
-		if (fs_read("/proc/sys/kernel/random/boot_id", sizeof id - 1, &b, &e) == 0)
-			snprintf(id, sizeof id, "%.*s", (int)strcspn(b.data, "\n"), b.data);
-		buf_free(&b);
-	}
-	return id;
-}
-
 cJSON *state_written(const struct run *r, const struct stage_ref *ref)
 {
 	struct strlist outs = STRLIST_INIT;
 	stage_ref_outputs(ref, r, &outs);
 	cJSON *w = cJSON_CreateObject(), *files = cJSON_CreateObject();
-	json_set_str(w, "boot", state_boot_id());
+	json_set_str(w, "boot", fs_boot_id());
 	for (size_t i = 0; i < outs.n; i++) {
 		char *p = run_path(r, outs.v[i]);
 		struct stat st;
@@ -525,7 +510,7 @@ char *state_output_torn(const struct run *r, const struct stage_ref *ref, const 
 {
 	const cJSON *w = json_get(recorded, "written");
 	const char *boot = json_str(w, "boot");
-	if (!ref->def->rebuildable || !w || !strcmp(boot ? boot : "", state_boot_id()))
+	if (!ref->def->rebuildable || !w || !strcmp(boot ? boot : "", fs_boot_id()))
 		return NULL;
 	struct strlist outs = STRLIST_INIT;
 	stage_ref_outputs(ref, r, &outs);

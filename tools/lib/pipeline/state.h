@@ -44,8 +44,6 @@ char *state_output_problem(const char *path, const char *ok_path);
  * tell a hand edit from its own bytes later. Caller frees. */
 cJSON *state_output_hashes(const struct run *r, const struct stage_ref *ref);
 
-/* This boot of the machine (the kernel's boot_id), "" when unknown. */
-const char *state_boot_id(void);
 /* For a rebuildable stage: every regular-file output's hash, stamps too,
  * and the boot, for status/<stage>.json's "written". Caller frees. */
 cJSON *state_written(const struct run *r, const struct stage_ref *ref);
