@@ -152,9 +152,10 @@ static char *set_path(const struct ctx *c, const char *kind, const char *task)
 }
 
 /* make -f skillc.mk <given settings> task=T SKILL_SOURCE=SET SKILLS=name [more] GOAL,
- * with a transfer target's HARNESS and MODEL when on. */
-static int member_make_on(const struct ctx *c, const char *task, const char *set,
-                          const struct run_spec *on, const char *more, const char *goal)
+ * with a transfer target's HARNESS and MODEL when on; its output to out
+ * (-1: ours). */
+static int member_make_at(const struct ctx *c, const char *task, const char *set,
+                          const struct run_spec *on, const char *more, const char *goal, int out)
 {
 	struct strlist argv = STRLIST_INIT;
 	char *mk = make_fragment();
@@ -186,7 +187,7 @@ static int member_make_on(const struct ctx *c, const char *task, const char *set
 	if (more)
 		strlist_push(&argv, more);
 	strlist_push(&argv, goal);
-	struct proc_spec spec = { .argv = argv.v, .stdin_fd = -1, .tee = { -1, -1 }, .grace = -1 };
+	struct proc_spec spec = { .argv = argv.v, .stdin_fd = -1, .tee = { out, -1 }, .grace = -1 };
 	struct proc_result res;
 	struct err e = { 0 };
 	if (proc_run(&spec, &res, &e) < 0)
@@ -203,10 +204,42 @@ static int member_make_on(const struct ctx *c, const char *task, const char *set
 	return res.exit_code;
 }
 
+static int member_make_on(const struct ctx *c, const char *task, const char *set,
+                          const struct run_spec *on, const char *more, const char *goal)
+{
+	return member_make_at(c, task, set, on, more, goal, -1);
+}
+
 static int member_make(const struct ctx *c, const char *task, const char *set, const char *more,
                        const char *goal)
 {
 	return member_make_on(c, task, set, NULL, more, goal);
+}
+
+/* A member's status, its closing "run: <the member's own make>" replaced:
+ * that command would make the member alone, outside the skill run. */
+static int member_status(const struct ctx *c, const char *task, const char *set,
+                         const struct run_spec *on, const char *more)
+{
+	FILE *f = tmpfile();
+	if (!f)
+		die(1, "cannot make a temporary file: %m");
+	int rc = member_make_at(c, task, set, on, more, "status", fileno(f));
+	char *line = NULL;
+	size_t cap = 0;
+	rewind(f);
+	while (getline(&line, &cap, f) > 0) {
+		char *cmd = strstr(line, " stages need work; run: ");
+		if (cmd)
+			printf("%.*s stages need work (the skill run's make final makes them)\n",
+			       (int)(cmd - line), line);
+		else
+			fputs(line, stdout);
+	}
+	fflush(stdout);
+	free(line);
+	fclose(f);
+	return rc;
 }
 
 static void record_write(const struct ctx *c)
@@ -427,7 +460,7 @@ static int status_final(const struct ctx *c, const cJSON *t, const struct run_sp
 		return 1;
 	}
 	progressf("skill run %s: test task %s, final trials (S_final):", c->sr.name, task);
-	return member_make_on(c, task, json_str(t, "final_set"), on, "GOAL=raw-index", "status");
+	return member_status(c, task, json_str(t, "final_set"), on, "GOAL=raw-index");
 }
 
 /* status: each member's, under a line naming its role; the transfer
@@ -441,8 +474,8 @@ static int status(const struct ctx *c)
 		bool train = !strcmp(role, "train");
 		progressf("skill run %s: %s task %s, %s:", c->sr.name, role, task,
 		          train ? "tuned here (raw to final)" : "raw trials");
-		rc = member_make(c, task, json_str(t, "set"), train ? NULL : "GOAL=raw-index",
-		                 "status");
+		rc = member_status(c, task, json_str(t, "set"), NULL,
+		                   train ? NULL : "GOAL=raw-index");
 		worst = rc > worst ? rc : worst;
 		rc = train ? 0 : status_final(c, t, NULL);
 		worst = rc > worst ? rc : worst;
@@ -453,8 +486,8 @@ static int status(const struct ctx *c)
 		cJSON_ArrayForEach(t, json_get(x, "tasks")) {
 			progressf("skill run %s: test task %s, raw trials:", c->sr.name,
 			          json_str(t, "task"));
-			rc = member_make_on(c, json_str(t, "task"), json_str(t, "set"), &on,
-			                    "GOAL=raw-index", "status");
+			rc = member_status(c, json_str(t, "task"), json_str(t, "set"), &on,
+			                   "GOAL=raw-index");
 			worst = rc > worst ? rc : worst;
 			rc = status_final(c, t, &on);
 			worst = rc > worst ? rc : worst;

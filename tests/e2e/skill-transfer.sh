@@ -123,6 +123,8 @@ t_check "a target's raw trials gone" test -d "$raw" -a ! -e "$raw/traces/te-b/ra
 t_check "its S_final trials kept" test -e "$fin/traces/te-b/raw/index.json"
 out=$($SK $run "$H" "$M" status 2>&1)
 t_eq "status after: work due" $? 1
+t_contains "what is due, and what makes it" "$out" "4 of 5 stages need work (the skill run's make final makes them)"
+t_eq "no member's own make command offered" "$(printf '%s\n' "$out" | grep -c 'run: make')" 0
 t_end
 
 t_begin "a member run that fails ends make non-zero and names it"
@@ -132,9 +134,13 @@ t_check "exit non-zero (got $rc)" test "$rc" -ne 0
 t_contains "names the member run" "$out" "skill run csv-sum: member run out/te-b--codex-acp--vllm_qwen-27b--src-"
 t_end
 
-t_begin "MATRIX= is refused for a skill run, in one line"
+t_begin "MATRIX= and make gate are refused for a skill run, in one line"
 out=$($SK $run MATRIX=m.yaml final 2>&1)
 t_eq "exit" $? 2
 t_contains "says what to give" "$out" "give harnesses= and models="
 t_eq "one line" "$(printf '%s\n' "$out" | wc -l)" 1
+out=$($SK $run gate 2>&1)
+t_eq "gate: exit" $? 2
+t_contains "gate: says it would judge the tuning alone" "$out" "make gate does not judge a skill run yet"
+t_eq "gate: one line" "$(printf '%s\n' "$out" | wc -l)" 1
 t_end
