@@ -36,6 +36,11 @@ skillc_any := $(filter $(SKILLC_GOALS),$(MAKECMDGOALS))
 SKILLC_RULES := $(SKILLC_DATA)/rules
 SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 
+# make gate judges a stage against raw within each run; a skill run's
+# held-out figures pair two runs per task, which it does not read yet
+ifneq ($(and $(skill),$(filter gate,$(MAKECMDGOALS)),$(if $(SKILLC_PLAN),,yes)),)
+$(error skillc: make gate does not judge a skill run yet (it would judge the train task's tuning alone): make report skill=... shows the held-out figures)
+endif
 # A skill run (skill=, docs/skill-runs.md): skillc-skillrun plans it and
 # makes its member runs, each an ordinary make of this file.
 skillc_skillrun := $(if $(and $(skill),$(if $(SKILLC_PLAN),,yes)),$(filter $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) summary report,$(MAKECMDGOALS)))

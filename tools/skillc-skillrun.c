@@ -50,6 +50,7 @@ struct ctx {
 	char *slug;
 	cJSON *record;      /* skillrun.json */
 	char *final_skill;  /* the tuned run's S_final/<name>, once it exists */
+	struct matrix xfer; /* harnesses= x models=: the test tasks' transfer targets */
 };
 
 static const char *val(const struct ctx *c, const char *name)
@@ -86,23 +87,63 @@ static void parse(int argc, char **argv, struct ctx *c)
 	struct err e = { 0 };
 	if (settings_from_args(argc - i, argv + i, &c->values, &e) < 0)
 		die_err(&e);
-	if (*val(c, "harnesses") || *val(c, "models") || *val(c, "MATRIX"))
+	if (*val(c, "MATRIX"))
 		die(2,
-		    "skill run: harnesses=, models= and MATRIX= are not taken yet: run one skill "
-		    "run per harness and model");
+		    "skill run: MATRIX= is not taken: give harnesses= and models= to evaluate "
+		    "the tuned skill on other harnesses and models");
 }
 
-/* RESULTS/<task>--<harness>--<slug>--src-<set>-<hash>: the member run of a set. */
-static char *member_dir(const struct ctx *c, const char *task, const char *set)
+/* Transfer: every harness x model of harnesses= and models= (matrix.h
+ * expands them as for a matrix); the one the skill is tuned for (HARNESS,
+ * MODEL) is the held-out evaluation itself, so skipped where used. */
+static void plan_transfer(struct ctx *c)
+{
+	if (!*val(c, "harnesses") && !*val(c, "models"))
+		return;
+	cJSON *v = cJSON_Duplicate(c->values, true);
+	static const char *const cleared[] = { "tasks", "MATRIX", "RUN_DIR", "SKILL_SOURCE",
+		                               "TASK_FILTER" };
+	for (size_t i = 0; i < ARRAY_LEN(cleared); i++)
+		json_set_str(v, cleared[i], "");
+	json_set_str(v, "task", c->sr.test.v[0]);
+	struct err e = { 0 };
+	if (matrix_expand(v, NULL, NULL, &c->xfer, &e) < 0)
+		die_err(&e);
+	cJSON_Delete(v);
+}
+
+/* A transfer entry of skillrun.json as the target it names (borrowed strings). */
+static struct run_spec target_of(const cJSON *x)
+{
+	return (struct run_spec){ .harness = (char *)json_str(x, "harness"),
+		                  .model = (char *)json_str(x, "model") };
+}
+
+static bool is_tuned(const struct ctx *c, const struct run_spec *x)
+{
+	return !strcmp(x->harness, val(c, "HARNESS")) && !strcmp(x->model, val(c, "MODEL"));
+}
+
+/* RESULTS/<task>--<harness>--<slug>--src-<set>-<hash>: the member run of a
+ * set, with HARNESS and MODEL or (on) a transfer target's. */
+static char *member_dir_on(const struct ctx *c, const char *task, const char *set,
+                           const struct run_spec *on)
 {
 	struct err e = { 0 };
 	char *tag = skill_source_tag(set, &e);
 	if (!tag)
 		die_err(&e);
-	char *d = xasprintf("%s/%s--%s--%s--%s", val(c, "RESULTS"), task, val(c, "HARNESS"),
-	                    c->slug, tag);
+	char *slug = on ? model_slug(on->model) : NULL;
+	char *d = xasprintf("%s/%s--%s--%s--%s", val(c, "RESULTS"), task,
+	                    on ? on->harness : val(c, "HARNESS"), on ? slug : c->slug, tag);
+	free(slug);
 	free(tag);
 	return d;
+}
+
+static char *member_dir(const struct ctx *c, const char *task, const char *set)
+{
+	return member_dir_on(c, task, set, NULL);
 }
 
 static char *set_path(const struct ctx *c, const char *kind, const char *task)
@@ -110,9 +151,11 @@ static char *set_path(const struct ctx *c, const char *kind, const char *task)
 	return xasprintf("%s/sets/%s/%s", c->dir, kind, task);
 }
 
-/* make -f skillc.mk <given settings> task=T SKILL_SOURCE=SET SKILLS=name [more] GOAL */
-static int member_make(const struct ctx *c, const char *task, const char *set, const char *more,
-                       const char *goal)
+/* make -f skillc.mk <given settings> task=T SKILL_SOURCE=SET SKILLS=name [more] GOAL,
+ * with a transfer target's HARNESS and MODEL when on; its output to out
+ * (-1: ours). */
+static int member_make_at(const struct ctx *c, const char *task, const char *set,
+                          const struct run_spec *on, const char *more, const char *goal, int out)
 {
 	struct strlist argv = STRLIST_INIT;
 	char *mk = make_fragment();
@@ -126,7 +169,8 @@ static int member_make(const struct ctx *c, const char *task, const char *set, c
 	strlist_push_owned(&argv, mk);
 	for (size_t i = 0; i < c->given.n; i++)
 		if (!is_own(c->given.v[i]) && setting_find(c->given.v[i]) &&
-		    (!more || strncmp(more, c->given.v[i], strlen(c->given.v[i]))))
+		    (!more || strncmp(more, c->given.v[i], strlen(c->given.v[i]))) &&
+		    (!on || (strcmp(c->given.v[i], "HARNESS") && strcmp(c->given.v[i], "MODEL"))))
 			strlist_push_owned(
 				&argv, xasprintf("%s=%s", c->given.v[i], val(c, c->given.v[i])));
 	for (size_t i = 0; i < ARRAY_LEN(own); i++) /* no member is a skill run or a matrix */
@@ -136,10 +180,14 @@ static int member_make(const struct ctx *c, const char *task, const char *set, c
 	strlist_push_owned(&argv, xasprintf("task=%s", task));
 	strlist_push_owned(&argv, xasprintf("SKILL_SOURCE=%s", set));
 	strlist_push_owned(&argv, xasprintf("SKILLS=%s", c->sr.name));
+	if (on) {
+		strlist_push_owned(&argv, xasprintf("HARNESS=%s", on->harness));
+		strlist_push_owned(&argv, xasprintf("MODEL=%s", on->model));
+	}
 	if (more)
 		strlist_push(&argv, more);
 	strlist_push(&argv, goal);
-	struct proc_spec spec = { .argv = argv.v, .stdin_fd = -1, .tee = { -1, -1 }, .grace = -1 };
+	struct proc_spec spec = { .argv = argv.v, .stdin_fd = -1, .tee = { out, -1 }, .grace = -1 };
 	struct proc_result res;
 	struct err e = { 0 };
 	if (proc_run(&spec, &res, &e) < 0)
@@ -147,7 +195,51 @@ static int member_make(const struct ctx *c, const char *task, const char *set, c
 	strlist_free(&argv);
 	if (res.interrupted)
 		exit(128 + res.interrupted);
+	if (res.exit_code && strcmp(goal, "status")) { /* which of the runs, for make's last line */
+		char *dir = member_dir_on(c, task, set, on);
+		warnf("skill run %s: member run %s (task %s, %s) failed: its lines above say why",
+		      c->sr.name, dir, task, goal);
+		free(dir);
+	}
 	return res.exit_code;
+}
+
+static int member_make_on(const struct ctx *c, const char *task, const char *set,
+                          const struct run_spec *on, const char *more, const char *goal)
+{
+	return member_make_at(c, task, set, on, more, goal, -1);
+}
+
+static int member_make(const struct ctx *c, const char *task, const char *set, const char *more,
+                       const char *goal)
+{
+	return member_make_on(c, task, set, NULL, more, goal);
+}
+
+/* A member's status, its closing "run: <the member's own make>" replaced:
+ * that command would make the member alone, outside the skill run. */
+static int member_status(const struct ctx *c, const char *task, const char *set,
+                         const struct run_spec *on, const char *more)
+{
+	FILE *f = tmpfile();
+	if (!f)
+		die(1, "cannot make a temporary file: %m");
+	int rc = member_make_at(c, task, set, on, more, "status", fileno(f));
+	char *line = NULL;
+	size_t cap = 0;
+	rewind(f);
+	while (getline(&line, &cap, f) > 0) {
+		char *cmd = strstr(line, " stages need work; run: ");
+		if (cmd)
+			printf("%.*s stages need work (the skill run's make final makes them)\n",
+			       (int)(cmd - line), line);
+		else
+			fputs(line, stdout);
+	}
+	fflush(stdout);
+	free(line);
+	fclose(f);
+	return rc;
 }
 
 static void record_write(const struct ctx *c)
@@ -179,6 +271,47 @@ static cJSON *where(const char *run, const char *stage)
 	json_set_str(o, "run", run);
 	json_set_str(o, "stage", stage);
 	return o;
+}
+
+/* skillrun.json's "transfer": per target, the test tasks' raw and S_final
+ * runs with its harness and model, labelled "tuned for X, evaluated on Y".
+ * After the tasks' entries: their sets are composed. */
+static void record_transfer(const struct ctx *c, cJSON *r)
+{
+	cJSON *a = NULL;
+	for (size_t i = 0; i < c->xfer.n; i++) {
+		const struct run_spec *x = &c->xfer.v[i];
+		if (is_tuned(c, x))
+			continue;
+		a = a ? a : json_set(r, "transfer", cJSON_CreateArray());
+		cJSON *o = cJSON_CreateObject(), *tasks = cJSON_CreateArray();
+		json_set_str(o, "harness", x->harness);
+		json_set_str(o, "model", x->model);
+		char *label = xasprintf("tuned for %s %s, evaluated on %s %s", val(c, "HARNESS"),
+		                        val(c, "MODEL"), x->harness, x->model);
+		json_set_str(o, "label", label);
+		free(label);
+		for (size_t k = 0; k < c->sr.test.n; k++) {
+			const char *t = c->sr.test.v[k];
+			char *raw = set_path(c, "raw", t), *fin = set_path(c, "final", t),
+			     *run = member_dir_on(c, t, raw, x);
+			cJSON *tk = cJSON_CreateObject();
+			json_set_str(tk, "task", t);
+			json_set_str(tk, "role", "test");
+			json_set_str(tk, "set", raw);
+			json_set(tk, "raw", where(run, "raw"));
+			free(run);
+			run = c->final_skill ? member_dir_on(c, t, fin, x) : NULL;
+			json_set(tk, "final", run ? where(run, "raw") : cJSON_CreateNull());
+			json_set_str(tk, "final_set", run ? fin : NULL);
+			cJSON_AddItemToArray(tasks, tk);
+			free(run);
+			free(fin);
+			free(raw);
+		}
+		json_set(o, "tasks", tasks);
+		cJSON_AddItemToArray(a, o);
+	}
 }
 
 /* skillrun.json: the plan, the settings a reader must know, and for every
@@ -230,6 +363,7 @@ static void build_record(struct ctx *c)
 			free(raw);
 			free(tdir);
 		}
+	record_transfer(c, r);
 	cJSON_Delete(c->record);
 	c->record = r;
 	record_write(c);
@@ -251,19 +385,40 @@ static void summary(const struct ctx *c, bool quiet)
 	if (!sum)
 		die_err(&e);
 	char *md = skillsum_md(sum), *pj = path_join(c->dir, "summary.json"),
-	     *pm = path_join(c->dir, "summary.md");
-	if (json_write_file(pj, sum, &e) < 0 || fs_write_atomic(pm, md, strlen(md), 0644, &e) < 0)
+	     *pm = path_join(c->dir, "summary.md"), *html = skillsum_html(sum),
+	     *ph = path_join(c->dir, "report.html");
+	if (json_write_file(pj, sum, &e) < 0 || fs_write_atomic(pm, md, strlen(md), 0644, &e) < 0 ||
+	    fs_write_atomic(ph, html, strlen(html), 0644, &e) < 0)
 		die_err(&e);
 	if (!quiet)
-		progressf("skill run %s: summary in %s and %s", c->sr.name, pm, pj);
+		progressf("skill run %s: summary in %s and %s, the page in %s", c->sr.name, pm, pj,
+		          ph);
 	cJSON_Delete(sum);
+	free(html);
+	free(ph);
 	free(md);
 	free(pj);
 	free(pm);
 }
 
+/* The transfer targets' member makes: each test task's raw runs, or (final)
+ * its S_final runs with more (REPEAT=...). */
+static int transfer_work(const struct ctx *c, bool final, const char *more, const char *goal)
+{
+	const cJSON *x, *t;
+	int rc = 0;
+	cJSON_ArrayForEach(x, json_get(c->record, "transfer")) {
+		struct run_spec on = target_of(x);
+		cJSON_ArrayForEach(t, json_get(x, "tasks")) if (rc == 0) rc = member_make_on(
+			c, json_str(t, "task"), json_str(t, final ? "final_set" : "set"), &on, more,
+			goal);
+	}
+	return rc;
+}
+
 /* Every member's make for a work goal, in order: the tuned run, the raw
- * runs of the test tasks, then (S_final made) the final runs of them. */
+ * runs of the test tasks, then (S_final made) the final runs of them; each
+ * with the transfer targets' after it. */
 static int work(struct ctx *c)
 {
 	const cJSON *tasks = json_get(c->record, "tasks"), *t;
@@ -273,6 +428,8 @@ static int work(struct ctx *c)
 	const char *raw_goal = !strcmp(c->goal, "ingest") ? "ingest" : "raw-index";
 	cJSON_ArrayForEach(t, tasks) if (rc == 0 && raw && !strcmp(json_str(t, "role"), "test"))
 		rc = member_make(c, json_str(t, "task"), json_str(t, "set"), NULL, raw_goal);
+	if (rc == 0 && raw)
+		rc = transfer_work(c, false, NULL, raw_goal);
 	if (rc || !goal_in(c->goal, "final final-eval final-index"))
 		return rc;
 	build_record(c); /* S_final exists now: the test tasks' final sets */
@@ -284,59 +441,90 @@ static int work(struct ctx *c)
 	char *repeat = xasprintf("REPEAT=%s", fr > 0 ? val(c, "FINAL_REPEAT") : val(c, "REPEAT"));
 	cJSON_ArrayForEach(t, tasks) if (rc == 0 && !strcmp(json_str(t, "role"), "test")) rc =
 		member_make(c, json_str(t, "task"), json_str(t, "final_set"), repeat, "raw-index");
+	if (rc == 0)
+		rc = transfer_work(c, true, repeat, "raw-index");
 	free(repeat);
 	if (rc == 0 && !strcmp(c->goal, "final"))
 		summary(c, false);
 	return rc;
 }
 
-/* status: each member's, under a line naming its role. */
+/* A test task's final trials' status (on: a transfer target's). */
+static int status_final(const struct ctx *c, const cJSON *t, const struct run_spec *on)
+{
+	const char *task = json_str(t, "task");
+	if (!json_str(t, "final_set")) {
+		progressf("skill run %s: test task %s, final trials: waiting for the tuned run's "
+		          "S_final",
+		          c->sr.name, task);
+		return 1;
+	}
+	progressf("skill run %s: test task %s, final trials (S_final):", c->sr.name, task);
+	return member_status(c, task, json_str(t, "final_set"), on, "GOAL=raw-index");
+}
+
+/* status: each member's, under a line naming its role; the transfer
+ * targets' under a line naming the target. */
 static int status(const struct ctx *c)
 {
-	int worst = 0;
-	const cJSON *t;
+	int worst = 0, rc;
+	const cJSON *t, *x;
 	cJSON_ArrayForEach(t, json_get(c->record, "tasks")) {
 		const char *role = json_str(t, "role"), *task = json_str(t, "task");
 		bool train = !strcmp(role, "train");
 		progressf("skill run %s: %s task %s, %s:", c->sr.name, role, task,
 		          train ? "tuned here (raw to final)" : "raw trials");
-		int rc = member_make(c, task, json_str(t, "set"), train ? NULL : "GOAL=raw-index",
-		                     "status");
+		rc = member_status(c, task, json_str(t, "set"), NULL,
+		                   train ? NULL : "GOAL=raw-index");
 		worst = rc > worst ? rc : worst;
-		if (train)
-			continue;
-		if (!json_str(t, "final_set")) {
-			progressf(
-				"skill run %s: test task %s, final trials: waiting for the tuned "
-					"run's S_final",
-				c->sr.name, task);
-			worst = worst ? worst : 1;
-			continue;
+		rc = train ? 0 : status_final(c, t, NULL);
+		worst = rc > worst ? rc : worst;
+	}
+	cJSON_ArrayForEach(x, json_get(c->record, "transfer")) {
+		struct run_spec on = target_of(x);
+		progressf("skill run %s: transfer, %s:", c->sr.name, json_str(x, "label"));
+		cJSON_ArrayForEach(t, json_get(x, "tasks")) {
+			progressf("skill run %s: test task %s, raw trials:", c->sr.name,
+			          json_str(t, "task"));
+			rc = member_status(c, json_str(t, "task"), json_str(t, "set"), &on,
+			                   "GOAL=raw-index");
+			worst = rc > worst ? rc : worst;
+			rc = status_final(c, t, &on);
+			worst = rc > worst ? rc : worst;
 		}
-		progressf("skill run %s: test task %s, final trials (S_final):", c->sr.name, task);
-		rc = member_make(c, task, json_str(t, "final_set"), "GOAL=raw-index", "status");
-		worst = rc > worst ? rc : worst;
 	}
 	return worst;
 }
 
-/* clean-stage: the tuned run's stage; a raw stage on the test tasks too;
- * the final trials of the test tasks with any stage that makes S_final. */
-static int clean(const struct ctx *c)
+/* clean-stage over tasks (on: a transfer target's): the tuned run's stage;
+ * a raw stage on the test tasks too; the final trials of the test tasks
+ * with any stage that makes S_final. */
+static int clean_tasks(const struct ctx *c, const cJSON *tasks, const struct run_spec *on)
 {
 	const char *stage = val(c, "STAGE");
 	const cJSON *t;
 	int rc = 0;
-	cJSON_ArrayForEach(t, json_get(c->record, "tasks")) {
+	cJSON_ArrayForEach(t, tasks) {
 		bool train = !strcmp(json_str(t, "role"), "train");
 		if (train || !strncmp(stage, "raw", 3) || !strcmp(stage, "ingest"))
 			rc = rc ? rc
-				: member_make(c, json_str(t, "task"), json_str(t, "set"), NULL,
-			                      "clean-stage");
+				: member_make_on(c, json_str(t, "task"), json_str(t, "set"), on,
+			                         NULL, "clean-stage");
 		if (!train && json_str(t, "final_set") && strncmp(stage, "raw", 3))
 			rc = rc ? rc
-				: member_make(c, json_str(t, "task"), json_str(t, "final_set"),
-			                      NULL, "clean-stage");
+				: member_make_on(c, json_str(t, "task"), json_str(t, "final_set"),
+			                         on, NULL, "clean-stage");
+	}
+	return rc;
+}
+
+static int clean(const struct ctx *c)
+{
+	int rc = clean_tasks(c, json_get(c->record, "tasks"), NULL);
+	const cJSON *x;
+	cJSON_ArrayForEach(x, json_get(c->record, "transfer")) {
+		struct run_spec on = target_of(x);
+		rc = rc ? rc : clean_tasks(c, json_get(x, "tasks"), &on);
 	}
 	return rc;
 }
@@ -369,6 +557,7 @@ int main(int argc, char **argv)
 		    "skill run: %zu train tasks: tuning over several pooled train tasks is not "
 		    "built yet; give one train task (docs/skill-runs.md)",
 		    c.sr.train.n);
+	plan_transfer(&c);
 	int rc = 0;
 	bool check = !strcmp(c.goal, "check"); /* the plan alone: make reads it before any work */
 	if (c.sr.choice && !check)
@@ -388,6 +577,7 @@ int main(int argc, char **argv)
 	free(c.dir);
 	free(c.slug);
 	free(c.final_skill);
+	matrix_free(&c.xfer);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout: %m");
 	return rc;

@@ -37,7 +37,9 @@
 # --jobs-dir) picks OUTCOME number (NNN-1) mod count: the same skill bytes
 # and trial always give the same outcome, whatever ran before. A matching
 # rule wins over FAKE_BENCH_SCRIPT. A MARKER written "task=NAME MARKER" holds
-# in the task NAME alone (a skill that helps one task, not the others).
+# in the task NAME alone (a skill that helps one task, not the others);
+# "model=NAME" and "agent=NAME" words likewise scope it to one --model or
+# --agent (a skill that helps one target model or harness), in any order.
 #
 # FAKE_BENCH_MESSAGE names a file whose bytes (a JSON string's inside, any
 # bytes) become the agent's last message in the ACP trajectory (default "Done.").
@@ -115,10 +117,16 @@ if [ -n "${FAKE_BENCH_RULES:-}" ]; then
 		marker=${rule%% => *}
 		outs=${rule#* => }
 		hit=
-		case $marker in "task="*" "*) # a rule for one task alone
-			only=${marker%% *}; marker=${marker#* }
-			[ "${only#task=}" = "$(basename "$tasks")" ] || continue ;;
-		esac
+		scoped=1 # task=, model=, agent= words: a rule for that task, model or agent alone
+		while [ -n "$scoped" ]; do
+			case $marker in
+			"task="*" "*) only=${marker%% *}; [ "${only#task=}" = "$(basename "$tasks")" ] ;;
+			"model="*" "*) only=${marker%% *}; [ "${only#model=}" = "$model" ] ;;
+			"agent="*" "*) only=${marker%% *}; [ "${only#agent=}" = "$agent" ] ;;
+			*) scoped=; true ;;
+			esac || continue 2
+			[ -n "$scoped" ] && marker=${marker#* }
+		done
 		if [ "$marker" = '*' ]; then
 			hit=1
 		elif [ -n "$skills" ]; then

@@ -65,18 +65,10 @@ static void task_rows(struct buf *b, const cJSON *a, const char *stage)
 	buf_adds(b, "</table></div>\n");
 }
 
-/* The figures of one stage across its tasks, then its task table. */
-static void one_stage(struct buf *b, const cJSON *agg, const cJSON *a)
+void page_across_figures(struct buf *b, const cJSON *a, const char *stage)
 {
-	const char *stage = json_str(agg, "stage");
 	const cJSON *ci = json_get(a, "ci95"), *s = json_get(a, "sign_test");
-	buf_adds(b, "<h3>");
-	page_stage_name(b, stage);
-	buf_adds(b, " vs raw · ");
-	html_str(b, json_str(agg, "harness"));
-	buf_adds(b, " · ");
-	html_str(b, json_str(agg, "model"));
-	buf_printf(b, " · %.0f tasks</h3>\n<p>Mean change ", json_num(a, "tasks", 0));
+	buf_adds(b, "<p>Mean change ");
 	pp_cell(b, json_num(a, "mean_delta", 0));
 	if (cJSON_GetArraySize(ci) == 2 && cJSON_IsNumber(ci->child) &&
 	    cJSON_IsNumber(ci->child->next))
@@ -108,6 +100,20 @@ static void one_stage(struct buf *b, const cJSON *agg, const cJSON *a)
 	else
 		buf_adds(b, "<p class=\"muted small\">No gain observed.</p>\n");
 	task_rows(b, a, stage);
+}
+
+/* The figures of one stage across its tasks, then its task table. */
+static void one_stage(struct buf *b, const cJSON *agg, const cJSON *a)
+{
+	const char *stage = json_str(agg, "stage");
+	buf_adds(b, "<h3>");
+	page_stage_name(b, stage);
+	buf_adds(b, " vs raw · ");
+	html_str(b, json_str(agg, "harness"));
+	buf_adds(b, " · ");
+	html_str(b, json_str(agg, "model"));
+	buf_printf(b, " · %.0f tasks</h3>\n", json_num(a, "tasks", 0));
+	page_across_figures(b, a, stage);
 }
 
 void page_index_across(struct buf *b, const struct results_table *all)

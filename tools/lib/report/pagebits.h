@@ -69,6 +69,10 @@ void page_pipeline_table(struct buf *b, const cJSON *manifest, const char *run, 
  * relative to the page, "" on the run's own page). */
 void page_trial_table(struct buf *b, const struct results_group *g, const char *prefix);
 
+/* The figures of across.h's JSON a (mean change and its interval,
+ * normalized gain, sign and stratified tests, whether too small to show
+ * its own gain), then its per-task table, `stage` naming the column. */
+void page_across_figures(struct buf *b, const cJSON *a, const char *stage);
 /* The index's "Across tasks" section over the table of all its runs
  * (nothing when no stage has 2 or more tasks with raw). */
 void page_index_across(struct buf *b, const struct results_table *all);

@@ -102,56 +102,115 @@ static double mean_delta(const cJSON *p)
 	return cJSON_IsNumber(m) ? m->valuedouble : NAN;
 }
 
+/* The train gain minus a held-out gain: what the tuning did not carry over. */
+static cJSON *gap_json(const cJSON *train, const cJSON *test)
+{
+	double gap = mean_delta(train) - mean_delta(test);
+	return isfinite(gap) ? cJSON_CreateNumber(round(1e6 * gap) / 1e6) : cJSON_CreateNull();
+}
+
+/* A task's row (summary.json's tasks[]): its arms, loaded into raw and fin. */
+static cJSON *task_row(const cJSON *t, struct arm *raw, struct arm *fin)
+{
+	const char *task = json_str(t, "task");
+	arm_load(json_get(t, "raw"), task, raw);
+	arm_load(json_get(t, "final"), task, fin);
+	cJSON *o = cJSON_CreateObject();
+	json_set_str(o, "task", task);
+	json_set_str(o, "role", json_str(t, "role"));
+	json_set(o, "raw", arm_json(raw, json_get(t, "raw")));
+	json_set(o, "final", arm_json(fin, json_get(t, "final")));
+	bool both = raw->scored && fin->scored;
+	json_set(o, "delta",
+	         both ? cJSON_CreateNumber(round(1e4 * ((double)fin->passed / fin->scored -
+	                                                (double)raw->passed / raw->scored)) /
+	                                   1e4)
+	              : cJSON_CreateNull());
+	return o;
+}
+
+/* The rows of tasks (into rows) and their pooled figures, per role when
+ * by_role (0 train, 1 test), else all in out[0]. NULL entries of out: no
+ * figures (e set when the statistics refused). */
+static int rows_pooled(const cJSON *tasks, bool by_role, cJSON *rows, long *reused, cJSON *out[2],
+                       struct err *e)
+{
+	size_t n = (size_t)cJSON_GetArraySize(tasks), k[2] = { 0, 0 };
+	struct across_task *at[2] = { xcalloc(n + 1, sizeof **at), xcalloc(n + 1, sizeof **at) };
+	const cJSON *t;
+	cJSON_ArrayForEach(t, tasks) {
+		struct arm raw, fin;
+		cJSON_AddItemToArray(rows, task_row(t, &raw, &fin));
+		*reused += raw.reused + fin.reused;
+		int r = by_role && strcmp(json_str(t, "role"), "train") != 0;
+		if (raw.scored && fin.scored)
+			at[r][k[r]++] = (struct across_task){ json_str(t, "task"), raw.passed,
+				                              raw.scored, fin.passed, fin.scored };
+	}
+	out[0] = pooled(at[0], k[0], e);
+	out[1] = out[0] && by_role ? pooled(at[1], k[1], e) : NULL;
+	free(at[0]);
+	free(at[1]);
+	if (!out[0] || (by_role && !out[1])) {
+		cJSON_Delete(out[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* summary.json's transfer[]: per target its label, the test tasks' rows,
+ * their pooled figures and the gap from the train gain. */
+static cJSON *transfer_json(const cJSON *record, const cJSON *train, long *reused, struct err *e)
+{
+	cJSON *a = cJSON_CreateArray();
+	const cJSON *x;
+	cJSON_ArrayForEach(x, json_get(record, "transfer")) {
+		cJSON *o = cJSON_CreateObject(), *rows = cJSON_CreateArray(), *p[2];
+		cJSON_AddItemToArray(a, o);
+		json_set_str(o, "label", json_str(x, "label"));
+		json_set_str(o, "harness", json_str(x, "harness"));
+		json_set_str(o, "model", json_str(x, "model"));
+		json_set(o, "tasks", rows);
+		if (rows_pooled(json_get(x, "tasks"), false, rows, reused, p, e) < 0) {
+			cJSON_Delete(a);
+			return NULL;
+		}
+		json_set(o, "gap", gap_json(train, p[0]));
+		json_set(o, "test", p[0]);
+	}
+	return a;
+}
+
 cJSON *skillsum_json(const cJSON *record, struct err *e)
 {
-	cJSON *doc = cJSON_CreateObject(), *rows = cJSON_CreateArray();
+	cJSON *doc = cJSON_CreateObject(), *rows = cJSON_CreateArray(), *p[2], *xf;
 	json_set_num(doc, "format", 1);
 	json_set(doc, "skill", cJSON_Duplicate(json_get(record, "skill"), true));
 	json_set(doc, "split", cJSON_Duplicate(json_get(record, "split"), true));
 	json_set(doc, "settings", cJSON_Duplicate(json_get(record, "settings"), true));
 	json_set_str(doc, "tuned_run", json_str(record, "tuned_run"));
-	size_t n = (size_t)cJSON_GetArraySize(json_get(record, "tasks")), k[2] = { 0, 0 };
-	struct across_task *at[2] = { xcalloc(n + 1, sizeof **at), xcalloc(n + 1, sizeof **at) };
-	long reused = 0;
-	const cJSON *t;
-	cJSON_ArrayForEach(t, json_get(record, "tasks")) {
-		const char *task = json_str(t, "task"), *role = json_str(t, "role");
-		struct arm raw, fin;
-		arm_load(json_get(t, "raw"), task, &raw);
-		arm_load(json_get(t, "final"), task, &fin);
-		cJSON *o = cJSON_CreateObject();
-		json_set_str(o, "task", task);
-		json_set_str(o, "role", role);
-		json_set(o, "raw", arm_json(&raw, json_get(t, "raw")));
-		json_set(o, "final", arm_json(&fin, json_get(t, "final")));
-		bool both = raw.scored && fin.scored;
-		json_set(o, "delta",
-		         both ? cJSON_CreateNumber(round(1e4 *
-		                                         ((double)fin.passed / fin.scored -
-		                                          (double)raw.passed / raw.scored)) /
-		                                   1e4)
-		              : cJSON_CreateNull());
-		cJSON_AddItemToArray(rows, o);
-		reused += raw.reused + fin.reused;
-		int r = strcmp(role, "train") != 0;
-		if (both)
-			at[r][k[r]++] = (struct across_task){ task, raw.passed, raw.scored,
-				                              fin.passed, fin.scored };
-	}
+	const cJSON *st = json_get(record, "settings");
+	const char *h = json_str(st, "HARNESS"), *m = json_str(st, "MODEL");
+	char *label = xasprintf("tuned for %s %s, evaluated on %s %s", h ? h : "", m ? m : "",
+	                        h ? h : "", m ? m : "");
+	json_set_str(doc, "label", label);
+	free(label);
 	json_set(doc, "tasks", rows);
-	cJSON *tr = pooled(at[0], k[0], e), *te = tr ? pooled(at[1], k[1], e) : NULL;
-	free(at[0]);
-	free(at[1]);
-	if (!tr || !te) {
-		cJSON_Delete(tr);
+	long reused = 0;
+	if (rows_pooled(json_get(record, "tasks"), true, rows, &reused, p, e) < 0) {
 		cJSON_Delete(doc);
 		return NULL;
 	}
-	double gap = mean_delta(tr) - mean_delta(te);
-	json_set(doc, "train", tr);
-	json_set(doc, "test", te);
-	json_set(doc, "gap",
-	         isfinite(gap) ? cJSON_CreateNumber(round(1e6 * gap) / 1e6) : cJSON_CreateNull());
+	if (!(xf = transfer_json(record, p[0], &reused, e))) {
+		cJSON_Delete(p[0]);
+		cJSON_Delete(p[1]);
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	json_set(doc, "train", p[0]);
+	json_set(doc, "test", p[1]);
+	json_set(doc, "gap", gap_json(p[0], p[1]));
+	json_set(doc, "transfer", xf);
 	json_set_num(doc, "reused_trials", (double)reused);
 	json_set(doc, "llm", spend_json(record));
 	return doc;
@@ -197,35 +256,56 @@ static void pooled_md(struct buf *b, const char *label, const cJSON *p)
 	buf_printf(b, " | %.4g |\n", json_num(json_get(p, "stratified"), "p", NAN));
 }
 
+/* The per-task table: task, role, raw, final, delta. */
+static void tasks_md(struct buf *b, const cJSON *tasks)
+{
+	buf_printf(b, "| task | role | raw | final | delta |\n|---|---|---|---|---|\n");
+	const cJSON *t;
+	cJSON_ArrayForEach(t, tasks) {
+		buf_printf(b, "| %s | %s |", json_str(t, "task"), json_str(t, "role"));
+		arm_md(b, json_get(t, "raw"));
+		arm_md(b, json_get(t, "final"));
+		buf_adds(b, " ");
+		pct(b, json_get(t, "delta"));
+		buf_adds(b, " |\n");
+	}
+}
+
+static const char pooled_head[] = "| pooled | tasks | raw -> final | 95% CI across tasks | "
+                                  "stratified p |\n|---|---|---|---|---|\n";
+
+/* A transfer target: the same skills on the test tasks, another harness or model. */
+static void transfer_md(struct buf *b, const cJSON *x)
+{
+	buf_printf(b, "\n## Transfer: %s\n\n", json_str(x, "label"));
+	tasks_md(b, json_get(x, "tasks"));
+	buf_printf(b, "\n%s", pooled_head);
+	pooled_md(b, "test (held out)", json_get(x, "test"));
+	buf_adds(b, "\nGap (train gain - this held-out gain): ");
+	pct(b, json_get(x, "gap"));
+	buf_adds(b, "\n");
+}
+
 char *skillsum_md(const cJSON *sum)
 {
 	struct buf b = BUF_INIT;
 	const cJSON *sk = json_get(sum, "skill"), *sp = json_get(sum, "split"),
-		    *st = json_get(sum, "settings");
+		    *st = json_get(sum, "settings"), *t;
 	buf_printf(&b, "# Skill run: %s\n\n", json_str(sk, "name"));
 	buf_printf(
 		&b,
-		"Tuned on the train tasks, judged on held-out test tasks "
-			"(docs/skill-runs.md).\n\n");
-	buf_printf(&b, "| task | role | raw | final | delta |\n|---|---|---|---|---|\n");
-	const cJSON *t;
-	cJSON_ArrayForEach(t, json_get(sum, "tasks")) {
-		buf_printf(&b, "| %s | %s |", json_str(t, "task"), json_str(t, "role"));
-		arm_md(&b, json_get(t, "raw"));
-		arm_md(&b, json_get(t, "final"));
-		buf_adds(&b, " ");
-		pct(&b, json_get(t, "delta"));
-		buf_adds(&b, " |\n");
-	}
-	buf_adds(
-		&b,
-		"\n| pooled | tasks | raw -> final | 95% CI across tasks | stratified p "
-			"|\n|---|---|---|---|---|\n");
+		"Tuned on the train tasks, judged on held-out test tasks (docs/skill-runs.md): "
+			"%s.\n\n",
+		json_str(sum, "label"));
+	tasks_md(&b, json_get(sum, "tasks"));
+	buf_printf(&b, "\n%s", pooled_head);
 	pooled_md(&b, "train", json_get(sum, "train"));
 	pooled_md(&b, "test (held out)", json_get(sum, "test"));
 	buf_adds(&b, "\nGap (train gain - held-out gain: what the tuning did not carry over): ");
 	pct(&b, json_get(sum, "gap"));
-	buf_adds(&b, "\n\n## Disclosure\n\n");
+	buf_adds(&b, "\n");
+	cJSON_ArrayForEach(t, json_get(sum, "transfer")) transfer_md(&b, t);
+	buf_adds(&b, "\n## Disclosure\n\n");
 	buf_printf(&b, "- Optimizer model (EXTERNAL_MODEL): %s\n",
 	           json_str(st, "EXTERNAL_MODEL") && *json_str(st, "EXTERNAL_MODEL")
 	                   ? json_str(st, "EXTERNAL_MODEL")

@@ -18,5 +18,7 @@
 cJSON *skillsum_json(const cJSON *record, struct err *e);
 /* summary.md of that document. Caller frees. */
 char *skillsum_md(const cJSON *sum);
+/* report.html of that document (report/skillpage.c). Caller frees. */
+char *skillsum_html(const cJSON *sum);
 
 #endif
