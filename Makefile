@@ -75,7 +75,8 @@ bin/%: tools/%.c build/libskillc.a $(LIB_HDR) build/flags
 # libraries: linked statically from the few sources it needs, never with
 # the sanitizers (they cannot link statically).
 INIT_SRC := tools/skillc-init.c tools/lib/local/supervisor.c tools/lib/local/relay.c \
-	tools/lib/base/proc.c tools/lib/base/util.c tools/lib/base/log.c tools/lib/base/fs.c
+	tools/lib/base/proc.c tools/lib/base/util.c tools/lib/base/log.c tools/lib/base/fs.c \
+	tools/lib/base/opts.c
 bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 	@mkdir -p bin
 	@$(if $(V),,echo '  CCLD    $@ (static)')
@@ -84,7 +85,8 @@ bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 # skillc-noop is the one process a make with nothing to do starts: static
 # too (no dynamic loader, no libraries to map), never with the sanitizers.
 NOOP_SRC := tools/skillc-noop.c tools/lib/pipeline/noop.c tools/lib/base/fs.c tools/lib/base/util.c \
-	tools/lib/base/log.c tools/lib/base/hash.c tools/lib/base/strmap.c
+	tools/lib/base/log.c tools/lib/base/hash.c tools/lib/base/strmap.c \
+	tools/lib/base/opts.c
 bin/skillc-noop: $(NOOP_SRC) $(LIB_HDR) build/flags
 	@mkdir -p bin
 	@$(if $(V),,echo '  CCLD    $@ (static)')

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "optimize/deep.h"
 
@@ -56,16 +57,46 @@ static const char usage[] =
 struct opts {
 	struct deep_opts d;
 	bool rounds_set;
+	const char *test;
 };
 
-static double num_arg(const char *flag, const char *v, double min, double max)
-{
-	char *end;
-	double x = strtod(v, &end);
-	if (!*v || *end || !(x >= min && x <= max))
-		die(2, "%s wants a number from %g to %g, not '%s'", flag, min, max, v);
-	return x;
-}
+/* Every step's options, as rows (base/opts.h). */
+static struct opts opt;
+static const struct opt rows[] = {
+	OPT_STRING("run", &opt.d.run, "DIR", "the run folder; file paths are relative to it"),
+	OPT_STRING("base-source", &opt.d.src[0], "S", "(start) the stage the base skill came from"),
+	OPT_STRING("base-skill", &opt.d.skill[0], "DIR", "(start) the base skill's folder"),
+	OPT_STRING("base-trials", &opt.d.trials[0], "DIR", "(start) the base skill's trials"),
+	OPT_WHOLE("base-count", &opt.d.count[0], 0, 100000, "N", "(start) how many of them count"),
+	OPT_STRING("cand-source", &opt.d.src[1], "S", "(start) the stage the candidate came from"),
+	OPT_STRING("cand-skill", &opt.d.skill[1], "DIR", "(start) the candidate skill's folder"),
+	OPT_STRING("cand-trials", &opt.d.trials[1], "DIR", "(start) the candidate's trials"),
+	OPT_WHOLE("cand-count", &opt.d.count[1], 0, 100000, "N", "(start) how many of them count"),
+	OPT_SMALL("round", &opt.d.round, 1, 100, "K", "the round a step is about"),
+	{ "rounds", 0, OPT_INT, &opt.d.rounds, "R", "rounds (final, final-trial, run)",
+	  0, 100, NULL, &opt.rounds_set },
+	OPT_STRING("model", &opt.d.model, "M", "(score, edit, run) the compiler's model"),
+	OPT_STRING("task", &opt.d.task, "DIR", "(score, edit, run) the task folder"),
+	OPT_EACH("leak-task", &opt.d.leak_tasks, "DIR", "(edit) another task the guard holds out"),
+	OPT_STRING("profile", &opt.d.profile, "FILE", "(edit) the target model's profile"),
+	OPT_STRING("only", &opt.d.only, "SKILLS", "(score, edit) the skills of the set to change"),
+	OPT_SMALL("index", &opt.d.index, 1, 100000, "I", "(trial, final-trial) its index"),
+	OPT_STRING("trial", &opt.d.trial, "DIR", "(trial, final-trial) its folder"),
+	OPT_BOOL("fresh", &opt.d.fresh, "(final-trial) copy no selection trial"),
+	OPT_SMALL("look", &opt.d.look, 1, 1000, "J", "(look) the look of the sequential rule"),
+	OPT_WHOLE("first", &opt.d.rule.first, 1, 200, "N", "RULE: trials at the first look"),
+	OPT_WHOLE("max", &opt.d.rule.max, 1, 200, "N", "RULE: the most trials of a round"),
+	OPT_NUMBER("alpha", &opt.d.rule.alpha, 1e-9, 1, "A", "RULE: the false-accept rate"),
+	OPT_NUMBER("tolerance", &opt.d.rule.tolerance, 1, 100, "T", "RULE: the most time ratio"),
+	OPT_ONE_OF("test", &opt.test, "barnard|fisher", "RULE: the exact test"),
+	OPT_STRING("skill", &opt.d.skill_dir, "DIR", "(run) the skill"),
+	OPT_STRING("traces", &opt.d.traces, "DIR", "(run) its traces"),
+	OPT_STRING("output", &opt.d.run, "DIR", "(run) where everything goes"),
+	OPT_STRING("target-model", &opt.d.target, "M", "(run) the model of candidate trials"),
+	OPT_STRING("harness", &opt.d.harness, "H", "(run) their harness (opencode)"),
+	OPT_STRING("runner", &opt.d.runner, "R", "(run) their runner (local)"),
+	OPT_END,
+};
 
 static void parse(int argc, char **argv, struct opts *p)
 {
@@ -73,72 +104,15 @@ static void parse(int argc, char **argv, struct opts *p)
 	struct deep_opts *o = &p->d;
 	o->rule = (struct deep_rule){ 3, 6, 3, 0.10, 1.10, DECIDE_BARNARD };
 	o->model = getenv("EXTERNAL_MODEL");
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			o->command = argv + i + 1;
-			break;
-		}
-		const char **s = !strcmp(a, "--run")           ? &o->run
-			       : !strcmp(a, "--model")         ? &o->model
-			       : !strcmp(a, "--task")          ? &o->task
-			       : !strcmp(a, "--profile")       ? &o->profile
-			       : !strcmp(a, "--only")          ? &o->only
-			       : !strcmp(a, "--trial")         ? &o->trial
-			       : !strcmp(a, "--output")        ? &o->run
-			       : !strcmp(a, "--skill")         ? &o->skill_dir
-			       : !strcmp(a, "--traces")        ? &o->traces
-			       : !strcmp(a, "--target-model")  ? &o->target
-			       : !strcmp(a, "--harness")       ? &o->harness
-			       : !strcmp(a, "--runner")        ? &o->runner
-			       : !strcmp(a, "--base-source")   ? &o->src[0]
-			       : !strcmp(a, "--cand-source")   ? &o->src[1]
-			       : !strcmp(a, "--base-skill")    ? &o->skill[0]
-			       : !strcmp(a, "--cand-skill")    ? &o->skill[1]
-			       : !strcmp(a, "--base-trials")   ? &o->trials[0]
-			       : !strcmp(a, "--cand-trials")   ? &o->trials[1]
-							       : NULL;
-		if (s) {
-			*s = std_option_value(argc, argv, &i);
-			continue;
-		}
-		if (!strcmp(a, "--fresh")) {
-			o->fresh = true;
-			continue;
-		}
-		if (!strcmp(a, "--leak-task")) {
-			strlist_push(&o->leak_tasks, std_option_value(argc, argv, &i));
-			continue;
-		}
-		const char *v = std_option_value(argc, argv, &i);
-		if (!strcmp(a, "--base-count") || !strcmp(a, "--cand-count"))
-			o->count[a[2] == 'c'] = std_option_long(a, v, 0, 100000);
-		else if (!strcmp(a, "--round"))
-			o->round = (int)std_option_long(a, v, 1, 100);
-		else if (!strcmp(a, "--rounds")) {
-			o->rounds = (int)std_option_long(a, v, 0, 100);
-			p->rounds_set = true;
-		}
-		else if (!strcmp(a, "--index"))
-			o->index = (int)std_option_long(a, v, 1, 100000);
-		else if (!strcmp(a, "--look"))
-			o->look = (int)std_option_long(a, v, 1, 1000);
-		else if (!strcmp(a, "--first"))
-			o->rule.first = std_option_long(a, v, 1, 200);
-		else if (!strcmp(a, "--max"))
-			o->rule.max = std_option_long(a, v, 1, 200);
-		else if (!strcmp(a, "--alpha"))
-			o->rule.alpha = num_arg(a, v, 1e-9, 1);
-		else if (!strcmp(a, "--tolerance"))
-			o->rule.tolerance = num_arg(a, v, 1, 100);
-		else if (!strcmp(a, "--test")) {
-			if (strcmp(v, "barnard") && strcmp(v, "fisher"))
-				die(2, "--test wants barnard or fisher, not '%s'", v);
-			o->rule.test = decide_test_from(v);
-		}
-		else
-			die(2, "unknown option '%s' (see --help)", a);
-	}
+	struct opts_rest rest;
+	opts_parse_or_die(rows, argc, argv, 2, &rest);
+	if (rest.args.n)
+		die(2, "unknown option '%s' (see --help)", rest.args.v[0]);
+	opts_rest_free(&rest);
+	if (rest.dashdash)
+		o->command = argv + rest.dashdash;
+	if (p->test)
+		o->rule.test = decide_test_from(p->test);
 	if (o->rule.max < o->rule.first)
 		o->rule.max = o->rule.first;
 	o->rule.step = o->rule.first;
@@ -149,17 +123,17 @@ static void parse(int argc, char **argv, struct opts *p)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_DEEP);
+	opts_std(argc, argv, usage, rows, V_DEEP);
 	if (argc < 2)
 		die(2, "missing step: start, score, edit, trial, look, decide, final or final-trial (see --help)");
-	struct opts p;
-	parse(argc, argv, &p);
-	struct deep_opts *o = &p.d;
+	parse(argc, argv, &opt);
+	struct opts *p = &opt;
+	struct deep_opts *o = &p->d;
 	const char *cmd = argv[1];
 	struct err e = { 0 };
 	int rc;
 	if (!strcmp(cmd, "run") || !strcmp(cmd, "resume")) {
-		if (!p.rounds_set)
+		if (!p->rounds_set)
 			o->rounds = 3;
 		rc = deep_run(o, !strcmp(cmd, "resume"), &e);
 	} else {

@@ -10,6 +10,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "report/gate.h"
 #include "report/results.h"
@@ -47,44 +48,51 @@ static double parse_delta(const char *s)
 	return v;
 }
 
+static const char *stage = "final", *rule_name = "", *delta, *regressed, *vs = "", *across = "";
+static const struct opt rows[] = {
+	OPT_STRING("stage", &stage, "S", "the stage judged (final)"),
+	OPT_STRING("rule", &rule_name, "no-regression|gain", "what the rule asks (no-regression)"),
+	OPT_STRING("min-delta", &delta, "PP", "gain: the least lower end, in points (0)"),
+	OPT_STRING("max-regressed", &regressed, "N", "the runs that may be below raw (0)"),
+	OPT_STRING("vs", &vs, "noskill|none", "also against the no-skill baseline (none)"),
+	OPT_STRING("across", &across, "runs|tasks", "the verdict per run or across tasks (runs)"),
+	OPT_END,
+};
+
+/* The rows' values into the rule; messages name the make setting too. */
+static void rule_of(struct gate_rule *rule)
+{
+	const char *max_flag = "--max-regressed (GATE_MAX_REGRESSED)";
+	rule->stage = stage;
+	if (!name_is_safe(stage))
+		die(2, "--stage (GATE_STAGE) wants a stage name such as final or static, not '%s'",
+		    stage);
+	if (strcmp(rule_name, "gain") && strcmp(rule_name, "no-regression") && *rule_name)
+		die(2, "--rule (GATE_RULE) is no-regression or gain, not '%s'", rule_name);
+	rule->gain = !strcmp(rule_name, "gain");
+	if (delta)
+		rule->min_delta = parse_delta(delta);
+	if (regressed)
+		rule->max_regressed = std_option_long(max_flag, regressed, 0, 1000000);
+	if (strcmp(vs, "noskill") && strcmp(vs, "none") && *vs)
+		die(2, "--vs (GATE_VS) is noskill or none, not '%s'", vs);
+	rule->vs_noskill = !strcmp(vs, "noskill");
+	if (strcmp(across, "runs") && strcmp(across, "tasks") && *across)
+		die(2, "--across (GATE_ACROSS) is runs or tasks, not '%s'", across);
+	rule->across = !strcmp(across, "tasks");
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_GATE);
+	opts_std(argc, argv, usage, rows, V_GATE);
 	struct gate_rule rule = { "final", false, 0, 0, false, false };
-	struct strlist paths = STRLIST_INIT;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--stage")) {
-			rule.stage = std_option_value(argc, argv, &i);
-			if (!name_is_safe(rule.stage))
-				die(2, "--stage (GATE_STAGE) wants a stage name such as final or static, not '%s'",
-				    rule.stage);
-		} else if (!strcmp(argv[i], "--rule")) {
-			const char *v = std_option_value(argc, argv, &i);
-			if (strcmp(v, "gain") && strcmp(v, "no-regression") && *v)
-				die(2, "--rule (GATE_RULE) is no-regression or gain, not '%s'", v);
-			rule.gain = !strcmp(v, "gain");
-		} else if (!strcmp(argv[i], "--min-delta")) {
-			rule.min_delta = parse_delta(std_option_value(argc, argv, &i));
-		} else if (!strcmp(argv[i], "--max-regressed")) {
-			rule.max_regressed = std_option_long("--max-regressed (GATE_MAX_REGRESSED)",
-			                                      std_option_value(argc, argv, &i), 0, 1000000);
-		} else if (!strcmp(argv[i], "--vs")) {
-			const char *v = std_option_value(argc, argv, &i);
-			if (strcmp(v, "noskill") && strcmp(v, "none") && *v)
-				die(2, "--vs (GATE_VS) is noskill or none, not '%s'", v);
-			rule.vs_noskill = !strcmp(v, "noskill");
-		} else if (!strcmp(argv[i], "--across")) {
-			const char *v = std_option_value(argc, argv, &i);
-			if (strcmp(v, "runs") && strcmp(v, "tasks") && *v)
-				die(2, "--across (GATE_ACROSS) is runs or tasks, not '%s'", v);
-			rule.across = !strcmp(v, "tasks");
-		} else if (argv[i][0] == '-') {
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		} else {
-			strlist_push(&paths, argv[i]);
-		}
-	}
+	struct opts_rest rest;
+	opts_parse_or_die(rows, argc, argv, 1, &rest);
+	rule_of(&rule);
+	struct strlist paths = rest.args;
+	for (int i = rest.dashdash; i && i < argc; i++)
+		strlist_push(&paths, argv[i]);
 	if (!paths.n)
 		die(2, "give a run folder or a results folder (see --help)");
 	struct strlist runs = STRLIST_INIT;

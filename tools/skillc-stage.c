@@ -239,7 +239,7 @@ static void run_tool(const struct run *r, const struct stage_ref *ref, const cha
 	struct err e = { 0 };
 	char *bindir = tool_dir();
 	struct strlist argv = STRLIST_INIT;
-	ref->def->command(ref, r, bindir, &argv);
+	stage_command(ref, r, bindir, &argv);
 	free(bindir);
 	struct launcher_job launch; /* argv gets the srun prefix */
 	bool wrapped = launcher_wrap(r, ref, &argv, &launch, &e) == 0;

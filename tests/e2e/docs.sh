@@ -27,6 +27,23 @@ done
 t_check "the tools were found ($n)" test "$n" -ge 10
 t_end
 
+# a tool whose options are rows (base/opts.h) prints them after "options:";
+# its man page's OPTIONS section names exactly those
+t_begin "a tool's option rows and its man page's OPTIONS section name the same options"
+n=0
+for tool in "$T_BIN"/skillc-*; do
+	name=$(basename "$tool")
+	"$tool" --help | sed -n '/^options:$/,$p' | options >"$T_TMP/rows"
+	[ -s "$T_TMP/rows" ] || continue
+	n=$((n + 1))
+	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$T_ROOT/man/$name.1" >"$T_TMP/section"
+	man_options "$T_TMP/section" >"$T_TMP/man"
+	t_eq "$name: rows missing in OPTIONS" "$(comm -23 "$T_TMP/rows" "$T_TMP/man" | tr '\n' ' ')" ""
+	t_eq "$name: OPTIONS not in rows" "$(comm -13 "$T_TMP/rows" "$T_TMP/man" | tr '\n' ' ')" ""
+done
+t_check "tools with option rows were found ($n)" test "$n" -ge 1
+t_end
+
 # a small tree with one reference of every kind, good and broken
 R=$T_TMP/tree
 mkdir -p "$R/docs" "$R/tools/lib/base" "$R/rules" "$R/man"

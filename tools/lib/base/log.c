@@ -118,11 +118,26 @@ void die_err(const struct err *e)
 
 void std_options(int argc, char **argv, const char *usage, const char *version)
 {
+	static const struct opt none[] = { OPT_END };
+	opts_std(argc, argv, usage, none, version);
+}
+
+void opts_parse_or_die(const struct opt *rows, int argc, char **argv, int start,
+                       struct opts_rest *rest)
+{
+	struct err e = { 0 };
+	if (opts_parse(rows, argc, argv, start, rest, &e) < 0)
+		die(2, "%s", e.msg);
+}
+
+void opts_std(int argc, char **argv, const char *usage, const struct opt *rows,
+              const char *version)
+{
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
+			opts_help(stdout, usage, rows);
 			exit(0);
 		}
 		if (!strcmp(argv[i], "--version")) {

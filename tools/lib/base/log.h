@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdnoreturn.h>
 
+#include "base/opts.h"
 #include "base/util.h"
 
 /* What every tool's main does first: sets the prefix for every message
@@ -41,6 +42,13 @@ noreturn void die_err(const struct err *e);
 /* Handles --help / --version for a tool whose main takes argv; prints the
  * usage text or "prog <format-version>" and exits 0 when asked. */
 void std_options(int argc, char **argv, const char *usage, const char *version);
+/* The same for a tool whose options are rows (base/opts.h): --help prints
+ * usage and then the rows' option list. */
+void opts_std(int argc, char **argv, const char *usage, const struct opt *rows,
+              const char *version);
+/* opts_parse, stopping with its one-line message and exit 2 on bad usage. */
+void opts_parse_or_die(const struct opt *rows, int argc, char **argv, int start,
+                       struct opts_rest *rest);
 /* The value after the option argv[*i], advancing *i; without one, dies
  * with exit 2: "<option> needs a value (see --help)". */
 const char *std_option_value(int argc, char **argv, int *i);

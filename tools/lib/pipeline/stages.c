@@ -34,19 +34,6 @@ static void push_path(struct strlist *argv, const char *flag, const struct run *
 	strlist_push_owned(argv, run_path(r, rel));
 }
 
-static void ingest_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                           struct strlist *argv)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-ingest"));
-	push_flag(argv, "--task", r->task_dir);
-	push_path(argv, "--out", r, "inputs/skill");
-	push_path(argv, "--hash", r, "inputs/skill.hash");
-	push_path(argv, "--report", r, "inputs/check.json");
-	push_flag(argv, "--max-file-mb", run_get(r, "MAX_FILE_MB"));
-	if (*run_get(r, "SKILL_SOURCE"))
-		push_flag(argv, "--skill-source", run_get(r, "SKILL_SOURCE"));
-}
-
 /* The images of a trial: only for RUNNER=local in a container (docker, podman). */
 #define CONTAINER_TRIALS { "RUNNER=local", "SANDBOX=docker|podman" }
 #define L1_STAMP "images/%T.l1.id"
@@ -89,38 +76,6 @@ static char *l2_tag(const struct run *r)
 	free(path);
 	free(rel);
 	return tag;
-}
-
-/* skillc-image l1|l2: a run's image stamps. */
-static void image_argv(const struct run *r, const char *bindir, const char *kind, struct strlist *argv)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-image"));
-	strlist_push(argv, kind);
-	push_flag(argv, "--task", r->task_dir);
-	push_flag(argv, "--sandbox", run_get(r, "SANDBOX"));
-	if (!strcmp(kind, "l2")) {
-		push_flag(argv, "--harness", run_get(r, "HARNESS"));
-		char *l1 = expand_ref(L1_STAMP, r, 0, 0);
-		push_path(argv, "--l1", r, l1);
-		free(l1);
-	}
-	char *out = expand_ref(!strcmp(kind, "l1") ? L1_STAMP : L2_STAMP, r, 0, 0);
-	push_path(argv, "--out", r, out);
-	free(out);
-}
-
-static void l1_image_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                             struct strlist *argv)
-{
-	image_argv(r, bindir, "l1", argv);
-	if (*run_get(r, "IMAGE"))
-		push_flag(argv, "--image", run_get(r, "IMAGE"));
-}
-
-static void l2_image_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                             struct strlist *argv)
-{
-	image_argv(r, bindir, "l2", argv);
 }
 
 /* One trial of an evaluation stage: skillc-eval into traces/<task>/<stage>/test-NNN/.
@@ -173,45 +128,16 @@ static void noskill_eval_command(const struct stage_ref *ref, const struct run *
 	eval_argv(ref, r, bindir, argv, "noskill", NULL);
 }
 
-static void index_argv(const struct run *r, const char *bindir, struct strlist *argv, const char *stage)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/%s", r->task, stage);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
-}
-
-static void noskill_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                                  struct strlist *argv)
-{
-	index_argv(r, bindir, argv, "noskill");
-}
-
 static void raw_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                              struct strlist *argv)
 {
 	eval_argv(ref, r, bindir, argv, "raw", "inputs/skill");
 }
 
-static void raw_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                              struct strlist *argv)
-{
-	index_argv(r, bindir, argv, "raw");
-}
-
 static void static_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                                 struct strlist *argv)
 {
 	eval_argv(ref, r, bindir, argv, "static", "artifacts/static/S_static");
-}
-
-static void static_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                                 struct strlist *argv)
-{
-	index_argv(r, bindir, argv, "static");
-	/* the fast stage's extra trials may be there, or still running */
-	strlist_push(argv, "--first");
-	strlist_push(argv, run_get(r, "REPEAT"));
 }
 
 /* static-eval runs enough trials for the fast stage too; static-index and
@@ -228,80 +154,10 @@ static void push_int(struct strlist *argv, const char *flag, long v)
 	strlist_push_owned(argv, xasprintf("%ld", v));
 }
 
-/* SKILLS, when given: the skills of the set a stage may change. */
-static void push_only(struct strlist *argv, const struct run *r)
-{
-	if (*run_get(r, "SKILLS"))
-		push_flag(argv, "--only", run_get(r, "SKILLS"));
-}
-
-static void push_traces(struct strlist *argv, const struct run *r, const char *stage)
-{
-	char *dir = xasprintf("traces/%s/%s", r->task, stage);
-	push_path(argv, "--traces", r, dir);
-	free(dir);
-}
-
-static void fast_score_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                               struct strlist *argv)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-fast"));
-	strlist_push(argv, "score");
-	push_traces(argv, r, "static");
-	push_int(argv, "--trials", static_trials(r));
-	push_path(argv, "--skill", r, "artifacts/static/S_static");
-	push_flag(argv, "--task", r->task_dir);
-	push_path(argv, "--dir", r, "artifacts/fast");
-	push_flag(argv, "--rm-api-url", run_get(r, "RM_API_URL"));
-	push_flag(argv, "--min-traces", run_get(r, "FAST_MIN_TRACES"));
-	push_flag(argv, "--top", run_get(r, "FAST_TOP"));
-	push_flag(argv, "--bottom", run_get(r, "FAST_BOTTOM"));
-}
-
 static int fast_units_of(const struct run *r)
 {
 	long top = run_get_int(r, "FAST_TOP"), bottom = run_get_int(r, "FAST_BOTTOM");
 	return (int)(top > bottom ? top : bottom);
-}
-
-static void fast_common(struct strlist *argv, const struct run *r, const char *bindir, const char *step)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-fast"));
-	strlist_push(argv, step);
-	push_path(argv, "--skill", r, "artifacts/static/S_static");
-	push_path(argv, "--dir", r, "artifacts/fast");
-	push_only(argv, r);
-}
-
-static void fast_map_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                             struct strlist *argv)
-{
-	fast_common(argv, r, bindir, "map");
-	push_int(argv, "--unit", ref->index);
-	push_traces(argv, r, "static");
-	push_flag(argv, "--task", r->task_dir);
-	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
-}
-
-static void fast_reduce_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                                struct strlist *argv)
-{
-	fast_common(argv, r, bindir, "reduce");
-	push_int(argv, "--units", fast_units_of(r));
-	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
-	push_flag(argv, "--max-patches", run_get(r, "FAST_MAX_PATCHES"));
-	push_path(argv, "--profile", r, "artifacts/static/profile.json");
-}
-
-static void fast_apply_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                               struct strlist *argv)
-{
-	fast_common(argv, r, bindir, "apply");
-	push_path(argv, "--profile", r, "artifacts/static/profile.json");
-	/* the leakage guard: the task's held-out files and the verifier output */
-	push_flag(argv, "--task", r->task_dir);
-	push_traces(argv, r, "static");
-	push_int(argv, "--trials", static_trials(r));
 }
 
 static void fast_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -310,21 +166,12 @@ static void fast_eval_command(const struct stage_ref *ref, const struct run *r, 
 	eval_argv(ref, r, bindir, argv, "fast", "artifacts/fast/S_fast");
 }
 
-static void fast_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                               struct strlist *argv)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/fast", r->task);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
-}
-
 /* ---- deep and final (docs/deep.md) */
 
-static long deep_first(const struct run *r)
+static int deep_first(const struct run *r)
 {
 	long t = run_get_int(r, "DEEP_TRIALS");
-	return t > 0 ? t : run_get_int(r, "REPEAT");
+	return (int)(t > 0 ? t : run_get_int(r, "REPEAT"));
 }
 
 static int deep_max(const struct run *r)
@@ -372,47 +219,10 @@ static void deep_head(struct strlist *argv, const struct run *r, const char *bin
 		push_int(argv, "--round", round);
 }
 
-static void deep_start_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                               struct strlist *argv)
-{
-	deep_head(argv, r, bindir, "start", 0);
-	char *st = xasprintf("traces/%s/static", r->task), *fa = xasprintf("traces/%s/fast", r->task);
-	push_flag(argv, "--base-source", "static");
-	push_flag(argv, "--base-skill", "artifacts/static/S_static");
-	push_flag(argv, "--base-trials", st);
-	push_int(argv, "--base-count", static_trials(r));
-	push_flag(argv, "--cand-source", "fast");
-	push_flag(argv, "--cand-skill", "artifacts/fast/S_fast");
-	push_flag(argv, "--cand-trials", fa);
-	push_flag(argv, "--cand-count", run_get(r, "REPEAT"));
-	push_rule(argv, r);
-	free(st);
-	free(fa);
-}
-
 static void deep_start_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	for (long i = 1; i <= run_get_int(r, "REPEAT"); i++)
 		strlist_push_owned(out, xasprintf("traces/%s/fast/test-%03ld/trial.json", r->task, i));
-}
-
-static void deep_score_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                               struct strlist *argv)
-{
-	deep_head(argv, r, bindir, "score", ref->round);
-	push_flag(argv, "--task", r->task_dir);
-	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
-	push_only(argv, r);
-}
-
-static void deep_edit_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                              struct strlist *argv)
-{
-	deep_head(argv, r, bindir, "edit", ref->round);
-	push_flag(argv, "--task", r->task_dir);
-	push_flag(argv, "--model", run_get(r, "EXTERNAL_MODEL"));
-	push_path(argv, "--profile", r, "artifacts/static/profile.json");
-	push_only(argv, r);
 }
 
 static void deep_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -441,14 +251,6 @@ static void deep_eval_inputs(const struct stage_ref *ref, const struct run *r, s
 	strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/look-%03ld.json", ref->round, batch - 1));
 }
 
-static void deep_look_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                              struct strlist *argv)
-{
-	deep_head(argv, r, bindir, "look", ref->round);
-	push_int(argv, "--look", ref->index);
-	push_rule(argv, r);
-}
-
 static void deep_look_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	for (long i = 1; i <= look_trials(r, ref->index); i++)
@@ -457,24 +259,10 @@ static void deep_look_inputs(const struct stage_ref *ref, const struct run *r, s
 		strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/look-%03d.json", ref->round, ref->index - 1));
 }
 
-static void deep_decide_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                                struct strlist *argv)
-{
-	deep_head(argv, r, bindir, "decide", ref->round);
-	push_rule(argv, r);
-}
-
 static void deep_decide_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	for (int j = 1; j <= deep_extra_looks(r); j++)
 		strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/look-%03d.json", ref->round, j));
-}
-
-static void deep_final_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                               struct strlist *argv)
-{
-	deep_head(argv, r, bindir, "final", 0);
-	push_flag(argv, "--rounds", run_get(r, "DEEP_ROUNDS"));
 }
 
 static void final_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
@@ -493,42 +281,12 @@ static void final_eval_command(const struct stage_ref *ref, const struct run *r,
 	push_flag(argv, "--split", "final");
 }
 
-static void final_index_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                                struct strlist *argv)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-traces"));
-	char *dir = xasprintf("traces/%s/final", r->task);
-	strlist_push_owned(argv, run_path(r, dir));
-	free(dir);
-}
-
-static void profile_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                            struct strlist *argv)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-profile"));
-	push_flag(argv, "--model", run_get(r, "MODEL"));
-	strlist_push(argv, "--profiles");
-	strlist_push_owned(argv, path_join(r->rules_dir, "profiles"));
-	push_flag(argv, "--user-profiles", run_get(r, "PROFILES_DIR"));
-	push_path(argv, "--out", r, "artifacts/static/profile.json");
-}
-
-static void static_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                           struct strlist *argv)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-static"));
-	push_path(argv, "--skill", r, "inputs/skill");
-	push_path(argv, "--profile", r, "artifacts/static/profile.json");
-	push_flag(argv, "--mode", run_get(r, "STATIC_MODE"));
-	if (!strcmp(run_get(r, "STATIC_MODE"), "hybrid"))
-		push_flag(argv, "--external-model", run_get(r, "EXTERNAL_MODEL"));
-	push_path(argv, "--out", r, "artifacts/static/S_static");
-	push_path(argv, "--hash", r, "artifacts/static/S_static.hash");
-	push_path(argv, "--report", r, "artifacts/static/report.json");
-	push_path(argv, "--report-md", r, "artifacts/static/report.md");
-	push_path(argv, "--plan", r, "artifacts/static/plan.json");
-	push_only(argv, r);
-}
+/* Argument templates shared by several rows (stage_def.args). */
+#define ONLY_ARGS "if SKILLS --only $SKILLS" /* the skills of the set a stage may change */
+#define FAST_ARGS(step) \
+	step, "--skill @artifacts/static/S_static", "--dir @artifacts/fast", ONLY_ARGS
+#define RULE_ARGS "--first #deep_first", "--max #deep_max", "--alpha $DEEP_ALPHA", \
+	"--tolerance $DEEP_TOLERANCE", "--test $DEEP_TEST"
 
 const struct stage_def stage_table[] = {
 	{
@@ -540,7 +298,8 @@ const struct stage_def stage_table[] = {
 		.outputs = { L1_STAMP },
 		.settings = { "IMAGE" },
 		.when = CONTAINER_TRIALS,
-		.command = l1_image_command,
+		.args = { "l1", "--task %D", "--sandbox $SANDBOX", "--out @" L1_STAMP,
+		          "if IMAGE --image $IMAGE" },
 	},
 	{
 		.name = "l2-image",
@@ -552,7 +311,8 @@ const struct stage_def stage_table[] = {
 		.outputs = { L2_STAMP },
 		.settings = { "HARNESS" },
 		.when = CONTAINER_TRIALS,
-		.command = l2_image_command,
+		.args = { "l2", "--task %D", "--sandbox $SANDBOX", "--harness $HARNESS",
+		          "--l1 @" L1_STAMP, "--out @" L2_STAMP },
 	},
 	{
 		.name = "ingest",
@@ -562,7 +322,9 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/skill.src.hash" },
 		.outputs = { "inputs/skill", "inputs/skill.hash", "inputs/check.json" },
 		.settings = { "MAX_FILE_MB", "SKILL_SOURCE" },
-		.command = ingest_command,
+		.args = { "--task %D", "--out @inputs/skill", "--hash @inputs/skill.hash",
+		          "--report @inputs/check.json", "--max-file-mb $MAX_FILE_MB",
+		          "if SKILL_SOURCE --skill-source $SKILL_SOURCE" },
 	},
 	{
 		.name = "raw-eval",
@@ -588,7 +350,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "traces/%T/raw/test-%N/trial.json" },
 		.outputs = { "traces/%T/raw/index.json" },
 		.gather = "REPEAT",
-		.command = raw_index_command,
+		.args = { "@traces/%T/raw" },
 	},
 	{
 		.name = "noskill-eval",
@@ -617,7 +379,7 @@ const struct stage_def stage_table[] = {
 		.outputs = { "traces/%T/noskill/index.json" },
 		.gather = "REPEAT",
 		.wanted_if = "BASELINE",
-		.command = noskill_index_command,
+		.args = { "@traces/%T/noskill" },
 	},
 	{
 		.name = "profile",
@@ -628,7 +390,9 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/static/profile.json" },
 		.settings = { "MODEL" },
 		.needs = { "MODEL" },
-		.command = profile_command,
+		.args = { "--model $MODEL", "--profiles ^profiles",
+		          "--user-profiles $PROFILES_DIR",
+		          "--out @artifacts/static/profile.json" },
 	},
 	{
 		.name = "static",
@@ -643,7 +407,14 @@ const struct stage_def stage_table[] = {
 		.settings = { "STATIC_MODE", "EXTERNAL_MODEL", "SKILLS" },
 		.needs = { "EXTERNAL_MODEL if STATIC_MODE=hybrid" },
 		.rebuildable = true,
-		.command = static_command,
+		.args = { "--skill @inputs/skill", "--profile @artifacts/static/profile.json",
+		          "--mode $STATIC_MODE",
+		          "if STATIC_MODE=hybrid --external-model $EXTERNAL_MODEL",
+		          "--out @artifacts/static/S_static",
+		          "--hash @artifacts/static/S_static.hash",
+		          "--report @artifacts/static/report.json",
+		          "--report-md @artifacts/static/report.md",
+		          "--plan @artifacts/static/plan.json", ONLY_ARGS },
 	},
 	{
 		.name = "static-eval",
@@ -669,7 +440,8 @@ const struct stage_def stage_table[] = {
 		.inputs = { "traces/%T/static/test-%N/trial.json" },
 		.outputs = { "traces/%T/static/index.json" },
 		.gather = "REPEAT",
-		.command = static_index_command,
+		/* fast's extra trials may be there, or running */
+		.args = { "@traces/%T/static", "--first $REPEAT" },
 	},
 	{
 		.name = "fast-score",
@@ -682,7 +454,11 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/fast/scores.json", "artifacts/fast/groups.json" },
 		.settings = { "RM_API_URL", "FAST_MIN_TRACES", "FAST_TOP", "FAST_BOTTOM" },
 		.gather_count = static_trials,
-		.command = fast_score_command,
+		.args = { "score", "--traces @traces/%T/static", "--trials #static_trials",
+		          "--skill @artifacts/static/S_static", "--task %D",
+		          "--dir @artifacts/fast", "--rm-api-url $RM_API_URL",
+		          "--min-traces $FAST_MIN_TRACES", "--top $FAST_TOP",
+		          "--bottom $FAST_BOTTOM" },
 	},
 	{
 		.name = "fast-map",
@@ -695,7 +471,8 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/fast/map/%N.json" },
 		.settings = { "EXTERNAL_MODEL", "SKILLS" },
 		.count = fast_units_of,
-		.command = fast_map_command,
+		.args = { FAST_ARGS("map"), "--unit %I", "--traces @traces/%T/static",
+		          "--task %D", "--model $EXTERNAL_MODEL" },
 	},
 	{
 		.name = "fast-reduce",
@@ -708,7 +485,9 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/fast/reduce.json", "artifacts/fast/patches.json" },
 		.settings = { "EXTERNAL_MODEL", "FAST_MAX_PATCHES", "SKILLS" },
 		.gather_count = fast_units_of,
-		.command = fast_reduce_command,
+		.args = { FAST_ARGS("reduce"), "--units #fast_units", "--model $EXTERNAL_MODEL",
+		          "--max-patches $FAST_MAX_PATCHES",
+		          "--profile @artifacts/static/profile.json" },
 	},
 	{
 		.name = "fast-apply",
@@ -722,7 +501,9 @@ const struct stage_def stage_table[] = {
 		             "artifacts/fast/report.md" },
 		.gather_count = static_trials,
 		.settings = { "SKILLS" },
-		.command = fast_apply_command,
+		.args = { FAST_ARGS("apply"), "--profile @artifacts/static/profile.json",
+		          /* the leakage guard: the held-out files and the verifier output */
+		          "--task %D", "--traces @traces/%T/static", "--trials #static_trials" },
 	},
 	{
 		.name = "fast-eval",
@@ -747,7 +528,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "traces/%T/fast/test-%N/trial.json" },
 		.outputs = { "traces/%T/fast/index.json" },
 		.gather = "REPEAT",
-		.command = fast_index_command,
+		.args = { "@traces/%T/fast" },
 	},
 	{
 		.name = "deep-start",
@@ -762,7 +543,11 @@ const struct stage_def stage_table[] = {
 		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
 		.gather_count = static_trials,
 		.more_inputs = deep_start_inputs,
-		.command = deep_start_command,
+		.args = { "start", "--run %F", "--base-source static",
+		          "--base-skill artifacts/static/S_static",
+		          "--base-trials traces/%T/static", "--base-count #static_trials",
+		          "--cand-source fast", "--cand-skill artifacts/fast/S_fast",
+		          "--cand-trials traces/%T/fast", "--cand-count $REPEAT", RULE_ARGS },
 	},
 	{
 		.name = "deep-score",
@@ -775,7 +560,8 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/deep/round-%K/scores.json" },
 		.settings = { "EXTERNAL_MODEL", "SKILLS" },
 		.rounds = "DEEP_ROUNDS",
-		.command = deep_score_command,
+		.args = { "score", "--run %F", "--round %K", "--task %D",
+		          "--model $EXTERNAL_MODEL", ONLY_ARGS },
 	},
 	{
 		.name = "deep-edit",
@@ -790,7 +576,9 @@ const struct stage_def stage_table[] = {
 		             "artifacts/deep/round-%K/candidate.hash" },
 		.settings = { "EXTERNAL_MODEL", "SKILLS" },
 		.rounds = "DEEP_ROUNDS",
-		.command = deep_edit_command,
+		.args = { "edit", "--run %F", "--round %K", "--task %D",
+		          "--model $EXTERNAL_MODEL", "--profile @artifacts/static/profile.json",
+		          ONLY_ARGS },
 	},
 	{
 		.name = "deep-eval",
@@ -823,7 +611,7 @@ const struct stage_def stage_table[] = {
 		.rounds = "DEEP_ROUNDS",
 		.count = deep_extra_looks,
 		.more_inputs = deep_look_inputs,
-		.command = deep_look_command,
+		.args = { "look", "--run %F", "--round %K", "--look %I", RULE_ARGS },
 	},
 	{
 		.name = "deep-decide",
@@ -839,7 +627,7 @@ const struct stage_def stage_table[] = {
 		.rounds = "DEEP_ROUNDS",
 		.gather_count = deep_max,
 		.more_inputs = deep_decide_inputs,
-		.command = deep_decide_command,
+		.args = { "decide", "--run %F", "--round %K", RULE_ARGS },
 	},
 	{
 		.name = "deep-final",
@@ -851,7 +639,7 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/deep/S_final", "artifacts/deep/S_final.hash", "artifacts/deep/rejected.json",
 		             "artifacts/deep/report.json", "artifacts/deep/report.md" },
 		.settings = { "DEEP_ROUNDS" },
-		.command = deep_final_command,
+		.args = { "final", "--run %F", "--rounds $DEEP_ROUNDS" },
 	},
 	{
 		.name = "final-eval",
@@ -877,7 +665,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "traces/%T/final/test-%N/trial.json" },
 		.outputs = { "traces/%T/final/index.json" },
 		.gather_count = final_repeat,
-		.command = final_index_command,
+		.args = { "@traces/%T/final" },
 	},
 };
 const size_t stage_count = ARRAY_LEN(stage_table);
@@ -1089,8 +877,9 @@ int stage_ref_find(const struct run *r, const char *name, struct stage_ref *out)
 }
 
 /* Replaces %T with the task's name, %H with the harness's, %N with the
- * 3-digit instance, %K with the round, %P with the round before it, %R
- * with the last round. */
+ * 3-digit instance and %I with the plain one, %K with the round, %P with
+ * the round before it, %R with the last round, %D with the task folder
+ * and %F with the run folder. */
 static char *expand_ref(const char *tmpl, const struct run *r, int index, int round)
 {
 	struct buf b = BUF_INIT;
@@ -1099,23 +888,94 @@ static char *expand_ref(const char *tmpl, const struct run *r, int index, int ro
 		if (plain) {
 			buf_add(&b, p, plain);
 			p += plain - 1;
-		} else if (p[0] == '%' && p[1] == 'T') {
-			buf_adds(&b, r->task);
-			p++;
-		} else if (p[0] == '%' && p[1] == 'H') {
-			buf_adds(&b, run_get(r, "HARNESS"));
-			p++;
-		} else if (p[0] == '%' && p[1] == 'N') {
-			buf_printf(&b, "%03d", index);
-			p++;
-		} else if (p[0] == '%' && (p[1] == 'K' || p[1] == 'P' || p[1] == 'R')) {
-			buf_printf(&b, "%ld", p[1] == 'K' ? (long)round : p[1] == 'P' ? (long)round - 1 : run_get_int(r, ROUNDS_SETTING));
-			p++;
-		} else {
-			buf_addc(&b, *p);
+			continue;
+		}
+		switch (*++p) {
+		case 'T': buf_adds(&b, r->task); break;
+		case 'H': buf_adds(&b, run_get(r, "HARNESS")); break;
+		case 'N': buf_printf(&b, "%03d", index); break;
+		case 'I': buf_printf(&b, "%d", index); break;
+		case 'K': buf_printf(&b, "%d", round); break;
+		case 'P': buf_printf(&b, "%d", round - 1); break;
+		case 'R': buf_printf(&b, "%ld", run_get_int(r, ROUNDS_SETTING)); break;
+		case 'D': buf_adds(&b, r->task_dir); break;
+		case 'F': buf_adds(&b, r->dir); break;
+		default: /* a lone '%' */
+			buf_addc(&b, '%');
+			p--;
 		}
 	}
 	return buf_detach(&b);
+}
+
+/* The numbers a template names with '#', each worked out from several settings. */
+static const struct {
+	const char *name;
+	int (*of)(const struct run *r);
+} template_numbers[] = {
+	{ "static_trials", static_trials },
+	{ "fast_units", fast_units_of },
+	{ "deep_first", deep_first },
+	{ "deep_max", deep_max },
+};
+
+/* One word of a template: "$NAME" a setting's value, "#name" a number of
+ * template_numbers, "@path" a path in the run folder, "^path" one in the
+ * rules folder; %-placeholders expanded (expand_ref). */
+static char *template_word(const char *w, const struct stage_ref *ref, const struct run *r)
+{
+	if (w[0] == '$')
+		return xstrdup(run_get(r, w + 1));
+	if (w[0] == '#') {
+		for (size_t i = 0; i < ARRAY_LEN(template_numbers); i++)
+			if (!strcmp(template_numbers[i].name, w + 1))
+				return xasprintf("%d", template_numbers[i].of(r));
+		BUG("stage %s: no template number %s", ref->def->name, w);
+	}
+	bool in_run = w[0] == '@', in_rules = w[0] == '^';
+	char *x = expand_ref(w + (in_run || in_rules), r, ref->index, ref->round);
+	if (!in_run && !in_rules)
+		return x;
+	char *path = path_join(in_run ? r->dir : r->rules_dir, x);
+	free(x);
+	return path;
+}
+
+/* An entry "if NAME rest" holds when the setting is not empty, "if
+ * NAME=a|b rest" when it is one of those; the rest, or NULL when not. */
+static const char *template_condition(const char *entry, const struct run *r)
+{
+	if (strncmp(entry, "if ", 3))
+		return entry;
+	const char *end = strchr(entry + 3, ' ');
+	if (!end)
+		BUG("template entry '%s' has nothing after its condition", entry);
+	char *cond = xstrndup(entry + 3, (size_t)(end - entry - 3)), *eq = strchr(cond, '=');
+	if (eq)
+		*eq = 0;
+	const char *v = run_get(r, cond);
+	bool holds = eq ? one_of(v, eq + 1) : *v != 0;
+	free(cond);
+	return holds ? end + 1 : NULL;
+}
+
+void stage_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                   struct strlist *argv)
+{
+	const struct stage_def *s = ref->def;
+	if (s->command) {
+		s->command(ref, r, bindir, argv);
+		return;
+	}
+	strlist_push_owned(argv, path_join(bindir, s->tool));
+	for (size_t i = 0; i < ARRAY_LEN(s->args) && s->args[i]; i++)
+		for (const char *w = template_condition(s->args[i], r); w && *w;) {
+			size_t n = strcspn(w, " ");
+			char *word = xstrndup(w, n);
+			strlist_push_owned(argv, template_word(word, ref, r));
+			free(word);
+			w += n + (w[n] == ' ');
+		}
 }
 
 /* The stage making the file of each output template: looked up for every

@@ -85,7 +85,16 @@ struct stage_def {
 	/* May run on another machine (LAUNCHER=srun, launcher.h): it reads and
 	 * writes only the run folder and the shared caches (a trial, an LLM call). */
 	bool remote;
-	/* Appends the command (tool path first) to argv. */
+	/* The command line after the tool's path, as a template: each entry
+	 * is words; "$NAME" is a setting's value, "#name" a number worked out
+	 * from settings (stages.c template_numbers), "@path" a path in the run
+	 * folder, "^path" one in the rules folder, and the %-placeholders above
+	 * also %I (the plain instance number), %D (the task folder), %F (the
+	 * run folder). An entry "if NAME ..." counts only when the setting is
+	 * not empty, "if NAME=a|b ..." when it is one of those. */
+	const char *args[16];
+	/* Instead of args, for a command a template cannot say (a trial):
+	 * appends the command (tool path first) to argv. */
 	void (*command)(const struct stage_ref *ref, const struct run *r, const char *bindir,
 	                struct strlist *argv);
 };
@@ -133,6 +142,10 @@ bool stage_ref_depends_on(const struct stage_ref *a, const struct stage_ref *up)
 /* True when up is a direct upstream target of a (its `after`, or round
  * K-1's last row for round K's first). */
 bool stage_ref_after(const struct stage_ref *a, const struct stage_ref *up);
+/* The target's command line (its tool's path under bindir first), from its
+ * row's args or command. */
+void stage_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
+                   struct strlist *argv);
 /* The side outputs of a target (run-relative). */
 void stage_ref_side_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out);
 /* "deep-2" -> the round (2) when name is "<first word of a round row>-K"; else 0. */
