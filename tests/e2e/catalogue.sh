@@ -13,7 +13,8 @@
 # A row:  name ~ exit ~ message pattern (grep -E) ~ command (sh, run in $W)
 # The command sees $R (the run folder), $SK (make with skillc.mk), $RUN
 # (the settings of the built run) and $B (a scratch folder of bad inputs,
-# emptied before each row).
+# emptied before each row). A row that gives no answer within
+# CATALOGUE_ROW_LIMIT seconds (default 300) fails as hung.
 . "$(dirname "$0")/../lib.sh"
 
 W=$T_TMP/work
@@ -81,6 +82,7 @@ $SK $RUN status GOAL=raw-eval >/dev/null 2>&1 || t_fail "not up to date: $out"
 t_end
 listing >"$W/before"
 
+ROW_LIMIT=${CATALOGUE_ROW_LIMIT:-300}
 rows() {
 	# --- skills (skillc-check: 2 is not a skill at all, 1 an invalid one)
 	cat <<'ROWS'
@@ -223,8 +225,11 @@ rows | while IFS='~' read -r name code pat cmd; do
 	rm -rf "$B" && mkdir -p "$B"
 	case $name in mount:*) [ $MOUNTS = yes ] || { t_skip "$name" "needs root and unshare -m"; continue; } ;; esac
 	t_begin "$name"
-	out=$(sh -c "$cmd" 2>&1)
+	# a row that hangs fails by name rather than stalling the suite (timeout
+	# signals the row's whole process group); no row needs more than seconds
+	out=$(timeout -k 10 "$ROW_LIMIT" sh -c "$cmd" 2>&1)
 	rc=$?
+	[ "$rc" -ne 124 ] || t_fail "hung: no answer within $ROW_LIMIT s"
 	t_eq "exit" $rc "$code"
 	printf '%s\n' "$out" | grep -Eq -- "$pat" || t_fail "no line matches '$pat' in: $(printf '%s' "$out" | head -c 600)"
 	listing >"$W/after"
