@@ -259,11 +259,11 @@ t_begin "--agent-handshake-timeout: a handshake that never answers ends then, wi
 rm -rf "$T_TMP/jobs-mute"
 run mute --config-override '{"agent": {"timeout_sec": 600}}' --agent-handshake-timeout 1
 t_eq "exit status" "$RC" 1
-t_eq "error" "$($J "$R/result.json" error)" "ACP handshake timed out after 1s"
-t_eq "error_category" "$($J "$R/result.json" error_category)" acp_error
+t_eq "error" "$($J "$R/trial.json" error)" "ACP handshake timed out after 1s"
+t_eq "error_category" "$($J "$R/trial.json" error_category)" acp_error
 rm -rf "$T_TMP/jobs-mute"
 run mute --config-override '{"agent": {"timeout_sec": 1}}' --agent-handshake-timeout 120
-t_eq "never past the time limit" "$($J "$R/result.json" error)" "ACP handshake timed out after 1s"
+t_eq "never past the time limit" "$($J "$R/trial.json" error)" "ACP handshake timed out after 1s"
 no_strays
 t_end
 

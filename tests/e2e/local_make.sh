@@ -100,7 +100,7 @@ printf '{"acp_command": ["%s/acpagent", "%s/mute.script.json"], "skill_paths": [
 out=$($T_SK task=csv-column-sum RUNNER=local HARNESS=mute MODEL=fake/m1 RESULTS=hs raw-eval REPEAT=1 \
 	AGENT_HANDSHAKE_TIMEOUT=1 2>&1)
 t_eq "the trial errored: exit" $? 1
-t_contains "after the setting's 1 s ($out)" "$(cat hs/csv-column-sum--mute--fake_m1/.incomplete/*/*/raw/*/*/result.json 2>/dev/null; echo "$out")" \
+t_contains "after the setting's 1 s ($out)" "$(find hs -path '*/.incomplete/*' -name trial.json -exec cat {} + 2>/dev/null; echo "$out")" \
 	"ACP handshake timed out after 1s"
 t_end
 
