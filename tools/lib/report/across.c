@@ -179,12 +179,12 @@ void across_free(struct across_result *r)
 
 /* ---------------------------------------------------------------- JSON */
 
-static cJSON *num6(double v)
+cJSON *across_num6(double v)
 {
 	return isfinite(v) ? cJSON_CreateNumber(round_to(v, 6)) : cJSON_CreateNull();
 }
 
-static cJSON *arm(long pass, long n)
+cJSON *across_arm(long pass, long n)
 {
 	cJSON *o = cJSON_CreateObject();
 	json_set_num(o, "passed", (double)pass);
@@ -198,11 +198,11 @@ static cJSON *per_task(const struct across_task *t, size_t k, const struct acros
 	for (size_t i = 0; i < k; i++) {
 		cJSON *o = cJSON_CreateObject();
 		json_set_str(o, "task", t[i].name ? t[i].name : "");
-		json_set(o, "baseline", arm(t[i].base_pass, t[i].base_n));
-		json_set(o, "candidate", arm(t[i].cand_pass, t[i].cand_n));
-		json_set(o, "delta", num6(r->delta[i]));
-		json_set(o, "p", num6(r->task_p[i]));
-		json_set(o, "p_holm", num6(r->task_holm[i]));
+		json_set(o, "baseline", across_arm(t[i].base_pass, t[i].base_n));
+		json_set(o, "candidate", across_arm(t[i].cand_pass, t[i].cand_n));
+		json_set(o, "delta", across_num6(r->delta[i]));
+		json_set(o, "p", across_num6(r->task_p[i]));
+		json_set(o, "p_holm", across_num6(r->task_holm[i]));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -237,22 +237,22 @@ cJSON *across_json(const struct across_task *t, size_t k, double alpha, struct e
 	}
 	cJSON *o = cJSON_CreateObject();
 	json_set_num(o, "tasks", (double)r.tasks);
-	json_set(o, "base_rate", num6(r.base_rate));
-	json_set(o, "cand_rate", num6(r.cand_rate));
-	json_set(o, "mean_delta", num6(r.mean_delta));
+	json_set(o, "base_rate", across_num6(r.base_rate));
+	json_set(o, "cand_rate", across_num6(r.cand_rate));
+	json_set(o, "mean_delta", across_num6(r.mean_delta));
 	cJSON *ci = json_set(o, "ci95", cJSON_CreateArray());
-	cJSON_AddItemToArray(ci, num6(r.lo));
-	cJSON_AddItemToArray(ci, num6(r.hi));
-	json_set(o, "normalized_gain", num6(r.norm_gain));
+	cJSON_AddItemToArray(ci, across_num6(r.lo));
+	cJSON_AddItemToArray(ci, across_num6(r.hi));
+	json_set(o, "normalized_gain", across_num6(r.norm_gain));
 	cJSON *s = json_set(o, "sign_test", cJSON_CreateObject());
 	json_set_num(s, "wins", (double)r.wins);
 	json_set_num(s, "losses", (double)r.losses);
 	json_set_num(s, "ties", (double)r.ties);
-	json_set(s, "p", num6(r.sign_p));
-	json_set(json_set(o, "stratified", cJSON_CreateObject()), "p", num6(r.strat_p));
-	json_set(o, "alpha", num6(alpha));
+	json_set(s, "p", across_num6(r.sign_p));
+	json_set(json_set(o, "stratified", cJSON_CreateObject()), "p", across_num6(r.strat_p));
+	json_set(o, "alpha", across_num6(alpha));
 	json_set_str(o, "verdict", exact_at_most(r.strat_p, alpha) ? "accept" : "reject");
-	json_set(o, "power_at_observed", num6(oc.accept));
+	json_set(o, "power_at_observed", across_num6(oc.accept));
 	json_set(o, "power_exact", cJSON_CreateBool(oc.exact));
 	json_set(o, "too_small", cJSON_CreateBool(isfinite(oc.accept) && oc.accept < 0.8));
 	json_set(o, "per_task", per_task(t, k, &r));

@@ -100,6 +100,11 @@ long across_plan_tasks(long per_task, double p_base, double effect, double power
  *   alpha, verdict: accept|reject (stratified p <= alpha),
  *   power_at_observed: x, too_small: bool (power_at_observed < 0.8) }
  * rounded to 6 decimals. NULL with e set on bad counts; caller frees. */
+/* JSON pieces shared with pooled.c: a number rounded to 6 places (null when
+ * not finite) and an arm {"passed", "trials"}. */
+cJSON *across_num6(double v);
+cJSON *across_arm(long pass, long n);
+
 cJSON *across_json(const struct across_task *t, size_t k, double alpha, struct err *e);
 
 #endif

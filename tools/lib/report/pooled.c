@@ -293,27 +293,14 @@ int pooled_calibrate(struct decide_rule *r, size_t k, long base_first, long draw
 
 /* ---------------------------------------------------------------- the record */
 
-static cJSON *num6(double v)
-{
-	return isfinite(v) ? cJSON_CreateNumber(round_to(v, 6)) : cJSON_CreateNull();
-}
-
-static cJSON *arm(long passed, long n)
-{
-	cJSON *o = cJSON_CreateObject();
-	json_set_num(o, "passed", (double)passed);
-	json_set_num(o, "trials", (double)n);
-	return o;
-}
-
 static cJSON *strata_json(const struct across_task *t, size_t k)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; i < k; i++) {
 		cJSON *o = cJSON_CreateObject();
 		json_set_str(o, "task", t[i].name ? t[i].name : "");
-		json_set(o, "baseline", arm(t[i].base_pass, t[i].base_n));
-		json_set(o, "candidate", arm(t[i].cand_pass, t[i].cand_n));
+		json_set(o, "baseline", across_arm(t[i].base_pass, t[i].base_n));
+		json_set(o, "candidate", across_arm(t[i].cand_pass, t[i].cand_n));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -333,9 +320,9 @@ static cJSON *operating(const struct decide_rule *r, size_t k, long base_first, 
 		             f[i].p_cand > f[i].p_base           ? "gain"
 		                     : f[i].p_cand < f[i].p_base ? "regression"
 		                                                 : "useless");
-		json_set(o, "accept", num6(oc.accept));
-		json_set(o, "se", num6(oc.se));
-		json_set(o, "mean_candidate_trials", num6(oc.mean_cand_trials));
+		json_set(o, "accept", across_num6(oc.accept));
+		json_set(o, "se", across_num6(oc.se));
+		json_set(o, "mean_candidate_trials", across_num6(oc.mean_cand_trials));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -357,10 +344,10 @@ cJSON *pooled_json(const struct decide_rule *r, const struct across_task *t, siz
 	json_set_str(rule, "test", "stratified");
 	json_set(doc, "strata", strata_json(t, k));
 	cJSON *rw = json_set(doc, "rewards", cJSON_CreateObject());
-	json_set(rw, "baseline", num6(base_reward));
-	json_set(rw, "candidate", num6(cand_reward));
+	json_set(rw, "baseline", across_num6(base_reward));
+	json_set(rw, "candidate", across_num6(cand_reward));
 	json_set_str(doc, "verdict", decide_verdict_name(res.verdict));
-	json_set(doc, "p_value", num6(res.p));
+	json_set(doc, "p_value", across_num6(res.p));
 	json_set_str(doc, "why", res.why);
 	if (res.verdict == DECIDE_EXTEND) {
 		cJSON *nx = json_set(doc, "next", cJSON_CreateObject());
@@ -372,8 +359,8 @@ cJSON *pooled_json(const struct decide_rule *r, const struct across_task *t, siz
 	double worst = worst_at_level(m, draws, level_of(r), &at);
 	free(m);
 	cJSON *fa = json_set(doc, "false_accept", cJSON_CreateObject());
-	json_set(fa, "worst", num6(worst));
-	json_set(fa, "worst_at", num6(at));
+	json_set(fa, "worst", across_num6(worst));
+	json_set(fa, "worst_at", across_num6(at));
 	json_set_num(fa, "baseline_trials", (double)base_first);
 	json_set_num(fa, "tasks", (double)k);
 	json_set_num(fa, "draws", (double)draws);
