@@ -34,12 +34,11 @@ static const char usage[] =
 /* skillc-rules beside this program: the journal's key holds its identity. */
 static char *rules_bin(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
+	char *self = fs_self_exe();
+	if (!self)
 		return NULL;
-	self[n] = '\0';
 	char *dir = path_dir(self), *p = path_join(dir, "skillc-rules");
+	free(self);
 	free(dir);
 	return p;
 }

@@ -117,12 +117,8 @@ static void pass_env(struct strlist *env)
 
 static char *self_path(void)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return xstrdup("/proc/self/exe");
-	exe[n] = '\0';
-	return xstrdup(exe);
+	char *exe = fs_self_exe();
+	return exe ? exe : xstrdup("/proc/self/exe");
 }
 
 static int run(struct opts *o)

@@ -9,12 +9,10 @@
 
 char *tool_dir(void)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return xstrdup(".");
-	exe[n] = '\0';
-	return path_dir(exe);
+	char *exe = fs_self_exe();
+	char *dir = exe ? path_dir(exe) : xstrdup(".");
+	free(exe);
+	return dir;
 }
 
 char *rules_dir(void)

@@ -849,3 +849,13 @@ const char *fs_boot_id(void)
 	}
 	return id;
 }
+
+char *fs_self_exe(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	return xstrdup(exe);
+}

@@ -163,6 +163,9 @@ void fs_tree_free(struct fs_tree *t);
  * possible, else copied with their mode. */
 int tree_copy(const char *src, const char *dst, bool link, struct err *e);
 
+/* The running program's path (/proc/self/exe read), NULL when unknown.
+ * Caller frees. */
+char *fs_self_exe(void);
 /* The kernel's boot id ("" when unknown), read once. */
 const char *fs_boot_id(void);
 

@@ -111,21 +111,10 @@ static void fill_spec(struct local_trial *t, const char *init)
 		strlist_push_owned(&s->labels, xasprintf("%s=%s", LABEL_RUN, run));
 }
 
-/* The running tool, for the watchdog to run again. Caller frees. */
-static char *self_path(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	return xstrdup(exe);
-}
-
 static int start(struct local_trial *t, struct err *e)
 {
 	char *init = local_init_program(e);
-	char *self = self_path();
+	char *self = fs_self_exe(); /* the running tool, for the watchdog to run again */
 	int r = init ? 0 : -1;
 	if (r == 0 && !self)
 		r = err_set(e, ERR_WORK, "cannot find our own executable for the watchdog:");

@@ -184,7 +184,7 @@ cJSON *across_num6(double v)
 	return isfinite(v) ? cJSON_CreateNumber(round_to(v, 6)) : cJSON_CreateNull();
 }
 
-cJSON *across_arm(long pass, long n)
+static cJSON *arm(long pass, long n)
 {
 	cJSON *o = cJSON_CreateObject();
 	json_set_num(o, "passed", (double)pass);
@@ -192,14 +192,20 @@ cJSON *across_arm(long pass, long n)
 	return o;
 }
 
+cJSON *across_task_json(const struct across_task *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	json_set_str(o, "task", t->name ? t->name : "");
+	json_set(o, "baseline", arm(t->base_pass, t->base_n));
+	json_set(o, "candidate", arm(t->cand_pass, t->cand_n));
+	return o;
+}
+
 static cJSON *per_task(const struct across_task *t, size_t k, const struct across_result *r)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; i < k; i++) {
-		cJSON *o = cJSON_CreateObject();
-		json_set_str(o, "task", t[i].name ? t[i].name : "");
-		json_set(o, "baseline", across_arm(t[i].base_pass, t[i].base_n));
-		json_set(o, "candidate", across_arm(t[i].cand_pass, t[i].cand_n));
+		cJSON *o = across_task_json(&t[i]);
 		json_set(o, "delta", across_num6(r->delta[i]));
 		json_set(o, "p", across_num6(r->task_p[i]));
 		json_set(o, "p_holm", across_num6(r->task_holm[i]));

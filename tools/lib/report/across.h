@@ -101,9 +101,10 @@ long across_plan_tasks(long per_task, double p_base, double effect, double power
  *   power_at_observed: x, too_small: bool (power_at_observed < 0.8) }
  * rounded to 6 decimals. NULL with e set on bad counts; caller frees. */
 /* JSON pieces shared with pooled.c: a number rounded to 6 places (null when
- * not finite) and an arm {"passed", "trials"}. */
+ * not finite) and a task's counts {"task", "baseline", "candidate"}, each arm
+ * {"passed", "trials"}. */
 cJSON *across_num6(double v);
-cJSON *across_arm(long pass, long n);
+cJSON *across_task_json(const struct across_task *t);
 
 cJSON *across_json(const struct across_task *t, size_t k, double alpha, struct err *e);
 

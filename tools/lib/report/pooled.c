@@ -296,13 +296,8 @@ int pooled_calibrate(struct decide_rule *r, size_t k, long base_first, long draw
 static cJSON *strata_json(const struct across_task *t, size_t k)
 {
 	cJSON *a = cJSON_CreateArray();
-	for (size_t i = 0; i < k; i++) {
-		cJSON *o = cJSON_CreateObject();
-		json_set_str(o, "task", t[i].name ? t[i].name : "");
-		json_set(o, "baseline", across_arm(t[i].base_pass, t[i].base_n));
-		json_set(o, "candidate", across_arm(t[i].cand_pass, t[i].cand_n));
-		cJSON_AddItemToArray(a, o);
-	}
+	for (size_t i = 0; i < k; i++)
+		cJSON_AddItemToArray(a, across_task_json(&t[i]));
 	return a;
 }
 
