@@ -1,5 +1,8 @@
 /* A stage's command line is data in its row (stage_def.args): a toy row,
  * written here and nowhere else, gets its command with no other code. */
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "t.h"
 #include "pipeline/stages.h"
 
@@ -12,13 +15,23 @@ static const struct stage_def toy = {
 	          "if SANDBOX=docker|podman --engine $SANDBOX", "if IMAGE --image $IMAGE" },
 };
 
-static char *command_of(const char *const *settings, size_t n)
+/* A trial's row: values worked out for the target, a second tool after "--". */
+static const struct stage_def toy_trial = {
+	.name = "toy-trial",
+	.tool = "skillc-toy",
+	.args = { "run --of #count --deadline #deadline", "if AGENT_TIMEOUT --limit $AGENT_TIMEOUT",
+	          "if #image --image #image", "if #env_file --env $ENV_FILE",
+	          "if RUNNER=local --sandbox #sandbox", "-- +skillc-other --at @x" },
+};
+
+static char *command_in(const struct stage_def *def, const char *dir, const char *const *settings,
+                        size_t n)
 {
-	struct run r = { .dir = "/runs/R", .task = "tsk", .task_dir = "/tasks/tsk",
+	struct run r = { .dir = (char *)dir, .task = "tsk", .task_dir = "/tasks/tsk",
 	                 .rules_dir = "/rules" };
 	struct err e = { 0 };
 	CHECK_INT(settings_from_args((int)n, (char **)settings, &r.values, &e), 0);
-	struct stage_ref ref = { .def = &toy, .index = 7, .count = 9, .round = 2 };
+	struct stage_ref ref = { .def = def, .index = 7, .count = 9, .round = 2 };
 	struct strlist argv = STRLIST_INIT;
 	stage_command(&ref, &r, "/bin", &argv);
 	struct buf b = BUF_INIT;
@@ -27,6 +40,11 @@ static char *command_of(const char *const *settings, size_t n)
 	strlist_free(&argv);
 	cJSON_Delete(r.values);
 	return buf_detach(&b);
+}
+
+static char *command_of(const char *const *settings, size_t n)
+{
+	return command_in(&toy, "/runs/R", settings, n);
 }
 
 static void test_toy_row_needs_no_code(void)
@@ -44,17 +62,53 @@ static void test_toy_row_needs_no_code(void)
 	free(got);
 }
 
-static void test_every_row_has_one_command(void)
+static void test_toy_trial_row(void)
 {
-	for (size_t i = 0; i < stage_count; i++) {
-		const struct stage_def *s = &stage_table[i];
-		CHECK(!s->args[0] != !s->command);
-	}
+	char *dir = t_tmpdir(), *images = xasprintf("%s/images", dir);
+	char *env = xasprintf("%s/.env", dir), *stamp = xasprintf("%s/tsk--opencode.l2.id", images);
+	CHECK_INT(mkdir(images, 0755), 0);
+	char *env_set = xasprintf("ENV_FILE=%s", env);
+	const char *plain[] = { "AGENT_TIMEOUT=0", "TRIAL_TIMEOUT=600", "SANDBOX=bwrap", env_set };
+	char *got = command_in(&toy_trial, dir, plain, ARRAY_LEN(plain));
+	char *want = xasprintf("/bin/skillc-toy run --of 9 --deadline 570 --sandbox local"
+	                       " -- /bin/skillc-other --at %s/x", dir);
+	CHECK_STR(got, want); /* 0 is not set; no .env, no stamp: left out */
+	free(got);
+	free(want);
+	FILE *f = fopen(env, "w");
+	CHECK(f && fclose(f) == 0);
+	f = fopen(stamp, "w");
+	CHECK(f && fputs("sha256:1 reg/tsk:l2\n", f) >= 0 && fclose(f) == 0);
+	const char *more[] = { "AGENT_TIMEOUT=5", "TRIAL_TIMEOUT=100", "SANDBOX=podman", env_set };
+	got = command_in(&toy_trial, dir, more, ARRAY_LEN(more));
+	want = xasprintf("/bin/skillc-toy run --of 9 --deadline 100 --limit 5 --image reg/tsk:l2"
+	                 " --env %s --sandbox podman -- /bin/skillc-other --at %s/x", env, dir);
+	CHECK_STR(got, want);
+	free(got);
+	free(want);
+	const char *other[] = { "RUNNER=harbor", "SANDBOX=docker", "ENV_FILE=/nonexistent/.env" };
+	got = command_in(&toy_trial, dir, other, ARRAY_LEN(other));
+	CHECK(strstr(got, "--image") == NULL && strstr(got, "--sandbox") == NULL);
+	CHECK(strstr(got, "--env") == NULL);
+	free(got);
+	CHECK_INT(unlink(stamp) | unlink(env) | rmdir(images) | rmdir(dir), 0);
+	free(env_set);
+	free(stamp);
+	free(env);
+	free(images);
+	free(dir);
+}
+
+static void test_every_row_is_a_template(void)
+{
+	for (size_t i = 0; i < stage_count; i++)
+		CHECK(stage_table[i].args[0] != NULL);
 }
 
 int main(void)
 {
 	RUN(test_toy_row_needs_no_code);
-	RUN(test_every_row_has_one_command);
+	RUN(test_toy_trial_row);
+	RUN(test_every_row_is_a_template);
 	T_EXIT();
 }

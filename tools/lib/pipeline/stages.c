@@ -22,18 +22,6 @@ const struct source_def source_table[] = {
 };
 const size_t source_count = ARRAY_LEN(source_table);
 
-static void push_flag(struct strlist *argv, const char *flag, const char *value)
-{
-	strlist_push(argv, flag);
-	strlist_push(argv, value);
-}
-
-static void push_path(struct strlist *argv, const char *flag, const struct run *r, const char *rel)
-{
-	strlist_push(argv, flag);
-	strlist_push_owned(argv, run_path(r, rel));
-}
-
 /* The images of a trial: only for RUNNER=local in a container (docker, podman). */
 #define CONTAINER_TRIALS { "RUNNER=local", "SANDBOX=docker|podman" }
 #define L1_STAMP "images/%T.l1.id"
@@ -57,89 +45,6 @@ static bool in_container(const struct run *r)
 	return one_of(run_get(r, "SANDBOX"), "docker|podman");
 }
 
-/* The tag in the run's L2 stamp ("<id> <tag>"), or NULL without one. */
-static char *l2_tag(const struct run *r)
-{
-	if (strcmp(run_get(r, "RUNNER"), "local") || !in_container(r))
-		return NULL;
-	char *rel = expand_ref(L2_STAMP, r, 0, 0), *path = run_path(r, rel);
-	struct buf b = BUF_INIT;
-	struct err e;
-	char *tag = NULL;
-	if (fs_read(path, 4096, &b, &e) == 0 && strchr(b.data, ' ')) {
-		const char *t = strchr(b.data, ' ') + 1;
-		if (t[strcspn(t, " \n")] == ' ') /* pinned in IMAGE_REGISTRY: trials pull it by digest */
-			t += strcspn(t, " \n") + 1;
-		tag = xstrndup(t, strcspn(t, " \n"));
-	}
-	buf_free(&b);
-	free(path);
-	free(rel);
-	return tag;
-}
-
-/* One trial of an evaluation stage: skillc-eval into traces/<task>/<stage>/test-NNN/.
- * The agent's own limit is AGENT_TIMEOUT; the hard deadline stays under
- * TRIAL_TIMEOUT so skillc-eval, not skillc-stage, does the cleanup. */
-static void eval_argv(const struct stage_ref *ref, const struct run *r, const char *bindir, struct strlist *argv,
-                      const char *stage, const char *skills_root)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-eval"));
-	push_flag(argv, "--task", r->task_dir);
-	if (skills_root)
-		push_path(argv, "--skills-root", r, skills_root);
-	else
-		strlist_push(argv, "--no-skill");
-	push_flag(argv, "--harness", run_get(r, "HARNESS"));
-	push_flag(argv, "--model", run_get(r, "MODEL"));
-	push_flag(argv, "--runner", run_get(r, "RUNNER"));
-	if (!strcmp(run_get(r, "RUNNER"), "local"))
-		push_flag(argv, "--sandbox", in_container(r) ? run_get(r, "SANDBOX") : "local");
-	char *image = l2_tag(r);
-	if (image)
-		push_flag(argv, "--image", image);
-	free(image);
-	char *out = xasprintf("traces/%s/%s/test-%03d", r->task, stage, ref->index);
-	push_path(argv, "--out", r, out);
-	free(out);
-	push_flag(argv, "--stage", stage);
-	strlist_push(argv, "--index");
-	strlist_push_owned(argv, xasprintf("%d", ref->index));
-	strlist_push(argv, "--of");
-	strlist_push_owned(argv, xasprintf("%d", ref->count));
-	push_path(argv, "--incomplete", r, ".incomplete");
-	push_flag(argv, "--cache", run_get(r, "CACHE_DIR"));
-	if (skills_root && run_get_int(r, "REQUIRE_SKILL"))
-		strlist_push(argv, "--require-skill");
-	if (run_get_int(r, "AGENT_TIMEOUT") > 0)
-		push_flag(argv, "--agent-timeout", run_get(r, "AGENT_TIMEOUT"));
-	if (run_get_int(r, "AGENT_HANDSHAKE_TIMEOUT") > 0)
-		push_flag(argv, "--handshake-timeout", run_get(r, "AGENT_HANDSHAKE_TIMEOUT"));
-	long limit = run_get_int(r, "TRIAL_TIMEOUT");
-	strlist_push(argv, "--deadline");
-	strlist_push_owned(argv, xasprintf("%ld", limit > 120 ? limit - 30 : limit));
-	if (fs_exists(run_get(r, "ENV_FILE")))
-		push_flag(argv, "--env-file", run_get(r, "ENV_FILE"));
-}
-
-static void noskill_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                                 struct strlist *argv)
-{
-	eval_argv(ref, r, bindir, argv, "noskill", NULL);
-}
-
-static void raw_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                             struct strlist *argv)
-{
-	eval_argv(ref, r, bindir, argv, "raw", "inputs/skill");
-}
-
-static void static_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                                struct strlist *argv)
-{
-	eval_argv(ref, r, bindir, argv, "static", "artifacts/static/S_static");
-}
-
 /* static-eval runs enough trials for the fast stage too; static-index and
  * `make eval` take the first REPEAT of them. */
 static int static_trials(const struct run *r)
@@ -148,22 +53,10 @@ static int static_trials(const struct run *r)
 	return (int)(repeat > fast ? repeat : fast);
 }
 
-static void push_int(struct strlist *argv, const char *flag, long v)
-{
-	strlist_push(argv, flag);
-	strlist_push_owned(argv, xasprintf("%ld", v));
-}
-
 static int fast_units_of(const struct run *r)
 {
 	long top = run_get_int(r, "FAST_TOP"), bottom = run_get_int(r, "FAST_BOTTOM");
 	return (int)(top > bottom ? top : bottom);
-}
-
-static void fast_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                              struct strlist *argv)
-{
-	eval_argv(ref, r, bindir, argv, "fast", "artifacts/fast/S_fast");
 }
 
 /* ---- deep and final (docs/deep.md) */
@@ -201,44 +94,10 @@ static int final_repeat(const struct run *r)
 	return (int)(n > 0 ? n : run_get_int(r, "REPEAT"));
 }
 
-static void push_rule(struct strlist *argv, const struct run *r)
-{
-	push_int(argv, "--first", deep_first(r));
-	push_int(argv, "--max", deep_max(r));
-	push_flag(argv, "--alpha", run_get(r, "DEEP_ALPHA"));
-	push_flag(argv, "--tolerance", run_get(r, "DEEP_TOLERANCE"));
-	push_flag(argv, "--test", run_get(r, "DEEP_TEST"));
-}
-
-static void deep_head(struct strlist *argv, const struct run *r, const char *bindir, const char *step, int round)
-{
-	strlist_push_owned(argv, path_join(bindir, "skillc-deep"));
-	strlist_push(argv, step);
-	push_flag(argv, "--run", r->dir);
-	if (round)
-		push_int(argv, "--round", round);
-}
-
 static void deep_start_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	for (long i = 1; i <= run_get_int(r, "REPEAT"); i++)
 		strlist_push_owned(out, xasprintf("traces/%s/fast/test-%03ld/trial.json", r->task, i));
-}
-
-static void deep_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                              struct strlist *argv)
-{
-	deep_head(argv, r, bindir, "trial", ref->round);
-	push_int(argv, "--index", ref->index);
-	char *stage = xasprintf("deep-%d", ref->round), *trial = xasprintf("traces/%s/%s/test-%03d", r->task, stage, ref->index);
-	char *cand = xasprintf("artifacts/deep/round-%d/candidate", ref->round);
-	push_path(argv, "--trial", r, trial);
-	push_rule(argv, r);
-	strlist_push(argv, "--");
-	eval_argv(ref, r, bindir, argv, stage, cand);
-	free(stage);
-	free(trial);
-	free(cand);
 }
 
 /* A trial after the first look runs only when the look before its batch says so. */
@@ -265,28 +124,23 @@ static void deep_decide_inputs(const struct stage_ref *ref, const struct run *r,
 		strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/look-%03d.json", ref->round, j));
 }
 
-static void final_eval_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
-                               struct strlist *argv)
-{
-	deep_head(argv, r, bindir, "final-trial", 0);
-	push_flag(argv, "--rounds", run_get(r, "DEEP_ROUNDS"));
-	push_int(argv, "--index", ref->index);
-	char *trial = xasprintf("traces/%s/final/test-%03d", r->task, ref->index);
-	push_path(argv, "--trial", r, trial);
-	free(trial);
-	if (run_get_int(r, "FINAL_FRESH"))
-		strlist_push(argv, "--fresh");
-	strlist_push(argv, "--");
-	eval_argv(ref, r, bindir, argv, "final", "artifacts/deep/S_final");
-	push_flag(argv, "--split", "final");
-}
-
 /* Argument templates shared by several rows (stage_def.args). */
 #define ONLY_ARGS "if SKILLS --only $SKILLS" /* the skills of the set a stage may change */
 #define FAST_ARGS(step) \
 	step, "--skill @artifacts/static/S_static", "--dir @artifacts/fast", ONLY_ARGS
-#define RULE_ARGS "--first #deep_first", "--max #deep_max", "--alpha $DEEP_ALPHA", \
-	"--tolerance $DEEP_TOLERANCE", "--test $DEEP_TEST"
+#define RULE_ARGS "--first #deep_first --max #deep_max --alpha $DEEP_ALPHA" \
+	" --tolerance $DEEP_TOLERANCE --test $DEEP_TEST"
+/* One trial: skillc-eval into traces/<task>/<stage>/test-NNN/ (docs/eval.md). */
+#define TRIAL_HEAD(stage, skill) "--task %D", skill, \
+	"--harness $HARNESS --model $MODEL --runner $RUNNER", \
+	"if RUNNER=local --sandbox #sandbox", "if #image --image #image", \
+	"--out @traces/%T/" stage "/test-%N --stage " stage " --index %I --of #count", \
+	"--incomplete @.incomplete --cache $CACHE_DIR"
+#define TRIAL_TAIL "if AGENT_TIMEOUT --agent-timeout $AGENT_TIMEOUT", \
+	"if AGENT_HANDSHAKE_TIMEOUT --handshake-timeout $AGENT_HANDSHAKE_TIMEOUT", \
+	"--deadline #deadline", "if #env_file --env-file $ENV_FILE"
+#define TRIAL_ARGS(stage, skill) TRIAL_HEAD(stage, "--skills-root @" skill), \
+	"if REQUIRE_SKILL --require-skill", TRIAL_TAIL
 
 const struct stage_def stage_table[] = {
 	{
@@ -339,7 +193,7 @@ const struct stage_def stage_table[] = {
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
-		.command = raw_eval_command,
+		.args = { TRIAL_ARGS("raw", "inputs/skill") },
 	},
 	{
 		.name = "raw-index",
@@ -367,7 +221,7 @@ const struct stage_def stage_table[] = {
 		.wanted_if = "BASELINE",
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
-		.command = noskill_eval_command,
+		.args = { TRIAL_HEAD("noskill", "--no-skill"), TRIAL_TAIL },
 	},
 	{
 		.name = "noskill-index",
@@ -429,7 +283,7 @@ const struct stage_def stage_table[] = {
 		.count = static_trials,
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
-		.command = static_eval_command,
+		.args = { TRIAL_ARGS("static", "artifacts/static/S_static") },
 	},
 	{
 		.name = "static-index",
@@ -517,7 +371,7 @@ const struct stage_def stage_table[] = {
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
-		.command = fast_eval_command,
+		.args = { TRIAL_ARGS("fast", "artifacts/fast/S_fast") },
 	},
 	{
 		.name = "fast-index",
@@ -597,7 +451,9 @@ const struct stage_def stage_table[] = {
 		.count = deep_max,
 		.more_inputs = deep_eval_inputs,
 		.timeout = "TRIAL_TIMEOUT",
-		.command = deep_eval_command,
+		.args = { "trial --run %F --round %K --index %I --trial @traces/%T/deep-%K/test-%N",
+		          RULE_ARGS, "-- +skillc-eval",
+		          TRIAL_ARGS("deep-%K", "artifacts/deep/round-%K/candidate") },
 	},
 	{
 		.name = "deep-look",
@@ -654,7 +510,10 @@ const struct stage_def stage_table[] = {
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT", "FINAL_FRESH" },
 		.count = final_repeat,
 		.timeout = "TRIAL_TIMEOUT",
-		.command = final_eval_command,
+		.args = { "final-trial --run %F --rounds $DEEP_ROUNDS --index %I",
+		          "--trial @traces/%T/final/test-%N", "if FINAL_FRESH --fresh",
+		          "-- +skillc-eval", TRIAL_ARGS("final", "artifacts/deep/S_final"),
+		          "--split final" },
 	},
 	{
 		.name = "final-index",
@@ -908,30 +767,103 @@ static char *expand_ref(const char *tmpl, const struct run *r, int index, int ro
 	return buf_detach(&b);
 }
 
-/* The numbers a template names with '#', each worked out from several settings. */
+/* ---- the texts a template names with '#' that a setting alone cannot say */
+
+/* The sandbox skillc-eval is told: the container engine, else local. */
+static char *trial_sandbox(const struct stage_ref *ref, const struct run *r)
+{
+	(void)ref;
+	return xstrdup(in_container(r) ? run_get(r, "SANDBOX") : "local");
+}
+
+/* The tag in the run's L2 stamp ("<id> <tag>"), or "" without one. */
+static char *trial_image(const struct stage_ref *ref, const struct run *r)
+{
+	(void)ref;
+	if (strcmp(run_get(r, "RUNNER"), "local") || !in_container(r))
+		return xstrdup("");
+	char *rel = expand_ref(L2_STAMP, r, 0, 0), *path = run_path(r, rel);
+	struct buf b = BUF_INIT;
+	struct err e;
+	char *tag = NULL;
+	if (fs_read(path, 4096, &b, &e) == 0 && strchr(b.data, ' ')) {
+		const char *t = strchr(b.data, ' ') + 1;
+		if (t[strcspn(t, " \n")] == ' ') /* pinned in IMAGE_REGISTRY: pulled by digest */
+			t += strcspn(t, " \n") + 1;
+		tag = xstrndup(t, strcspn(t, " \n"));
+	}
+	buf_free(&b);
+	free(path);
+	free(rel);
+	return tag ? tag : xstrdup("");
+}
+
+/* The agent's own limit is AGENT_TIMEOUT; the hard deadline stays under
+ * TRIAL_TIMEOUT so skillc-eval, not skillc-stage, does the cleanup. */
+static char *trial_deadline(const struct stage_ref *ref, const struct run *r)
+{
+	(void)ref;
+	long limit = run_get_int(r, "TRIAL_TIMEOUT");
+	return xasprintf("%ld", limit > 120 ? limit - 30 : limit);
+}
+
+/* ENV_FILE when the file is there: a run without keys (fakellm, a local model) has none. */
+static char *env_file(const struct stage_ref *ref, const struct run *r)
+{
+	(void)ref;
+	const char *f = run_get(r, "ENV_FILE");
+	return xstrdup(fs_exists(f) ? f : "");
+}
+
+/* The instances of a repeated row (trial %I of #count). */
+static char *instance_count(const struct stage_ref *ref, const struct run *r)
+{
+	(void)r;
+	return xasprintf("%d", ref->count);
+}
+
+/* What a template names with '#': a number worked out from several
+ * settings, or a text worked out for the target. */
 static const struct {
 	const char *name;
-	int (*of)(const struct run *r);
-} template_numbers[] = {
-	{ "static_trials", static_trials },
-	{ "fast_units", fast_units_of },
-	{ "deep_first", deep_first },
-	{ "deep_max", deep_max },
+	int (*number)(const struct run *r);
+	char *(*text)(const struct stage_ref *ref, const struct run *r);
+} template_values[] = {
+	{ "static_trials", static_trials, NULL },
+	{ "fast_units", fast_units_of, NULL },
+	{ "deep_first", deep_first, NULL },
+	{ "deep_max", deep_max, NULL },
+	{ "count", NULL, instance_count },
+	{ "sandbox", NULL, trial_sandbox },
+	{ "image", NULL, trial_image },
+	{ "deadline", NULL, trial_deadline },
+	{ "env_file", NULL, env_file },
 };
 
-/* One word of a template: "$NAME" a setting's value, "#name" a number of
- * template_numbers, "@path" a path in the run folder, "^path" one in the
- * rules folder; %-placeholders expanded (expand_ref). */
-static char *template_word(const char *w, const struct stage_ref *ref, const struct run *r)
+static char *template_value(const char *name, const struct stage_ref *ref, const struct run *r)
+{
+	for (size_t i = 0; i < ARRAY_LEN(template_values); i++) {
+		int (*number)(const struct run *r) = template_values[i].number;
+		if (strcmp(template_values[i].name, name))
+			continue;
+		return number ? xasprintf("%d", number(r)) : template_values[i].text(ref, r);
+	}
+	BUG("stage %s: no template value #%s", ref->def->name, name);
+}
+
+/* One word of a template: "$NAME" a setting's value, "#name" one of
+ * template_values, "@path" a path in the run folder, "^path" one in the
+ * rules folder, "+tool" a tool beside skillc-stage (a second command after
+ * "--"); %-placeholders expanded (expand_ref). */
+static char *template_word(const char *w, const struct stage_ref *ref, const struct run *r,
+                           const char *bindir)
 {
 	if (w[0] == '$')
 		return xstrdup(run_get(r, w + 1));
-	if (w[0] == '#') {
-		for (size_t i = 0; i < ARRAY_LEN(template_numbers); i++)
-			if (!strcmp(template_numbers[i].name, w + 1))
-				return xasprintf("%d", template_numbers[i].of(r));
-		BUG("stage %s: no template number %s", ref->def->name, w);
-	}
+	if (w[0] == '#')
+		return template_value(w + 1, ref, r);
+	if (w[0] == '+')
+		return path_join(bindir, w + 1);
 	bool in_run = w[0] == '@', in_rules = w[0] == '^';
 	char *x = expand_ref(w + (in_run || in_rules), r, ref->index, ref->round);
 	if (!in_run && !in_rules)
@@ -941,9 +873,27 @@ static char *template_word(const char *w, const struct stage_ref *ref, const str
 	return path;
 }
 
-/* An entry "if NAME rest" holds when the setting is not empty, "if
- * NAME=a|b rest" when it is one of those; the rest, or NULL when not. */
-static const char *template_condition(const char *entry, const struct run *r)
+/* Does "if NAME" hold: the setting is not empty (a number: not 0), or the
+ * value "#name" is not empty. */
+static bool template_set(const char *name, const struct stage_ref *ref, const struct run *r)
+{
+	if (name[0] == '#') {
+		char *v = template_value(name + 1, ref, r);
+		bool set = *v != 0;
+		free(v);
+		return set;
+	}
+	const struct setting_def *d = setting_find(name);
+	if (d && d->kind == SET_INT)
+		return run_get_int(r, name) != 0;
+	return *run_get(r, name) != 0;
+}
+
+/* An entry "if NAME rest" holds when NAME is set (template_set), "if
+ * NAME=a|b rest" when the setting is one of those; the rest, or NULL when
+ * not. */
+static const char *template_condition(const char *entry, const struct stage_ref *ref,
+                                      const struct run *r)
 {
 	if (strncmp(entry, "if ", 3))
 		return entry;
@@ -953,8 +903,7 @@ static const char *template_condition(const char *entry, const struct run *r)
 	char *cond = xstrndup(entry + 3, (size_t)(end - entry - 3)), *eq = strchr(cond, '=');
 	if (eq)
 		*eq = 0;
-	const char *v = run_get(r, cond);
-	bool holds = eq ? one_of(v, eq + 1) : *v != 0;
+	bool holds = eq ? one_of(run_get(r, cond), eq + 1) : template_set(cond, ref, r);
 	free(cond);
 	return holds ? end + 1 : NULL;
 }
@@ -963,16 +912,12 @@ void stage_command(const struct stage_ref *ref, const struct run *r, const char 
                    struct strlist *argv)
 {
 	const struct stage_def *s = ref->def;
-	if (s->command) {
-		s->command(ref, r, bindir, argv);
-		return;
-	}
 	strlist_push_owned(argv, path_join(bindir, s->tool));
 	for (size_t i = 0; i < ARRAY_LEN(s->args) && s->args[i]; i++)
-		for (const char *w = template_condition(s->args[i], r); w && *w;) {
+		for (const char *w = template_condition(s->args[i], ref, r); w && *w;) {
 			size_t n = strcspn(w, " ");
 			char *word = xstrndup(w, n);
-			strlist_push_owned(argv, template_word(word, ref, r));
+			strlist_push_owned(argv, template_word(word, ref, r, bindir));
 			free(word);
 			w += n + (w[n] == ' ');
 		}

@@ -86,17 +86,17 @@ struct stage_def {
 	 * writes only the run folder and the shared caches (a trial, an LLM call). */
 	bool remote;
 	/* The command line after the tool's path, as a template: each entry
-	 * is words; "$NAME" is a setting's value, "#name" a number worked out
-	 * from settings (stages.c template_numbers), "@path" a path in the run
-	 * folder, "^path" one in the rules folder, and the %-placeholders above
-	 * also %I (the plain instance number), %D (the task folder), %F (the
-	 * run folder). An entry "if NAME ..." counts only when the setting is
-	 * not empty, "if NAME=a|b ..." when it is one of those. */
-	const char *args[16];
-	/* Instead of args, for a command a template cannot say (a trial):
-	 * appends the command (tool path first) to argv. */
-	void (*command)(const struct stage_ref *ref, const struct run *r, const char *bindir,
-	                struct strlist *argv);
+	 * is words; "$NAME" is a setting's value, "#name" a value worked out
+	 * for the target (stages.c template_values: a number from several
+	 * settings, a trial's image tag or deadline, ...), "@path" a path in
+	 * the run folder, "^path" one in the rules folder, "+tool" a tool
+	 * beside skillc-stage (a second command after "--"), and the
+	 * %-placeholders above also %I (the plain instance number), %D (the
+	 * task folder), %F (the run folder). An entry "if NAME ..." counts
+	 * only when the setting is set (not empty; a number: not 0) or the
+	 * value "#name" is not empty, "if NAME=a|b ..." when the setting is
+	 * one of those. */
+	const char *args[20];
 };
 
 /* One make target: a stage, or one instance of a repeated stage. */
