@@ -267,6 +267,14 @@ double round_to(double v, int places)
 	return round(v * scale[places]) / scale[places];
 }
 
+uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 void strlist_sort(struct strlist *l)
 {
 	if (l->n > 1)

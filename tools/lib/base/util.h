@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -99,6 +100,9 @@ int cmp_double(const void *a, const void *b);
 /* v rounded to 0..6 decimal places, halves away from zero: how figures are
  * kept in the JSON outputs. */
 double round_to(double v, int places);
+/* The next number of a splitmix64 stream from *state: seeded draws that
+ * come out the same on every machine (a split, Monte Carlo figures). */
+uint64_t splitmix64(uint64_t *state);
 
 /* True when s matches [A-Za-z0-9][A-Za-z0-9._-]* (task names, stage names). */
 int name_is_safe(const char *s);

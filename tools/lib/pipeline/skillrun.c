@@ -41,14 +41,6 @@ static bool in_list(const struct strlist *l, const char *s)
 	return false;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 void skillrun_draw(size_t n, size_t k, long seed, bool *is_test)
 {
 	size_t *order = xcalloc(n ? n : 1, sizeof *order);

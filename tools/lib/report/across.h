@@ -74,9 +74,8 @@ int across_strat_oc(size_t k, long n_base, long n_cand, double p_base, double p_
  * exact figure. */
 double across_strat_mc(size_t k, long n_base, long n_cand, double p_base, double p_cand, double alpha, long draws);
 
-/* The seeded draws behind the Monte Carlo figures (pooled.h's too): the
- * next number of a splitmix64 stream, and a binomial count of n trials. */
-uint64_t across_rng(uint64_t *s);
+/* The seeded draws behind the Monte Carlo figures (pooled.h's too): a
+ * binomial count of n trials from a splitmix64 stream (base/util.h). */
 long across_binom_draw(uint64_t *s, long n, double p);
 
 /* The largest accept rate over a common pass rate (both arms equal) on a

@@ -90,19 +90,11 @@ static double exact_oc(size_t k, long na, long nb, double pa, double pb, double 
 
 /* ---------------------------------------------------------------- Monte Carlo */
 
-uint64_t across_rng(uint64_t *s) /* splitmix64 */
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 long across_binom_draw(uint64_t *s, long n, double p)
 {
 	long c = 0;
 	for (long i = 0; i < n; i++)
-		c += (double)(across_rng(s) >> 11) * 0x1.0p-53 < p;
+		c += (double)(splitmix64(s) >> 11) * 0x1.0p-53 < p;
 	return c;
 }
 
