@@ -377,6 +377,16 @@ static void respond(const cJSON *id, cJSON *result)
 	send_json(m);
 }
 
+static void respond_error(const cJSON *id, int code, const char *message)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddItemToObject(m, "id", cJSON_Duplicate(id, true));
+	cJSON *err = cJSON_AddObjectToObject(m, "error");
+	cJSON_AddNumberToObject(err, "code", code);
+	cJSON_AddStringToObject(err, "message", message);
+	send_json(m);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -418,12 +428,7 @@ int main(int argc, char **argv)
 				forever();
 			}
 			if (init && !strcmp(init, "error")) {
-				cJSON *e = cJSON_CreateObject();
-				cJSON_AddItemToObject(e, "id", cJSON_Duplicate(id, true));
-				cJSON *err = cJSON_AddObjectToObject(e, "error");
-				cJSON_AddNumberToObject(err, "code", -32000);
-				cJSON_AddStringToObject(err, "message", "scripted init failure");
-				send_json(e);
+				respond_error(id, -32000, "scripted init failure");
 				cJSON_Delete(m);
 				continue;
 			}
@@ -453,12 +458,7 @@ int main(int argc, char **argv)
 				cJSON_AddItemToObject(r, "usage", usage);
 			respond(id, r);
 		} else {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddItemToObject(e, "id", cJSON_Duplicate(id, true));
-			cJSON *err = cJSON_AddObjectToObject(e, "error");
-			cJSON_AddNumberToObject(err, "code", -32601);
-			cJSON_AddStringToObject(err, "message", "Method not found");
-			send_json(e);
+			respond_error(id, -32601, "Method not found");
 		}
 		cJSON_Delete(m);
 	}

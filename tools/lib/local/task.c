@@ -139,6 +139,23 @@ static int split_args(const char *s, struct strlist *out)
 	return 0;
 }
 
+/* COPY . dest: the whole context, minus the skills our injection replaces. */
+static void copy_context(struct task *t, const char *ctx, const char *dest)
+{
+	DIR *d = opendir(ctx);
+	struct strlist names = STRLIST_INIT;
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    strcmp(de->d_name, "skills"))
+			strlist_push(&names, de->d_name);
+	if (d)
+		closedir(d);
+	strlist_sort(&names);
+	for (size_t k = 0; k < names.n; k++)
+		push_copy(t, path_join(ctx, names.v[k]), xstrdup(dest), true);
+	strlist_free(&names);
+}
+
 static int copy_line(struct task *t, const char *instr, const char *args, const char *ctx,
 		     const char *workdir, const char *where, struct err *e)
 {
@@ -181,18 +198,7 @@ static int copy_line(struct task *t, const char *instr, const char *args, const 
 			continue;
 		}
 		if (!*rel || !strcmp(rel, ".")) {
-			/* the whole context, minus the skills our injection replaces */
-			DIR *d = opendir(ctx);
-			struct strlist names = STRLIST_INIT;
-			for (struct dirent *de; d && (de = readdir(d));)
-				if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, "skills"))
-					strlist_push(&names, de->d_name);
-			if (d)
-				closedir(d);
-			strlist_sort(&names);
-			for (size_t k = 0; k < names.n; k++)
-				push_copy(t, path_join(ctx, names.v[k]), xstrdup(dest), true);
-			strlist_free(&names);
+			copy_context(t, ctx, dest);
 			free(rel);
 			continue;
 		}

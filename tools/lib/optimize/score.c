@@ -267,6 +267,30 @@ static int too_few(const struct trace_set *ts, size_t scorable, const struct sco
 		       o->how_to_get_more ? o->how_to_get_more : "add more traces");
 }
 
+/* scores.json before its traces: the skill, and the AgentRM used (rm) or why none. */
+static cJSON *scores_head(const struct pkgset *skill, const struct agentrm *rm)
+{
+	cJSON *sc = cJSON_CreateObject();
+	json_set_num(sc, "format", SCORES_FORMAT);
+	char *label = pkgset_label(skill);
+	json_set_str(sc, "skill", label);
+	free(label);
+	if (rm) {
+		cJSON *a = json_set(sc, "agentrm", cJSON_CreateObject());
+		json_set_str(a, "url", rm->url);
+		json_set_str(a, "adapter", AGENTRM_ADAPTER);
+		json_set_num(a, "max_length", (double)rm->max_length);
+		json_set_str(a, "max_length_source", rm->max_length_given ? "health" : "default");
+		json_set(a, "health", cJSON_Duplicate(rm->health, true));
+	} else {
+		json_set(sc, "agentrm", cJSON_CreateNull());
+		json_set_str(sc, "agentrm_note", "RM_API_URL is not set: traces are ordered"
+			     " by the verifier and the pre-score alone");
+	}
+	json_set_str(sc, "order_by", "class, credit, agentrm, prescore, index");
+	return sc;
+}
+
 int fast_score(const struct trace_set *ts, const struct pkgset *skill, const struct score_opts *o,
 	       cJSON **scores, cJSON **groups, struct err *e)
 {
@@ -317,23 +341,7 @@ int fast_score(const struct trace_set *ts, const struct pkgset *skill, const str
 	}
 	if (rc == 0) {
 		qsort(v, n, sizeof *v, cmp_scored);
-		cJSON *sc = cJSON_CreateObject();
-		json_set_num(sc, "format", SCORES_FORMAT);
-		char *label = pkgset_label(skill);
-		json_set_str(sc, "skill", label);
-		free(label);
-		if (use_rm) {
-			cJSON *a = json_set(sc, "agentrm", cJSON_CreateObject());
-			json_set_str(a, "url", rm.url);
-			json_set_str(a, "adapter", AGENTRM_ADAPTER);
-			json_set_num(a, "max_length", (double)rm.max_length);
-			json_set_str(a, "max_length_source", rm.max_length_given ? "health" : "default");
-			json_set(a, "health", cJSON_Duplicate(rm.health, true));
-		} else {
-			json_set(sc, "agentrm", cJSON_CreateNull());
-			json_set_str(sc, "agentrm_note", "RM_API_URL is not set: traces are ordered by the verifier and the pre-score alone");
-		}
-		json_set_str(sc, "order_by", "class, credit, agentrm, prescore, index");
+		cJSON *sc = scores_head(skill, use_rm ? &rm : NULL);
 		cJSON *list = json_set(sc, "traces", cJSON_CreateArray());
 		for (size_t i = 0; i < n; i++) {
 			json_set_num(v[i].rec, "rank", (double)(i + 1));
