@@ -150,8 +150,8 @@ static long publish(const char *out, const char *task, const char *stage, long r
 {
 	long have = 0;
 	for (long i = 1; i <= 100000; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "test-%03ld", i);
+		char name[TRIAL_NAME_MAX];
+		trial_name(i, name);
 		char *rel = xasprintf(".run/traces/%s/%s/%s", task, stage, name);
 		char *json = xasprintf("%s/%s/trial.json", out, rel);
 		bool complete = i <= repeat && fs_exists(json);
@@ -220,7 +220,9 @@ int main(int argc, char **argv)
 	long have = publish(out, path_base(task_dir), stage, repeat, &e);
 	if (have < 0)
 		die_err(&e);
-	printf("skillc-eval-skill: %ld of %ld trials complete in %s (test-001 ... test-%03ld)\n", have, repeat, out, repeat);
+	char first[TRIAL_NAME_MAX], last[TRIAL_NAME_MAX];
+	printf("skillc-eval-skill: %ld of %ld trials complete in %s (%s ... %s)\n", have, repeat,
+	       out, trial_name(1, first), trial_name(repeat, last));
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout: %m");
 	strlist_free(&mk);

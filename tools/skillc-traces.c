@@ -43,9 +43,8 @@ static bool wanted_trial(const char *name, long first)
 {
 	if (strncmp(name, "test-", 5) || !name_is_safe(name))
 		return false;
-	char *end;
-	long n = strtol(name + 5, &end, 10);
-	return !first || (!*end && n >= 1 && n <= first);
+	long n = trial_index(name);
+	return !first || (n >= 1 && n <= first);
 }
 
 static int index_stage(const char *stage_dir, long first, struct err *e)

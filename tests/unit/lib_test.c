@@ -580,6 +580,20 @@ static void test_sort_and_round(void)
 	CHECK(round_to(1.5, 0) == 2);
 }
 
+/* The trial folder's one spelling, and reading its number back. */
+static void test_trial_name(void)
+{
+	char t[TRIAL_NAME_MAX];
+	CHECK_STR(trial_name(7, t), "test-007");
+	CHECK_STR(trial_name(1234, t), "test-1234");
+	CHECK_INT(trial_index("test-007"), 7);
+	CHECK_INT(trial_index(trial_name(100000, t)), 100000);
+	const char *not[] = { "test-", "test-000", "test-7x", "test--1", "test-+1", "tset-001",
+	                      "test-99999999999999999999", "" };
+	for (size_t i = 0; i < ARRAY_LEN(not); i++)
+		CHECK_INT(trial_index(not[i]), 0);
+}
+
 /* splitmix64 is the published generator: seed 0 gives its known first
  * numbers, so seeded splits and Monte Carlo figures match everywhere. */
 static void test_splitmix64(void)
@@ -707,6 +721,7 @@ int main(void)
 	RUN(test_strip_escapes);
 	RUN(test_sort_and_round);
 	RUN(test_splitmix64);
+	RUN(test_trial_name);
 	RUN(test_inflight_race);
 	RUN(test_lock_holder);
 	RUN(test_buf_never_null);

@@ -290,6 +290,23 @@ void strlist_free(struct strlist *l)
 	l->n = l->cap = 0;
 }
 
+char *trial_name(long index, char out[TRIAL_NAME_MAX])
+{
+	snprintf(out, TRIAL_NAME_MAX, "test-%03ld", index);
+	return out;
+}
+
+long trial_index(const char *name)
+{
+	if (strncmp(name, "test-", 5))
+		return 0;
+	long n = 0;
+	const char *p = name + 5;
+	for (; *p >= '0' && *p <= '9' && n < 100000000; p++)
+		n = n * 10 + (*p - '0');
+	return p == name + 5 || *p ? 0 : n;
+}
+
 int name_is_safe(const char *s)
 {
 	if (!s || !*s)

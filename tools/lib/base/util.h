@@ -107,6 +107,13 @@ uint64_t splitmix64(uint64_t *state);
 /* True when s matches [A-Za-z0-9][A-Za-z0-9._-]* (task names, stage names). */
 int name_is_safe(const char *s);
 
+/* A trial's folder, "test-NNN" (traces/<task>/<stage>/test-007/): its one
+ * spelling. trial_name writes index's into out and returns out;
+ * trial_index reads NNN back (0 when name is not test-<digits>, NNN >= 1). */
+#define TRIAL_NAME_MAX 32
+char *trial_name(long index, char out[TRIAL_NAME_MAX]);
+long trial_index(const char *name);
+
 /* Monotonic and wall clocks, in seconds. */
 double now_mono(void);
 double now_wall(void);

@@ -82,7 +82,8 @@ cJSON *deep_records(const struct deep_opts *o, const char *dir_rel, long n, stru
 {
 	cJSON *list = cJSON_CreateArray();
 	for (long i = 1; i <= n && list; i++) {
-		char *rel = xasprintf("%s/test-%03ld", dir_rel, i);
+		char t[TRIAL_NAME_MAX];
+		char *rel = xasprintf("%s/%s", dir_rel, trial_name(i, t));
 		char *dir = deep_at(o, rel);
 		cJSON *r = record_load(dir, rel, (int)i);
 		if (r) {

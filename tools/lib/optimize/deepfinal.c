@@ -214,9 +214,12 @@ static int copy_selection(const struct deep_opts *o, const cJSON *best, const cJ
 		else if (rename(tmp, o->trial) < 0)
 			rc = err_set(e, ERR_WORK, "cannot move '%s' to '%s':", tmp, o->trial);
 	}
+	char name[TRIAL_NAME_MAX];
 	if (rc == 0)
-		printf("final test-%03d: the selection trial %s reused (S_final is round %ld's candidate)\n", o->index,
-		       json_str(src, "trial"), (long)json_num(best, "accepted_round", 0));
+		printf("final %s: the selection trial %s reused"
+		       " (S_final is round %ld's candidate)\n",
+		       trial_name(o->index, name), json_str(src, "trial"),
+		       (long)json_num(best, "accepted_round", 0));
 	cJSON_Delete(t);
 	free(tjp);
 	free(parent);
@@ -245,9 +248,11 @@ int deep_step_final_trial(const struct deep_opts *o, struct err *e)
 	cJSON *have = fs_exists(tj) ? json_read_file(tj, &ignore) : NULL;
 	const cJSON *from = json_get(have, "reused_from");
 	int rc = 0;
+	char name[TRIAL_NAME_MAX];
 	if (src && from && same(json_str(from, "trial"), json_str(src, "trial")) &&
 	    same(json_str(have, "key"), json_str(src, "key")))
-		printf("final test-%03d: up to date (reused from %s)\n", o->index, json_str(src, "trial"));
+		printf("final %s: up to date (reused from %s)\n", trial_name(o->index, name),
+		       json_str(src, "trial"));
 	else if (src)
 		rc = copy_selection(o, best, src, e);
 	else if (from && fs_remove_tree(o->trial, e) < 0) /* a reused copy no longer stands for S_final */

@@ -50,7 +50,8 @@ static int stage_inputs(const struct deep_opts *o, const char *task, long *n, st
 	if (rc == 0 && traces_load(o->traces, &to, &ts, e) < 0)
 		rc = -1;
 	for (size_t i = 0; rc == 0 && i < ts.n; i++) {
-		char *rel = xasprintf("traces/%s/start/test-%03zu", task, i + 1);
+		char t[TRIAL_NAME_MAX];
+		char *rel = xasprintf("traces/%s/start/%s", task, trial_name((long)i + 1, t));
 		char *d = deep_at(o, rel);
 		if (!fs_exists(d))
 			rc = copy_trace(&ts.v[i], d, e);
@@ -68,7 +69,8 @@ static int stage_inputs(const struct deep_opts *o, const char *task, long *n, st
 /* Candidate trial i of round k by skillc-eval, through the trial step. */
 static int run_trial(struct deep_opts *o, const char *task, int k, int i, struct err *e)
 {
-	char *dir = xasprintf("%s/traces/%s/deep-%d/test-%03d", o->run, task, k, i);
+	char t[TRIAL_NAME_MAX];
+	char *dir = xasprintf("%s/traces/%s/deep-%d/%s", o->run, task, k, trial_name(i, t));
 	char *cand = xasprintf("%s/artifacts/deep/round-%d/candidate", o->run, k);
 	char *stage = xasprintf("deep-%d", k), *index = xasprintf("%d", i), *of = xasprintf("%ld", o->rule.max);
 	char *inc = path_join(o->run, ".incomplete");

@@ -13,11 +13,8 @@
 
 static int index_of(const char *name, int fallback)
 {
-	if (strncmp(name, "test-", 5))
-		return fallback;
-	char *end;
-	long n = strtol(name + 5, &end, 10);
-	return *end || end == name + 5 || n < 1 || n > 1000000 ? fallback : (int)n;
+	long n = trial_index(name);
+	return n < 1 || n > 1000000 ? fallback : (int)n;
 }
 
 static bool outcome_scorable(const cJSON *t)
@@ -42,8 +39,8 @@ static void push_trace(struct trace_set *s, const char *dir, const char *name, c
 static int load_counted(const char *dir, int count, struct trace_set *out, struct err *e)
 {
 	for (int i = 1; i <= count; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "test-%03d", i);
+		char name[TRIAL_NAME_MAX];
+		trial_name(i, name);
 		char *p = xasprintf("%s/%s/trial.json", dir, name);
 		cJSON *t = fs_exists(p) ? json_read_file(p, e) : NULL;
 		if (!t) {

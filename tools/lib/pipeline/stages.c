@@ -96,8 +96,10 @@ static int final_repeat(const struct run *r)
 
 static void deep_start_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
+	char t[TRIAL_NAME_MAX];
 	for (long i = 1; i <= run_get_int(r, "REPEAT"); i++)
-		strlist_push_owned(out, xasprintf("traces/%s/fast/test-%03ld/trial.json", r->task, i));
+		strlist_push_owned(out, xasprintf("traces/%s/fast/%s/trial.json", r->task,
+		                                  trial_name(i, t)));
 }
 
 /* A trial after the first look runs only when the look before its batch says so. */

@@ -255,9 +255,8 @@ static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, 
 	struct err e;
 	fs_list_names(dir, &tests, &e);
 	for (size_t k = 0; k < tests.n; k++) {
-		char *end;
-		long index = strtol(tests.v[k] + 5, &end, 10);
-		if (strncmp(tests.v[k], "test-", 5) || *end || index < 1)
+		long index = trial_index(tests.v[k]);
+		if (index < 1)
 			continue;
 		char *tdir = path_join(dir, tests.v[k]);
 		char *tp = path_join(tdir, "trial.json");
