@@ -147,6 +147,7 @@ static const struct opt other_rows[] = {
 static const struct opt_cmd cmds[] = {
 	{ "one", rows },
 	{ "two", other_rows },
+	{ "three", rows }, /* a table two subcommands share */
 	OPT_CMD_END,
 };
 
@@ -154,7 +155,7 @@ static const struct opt_cmd cmds[] = {
 static void test_subcommands(void)
 {
 	CHECK(opts_cmd_find(cmds, "two") == &cmds[1]);
-	CHECK(opts_cmd_find(cmds, "three") == NULL);
+	CHECK(opts_cmd_find(cmds, "four") == NULL);
 	CHECK(opts_cmd_find(cmds, NULL) == NULL);
 	char *dir = t_tmpdir(), *path = xasprintf("%s/help", dir);
 	FILE *f = fopen(path, "w");
@@ -166,6 +167,8 @@ static void test_subcommands(void)
 	CHECK(b.data && !strncmp(b.data, "usage: tool one|two\n\noptions:\n", 30));
 	CHECK(b.data && strstr(b.data, "--only X") && strstr(b.data, "--name NAME"));
 	CHECK(b.data && strstr(b.data, "a flag\n") && !strstr(b.data, "a flag again"));
+	const char *name_row = b.data ? strstr(b.data, "--name NAME") : NULL;
+	CHECK(name_row && !strstr(name_row + 1, "--name NAME"));
 	buf_free(&b);
 	fs_remove_tree(dir, &e);
 	free(path);

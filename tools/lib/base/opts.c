@@ -184,12 +184,15 @@ const struct opt_cmd *opts_cmd_find(const struct opt_cmd *cmds, const char *name
 }
 
 /* Whether a row before o (in an earlier subcommand, or earlier in its own)
- * has o's name: subcommands share options, which --help names once. */
+ * has o's name: subcommands share options, or whole tables, which --help
+ * names once. */
 static bool named_before(const struct opt_cmd *cmds, const struct opt_cmd *in, const struct opt *o)
 {
 	for (const struct opt_cmd *c = cmds; c <= in; c++)
-		for (const struct opt *r = c->rows; r->type != OPT_END_ROW && r != o; r++)
-			if (!strcmp(r->name, o->name))
+		for (const struct opt *r = c->rows; r->type != OPT_END_ROW; r++)
+			if (c == in && r == o)
+				return false;
+			else if (!strcmp(r->name, o->name))
 				return true;
 	return false;
 }
