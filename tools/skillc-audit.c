@@ -7,6 +7,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "report/audit.h"
 #include "report/results.h"
@@ -27,21 +28,21 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_AUDIT);
-	struct strlist runs = STRLIST_INIT;
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-')
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		if (!fs_is_dir(argv[i]))
+	static const struct opt none[] = { OPT_END };
+	opts_std(argc, argv, usage, none, V_AUDIT);
+	struct strlist paths, runs = STRLIST_INIT;
+	opts_args_or_die(none, argc, argv, 1, &paths);
+	for (size_t i = 0; i < paths.n; i++) {
+		if (!fs_is_dir(paths.v[i]))
 			die(2, "'%s' is not a folder: give a run folder or a results folder",
-			    argv[i]);
+			    paths.v[i]);
 		size_t before = runs.n;
-		results_find_runs(argv[i], 2, &runs);
+		results_find_runs(paths.v[i], 2, &runs);
 		if (runs.n == before)
 			die(2, "no runs under %s: no traces/ folder found (run make eval first)",
-			    argv[i]);
+			    paths.v[i]);
 	}
-	if (argc < 2)
+	if (!paths.n)
 		die(2, "give a run folder or a results folder (see --help)");
 	struct audit_totals tot = { 0 };
 	struct buf out = BUF_INIT;
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
 	int rc = fwrite(out.data, 1, out.len, stdout) == out.len && fflush(stdout) == 0 ? 0 : 1;
 	buf_free(&out);
 	strlist_free(&runs);
+	strlist_free(&paths);
 	if (rc)
 		die(1, "cannot write the audit to standard output");
 	return 0;

@@ -6,42 +6,35 @@
 #include "skill/validate.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 
 static const char usage[] =
 	"usage: skillc-check [--json] [--no-lint] SKILL...\n"
 	"Checks each SKILL (a skill directory or its SKILL.md) against the Agent Skills spec,\n"
 	"with the rules and messages of the reference validator skills-ref, plus lint warnings.\n"
-	"  --json     one JSON report per skill on stdout (one line each)\n"
-	"  --no-lint  spec rules only, no warnings\n"
 	"Exit status: 0 every skill valid, 1 some skill invalid, 2 some skill unusable\n"
 	"(cannot be read as a skill) or bad usage.\n";
+
+static bool json, no_lint;
+static const struct opt rows[] = {
+	OPT_BOOL("json", &json, "one JSON report per skill on stdout (one line each)"),
+	OPT_BOOL("no-lint", &no_lint, "spec rules only, no warnings"),
+	OPT_END,
+};
 
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, CHECK_FORMAT_VERSION);
-	bool json = false;
-	struct check_options o = { true, NULL, 0 };
-	int first = 1;
-	for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
-		const char *a = argv[first];
-		if (!strcmp(a, "--")) {
-			first++;
-			break;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--no-lint")) {
-			o.lint = false;
-		} else {
-			die(2, "unknown option %s; see skillc-check --help", a);
-		}
-	}
-	if (first >= argc)
+	opts_std(argc, argv, usage, rows, CHECK_FORMAT_VERSION);
+	struct strlist skills;
+	opts_args_or_die(rows, argc, argv, 1, &skills);
+	struct check_options o = { !no_lint, NULL, 0 };
+	if (!skills.n)
 		die(2, "no skill given; usage: skillc-check [--json] [--no-lint] SKILL...");
 	int worst = CHECK_VALID;
-	for (int i = first; i < argc; i++) {
+	for (size_t i = 0; i < skills.n; i++) {
 		struct check_report *r;
-		int v = check_skill_opts(argv[i], &o, &r);
+		int v = check_skill_opts(skills.v[i], &o, &r);
 		struct buf out = BUF_INIT;
 		if (json) {
 			cJSON *j = check_report_json(r);
@@ -61,5 +54,6 @@ int main(int argc, char **argv)
 			worst = v;
 		check_report_free(r);
 	}
+	strlist_free(&skills);
 	return worst;
 }

@@ -17,6 +17,7 @@
 #include "eval/job.h"
 #include "eval/publish.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "eval/runner.h"
 #include "eval/store.h"
 #include "local/launch.h"
@@ -32,37 +33,10 @@ static const char usage[] =
 	"trial.json (normalized facts), raw/ (the runner's own files), trajectory/\n"
 	"(BenchFlow-shaped ACP and LLM trajectories), runner.log.\n"
 	"\n"
-	"  --task DIR          the task folder (task.toml, instruction.md, tests/test.sh)\n"
-	"  --skill DIR         the skill folder to inject (repeatable); --no-skill: none\n"
-	"  --skills-root DIR   inject every folder of DIR that holds a SKILL.md\n"
-	"  --harness H         agent harness; rules/harness/H.json must exist\n"
-	"  --model M           provider/model-id\n"
-	"  --runner R          benchflow (bench eval run), harbor (harbor run), local\n"
-	"                      (skillc-local eval run, same flags as bench)\n"
-	"  --out DIR           the trial folder to publish\n"
-	"  --stage S           stage name (default: the name of DIR's parent)\n"
-	"  --index I --of N    trial I of N, for the [I/N] progress lines (I defaults\n"
-	"                      to the NNN of test-NNN; part of the trial's key)\n"
-	"  --incomplete DIR    where failed trials go (default: the run's .incomplete/)\n"
-	"  --cache DIR         trial store root (default $CACHE_DIR, else results/.cache)\n"
-	"  --no-cache          neither reuse nor file trials\n"
-	"  --agent-timeout S   the agent's wall-clock limit inside the runner\n"
-	"  --handshake-timeout S\n"
-	"                      --runner local: the agent's limit for the ACP handshake\n"
-	"                      (default 60, at most the agent's time limit)\n"
-	"  --deadline S        hard limit for the whole trial (default 2*agent-timeout+900,\n"
-	"                      or 14400): the runner's process group is killed\n"
-	"  --sandbox NAME      runner sandbox (default: local for --runner local, docker or podman\n"
-	"                      with SANDBOX=docker|podman there, else docker); part of the trial's key\n"
-	"  --image TAG         --runner local --sandbox docker|podman: the trial image (make images\n"
-	"                      bakes it); part of the trial's key\n"
-	"  --require-skill     a trial where our skill was never invoked fails\n"
-	"  --attempts N        failed attempts allowed per trial (default 3); after the\n"
-	"                      last, an infra error is kept as an infra_error trial\n"
-	"  --env-file FILE     KEY=VALUE lines added to the runner's environment\n"
-	"  --rules DIR         rules folder (default: $SKILLC_RULES, else next to the tools)\n"
-	"  --split NAME        a namespace in the trial's key: trials of another split (or\n"
-	"                      none) are never reused for it (the final evaluation's fresh trials)\n"
+	"--skill folders come first, then those of each --skills-root in turn.\n"
+	"--deadline defaults to 2*agent-timeout+900, or 14400; --sandbox to local\n"
+	"for --runner local (docker or podman with SANDBOX=docker|podman there), else\n"
+	"docker. --sandbox, --image, --index and --split are part of the trial's key.\n"
 	"\n"
 	"Exit: 0 trial published (or reused, or already up to date), 1 the trial\n"
 	"failed (moved to .incomplete/, reason on stderr), 2 bad usage or input\n"
@@ -103,67 +77,52 @@ static void check_args(struct eval_opts *o)
 		o->cache = trialstore_default_dir();
 }
 
-static void parse_args(int argc, char **argv, struct eval_opts *o)
+static struct eval_opts opt = { .attempts = 3 };
+static struct strlist roots = STRLIST_INIT;
+static long agent_timeout, handshake_timeout, deadline;
+static const struct opt rows[] = {
+	OPT_STRING("task", &opt.task, "DIR", "the task folder (task.toml, instruction.md, tests/)"),
+	OPT_EACH("skill", &opt.skills, "DIR", "a skill folder to inject (repeatable)"),
+	OPT_EACH("skills-root", &roots, "DIR", "inject every folder of DIR with a SKILL.md"),
+	OPT_BOOL("no-skill", &opt.no_skill, "inject no skill"),
+	OPT_STRING("harness", &opt.harness, "H", "agent harness; rules/harness/H.json must exist"),
+	OPT_STRING("model", &opt.model, "M", "provider/model-id"),
+	OPT_STRING("runner", &opt.runner, "R", "benchflow, harbor or local"),
+	OPT_STRING("out", &opt.out, "DIR", "the trial folder to publish"),
+	OPT_STRING("stage", &opt.stage, "S", "stage name (default: the name of DIR's parent)"),
+	OPT_WHOLE("index", &opt.index, 1, 100000, "I", "trial I (default: the NNN of test-NNN)"),
+	OPT_WHOLE("of", &opt.of, 1, 100000, "N", "of N, for the [I/N] progress lines"),
+	OPT_STRING("incomplete", &opt.incomplete, "DIR", "where failed trials go (.incomplete/)"),
+	OPT_STRING("cache", &opt.cache, "DIR", "trial store ($CACHE_DIR, else results/.cache)"),
+	OPT_BOOL("no-cache", &opt.no_cache, "neither reuse nor file trials"),
+	OPT_WHOLE("agent-timeout", &agent_timeout, 1, 604800, "S", "the agent's wall-clock limit"),
+	OPT_WHOLE("handshake-timeout", &handshake_timeout, 1, 3600, "S",
+	          "--runner local: the ACP handshake's limit (60)"),
+	OPT_WHOLE("deadline", &deadline, 1, 604800, "S", "hard limit for the whole trial"),
+	OPT_STRING("sandbox", &opt.sandbox, "NAME", "runner sandbox (local, docker, podman)"),
+	OPT_STRING("image", &opt.image, "TAG", "--runner local in docker|podman: the trial image"),
+	OPT_BOOL("require-skill", &opt.require_skill, "a trial that never invoked our skill fails"),
+	OPT_WHOLE("attempts", &opt.attempts, 1, 100, "N", "failed attempts allowed per trial (3)"),
+	OPT_STRING("env-file", &opt.env_file, "FILE", "KEY=VALUE lines for the runner"),
+	OPT_STRING("rules", &opt.rules, "DIR", "rules ($SKILLC_RULES, else beside the tools)"),
+	OPT_STRING("split", &opt.split, "NAME", "trials of another split are never reused"),
+	OPT_END,
+};
+
+static void parse_args(int argc, char **argv)
 {
 	struct err e = { 0, "" };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--task"))
-			o->task = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--skill"))
-			strlist_push(&o->skills, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--skills-root")) {
-			if (eval_add_skills_root(&o->skills, std_option_value(argc, argv, &i), &e) < 0)
-				die_err(&e);
-		} else if (!strcmp(a, "--no-skill"))
-			o->no_skill = true;
-		else if (!strcmp(a, "--harness"))
-			o->harness = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--model"))
-			o->model = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--runner"))
-			o->runner = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--out"))
-			o->out = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--stage"))
-			o->stage = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--index"))
-			o->index = std_option_long(a, std_option_value(argc, argv, &i), 1, 100000);
-		else if (!strcmp(a, "--of"))
-			o->of = std_option_long(a, std_option_value(argc, argv, &i), 1, 100000);
-		else if (!strcmp(a, "--incomplete"))
-			o->incomplete = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--cache"))
-			o->cache = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--no-cache"))
-			o->no_cache = true;
-		else if (!strcmp(a, "--agent-timeout"))
-			o->agent_timeout = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
-		else if (!strcmp(a, "--handshake-timeout")) {
-			const char *v = std_option_value(argc, argv, &i);
-			o->handshake_timeout = (double)std_option_long(a, v, 1, 3600);
-		} else if (!strcmp(a, "--deadline"))
-			o->deadline = (double)std_option_long(a, std_option_value(argc, argv, &i), 1, 604800);
-		else if (!strcmp(a, "--sandbox"))
-			o->sandbox = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--image"))
-			o->image = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--require-skill"))
-			o->require_skill = true;
-		else if (!strcmp(a, "--attempts"))
-			o->attempts = std_option_long(a, std_option_value(argc, argv, &i), 1, 100);
-		else if (!strcmp(a, "--env-file"))
-			o->env_file = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--split")) {
-			o->split = std_option_value(argc, argv, &i);
-			if (!name_is_safe(o->split))
-				die(2, "bad --split '%s': use letters, digits, '.', '_' and '-'", o->split);
-		} else if (!strcmp(a, "--rules"))
-			o->rules = std_option_value(argc, argv, &i);
-		else
-			die(2, "unknown argument '%s' (see --help)", a);
-	}
-	check_args(o);
+	opts_parse_or_die(rows, argc, argv, 1, NULL);
+	for (size_t i = 0; i < roots.n; i++)
+		if (eval_add_skills_root(&opt.skills, roots.v[i], &e) < 0)
+			die_err(&e);
+	strlist_free(&roots);
+	if (opt.split && !name_is_safe(opt.split))
+		die(2, "bad --split '%s': use letters, digits, '.', '_' and '-'", opt.split);
+	opt.agent_timeout = (double)agent_timeout;
+	opt.handshake_timeout = (double)handshake_timeout;
+	opt.deadline = (double)deadline;
+	check_args(&opt);
 }
 
 /* The trial, paid for once: under its key's in-flight lock, after looking
@@ -241,16 +200,14 @@ static int check_local_harness(const struct eval_opts *o, struct err *e)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, VERSION);
-	struct eval_opts o = { 0 };
-	o.attempts = 3;
-	parse_args(argc, argv, &o);
+	opts_std(argc, argv, usage, rows, VERSION);
+	parse_args(argc, argv);
 	struct strlist env_extra = STRLIST_INIT;
 	struct err e = { 0, "" };
-	if (o.env_file && runner_env_load(o.env_file, &env_extra, &e) < 0)
+	if (opt.env_file && runner_env_load(opt.env_file, &env_extra, &e) < 0)
 		die_err(&e);
 	struct eval_job j;
-	if (eval_job_setup(&j, &o, &e) < 0)
+	if (eval_job_setup(&j, &opt, &e) < 0)
 		die_err(&e);
 
 	int status = 0;
@@ -273,16 +230,17 @@ int main(int argc, char **argv)
 			die_err(&e);
 		free(was);
 		if (!left)
-			eval_progress(&j, "start: %s %s %s %s", o.runner, o.harness, o.model,
-				      o.no_skill ? "no-skill" : j.skill_names.v[0]);
+			eval_progress(&j, "start: %s %s %s %s", opt.runner, opt.harness, opt.model,
+				      opt.no_skill ? "no-skill" : j.skill_names.v[0]);
 		if (left || !evaltrial_reuse(&j))
-			status = check_local_harness(&o, &e) < 0 ? -1 : run_once(&j, &env_extra, left, &e);
+			status = check_local_harness(&opt, &e) < 0 ? -1
+			         : run_once(&j, &env_extra, left, &e);
 		free(left);
 		if (status < 0)
 			die_err(&e);
 	}
 	eval_job_free(&j);
-	strlist_free(&o.skills);
+	strlist_free(&opt.skills);
 	runner_env_free(&env_extra);
 	return status;
 }

@@ -10,6 +10,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "compile/profile.h"
 #include "base/versions.h"
 
@@ -35,17 +36,16 @@ static char *default_builtin(void)
 	return p;
 }
 
-static int check_files(int n, char **files)
+static void check_files(const struct strlist *files)
 {
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < files->n; i++) {
 		struct err e = { 0 };
-		cJSON *p = profile_load(files[i], &e);
+		cJSON *p = profile_load(files->v[i], &e);
 		if (!p)
 			die_err(&e);
-		printf("%s: ok (%s)\n", files[i], json_str(p, "profile"));
+		printf("%s: ok (%s)\n", files->v[i], json_str(p, "profile"));
 		cJSON_Delete(p);
 	}
-	return 0;
 }
 
 /* Which profile, and why, on one line (and the others that matched). */
@@ -77,29 +77,34 @@ static void write_profile(const char *out, const cJSON *r)
 		die_err(&e);
 }
 
+static const char *model, *user, *out, *builtin_dir;
+static bool check;
+static const struct opt rows[] = {
+	OPT_STRING("model", &model, "ID", "the model id (default: $MODEL)"),
+	OPT_STRING("profiles", &builtin_dir, "DIR", "the built-in profiles"),
+	OPT_STRING("user-profiles", &user, "DIR", "profiles tried first (default: $PROFILES_DIR)"),
+	OPT_STRING("out", &out, "FILE", "where the resolution goes (default: stdout)"),
+	OPT_BOOL("check", &check, "validate the profile files given instead"),
+	OPT_END,
+};
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_PROFILE);
-	const char *model = getenv("MODEL"), *user = getenv("PROFILES_DIR"), *out = NULL;
-	char *builtin = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--check"))
-			return check_files(argc - i - 1, argv + i + 1);
-		if (strcmp(a, "--model") && strcmp(a, "--profiles") && strcmp(a, "--user-profiles") && strcmp(a, "--out"))
-			die(2, "unknown option '%s' (see --help)", a);
-		const char *v = std_option_value(argc, argv, &i);
-		if (!strcmp(a, "--model"))
-			model = v;
-		else if (!strcmp(a, "--profiles")) {
-			free(builtin);
-			builtin = xstrdup(v);
-		} else if (!strcmp(a, "--user-profiles"))
-			user = v;
-		else
-			out = v;
+	opts_std(argc, argv, usage, rows, V_PROFILE);
+	model = getenv("MODEL");
+	user = getenv("PROFILES_DIR");
+	struct strlist files;
+	opts_args_or_die(rows, argc, argv, 1, &files);
+	if (check) {
+		check_files(&files);
+		strlist_free(&files);
+		return 0;
 	}
+	if (files.n)
+		die(2, "unknown option '%s' (see --help)", files.v[0]);
+	strlist_free(&files);
+	char *builtin = builtin_dir ? xstrdup(builtin_dir) : NULL;
 	if (!builtin)
 		builtin = default_builtin();
 	if (!model)

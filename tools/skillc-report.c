@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "llm/routes.h"
 #include "report/page.h"
@@ -25,25 +26,25 @@ static const char usage[] =
 	"cost are priced from the routes file (ROUTES); unknown stays unknown.\n"
 	"Exit 0 done, 1 a file could not be written, 2 bad usage or no runs.\n";
 
+static const char *index_dir;
+static const struct opt rows[] = {
+	OPT_STRING("index", &index_dir, "DIR", "also DIR's index.html over every run under DIR"),
+	OPT_END,
+};
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_REPORT);
-	struct strlist paths = STRLIST_INIT;
-	const char *index = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--index")) {
-			index = std_option_value(argc, argv, &i);
-			if (!fs_is_dir(index))
-				die(2, "--index '%s' is not a folder: give the results folder", index);
-			continue;
-		}
-		if (argv[i][0] == '-')
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		if (!fs_is_dir(argv[i]))
-			die(2, "'%s' is not a folder: give a run folder or a results folder", argv[i]);
-		strlist_push(&paths, argv[i]);
-	}
+	opts_std(argc, argv, usage, rows, V_REPORT);
+	struct strlist paths;
+	opts_args_or_die(rows, argc, argv, 1, &paths);
+	const char *index = index_dir;
+	if (index && !fs_is_dir(index))
+		die(2, "--index '%s' is not a folder: give the results folder", index);
+	for (size_t i = 0; i < paths.n; i++)
+		if (!fs_is_dir(paths.v[i]))
+			die(2, "'%s' is not a folder: give a run folder or a results folder",
+			    paths.v[i]);
 	if (!paths.n)
 		die(2, "give a run folder or a results folder (see --help)");
 	struct err e = { 0, "" };

@@ -33,6 +33,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/proc.h"
 #include "base/versions.h"
 #include "eval/harness.h"
@@ -115,28 +116,28 @@ static void split_words(const char *s, struct strlist *out)
 	free(copy);
 }
 
+/* The options of run, report, pin and pin-check; check's are check_rows. */
+static const char *goals_arg, *given_arg, *as_arg;
+static const struct opt command_rows[] = {
+	OPT_STRING("goals", &goals_arg, "'G...'", "the goals of the make (run, report; check)"),
+	OPT_STRING("given", &given_arg, "'NAME...'", "the settings given explicitly"),
+	OPT_STRING("as", &as_arg, "status|dry|question|runs", "(report) what to print"),
+	OPT_END,
+};
+
 static int parse_command(int argc, char **argv, struct command *c, struct err *e)
 {
 	memset(c, 0, sizeof *c);
-	int i = 2;
-	struct strlist sets = STRLIST_INIT;
-	const char *goals = "", *given = "";
-	for (; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			c->make_argv = argv + i + 1;
-			break;
-		}
-		if (i + 1 < argc && !strcmp(argv[i], "--goals"))
-			split_words(goals = argv[++i], &c->goals);
-		else if (i + 1 < argc && !strcmp(argv[i], "--given"))
-			split_words(given = argv[++i], &c->given);
-		else if (i + 1 < argc && !strcmp(argv[i], "--as"))
-			c->as = argv[++i];
-		else
-			strlist_push(&sets, argv[i]);
-	}
-	int rc = settings_from_args((int)sets.n, sets.v, &c->values, e);
-	strlist_free(&sets);
+	struct opts_rest rest;
+	opts_parse_or_die(command_rows, argc, argv, 2, &rest);
+	if (rest.dashdash)
+		c->make_argv = argv + rest.dashdash;
+	const char *goals = goals_arg ? goals_arg : "", *given = given_arg ? given_arg : "";
+	split_words(goals, &c->goals);
+	split_words(given, &c->given);
+	c->as = as_arg;
+	int rc = settings_from_args((int)rest.args.n, rest.args.v, &c->values, e);
+	opts_rest_free(&rest);
 	noop_key(goals, given, getenv("SKILLC_MAKE_F"), getenv("SKILLC_RULES"), "/proc/self/exe",
 		 argc - 2, argv + 2, c->key);
 	return rc;
@@ -1086,32 +1087,32 @@ static int check_source(int argc, char **argv, struct err *e)
 	return 0;
 }
 
-/* check's options before the settings: --strays NAMES (the command
- * line's variables that are no setting) and --goals NAMES --known WORDS
- * (goals make has no rule for, and the ones it has): a misspelling of
- * either is refused with the name it is near. How many arguments they
- * took, or -1 with e set. */
-static int check_options(int argc, char **argv, const char **noop, const char *given[3], struct err *e)
+/* check's options: --strays NAMES (the command line's variables that are
+ * no setting), --goals NAMES --known WORDS (goals make has no rule for,
+ * and the ones it has; a misspelling of either is refused with the name
+ * it is near) and the no-op journal's --noop and the parts of its key. */
+static const char *strays, *known = "", *noop_goals, *given_key[3] = { "", "", "" };
+static const struct opt check_rows[] = {
+	OPT_STRING("strays", &strays, "'NAME...'", "(check) variables that are no setting"),
+	OPT_STRING("goals", &goals_arg, "'G...'", "the goals of the make (run, report; check)"),
+	OPT_STRING("known", &known, "'G...'", "(check) the goals make has"),
+	OPT_STRING("noop", &noop_goals, "'G...'", "(check) goals the no-op journal may answer"),
+	OPT_STRING("given", &given_key[0], "'NAME...'", "the settings given explicitly"),
+	OPT_STRING("make-f", &given_key[1], "F", "(check) SKILLC_MAKE_F, part of its key"),
+	OPT_STRING("rules", &given_key[2], "DIR", "(check) SKILLC_RULES, part of its key"),
+	OPT_END,
+};
+static const struct opt none[] = { OPT_END };
+static const struct opt_cmd cmds[] = {
+	{ "check", check_rows }, { "run", command_rows }, { "report", command_rows },
+	{ "pin", command_rows }, { "pin-check", command_rows }, { "source-tag", none },
+	OPT_CMD_END,
+};
+
+/* The goals of --goals that are near a --known one: refused by name. */
+static int near_goals(struct err *e)
 {
-	int i = 2;
-	const char *goals = NULL, *known = "";
-	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
-		if (!strcmp(argv[i], "--strays") && settings_check_strays(argv[i + 1], e) < 0)
-			return -1;
-		if (!strcmp(argv[i], "--goals"))
-			goals = argv[i + 1];
-		if (!strcmp(argv[i], "--known"))
-			known = argv[i + 1];
-		if (!strcmp(argv[i], "--noop"))
-			*noop = argv[i + 1];
-		if (!strcmp(argv[i], "--given"))
-			given[0] = argv[i + 1];
-		if (!strcmp(argv[i], "--make-f")) /* SKILLC_MAKE_F and SKILLC_RULES: no $(shell) sees them */
-			given[1] = argv[i + 1];
-		if (!strcmp(argv[i], "--rules"))
-			given[2] = argv[i + 1];
-	}
-	for (const char *p = goals ? goals : ""; *p;) {
+	for (const char *p = goals_arg ? goals_arg : ""; *p;) {
 		size_t n = strcspn(p, " ");
 		char *g = xstrndup(p, n), *near = str_nearest(g, known);
 		int rc = near ? err_set(e, ERR_INPUT, "unknown goal '%s': did you mean %s? (make help lists the goals)", g, near)
@@ -1122,12 +1123,12 @@ static int check_options(int argc, char **argv, const char **noop, const char *g
 			return -1;
 		p += n + (p[n] == ' ');
 	}
-	return i - 2;
+	return 0;
 }
 
 /* check --noop GOALS: when the command's no-op journal holds, its last
  * line after "skillc-noop: " (make prints it and starts nothing). */
-static int check_noop(const char *goals, const char *given[3], int argc, char **argv)
+static int check_noop(const char *goals, const char *const given[3], int argc, char **argv)
 {
 	const char *results = setting_find("RESULTS")->def;
 	for (int i = 2; i < argc; i++)
@@ -1158,7 +1159,7 @@ static int source_tag(const char *source)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_RULES);
+	opts_cmds_std(argc, argv, usage, cmds, V_RULES);
 	rules_set_output_check(image_gone);
 	log_speak_as("skillc"); /* it speaks for make: "skillc: bad task ..." */
 	struct err e = { 0 };
@@ -1166,11 +1167,15 @@ int main(int argc, char **argv)
 		die(2, "missing command: check, run or report (see --help)");
 	if (!strcmp(argv[1], "check")) {
 		/* make shows stdout as its own error line */
-		const char *noop = NULL, *given[3] = { "", "", "" };
-		int skip = check_options(argc, argv, &noop, given, &e);
-		if (skip >= 0 && settings_check_args(argc - 2 - skip, argv + 2 + skip, &e) == 0 &&
-		    check_source(argc - 2 - skip, argv + 2 + skip, &e) == 0)
-			return noop ? check_noop(noop, given, argc, argv) : 0;
+		struct opts_rest rest;
+		opts_parse_or_die(check_rows, argc, argv, 2, &rest);
+		int n = (int)rest.args.n;
+		int rc = (strays && settings_check_strays(strays, &e) < 0) || near_goals(&e) < 0 ||
+		         settings_check_args(n, rest.args.v, &e) < 0 ||
+		         check_source(n, rest.args.v, &e) < 0;
+		opts_rest_free(&rest);
+		if (!rc)
+			return noop_goals ? check_noop(noop_goals, given_key, argc, argv) : 0;
 		if (printf("skillc: %s\n", e.msg) < 0 || fflush(stdout) != 0)
 			die(1, "cannot write to stdout: %m");
 		return 2;

@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "compile/passes.h"
 #include "compile/plan.h"
 #include "compile/profile.h"
@@ -78,34 +79,27 @@ static void timing(struct compile *c, const char *phase)
 	c->mark = now_mono();
 }
 
-static void parse_args(int argc, char **argv, struct opts *o)
+static struct opts opt = { .mode = "deterministic" };
+static const struct opt rows[] = {
+	OPT_STRING("skill", &opt.skill, "DIR", "the skill set root (e.g. inputs/skill/)"),
+	OPT_STRING("profile", &opt.profile, "FILE", "skillc-profile's profile.json"),
+	OPT_STRING("out", &opt.out, "DIR", "where the compiled set goes"),
+	OPT_STRING("hash", &opt.hash, "FILE", "the output's tree hash"),
+	OPT_STRING("report", &opt.report, "FILE", "a JSON report"),
+	OPT_STRING("report-md", &opt.report_md, "FILE", "a readable report"),
+	OPT_STRING("plan", &opt.plan_out, "FILE", "the plans (hybrid)"),
+	OPT_STRING("only", &opt.only, "NAMES", "compile these skills alone, copy the others"),
+	OPT_STRING("mode", &opt.mode, "deterministic|hybrid", "how (deterministic)"),
+	OPT_STRING("external-model", &opt.model, "ID", "hybrid's planning model ($EXTERNAL_MODEL)"),
+	OPT_BOOL("dry-run", &opt.dry_run, "(hybrid) print the plan, write nothing"),
+	OPT_BOOL("timings", &opt.timings, "each phase's time on stderr"),
+	OPT_END,
+};
+
+static void parse_args(int argc, char **argv, const struct opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->mode = "deterministic";
-	o->model = getenv("EXTERNAL_MODEL");
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--dry-run") || !strcmp(a, "--timings")) {
-			*(a[2] == 'd' ? &o->dry_run : &o->timings) = true;
-			continue;
-		}
-		const char **slot = !strcmp(a, "--skill")          ? &o->skill
-		                    : !strcmp(a, "--profile")        ? &o->profile
-		                    : !strcmp(a, "--out")            ? &o->out
-		                    : !strcmp(a, "--hash")           ? &o->hash
-		                    : !strcmp(a, "--report")         ? &o->report
-		                    : !strcmp(a, "--report-md")      ? &o->report_md
-		                    : !strcmp(a, "--plan")           ? &o->plan_out
-		                    : !strcmp(a, "--mode")           ? &o->mode
-		                    : !strcmp(a, "--external-model") ? &o->model
-		                    : !strcmp(a, "--only")           ? &o->only
-		                                                     : NULL;
-		if (!slot)
-			die(2, "unknown option '%s' (see --help)", a);
-		if (i + 1 >= argc)
-			die(2, "%s needs a value (see --help)", a);
-		*slot = argv[++i];
-	}
+	opt.model = getenv("EXTERNAL_MODEL");
+	opts_parse_or_die(rows, argc, argv, 1, NULL);
 	if (!o->skill || !o->profile || (!o->out && !o->dry_run))
 		die(2, "--skill, --profile and --out are required (see --help)");
 	if (strcmp(o->mode, "deterministic") && strcmp(o->mode, "hybrid"))
@@ -591,9 +585,9 @@ static void copy_one(const char *dir, const char *tmp, cJSON *skills, struct buf
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_STATIC);
-	struct opts o;
-	parse_args(argc, argv, &o);
+	opts_std(argc, argv, usage, rows, V_STATIC);
+	parse_args(argc, argv, &opt);
+	struct opts o = opt;
 	struct err e = { 0 };
 	double start = now_mono();
 	cJSON *resolution = load_profile(&o);

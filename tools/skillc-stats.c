@@ -12,6 +12,7 @@
 
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "report/across.h"
 #include "report/pooled.h"
@@ -74,14 +75,6 @@ static double num_arg(const char *flag, const char *s)
 	return v;
 }
 
-static long count_arg(const char *flag, const char *s)
-{
-	double v = num_arg(flag, s);
-	if (v != floor(v) || v < 0 || v > 100000)
-		die(2, "%s wants a whole number of trials, not '%s'", flag, s);
-	return (long)v;
-}
-
 /* "A:B" -> two numbers */
 static void pair_arg(const char *flag, const char *s, char sep, double *a, double *b)
 {
@@ -94,69 +87,105 @@ static void pair_arg(const char *flag, const char *s, char sep, double *a, doubl
 	free(first);
 }
 
-struct opts {
+/* Every subcommand's options: the rows below point into it. */
+static struct opts {
 	struct decide_rule rule;
-	bool calibrate, have_max, have_step, have_base, have_cand;
-	long base_first;
+	bool calibrate, no_tiebreak, have_max, have_step;
+	long base_first, draws, tasks, trials, max_tasks;
+	const char *test, *baseline, *candidate, *rewards;
+	struct strlist effect_args;   /* --effect P0:P1, as given */
+	double effect, power, base;   /* plan */
 	struct decide_counts counts;
 	struct decide_effect effects[16];
 	size_t n_effects;
+} o;
+
+#define TRIALS(n, p, a, h) OPT_WHOLE(n, p, 0, 100000, a, h)
+/* RULE: the decision rule's options, which table, decide and pooled share */
+#define RULE_ROWS \
+	OPT_STRING("test", &o.test, "fisher|barnard|strict|margin", "RULE: the test (fisher)"), \
+	OPT_NUMBER("alpha", &o.rule.alpha, 0, 1, "A", "the false-accept rate (0.10)"), \
+	TRIALS("first", &o.rule.first, "N", "RULE: candidate trials at the first look (3)"), \
+	{ "max", 0, OPT_LONG, &o.rule.max, "N", "RULE: candidate trials at most (= first)", 0, \
+	  100000, NULL, &o.have_max }, \
+	{ "step", 0, OPT_LONG, &o.rule.step, "N", "RULE: trials per extension (= first)", 0, \
+	  100000, NULL, &o.have_step }, \
+	OPT_NUMBER("grey", &o.rule.grey, 0, 1, "G", "RULE: extend while p is at most G (0.5)"), \
+	TRIALS("margin", &o.rule.margin, "M", "RULE: margin's passes beyond the baseline (2)"), \
+	OPT_BOOL("extend-baseline", &o.rule.extend_baseline, "RULE: extend the baseline too"), \
+	OPT_BOOL("no-tiebreak", &o.no_tiebreak, "RULE: no tie-break by mean reward"), \
+	OPT_BOOL("calibrate", &o.calibrate, "RULE: bound the whole rule's rate by alpha"), \
+	TRIALS("baseline-first", &o.base_first, "N", "baseline trials at the first look"), \
+	OPT_STRING("rewards", &o.rewards, "R0:R1", "the arms' mean rewards (tie-break)"), \
+	OPT_EACH("effect", &o.effect_args, "P0:P1", "true pass rates to figure (repeatable)")
+
+static const struct opt table_rows[] = {
+	RULE_ROWS,
+	OPT_STRING("baseline", &o.baseline, "N", "baseline trials (= first); decide: PASS/N"),
+	OPT_END,
+};
+static const struct opt decide_rows[] = {
+	RULE_ROWS,
+	OPT_STRING("baseline", &o.baseline, "PASS/N", "the baseline's passes of its trials"),
+	OPT_STRING("candidate", &o.candidate, "PASS/N", "(decide) the candidate's passes"),
+	OPT_END,
+};
+static const struct opt pooled_rows[] = {
+	RULE_ROWS,
+	TRIALS("draws", &o.draws, "D", "Monte Carlo draws (strata 20000, pooled 4000)"),
+	OPT_END,
+};
+static const struct opt across_rows[] = {
+	OPT_NUMBER("alpha", &o.rule.alpha, 0, 1, "A", "the false-accept rate (0.10)"),
+	OPT_END,
+};
+static const struct opt strata_rows[] = {
+	OPT_NUMBER("alpha", &o.rule.alpha, 0, 1, "A", "the false-accept rate (0.10)"),
+	TRIALS("tasks", &o.tasks, "K", "(strata) tasks"),
+	TRIALS("first", &o.rule.first, "N", "candidate trials per task (3)"),
+	OPT_STRING("baseline", &o.baseline, "N", "baseline trials per task (= first)"),
+	OPT_EACH("effect", &o.effect_args, "P0:P1", "true pass rates to figure (repeatable)"),
+	TRIALS("draws", &o.draws, "D", "Monte Carlo draws (strata 20000, pooled 4000)"),
+	OPT_END,
+};
+static const struct opt plan_rows[] = {
+	OPT_NUMBER("effect", &o.effect, 0, 1, "E", "the gain in pass rate to find"),
+	OPT_NUMBER("power", &o.power, 0, 1, "P", "(plan) the chance to find it"),
+	OPT_NUMBER("base", &o.base, 0, 1, "P0", "(plan) the baseline's pass rate (0.5)"),
+	OPT_NUMBER("alpha", &o.rule.alpha, 0, 1, "A", "the false-accept rate (0.10)"),
+	TRIALS("trials", &o.trials, "N", "(plan) trials per arm of each task (3)"),
+	TRIALS("max-tasks", &o.max_tasks, "K", "(plan) the most tasks (200)"),
+	OPT_STRING("test", &o.test, "fisher|barnard", "the exact test (fisher)"),
+	OPT_END,
+};
+static const struct opt_cmd cmds[] = {
+	{ "table", table_rows }, { "decide", decide_rows }, { "across", across_rows },
+	{ "strata", strata_rows }, { "plan", plan_rows }, { "pooled", pooled_rows },
+	OPT_CMD_END,
 };
 
-/* One option at argv[*i]; false when it is not a known one. */
-static bool parse_one(int argc, char **argv, int *i, struct opts *o)
+/* The defaults, before the rows are parsed. */
+static void opts_init(void)
 {
-	const char *a = argv[*i];
-	struct decide_rule *r = &o->rule;
-	if (!strcmp(a, "--test")) {
-		const char *v = std_option_value(argc, argv, i);
-		int t = decide_test_from(v);
-		if (t < 0)
-			die(2, "--test: unknown test '%s' (fisher, barnard, strict or margin)", v);
-		r->test = (enum decide_test)t;
-	} else if (!strcmp(a, "--alpha")) {
-		r->alpha = num_arg(a, std_option_value(argc, argv, i));
-	} else if (!strcmp(a, "--grey")) {
-		r->grey = num_arg(a, std_option_value(argc, argv, i));
-	} else if (!strcmp(a, "--margin")) {
-		r->margin = count_arg(a, std_option_value(argc, argv, i));
-	} else if (!strcmp(a, "--first")) {
-		r->first = count_arg(a, std_option_value(argc, argv, i));
-	} else if (!strcmp(a, "--max")) {
-		r->max = count_arg(a, std_option_value(argc, argv, i));
-		o->have_max = true;
-	} else if (!strcmp(a, "--step")) {
-		r->step = count_arg(a, std_option_value(argc, argv, i));
-		o->have_step = true;
-	} else if (!strcmp(a, "--extend-baseline")) {
-		r->extend_baseline = true;
-	} else if (!strcmp(a, "--no-tiebreak")) {
-		r->reward_tiebreak = false;
-	} else if (!strcmp(a, "--calibrate")) {
-		o->calibrate = true;
-	} else if (!strcmp(a, "--baseline-first")) {
-		o->base_first = count_arg(a, std_option_value(argc, argv, i));
-	} else if (!strcmp(a, "--effect")) {
-		if (o->n_effects == ARRAY_LEN(o->effects))
-			die(2, "at most %zu --effect options", ARRAY_LEN(o->effects));
-		struct decide_effect *f = &o->effects[o->n_effects++];
-		pair_arg(a, std_option_value(argc, argv, i), ':', &f->p_base, &f->p_cand);
-	} else if (!strcmp(a, "--rewards")) {
-		pair_arg(a, std_option_value(argc, argv, i), ':', &o->counts.base_reward, &o->counts.cand_reward);
-	} else {
-		return false;
-	}
-	return true;
+	decide_rule_init(&o.rule, DECIDE_FISHER, 0.10, 3);
+	o.counts.base_reward = o.counts.cand_reward = NAN;
+	o.effect = o.power = NAN;
+	o.base = 0.5;
+	o.trials = 3;
+	o.max_tasks = 200;
 }
 
-/* "--baseline N" (table) or "--baseline PASS/N" (decide). */
+/* "--baseline N" (table, strata) or "--baseline PASS/N" (decide, tasks). */
 static void parse_arm(const char *flag, const char *v, bool counts, long *pass, long *n)
 {
+	double p, t;
 	if (!counts) {
-		*n = count_arg(flag, v);
+		p = num_arg(flag, v);
+		if (p != floor(p) || p < 0 || p > 100000)
+			die(2, "%s wants a whole number of trials, not '%s'", flag, v);
+		*n = (long)p;
 		return;
 	}
-	double p, t;
 	pair_arg(flag, v, '/', &p, &t);
 	if (p != floor(p) || t != floor(t) || p < 0 || t < 0 || t > 100000)
 		die(2, "%s wants PASSED/TRIALS in whole numbers, not '%s'", flag, v);
@@ -164,74 +193,51 @@ static void parse_arm(const char *flag, const char *v, bool counts, long *pass, 
 	*n = (long)t;
 }
 
-static void parse(int argc, char **argv, bool decide, struct opts *o)
+/* The rule's options and --effect, --rewards, --test as given; with_defaults:
+ * no --effect means decide_table_effects. */
+static void rule_of_rows(bool with_defaults)
 {
-	memset(o, 0, sizeof *o);
-	decide_rule_init(&o->rule, DECIDE_FISHER, 0.10, 3);
-	o->counts.base_reward = o->counts.cand_reward = NAN;
-	for (int i = 2; i < argc; i++) {
-		if (parse_one(argc, argv, &i, o))
-			continue;
-		if (!strcmp(argv[i], "--baseline")) {
-			parse_arm(argv[i], std_option_value(argc, argv, &i), decide, &o->counts.base_pass,
-				  &o->counts.base_n);
-			o->have_base = true;
-		} else if (decide && !strcmp(argv[i], "--candidate")) {
-			parse_arm(argv[i], std_option_value(argc, argv, &i), true, &o->counts.cand_pass,
-				  &o->counts.cand_n);
-			o->have_cand = true;
-		} else {
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		}
+	if (o.test) {
+		int t = decide_test_from(o.test);
+		if (t < 0)
+			die(2, "--test: unknown test '%s' (fisher, barnard, strict or margin)",
+			    o.test);
+		o.rule.test = (enum decide_test)t;
 	}
-	if (!o->have_max)
-		o->rule.max = o->rule.first;
-	if (!o->have_step)
-		o->rule.step = o->rule.first;
-	if (decide && (!o->have_base || !o->have_cand))
-		die(2, "decide needs --baseline PASS/N and --candidate PASS/N (see --help)");
-	if (!o->base_first)
-		o->base_first = decide ? o->counts.base_n : o->have_base ? o->counts.base_n : o->rule.first;
-	struct err e;
-	if (o->calibrate && decide_calibrate(&o->rule, o->base_first, &e) < 0)
-		die_err(&e);
-	if (!o->n_effects) {
-		memcpy(o->effects, decide_table_effects, sizeof decide_table_effects);
-		o->n_effects = ARRAY_LEN(decide_table_effects);
+	o.rule.reward_tiebreak = !o.no_tiebreak;
+	if (!o.have_max)
+		o.rule.max = o.rule.first;
+	if (!o.have_step)
+		o.rule.step = o.rule.first;
+	if (o.rewards)
+		pair_arg("--rewards", o.rewards, ':', &o.counts.base_reward, &o.counts.cand_reward);
+	if (o.effect_args.n > ARRAY_LEN(o.effects))
+		die(2, "at most %zu --effect options", ARRAY_LEN(o.effects));
+	for (size_t i = 0; i < o.effect_args.n; i++)
+		pair_arg("--effect", o.effect_args.v[i], ':', &o.effects[i].p_base,
+		         &o.effects[i].p_cand);
+	o.n_effects = o.effect_args.n;
+	if (!o.n_effects && with_defaults) {
+		memcpy(o.effects, decide_table_effects, sizeof decide_table_effects);
+		o.n_effects = ARRAY_LEN(decide_table_effects);
 	}
 }
 
-static void print_table(const struct opts *o)
+/* table and decide: the arms' options, then the rule (calibrated if asked). */
+static void table_or_decide(bool decide)
 {
-	const struct decide_rule *r = &o->rule;
+	rule_of_rows(true);
+	if (o.baseline)
+		parse_arm("--baseline", o.baseline, decide, &o.counts.base_pass, &o.counts.base_n);
+	if (o.candidate)
+		parse_arm("--candidate", o.candidate, true, &o.counts.cand_pass, &o.counts.cand_n);
+	if (decide && (!o.baseline || !o.candidate))
+		die(2, "decide needs --baseline PASS/N and --candidate PASS/N (see --help)");
+	if (!o.base_first)
+		o.base_first = o.baseline ? o.counts.base_n : o.rule.first;
 	struct err e;
-	double at, worst = decide_worst_false_accept(r, o->base_first, &at, &e);
-	if (worst < 0)
+	if (o.calibrate && decide_calibrate(&o.rule, o.base_first, &e) < 0)
 		die_err(&e);
-	printf("rule: %s", decide_test_name(r->test));
-	if (r->test == DECIDE_FISHER || r->test == DECIDE_BARNARD)
-		printf(", alpha %g (level %.4g per look), grey %g", r->alpha, r->level > 0 ? r->level : r->alpha,
-		       r->grey);
-	if (r->test == DECIDE_MARGIN)
-		printf(", margin %ld", r->margin);
-	printf("; candidate %ld", r->first);
-	if (r->max > r->first)
-		printf(" to %ld by %ld", r->max, r->step);
-	printf(" trials, baseline %ld%s; reward tie-break %s\n", o->base_first,
-	       r->extend_baseline ? " (extended too)" : "", r->reward_tiebreak ? "on" : "off");
-	/* accept: ties before the last look extended; accept_min: none */
-	printf("%-8s %-8s %-11s %10s %10s %16s\n", "p_base", "p_cand", "kind", "accept", "accept_min",
-	       "candidate trials");
-	for (size_t i = 0; i < o->n_effects; i++) {
-		const struct decide_effect *f = &o->effects[i];
-		struct decide_oc oc;
-		if (decide_oc(r, o->base_first, f->p_base, f->p_cand, &oc, &e) < 0)
-			die_err(&e);
-		const char *kind = f->p_cand > f->p_base ? "gain" : f->p_cand < f->p_base ? "regression" : "useless";
-		printf("%-8.3g %-8.3g %-11s %10.4f %10.4f %16.2f\n", f->p_base, f->p_cand, kind, oc.accept,
-		       oc.accept_min, oc.mean_cand_trials);
-	}
-	printf("worst false-accept rate %.4f, at a common pass rate of %.3f\n", worst, at);
 }
 
 /* ---------------------------------------------------------------- across tasks */
@@ -253,6 +259,56 @@ static int finish(void)
 	return 0;
 }
 
+static void print_table(const struct opts *p)
+{
+	const struct decide_rule *r = &p->rule;
+	struct err e;
+	double at, worst = decide_worst_false_accept(r, p->base_first, &at, &e);
+	if (worst < 0)
+		die_err(&e);
+	printf("rule: %s", decide_test_name(r->test));
+	if (r->test == DECIDE_FISHER || r->test == DECIDE_BARNARD)
+		printf(", alpha %g (level %.4g per look), grey %g", r->alpha, r->level > 0 ? r->level : r->alpha,
+		       r->grey);
+	if (r->test == DECIDE_MARGIN)
+		printf(", margin %ld", r->margin);
+	printf("; candidate %ld", r->first);
+	if (r->max > r->first)
+		printf(" to %ld by %ld", r->max, r->step);
+	printf(" trials, baseline %ld%s; reward tie-break %s\n", p->base_first,
+	       r->extend_baseline ? " (extended too)" : "", r->reward_tiebreak ? "on" : "off");
+	/* accept: ties before the last look extended; accept_min: none */
+	printf("%-8s %-8s %-11s %10s %10s %16s\n", "p_base", "p_cand", "kind", "accept", "accept_min",
+	       "candidate trials");
+	for (size_t i = 0; i < p->n_effects; i++) {
+		const struct decide_effect *f = &p->effects[i];
+		struct decide_oc oc;
+		if (decide_oc(r, p->base_first, f->p_base, f->p_cand, &oc, &e) < 0)
+			die_err(&e);
+		const char *kind = f->p_cand > f->p_base ? "gain" : f->p_cand < f->p_base ? "regression" : "useless";
+		printf("%-8.3g %-8.3g %-11s %10.4f %10.4f %16.2f\n", f->p_base, f->p_cand, kind, oc.accept,
+		       oc.accept_min, oc.mean_cand_trials);
+	}
+	printf("worst false-accept rate %.4f, at a common pass rate of %.3f\n", worst, at);
+}
+
+static int table_or_decide_main(bool decide)
+{
+	table_or_decide(decide);
+	if (!decide) {
+		print_table(&o);
+		return finish();
+	}
+	struct err e;
+	cJSON *doc = decide_json(&o.rule, &o.counts, o.base_first, o.effects, o.n_effects, &e);
+	if (!doc)
+		die_err(&e);
+	print_json(doc);
+	cJSON_Delete(doc);
+	return finish();
+}
+
+
 /* "NAME:PASS/N:PASS/N" */
 static void task_arg(const char *s, struct across_task *t)
 {
@@ -266,27 +322,22 @@ static void task_arg(const char *s, struct across_task *t)
 	free(base);
 }
 
-static int across_main(int argc, char **argv)
+/* The tasks of across and pooled, from the words that are no option. */
+static struct across_task *tasks_of(const char *cmd, const struct strlist *args)
 {
-	double alpha = 0.10;
-	struct across_task *t = xcalloc((size_t)argc, sizeof *t);
-	size_t k = 0;
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--alpha"))
-			alpha = num_arg("--alpha", std_option_value(argc, argv, &i));
-		else if (argv[i][0] == '-')
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		else
-			task_arg(argv[i], &t[k++]);
-	}
-	if (!k)
-		die(2, "across needs at least one task NAME:PASS/N:PASS/N (see --help)");
-	if (!(alpha > 0 && alpha < 1))
-		die(2, "--alpha must lie between 0 and 1");
-	struct err e;
-	cJSON *doc = across_json(t, k, alpha, &e);
+	if (!args->n)
+		die(2, "%s needs at least one task NAME:PASS/N:PASS/N (see --help)", cmd);
+	struct across_task *t = xcalloc(args->n, sizeof *t);
+	for (size_t i = 0; i < args->n; i++)
+		task_arg(args->v[i], &t[i]);
+	return t;
+}
+
+/* Prints doc and frees it with the tasks. */
+static int tasks_done(cJSON *doc, const struct err *e, struct across_task *t, size_t k)
+{
 	if (!doc)
-		die_err(&e);
+		die_err(e);
 	print_json(doc);
 	cJSON_Delete(doc);
 	for (size_t i = 0; i < k; i++)
@@ -295,83 +346,45 @@ static int across_main(int argc, char **argv)
 	return finish();
 }
 
-/* pooled [RULE] [--baseline-first N] [--rewards R0:R1] [--effect P0:P1]...
- * [--draws D] TASK:PASS/N:PASS/N...: the Deep rule over several tasks. */
-static int pooled_main(int argc, char **argv)
+static int across_main(const struct strlist *args)
 {
-	struct opts o;
-	memset(&o, 0, sizeof o);
-	decide_rule_init(&o.rule, DECIDE_FISHER, 0.10, 3);
-	o.counts.base_reward = o.counts.cand_reward = NAN;
-	struct across_task *t = xcalloc((size_t)argc, sizeof *t);
-	size_t k = 0;
-	long draws = POOLED_DRAWS;
-	for (int i = 2; i < argc; i++) {
-		if (parse_one(argc, argv, &i, &o))
-			continue;
-		if (!strcmp(argv[i], "--draws"))
-			draws = count_arg(argv[i], std_option_value(argc, argv, &i));
-		else if (argv[i][0] == '-')
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		else
-			task_arg(argv[i], &t[k++]);
-	}
-	if (!k)
-		die(2, "pooled needs at least one task NAME:PASS/N:PASS/N (see --help)");
-	if (!o.have_max)
-		o.rule.max = o.rule.first;
-	if (!o.have_step)
-		o.rule.step = o.rule.first;
+	struct across_task *t = tasks_of("across", args);
+	if (!(o.rule.alpha > 0 && o.rule.alpha < 1))
+		die(2, "--alpha must lie between 0 and 1");
+	struct err e;
+	cJSON *doc = across_json(t, args->n, o.rule.alpha, &e);
+	return tasks_done(doc, &e, t, args->n);
+}
+
+/* pooled: the Deep rule over several tasks. */
+static int pooled_main(const struct strlist *args)
+{
+	struct across_task *t = tasks_of("pooled", args);
+	size_t k = args->n;
+	rule_of_rows(false);
 	if (!o.base_first)
 		o.base_first = t[0].base_n;
 	struct err e;
-	if (o.calibrate && pooled_calibrate(&o.rule, k, o.base_first, draws, &e) < 0)
+	if (o.calibrate && pooled_calibrate(&o.rule, k, o.base_first, o.draws, &e) < 0)
 		die_err(&e);
 	cJSON *doc = pooled_json(&o.rule, t, k, o.counts.base_reward, o.counts.cand_reward,
-				 o.base_first, draws, o.effects, o.n_effects, &e);
-	if (!doc)
-		die_err(&e);
-	print_json(doc);
-	cJSON_Delete(doc);
-	for (size_t i = 0; i < k; i++)
-		free((char *)t[i].name);
-	free(t);
-	return finish();
+				 o.base_first, o.draws, o.effects, o.n_effects, &e);
+	return tasks_done(doc, &e, t, k);
 }
 
-static int strata_main(int argc, char **argv)
+static int strata_main(void)
 {
-	double alpha = 0.10;
-	long k = 0, first = 3, base = 0, draws = 20000;
-	struct decide_effect eff[16];
-	size_t ne = 0;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--alpha"))
-			alpha = num_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--tasks"))
-			k = count_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--first"))
-			first = count_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--baseline"))
-			base = count_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--draws"))
-			draws = count_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--effect") && ne < ARRAY_LEN(eff)) {
-			pair_arg(a, std_option_value(argc, argv, &i), ':', &eff[ne].p_base, &eff[ne].p_cand);
-			ne++;
-		}
-		else
-			die(2, "unknown option '%s' (see --help)", a);
-	}
+	long k = o.tasks, first = o.rule.first, base = 0, draws = o.draws;
+	double alpha = o.rule.alpha;
 	if (!k)
 		die(2, "strata needs --tasks K (see --help)");
+	if (o.baseline)
+		parse_arm("--baseline", o.baseline, false, NULL, &base);
 	if (!base)
 		base = first;
-	if (!ne) {
-		memcpy(eff, decide_table_effects, sizeof decide_table_effects);
-		ne = ARRAY_LEN(decide_table_effects);
-	}
+	rule_of_rows(true);
+	size_t ne = o.n_effects;
+	const struct decide_effect *eff = o.effects;
 	struct err e;
 	printf("stratified exact test (common odds ratio), alpha %g; %ld tasks, %ld baseline and %ld candidate trials each\n",
 	       alpha, k, base, first);
@@ -394,32 +407,13 @@ static int strata_main(int argc, char **argv)
 	return finish();
 }
 
-static int plan_main(int argc, char **argv)
+static int plan_main(void)
 {
-	double effect = NAN, power = NAN, base = 0.5, alpha = 0.10;
-	long trials = 3, max_tasks = 200;
-	int test = DECIDE_FISHER;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--effect"))
-			effect = num_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--power"))
-			power = num_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--base"))
-			base = num_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--alpha"))
-			alpha = num_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--trials"))
-			trials = count_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--max-tasks"))
-			max_tasks = count_arg(a, std_option_value(argc, argv, &i));
-		else if (!strcmp(a, "--test")) {
-			const char *v = std_option_value(argc, argv, &i);
-			if ((test = decide_test_from(v)) != DECIDE_FISHER && test != DECIDE_BARNARD)
-				die(2, "--test: plan takes fisher or barnard, not '%s'", v);
-		} else
-			die(2, "unknown option '%s' (see --help)", a);
-	}
+	double effect = o.effect, power = o.power, base = o.base, alpha = o.rule.alpha;
+	long trials = o.trials, max_tasks = o.max_tasks;
+	int test = o.test ? decide_test_from(o.test) : DECIDE_FISHER;
+	if (test != DECIDE_FISHER && test != DECIDE_BARNARD)
+		die(2, "--test: plan takes fisher or barnard, not '%s'", o.test);
 	if (isnan(effect) || isnan(power))
 		die(2, "plan needs --effect E and --power P (see --help)");
 	struct err e;
@@ -446,37 +440,25 @@ static int plan_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_STATS);
-	if (argc >= 2 && !strcmp(argv[1], "across"))
-		return across_main(argc, argv);
-	if (argc >= 2 && !strcmp(argv[1], "strata"))
-		return strata_main(argc, argv);
-	if (argc >= 2 && !strcmp(argv[1], "plan"))
-		return plan_main(argc, argv);
-	if (argc >= 2 && !strcmp(argv[1], "pooled"))
-		return pooled_main(argc, argv);
-	if (argc < 2 || (strcmp(argv[1], "table") && strcmp(argv[1], "decide")))
+	opts_cmds_std(argc, argv, usage, cmds, V_STATS);
+	const struct opt_cmd *c = opts_cmd_find(cmds, argc >= 2 ? argv[1] : NULL);
+	if (!c)
 		die(2, "say 'table', 'decide', 'across', 'strata', 'plan' or 'pooled' "
 		       "(see --help)");
-	bool decide = !strcmp(argv[1], "decide");
-	struct opts o;
-	parse(argc, argv, decide, &o);
-	struct err e;
-	if (!decide) {
-		print_table(&o);
-	} else {
-		cJSON *doc = decide_json(&o.rule, &o.counts, o.base_first, o.effects, o.n_effects, &e);
-		if (!doc)
-			die_err(&e);
-		struct buf b = BUF_INIT;
-		json_canon(doc, true, &b);
-		fputs(b.data, stdout);
-		if (b.len && b.data[b.len - 1] != '\n')
-			putchar('\n');
-		buf_free(&b);
-		cJSON_Delete(doc);
-	}
-	if (fflush(stdout) != 0 || ferror(stdout))
-		die(1, "cannot write to stdout");
-	return 0;
+	opts_init();
+	o.draws = !strcmp(c->name, "strata") ? 20000 : POOLED_DRAWS;
+	struct strlist args = STRLIST_INIT;
+	bool takes_tasks = !strcmp(c->name, "across") || !strcmp(c->name, "pooled");
+	if (takes_tasks)
+		opts_args_or_die(c->rows, argc, argv, 2, &args);
+	else
+		opts_parse_or_die(c->rows, argc, argv, 2, NULL);
+	int rc = !strcmp(c->name, "across")   ? across_main(&args)
+	         : !strcmp(c->name, "pooled") ? pooled_main(&args)
+	         : !strcmp(c->name, "strata") ? strata_main()
+	         : !strcmp(c->name, "plan")   ? plan_main()
+	                                      : table_or_decide_main(!strcmp(c->name, "decide"));
+	strlist_free(&args);
+	strlist_free(&o.effect_args);
+	return rc;
 }

@@ -11,6 +11,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "eval/harborjob.h"
 #include "report/results.h"
 #include "report/summary.h"
@@ -70,15 +71,6 @@ static void import_harbor(struct results_table *tb, const struct strlist *jobs, 
 	results_finish(tb);
 }
 
-static double parse_pos(const char *flag, const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (*end || end == s || !(v > 0))
-		die(2, "%s wants a positive number of seconds, not '%s'", flag, s);
-	return v;
-}
-
 /* The command line: the folders, --out, and --watch with its timings. */
 struct summary_opts {
 	const char *out;
@@ -87,29 +79,24 @@ struct summary_opts {
 	struct strlist paths;
 };
 
-static void parse_args(int argc, char **argv, struct summary_opts *o)
+static struct summary_opts opt = { NULL, false, 0, 2, STRLIST_INIT };
+static const struct opt rows[] = {
+	OPT_STRING("out", &opt.out, "DIR", "where summary.{md,csv,json} go (default: the PATH)"),
+	OPT_BOOL("watch", &opt.watching, "print the table live until every due trial is done"),
+	OPT_NUMBER("timeout", &opt.timeout, 1e-3, 1e9, "S", "--watch: give up after S seconds"),
+	OPT_NUMBER("interval", &opt.interval, 1e-3, 1e9, "S", "--watch: seconds between two (2)"),
+	OPT_END,
+};
+
+static void parse_args(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--out"))
-			o->out = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--watch"))
-			o->watching = true;
-		else if (!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "--interval")) {
-			/* the option's name first: std_option_value moves i to the value */
-			const char *flag = argv[i];
-			double v = parse_pos(flag, std_option_value(argc, argv, &i));
-			*(!strcmp(flag, "--timeout") ? &o->timeout : &o->interval) = v;
-		}
-		else if (argv[i][0] == '-')
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		else
-			strlist_push(&o->paths, argv[i]);
-	}
-	if (!o->paths.n)
+	opts_args_or_die(rows, argc, argv, 1, &opt.paths);
+	if (!opt.paths.n)
 		die(2, "give a run folder or a results folder (see --help)");
-	for (size_t i = 0; i < o->paths.n; i++)
-		if (!fs_is_dir(o->paths.v[i]))
-			die(2, "'%s' is not a folder: give a run folder or a results folder", o->paths.v[i]);
+	for (size_t i = 0; i < opt.paths.n; i++)
+		if (!fs_is_dir(opt.paths.v[i]))
+			die(2, "'%s' is not a folder: give a run folder or a results folder",
+			    opt.paths.v[i]);
 }
 
 /* The table of every run and Harbor job under the folders, priced from the
@@ -160,10 +147,10 @@ static int summarize(const struct summary_opts *o)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, VERSION);
-	struct summary_opts o = { NULL, false, 0, 2, STRLIST_INIT };
-	parse_args(argc, argv, &o);
-	int rc = o.watching ? watch_table(&o.paths, o.timeout, o.interval, run_lock_due) : summarize(&o);
-	strlist_free(&o.paths);
+	opts_std(argc, argv, usage, rows, VERSION);
+	parse_args(argc, argv);
+	int rc = opt.watching ? watch_table(&opt.paths, opt.timeout, opt.interval, run_lock_due)
+	                      : summarize(&opt);
+	strlist_free(&opt.paths);
 	return rc;
 }

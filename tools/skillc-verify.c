@@ -9,6 +9,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "bundle/bundle.h"
 
@@ -124,10 +125,13 @@ static long check_summary(const char *file, const char *root)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_VERIFY);
-	if (argc != 2 || argv[1][0] == '-')
+	static const struct opt none[] = { OPT_END };
+	opts_std(argc, argv, usage, none, V_VERIFY);
+	struct strlist args;
+	opts_args_or_die(none, argc, argv, 1, &args);
+	if (args.n != 1)
 		die(2, "give one bundle file (see --help)");
-	const char *file = argv[1];
+	const char *file = args.v[0];
 	if (!fs_exists(file) || !bundle_name_ok(file))
 		die(2, "'%s' is not a bundle (a .tar.gz or .tar.zst that make export wrote)", file);
 	const char *tdir = getenv("TMPDIR");
@@ -158,5 +162,6 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		printf("%s: %s checks out: every file matches its checksum, and the summary follows from the trial "
 		       "records and from the Harbor copy\n", log_prog(), file);
+	strlist_free(&args);
 	return fflush(stdout) == 0 ? rc : 1;
 }

@@ -46,6 +46,22 @@ t_eq "exit max" $? 2
 t_contains "max" "$err" "first (3) <= max (2)"
 err=$(skillc-stats 2>&1)
 t_eq "exit usage" $? 2
+err=$(skillc-stats table --candidate 1/3 2>&1)
+t_eq "exit: an option of another subcommand" $? 2
+t_eq "names it" "$err" "skillc-stats: unknown option '--candidate' (see --help)"
+err=$(skillc-stats pooled --draws=x a:1/3:2/3 2>&1)
+t_eq "exit: a bad count" $? 2
+t_eq "says what it wants" "$err" "skillc-stats: --draws wants a whole number from 0 to 100000, not 'x'"
+t_end
+
+t_begin "--help after a subcommand lists its options, alone the union"
+out=$(skillc-stats plan --help | sed -n '/^options:$/,$p')
+t_contains "plan's option" "$out" "--max-tasks K"
+case $out in *--grey*) t_fail "plan's help names the rule's --grey" ;; esac
+out=$(skillc-stats --help)
+t_contains "the rule's" "$out" "--grey G"
+t_contains "and plan's" "$out" "--max-tasks K"
+t_eq "each option once" "$(printf '%s\n' "$out" | grep -c '^  --alpha ')" 1
 t_end
 
 t_begin "across: the figures across tasks as JSON; a small run says it was too small"

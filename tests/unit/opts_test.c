@@ -120,8 +120,65 @@ static void test_help_lists_every_row(void)
 	free(dir);
 }
 
+/* Every word that is not an option, those after "--" too, in order. */
+static void test_args_take_the_tail(void)
+{
+	char *argv[] = { "tool", "a", "--fresh", "b", "--", "--name", "c", NULL };
+	struct strlist args;
+	struct err e = { 0 };
+	fresh = false;
+	CHECK_INT(opts_args(rows, 7, argv, 1, &args, &e), 0);
+	CHECK(fresh);
+	CHECK_INT((long)args.n, 4);
+	CHECK_STR(args.v[0], "a");
+	CHECK_STR(args.v[2], "--name");
+	strlist_free(&args);
+	char *bad[] = { "tool", "a", "--nope", NULL };
+	CHECK_INT(opts_args(rows, 3, bad, 1, &args, &e), -1);
+	CHECK_STR(e.msg, "unknown option '--nope' (see --help)");
+	strlist_free(&args);
+}
+
+static const struct opt other_rows[] = {
+	OPT_BOOL("fresh", &fresh, "a flag again"),
+	OPT_STRING("only", &mode, "X", "one of its own"),
+	OPT_END,
+};
+static const struct opt_cmd cmds[] = {
+	{ "one", rows },
+	{ "two", other_rows },
+	{ "three", rows }, /* a table two subcommands share */
+	OPT_CMD_END,
+};
+
+/* Subcommands: found by name; --help names a shared option once. */
+static void test_subcommands(void)
+{
+	CHECK(opts_cmd_find(cmds, "two") == &cmds[1]);
+	CHECK(opts_cmd_find(cmds, "four") == NULL);
+	CHECK(opts_cmd_find(cmds, NULL) == NULL);
+	char *dir = t_tmpdir(), *path = xasprintf("%s/help", dir);
+	FILE *f = fopen(path, "w");
+	opts_help_cmds(f, "usage: tool one|two\n", cmds);
+	fclose(f);
+	struct buf b = BUF_INIT;
+	struct err e;
+	CHECK_INT(fs_read(path, 1 << 16, &b, &e), 0);
+	CHECK(b.data && !strncmp(b.data, "usage: tool one|two\n\noptions:\n", 30));
+	CHECK(b.data && strstr(b.data, "--only X") && strstr(b.data, "--name NAME"));
+	CHECK(b.data && strstr(b.data, "a flag\n") && !strstr(b.data, "a flag again"));
+	const char *name_row = b.data ? strstr(b.data, "--name NAME") : NULL;
+	CHECK(name_row && !strstr(name_row + 1, "--name NAME"));
+	buf_free(&b);
+	fs_remove_tree(dir, &e);
+	free(path);
+	free(dir);
+}
+
 int main(void)
 {
+	RUN(test_args_take_the_tail);
+	RUN(test_subcommands);
 	RUN(test_option_cases);
 	RUN(test_positional_refused_without_rest);
 	RUN(test_help_lists_every_row);

@@ -130,20 +130,59 @@ void opts_parse_or_die(const struct opt *rows, int argc, char **argv, int start,
 		die(2, "%s", e.msg);
 }
 
-void opts_std(int argc, char **argv, const char *usage, const struct opt *rows,
-              const char *version)
+void opts_args_or_die(const struct opt *rows, int argc, char **argv, int start,
+                      struct strlist *args)
+{
+	struct err e = { 0 };
+	if (opts_args(rows, argc, argv, start, args, &e) < 0)
+		die(2, "%s", e.msg);
+}
+
+/* 'h' when argv asks for --help (or -h), 'v' for --version, else 0. */
+static int std_asked(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			opts_help(stdout, usage, rows);
-			exit(0);
-		}
-		if (!strcmp(argv[i], "--version")) {
-			printf("%s %s\n", prog, version);
-			exit(0);
-		}
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 'h';
+		if (!strcmp(argv[i], "--version"))
+			return 'v';
+	}
+	return 0;
+}
+
+static noreturn void print_version(const char *version)
+{
+	printf("%s %s\n", prog, version);
+	exit(0);
+}
+
+void opts_std(int argc, char **argv, const char *usage, const struct opt *rows,
+              const char *version)
+{
+	int asked = std_asked(argc, argv);
+	if (asked == 'v')
+		print_version(version);
+	if (asked == 'h') {
+		opts_help(stdout, usage, rows);
+		exit(0);
+	}
+}
+
+void opts_cmds_std(int argc, char **argv, const char *usage, const struct opt_cmd *cmds,
+                   const char *version)
+{
+	const struct opt_cmd *c = argc > 1 ? opts_cmd_find(cmds, argv[1]) : NULL;
+	int asked = std_asked(argc, argv);
+	if (asked == 'v')
+		print_version(version);
+	if (asked == 'h') {
+		if (c)
+			opts_help(stdout, usage, c->rows);
+		else
+			opts_help_cmds(stdout, usage, cmds);
+		exit(0);
 	}
 }
 

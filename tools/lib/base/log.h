@@ -49,6 +49,13 @@ void opts_std(int argc, char **argv, const char *usage, const struct opt *rows,
 /* opts_parse, stopping with its one-line message and exit 2 on bad usage. */
 void opts_parse_or_die(const struct opt *rows, int argc, char **argv, int start,
                        struct opts_rest *rest);
+/* opts_args, stopping the same way. */
+void opts_args_or_die(const struct opt *rows, int argc, char **argv, int start,
+                      struct strlist *args);
+/* opts_std for a tool of subcommands: --help after a subcommand's name
+ * prints its rows, else every subcommand's (opts_help_cmds). */
+void opts_cmds_std(int argc, char **argv, const char *usage, const struct opt_cmd *cmds,
+                   const char *version);
 /* The value after the option argv[*i], advancing *i; without one, dies
  * with exit 2: "<option> needs a value (see --help)". */
 const char *std_option_value(int argc, char **argv, int *i);

@@ -152,22 +152,73 @@ int opts_parse(const struct opt *rows, int argc, char **argv, int start, struct 
 	return 0;
 }
 
+/* One row of --help: its option, value name and help line. */
+static void help_row(FILE *f, const struct opt *o)
+{
+	struct buf head = BUF_INIT;
+	if (o->short_name)
+		buf_printf(&head, "-%c, ", o->short_name);
+	buf_printf(&head, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	/* a long head gets the help on a line of its own */
+	const char *gap = head.len >= 26 ? "\n                            " : "";
+	fprintf(f, "  %-26s%s%s\n", head.data, gap, o->help);
+	buf_free(&head);
+}
+
 void opts_help(FILE *f, const char *usage, const struct opt *rows)
 {
 	fputs(usage, f);
 	if (rows->type == OPT_END_ROW)
 		return;
 	fputs("\noptions:\n", f);
-	for (const struct opt *o = rows; o->type != OPT_END_ROW; o++) {
-		struct buf head = BUF_INIT;
-		if (o->short_name)
-			buf_printf(&head, "-%c, ", o->short_name);
-		buf_printf(&head, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		/* a long head gets the help on a line of its own */
-		const char *gap = head.len >= 26 ? "\n                            " : "";
-		fprintf(f, "  %-26s%s%s\n", head.data, gap, o->help);
-		buf_free(&head);
-	}
+	for (const struct opt *o = rows; o->type != OPT_END_ROW; o++)
+		help_row(f, o);
+}
+
+const struct opt_cmd *opts_cmd_find(const struct opt_cmd *cmds, const char *name)
+{
+	for (const struct opt_cmd *c = cmds; name && c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* Whether a row before o (in an earlier subcommand, or earlier in its own)
+ * has o's name: subcommands share options, or whole tables, which --help
+ * names once. */
+static bool named_before(const struct opt_cmd *cmds, const struct opt_cmd *in, const struct opt *o)
+{
+	for (const struct opt_cmd *c = cmds; c <= in; c++)
+		for (const struct opt *r = c->rows; r->type != OPT_END_ROW; r++)
+			if (c == in && r == o)
+				return false;
+			else if (!strcmp(r->name, o->name))
+				return true;
+	return false;
+}
+
+void opts_help_cmds(FILE *f, const char *usage, const struct opt_cmd *cmds)
+{
+	fputs(usage, f);
+	bool any = false;
+	for (const struct opt_cmd *c = cmds; c->name; c++)
+		for (const struct opt *o = c->rows; o->type != OPT_END_ROW; o++)
+			if (!named_before(cmds, c, o)) {
+				fputs(any ? "" : "\noptions:\n", f);
+				any = true;
+				help_row(f, o);
+			}
+}
+
+int opts_args(const struct opt *rows, int argc, char **argv, int start, struct strlist *args,
+              struct err *e)
+{
+	struct opts_rest rest;
+	int rc = opts_parse(rows, argc, argv, start, &rest, e);
+	*args = rest.args;
+	for (int i = rest.dashdash; rc == 0 && i && i < argc; i++)
+		strlist_push(args, argv[i]);
+	return rc;
 }
 
 void opts_rest_free(struct opts_rest *rest)

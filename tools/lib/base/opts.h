@@ -60,5 +60,22 @@ int opts_parse(const struct opt *rows, int argc, char **argv, int start, struct 
 /* Prints usage, then "options:" and one line per row. */
 void opts_help(FILE *f, const char *usage, const struct opt *rows);
 void opts_rest_free(struct opts_rest *rest);
+/* opts_parse with every word that is not an option, those after "--"
+ * too, put into args in order (the caller frees them, also on error). */
+int opts_args(const struct opt *rows, int argc, char **argv, int start, struct strlist *args,
+              struct err *e);
+
+/* A tool of subcommands ("skillc-stats across ..."): one table each. */
+struct opt_cmd {
+	const char *name;
+	const struct opt *rows;
+};
+#define OPT_CMD_END { NULL, NULL }
+
+/* The subcommand called name, or NULL (name NULL too). */
+const struct opt_cmd *opts_cmd_find(const struct opt_cmd *cmds, const char *name);
+/* Prints usage, then "options:" and every subcommand's rows; an option
+ * several subcommands have is printed once, from its first row. */
+void opts_help_cmds(FILE *f, const char *usage, const struct opt_cmd *cmds);
 
 #endif
