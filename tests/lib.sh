@@ -13,6 +13,7 @@ PATH=$T_BIN:$PATH
 export PATH
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/skillc-e2e.XXXXXX")
 T_PIDS=
+T_MOUNTS=
 T_DOCKERD=
 T_PODMAN=
 # functions run at exit before T_PIDS are stopped (e.g. t_slurm_stop)
@@ -20,6 +21,7 @@ T_AT_EXIT=
 t_at_exit() {
 	for _f in $T_AT_EXIT; do $_f; done
 	[ -z "$T_PIDS" ] || kill $T_PIDS 2>/dev/null
+	for _m in $T_MOUNTS; do t_umount "$_m"; done
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$T_TMP"
 }
 trap t_at_exit EXIT
@@ -201,6 +203,23 @@ t_agent_hangs() {
 }
 t_no_trial_container() { [ -z "$(t_trial_containers)" ]; }
 
+# t_tmpfs DIR: DIR (made if need be) on a private tmpfs, for an engine's vfs storage: vfs
+# copies the whole image for every layer, which in memory costs memory, not minutes of
+# disk (SKILLC_TEST_DOCKER_TMPFS=0: on disk; else the size cap, default 8g). Unmounted at
+# exit with whatever was mounted under it. Returns 1 (DIR then on disk) when it cannot.
+t_tmpfs() {
+	mkdir -p "$1" || return 1
+	[ "${SKILLC_TEST_DOCKER_TMPFS:-8g}" != 0 ] || return 1
+	mount -t tmpfs -o "size=${SKILLC_TEST_DOCKER_TMPFS:-8g},mode=0711" skillc-test "$1" 2>/dev/null ||
+		return 1
+	T_MOUNTS="$1 $T_MOUNTS"
+}
+# t_umount DIR: every mount at or under DIR, deepest first, lazily (none is left under rm -rf)
+t_umount() {
+	awk -v d="$1" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/mounts 2>/dev/null |
+		sort -r | while read -r _m; do umount -l "$_m"; done
+}
+
 # t_dockerd: starts a private Docker daemon (containers-and-clusters.md §1):
 # socket, data root, exec root and pidfile in $T_TMP/docker, vfs storage,
 # no bridge, and the extra dockerd flags T_DOCKERD_ARGS holds (e.g.
@@ -213,14 +232,7 @@ t_dockerd() {
 		{ T_WHY="no dockerd (apt-get install -y docker.io)"; return 1; }
 	[ "$(id -u)" = 0 ] || { T_WHY="a private dockerd needs root"; return 1; }
 	T_DOCKER=$T_TMP/docker
-	mkdir -p "$T_DOCKER"
-	# vfs copies the whole image for every layer: on a tmpfs that costs memory, not minutes
-	# of disk (SKILLC_TEST_DOCKER_TMPFS=0: on disk; else its size cap)
-	T_DOCKER_TMPFS=
-	if [ "${SKILLC_TEST_DOCKER_TMPFS:-8g}" != 0 ] &&
-		mount -t tmpfs -o "size=${SKILLC_TEST_DOCKER_TMPFS:-8g},mode=0711" skillc-test-docker "$T_DOCKER" 2>/dev/null; then
-		T_DOCKER_TMPFS=1
-	fi
+	t_tmpfs "$T_DOCKER"
 	dockerd --host "unix://$T_DOCKER/docker.sock" --data-root "$T_DOCKER/data" --exec-root "$T_DOCKER/exec" \
 		--pidfile "$T_DOCKER/docker.pid" --storage-driver vfs --iptables=false --bridge=none ${T_DOCKERD_ARGS:-} \
 		>"$T_DOCKER/dockerd.log" 2>&1 &
@@ -246,8 +258,7 @@ t_dockerd_stop() {
 	_i=0
 	while kill -0 "$T_DOCKERD" 2>/dev/null && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
 	# mounts a daemon killed mid-way can leave (a container's shm): never leave them under rm -rf
-	grep -o " $T_DOCKER/[^ ]*" /proc/mounts 2>/dev/null | sort -r | while read -r m; do umount -l "$m"; done
-	[ -z "$T_DOCKER_TMPFS" ] || umount -l "$T_DOCKER"
+	t_umount "$T_DOCKER"
 	T_DOCKERD=
 }
 
@@ -269,14 +280,15 @@ t_docker_base() {
 # t_podman DIR: podman with every file of its own under DIR (storage root,
 # run root, tmp, events log, network configs) and the vfs driver, through
 # the two files podman reads when the environment names them
-# (CONTAINERS_STORAGE_CONF, CONTAINERS_CONF, exported): nothing system-wide
-# is read or changed. As root (tests/e2e/podman.sh runs rootless podman
+# (CONTAINERS_STORAGE_CONF, CONTAINERS_CONF, exported), on a tmpfs (t_tmpfs):
+# nothing system-wide is read or changed. As root (tests/e2e/podman.sh runs rootless podman
 # as nobody itself). At exit every container it holds is removed. Returns 1
 # with T_WHY where podman is absent or cannot run a container here.
 t_podman() {
 	T_WHY=
 	command -v podman >/dev/null 2>&1 || { T_WHY="no podman (apt-get install -y podman)"; return 1; }
 	T_PODMAN=$1
+	t_tmpfs "$T_PODMAN"
 	t_podman_conf "$T_PODMAN" || return 1
 	CONTAINERS_STORAGE_CONF=$T_PODMAN/storage.conf CONTAINERS_CONF=$T_PODMAN/containers.conf
 	export CONTAINERS_STORAGE_CONF CONTAINERS_CONF
