@@ -26,9 +26,15 @@ comma := ,
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
 # --as-needed: a tool loads only the libraries it calls. libcurl is never
 # linked: llm/curldl.c loads it on the first HTTP request (its ~30 libraries
-# cost every start-up ~15 ms); -ldl for glibc before 2.34.
-ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SAN_FLAGS)
-LIBS = $(filter-out -lcurl,$(DEP_LIBS)) -ldl -lm
+# cost every start-up ~15 ms); -ldl for glibc before 2.34. The libraries
+# configure found as archives (DEP_STATIC_LIBS) are linked in, and LINK_OPT
+# packs the relocations: what is left of a start-up is libc, libcjson,
+# libxxhash and libm (docs/benchmarks.md). Older config.mk files lack both.
+DEP_STATIC_LIBS ?=
+LINK_OPT ?=
+ALL_LDFLAGS = -Wl,--as-needed $(LINK_OPT) $(LDFLAGS) $(SAN_FLAGS)
+LIBS = $(filter-out -lcurl,$(DEP_LIBS)) \
+	$(if $(strip $(DEP_STATIC_LIBS)),-Wl$(comma)-Bstatic $(DEP_STATIC_LIBS) -Wl$(comma)-Bdynamic) -ldl -lm
 
 # tools/lib/<concern>/: one folder per concern (tools/lib/LAYERS says which
 # may include which; `make check` enforces it).

@@ -38,6 +38,28 @@ t_contains "one install line" "$out" "configure: missing libraries; install them
 t_eq "config.mk untouched" "$(cat "$D/mk/config.mk")" "$before"
 t_end
 
+t_begin "a library without an archive is linked shared; the others' archives are linked in"
+cat >"$T_TMP/pkg-config" <<'SH'
+#!/bin/sh
+# yaml's library is one that does not exist (no archive, no shared object)
+case "$*" in *--libs*yaml-0.1*) ;; *) exec pkg-config "$@" ;; esac
+args=
+for a; do [ "$a" = yaml-0.1 ] || args="$args $a"; done
+printf '%s -lskillc-no-such-yaml\n' "$(pkg-config $args 2>/dev/null | sed 's/ *$//')"
+SH
+chmod +x "$T_TMP/pkg-config"
+out=$(cd "$D" && ./configure PKG_CONFIG="$T_TMP/pkg-config" 2>&1)
+t_eq "exit" $? 0
+t_contains "said" "$out" "checking for the static archive of yaml-0.1... no (linked shared)"
+c=$(cat "$D/mk/config.mk")
+t_eq "shared" "$(sed -n 's/^DEP_LIBS = .*-lxxhash\(.*\)/\1/p' "$D/mk/config.mk")" " -lskillc-no-such-yaml"
+t_contains "link options written" "$c" "LINK_OPT ="
+case $out in
+*"static archive of libpcre2-8... yes"*) t_contains "pcre2 archive" "$c" "DEP_STATIC_LIBS = -lpcre2-8" ;;
+*) t_contains "pcre2 shared" "$c" "-lpcre2-8" ;;
+esac
+t_end
+
 t_begin "an unknown option is refused"
 out=$(cd "$D" && ./configure --with-magic 2>&1)
 t_eq "exit" $? 2
