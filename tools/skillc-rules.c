@@ -864,7 +864,7 @@ static void record_noop(const struct command *c, const struct runs *rs, double s
 	for (size_t i = 0; i < rs->n && !n.bad; i++) {
 		const struct run *r = &rs->v[i];
 		noop_add_lock(&n, r->dir);
-		noop_add_tree(&n, r->dir);
+		noop_add_run(&n, r->dir);
 		noop_add_tree(&n, r->task_dir);
 		char *tasks = path_dir(r->task_dir); /* a task come or gone (a job config's dataset) */
 		noop_add_path(&n, tasks);

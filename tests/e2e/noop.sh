@@ -26,6 +26,17 @@ t_eq "the same last line" "$(echo "$out" | grep '^skillc: ')" "$(echo "$slow" | 
 t_eq "the lock untouched (no skillc-rules run)" "$(cat $R/.lock)" "$lock"
 t_end
 
+t_begin "a stage's log written to after the journal: still answered from it (no answer reads logs/)"
+t_check "a log to write to" test -f $R/logs/static.log
+echo "a line" >>$R/logs/static.log
+t_check "status/ records not in the journal" sh -c "! grep -q '/status/static.json\$' results/compile-pipeline/.skillc/noop.*"
+t_check "logs/ not in the journal" sh -c "! grep -q '/logs' results/compile-pipeline/.skillc/noop.*"
+t_check "stamps in the journal" grep -q '/status/static.ok$' results/compile-pipeline/.skillc/noop.*
+out=$($SK $SET static 2>&1)
+t_contains "journal" "$out" "make: Nothing to be done for 'static'."
+t_eq "the lock untouched (no skillc-rules run)" "$(cat $R/.lock)" "$lock"
+t_end
+
 t_begin "a task file touched with the same bytes: the whole path once, nothing runs, then the journal again"
 touch $S
 out=$($SK $SET static 2>&1)

@@ -41,6 +41,9 @@ void noop_forget(const char *results, const hash_hex key);
 void noop_begin(struct noop_rec *n);
 /* path (absent too) and, for a folder, everything under it. */
 void noop_add_tree(struct noop_rec *n, const char *path);
+/* A run's folder: as noop_add_tree, without what no answer reads (its
+ * logs/ and the records status/<stage>.json, written by rename only). */
+void noop_add_run(struct noop_rec *n, const char *run);
 /* path alone: present with its stat data, or absent. */
 void noop_add_path(struct noop_rec *n, const char *path);
 /* run's .lock must be free for the journal to answer. */
