@@ -122,11 +122,13 @@ static char *engine_line(char *const *argv, struct err *e)
 
 char *arch_daemon(const struct engine *en, struct err *e)
 {
-	char *argv[] = { (char *)en->name, (char *)"info", (char *)"--format", (char *)en->arch_format, NULL };
+	char *argv[] = { (char *)en->name, (char *)en->arch[0], (char *)"--format",
+			 (char *)en->arch[1], NULL };
 	char *a = engine_line(argv, e);
 	if (!a)
 		return NULL;
-	char *d = xstrdup(arch_docker_name(a));
+	char name[64]; /* podman says linux/amd64, docker x86_64 */
+	char *d = xstrdup(arch_of_platform(a, name, sizeof name));
 	free(a);
 	return d;
 }

@@ -14,7 +14,7 @@ const struct engine engine_docker = {
 	.package = "docker.io",
 	.store = "the Docker daemon",
 	.ping = { "version", "{{.Server.Version}}" },
-	.arch_format = "{{.Architecture}}",
+	.arch = { "info", "{{.Architecture}}" },
 	.driver_format = "{{.Driver}}",
 	.absent_image = "No such image",
 	.absent_box = "No such container",
@@ -34,9 +34,11 @@ const struct engine engine_podman = {
 	.name = "podman",
 	.package = "podman",
 	.store = "podman's storage",
-	/* no daemon: info reads its storage, what a trial needs first */
-	.ping = { "info", "{{.Version.Version}}" },
-	.arch_format = "{{.Host.Arch}}",
+	/* no daemon: version sets up the runtime and its storage (a broken one
+	 * fails it), without info's package look-ups for runc and conmon, which
+	 * cost seconds on every trial */
+	.ping = { "version", "{{.Client.Version}}" },
+	.arch = { "version", "{{.Client.OsArch}}" },
 	.driver_format = "{{.Store.GraphDriverName}}",
 	.absent_image = "image not known",
 	.absent_box = "no such container",

@@ -16,7 +16,7 @@ struct engine {
 	const char *package;      /* what installs it on Debian */
 	const char *store;        /* where its images are, in messages */
 	const char *ping[2];      /* a command and its --format that answers when the engine works, with its version */
-	const char *arch_format;  /* info --format printing the host's architecture */
+	const char *arch[2];      /* a command and its --format printing the host's architecture */
 	const char *driver_format; /* info --format printing the storage driver */
 	const char *absent_image; /* how inspect says an image does not exist */
 	const char *absent_box;   /* how rm says a container does not exist */
