@@ -133,3 +133,17 @@ out=$(skillc-deep start --run r3 --base-source static --base-skill artifacts/sta
 t_eq "exit" $? 2
 t_contains "says so" "$out" "--pool-cand-trials for every --pool-base-trials"
 t_end
+
+t_begin "look: the pooled rule after the first batch of every task"
+setup r4 0 0 >/dev/null 2>&1
+round r4 1 0 >/dev/null 2>&1
+out=$(skillc-deep look --run r4 --round 1 --look 1 --pool-task b --first 3 --max 6 --alpha 0.1 \
+	--tolerance 1.5 --test fisher 2>&1)
+t_eq "exit ($out)" $? 0
+l=r4/artifacts/deep/round-1/look-001.json
+t_eq "each task's candidate counts" "$(J $l '[.statistics.strata[] | "\(.task) \(.candidate.passed)/\(.candidate.trials)"] | join(", ")')" "a 3/3, b 0/3"
+t_eq "the stratified p" "$(J $l .statistics.p_value)" 0.05
+t_eq "the rule has two looks" "$(J $l .statistics.rule.max)" 6
+# calibrated over two looks, the level stays 0.1 (its worst false accept is within it)
+t_eq "verdict, go on" "$(J $l '"\(.verdict) \(.go_on) \(.statistics.rule.level)"')" "accept false 0.1"
+t_end
