@@ -16,13 +16,16 @@
 
 static const char usage[] =
 	"usage: skillc-deep start  --run DIR --base-source S --base-skill DIR --base-trials DIR --base-count N\n"
-	"                          [--cand-source S --cand-skill DIR --cand-trials DIR --cand-count N] RULE\n"
+	"                          [--cand-source S --cand-skill DIR --cand-trials DIR\n"
+	"                          --cand-count N]\n"
+	"                          [--pool-base-trials DIR --pool-cand-trials DIR]... RULE\n"
 	"       skillc-deep score  --run DIR --round K --model M [--task DIR] [--only SKILLS]\n"
 	"       skillc-deep edit   --run DIR --round K --model M [--task DIR] [--profile FILE]\n"
 	"                          [--only SKILLS] [--leak-task DIR]...\n"
-	"       skillc-deep trial  --run DIR --round K --index I --trial DIR RULE -- COMMAND...\n"
-	"       skillc-deep look   --run DIR --round K --look J RULE\n"
-	"       skillc-deep decide --run DIR --round K RULE\n"
+	"       skillc-deep trial  --run DIR --round K --index I --trial DIR [--of-task NAME]\n"
+	"                          RULE -- COMMAND...\n"
+	"       skillc-deep look   --run DIR --round K --look J [--pool-task NAME]... RULE\n"
+	"       skillc-deep decide --run DIR --round K [--pool-task NAME]... RULE\n"
 	"       skillc-deep final  --run DIR --rounds R\n"
 	"       skillc-deep final-trial --run DIR --rounds R --index I --trial DIR [--fresh] -- COMMAND...\n"
 	"       skillc-deep run    --skill DIR --traces DIR --output DIR --model M --task DIR\n"
@@ -46,6 +49,11 @@ static const char usage[] =
 	"edit: with --task, the leakage guard rolls back an edit copying what only the\n"
 	"task's tests/, solution/, expected files or verifier output hold; each\n"
 	"--leak-task DIR adds another task's (a skill run's other train tasks).\n"
+	"Pooled over several tasks (a skill run's train tasks): start's --pool-base-trials\n"
+	"and --pool-cand-trials (one pair per other task), trial's --of-task (its record\n"
+	"in round-K/trials/NAME/) and look's and decide's --pool-task NAME make the rule\n"
+	"the exact stratified test over the tasks, each task a stratum; decision.json\n"
+	"holds each task's counts and the stratified p.\n"
 	"run: every step outside make, the seed's `deep run`: the skill and its traces\n"
 	"(trial folders or BenchFlow runs) into --output, --rounds rounds (default 3),\n"
 	"candidate trials by skillc-eval (--target-model, --harness opencode, --runner\n"
@@ -78,6 +86,12 @@ static const struct opt rows[] = {
 	OPT_STRING("model", &opt.d.model, "M", "(score, edit, run) the compiler's model"),
 	OPT_STRING("task", &opt.d.task, "DIR", "(score, edit, run) the task folder"),
 	OPT_EACH("leak-task", &opt.d.leak_tasks, "DIR", "(edit) another task the guard holds out"),
+	OPT_EACH("pool-task", &opt.d.pool_tasks, "NAME", "(look, decide) another pooled task"),
+	OPT_EACH("pool-base-trials", &opt.d.pool_trials[0], "DIR",
+		 "(start) another pooled task's base trials"),
+	OPT_EACH("pool-cand-trials", &opt.d.pool_trials[1], "DIR",
+		 "(start) another pooled task's candidate trials"),
+	OPT_STRING("of-task", &opt.d.of_task, "NAME", "(trial) the pooled task it is of"),
 	OPT_STRING("profile", &opt.d.profile, "FILE", "(edit) the target model's profile"),
 	OPT_STRING("only", &opt.d.only, "SKILLS", "(score, edit) the skills of the set to change"),
 	OPT_SMALL("index", &opt.d.index, 1, 100000, "I", "(trial, final-trial) its index"),
@@ -102,7 +116,7 @@ static void parse(int argc, char **argv, struct opts *p)
 {
 	memset(p, 0, sizeof *p);
 	struct deep_opts *o = &p->d;
-	o->rule = (struct deep_rule){ 3, 6, 3, 0.10, 1.10, DECIDE_BARNARD };
+	o->rule = (struct deep_rule){ 3, 6, 3, 0.10, 1.10, DECIDE_BARNARD, false };
 	o->model = getenv("EXTERNAL_MODEL");
 	struct opts_rest rest;
 	opts_parse_or_die(rows, argc, argv, 2, &rest);
@@ -116,6 +130,9 @@ static void parse(int argc, char **argv, struct opts *p)
 	if (o->rule.max < o->rule.first)
 		o->rule.max = o->rule.first;
 	o->rule.step = o->rule.first;
+	o->rule.pooled = o->pool_tasks.n || o->pool_trials[0].n;
+	if (o->pool_trials[0].n != o->pool_trials[1].n && o->pool_trials[1].n)
+		die(2, "--pool-base-trials and --pool-cand-trials come in pairs (one per task)");
 	if (!o->run)
 		die(2, "--run DIR (run, resume: --output DIR) is required (see --help)");
 }
@@ -150,6 +167,9 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		die_err(&e);
 	strlist_free(&o->leak_tasks);
+	strlist_free(&o->pool_tasks);
+	strlist_free(&o->pool_trials[0]);
+	strlist_free(&o->pool_trials[1]);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout");
 	return rc;

@@ -497,7 +497,7 @@ static void test_decision_matches_optimization_table(void)
 	};
 	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
 		int n = rows[i].n;
-		struct deep_rule d = { n, n, n, 0.10, 1.10, DECIDE_FISHER };
+		struct deep_rule d = { n, n, n, 0.10, 1.10, DECIDE_FISHER, false };
 		cJSON *base = records(n, n / 3, 1000, false), *cand = records(n, n / 3, 1000, false);
 		struct err e;
 		cJSON *j = deep_judge(&d, base, cand, true, &e);
@@ -517,7 +517,7 @@ static void test_decision_matches_optimization_table(void)
 
 static void test_decision_verdicts(void)
 {
-	struct deep_rule d = { 3, 6, 3, 0.10, 1.10, DECIDE_BARNARD };
+	struct deep_rule d = { 3, 6, 3, 0.10, 1.10, DECIDE_BARNARD, false };
 	struct err e;
 	cJSON *base = records(6, 2, 1000, false);
 	struct { int pass; double tokens; bool timeout, last; const char *verdict, *why; } cases[] = {
@@ -546,7 +546,7 @@ static void test_decision_verdicts(void)
 	cJSON_Delete(cand);
 	cJSON_Delete(base);
 	CHECK_INT(deep_looks(&d), 2);
-	struct deep_rule d2 = { 3, 12, 3, 0.10, 1.10, DECIDE_BARNARD };
+	struct deep_rule d2 = { 3, 12, 3, 0.10, 1.10, DECIDE_BARNARD, false };
 	CHECK_INT(deep_looks(&d2), 4);
 	CHECK_INT(deep_look_trials(&d2, 3), 9);
 	CHECK_INT(deep_look_of(&d2, 3), 1);

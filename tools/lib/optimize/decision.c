@@ -8,6 +8,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "report/paired.h"
+#include "report/pooled.h"
 
 static cJSON *num_or_null(double v)
 {
@@ -22,6 +23,7 @@ cJSON *record_of(const struct trace *t, const char *rel)
 	json_set_num(r, "index", t->index);
 	json_set_bool(r, "needed", true);
 	json_set_str(r, "trial", rel);
+	json_set_str(r, "task", json_str(t->trial, "task")); /* the stratum of a pooled decision */
 	json_set_str(r, "key", json_str(t->trial, "key"));
 	json_set_str(r, "outcome", json_str(t->trial, "outcome"));
 	json_set_bool(r, "scored", t->scorable);
@@ -72,14 +74,23 @@ int deep_look_of(const struct deep_rule *d, long i)
 	return i <= d->first ? 1 : 1 + (int)((i - d->first + d->step - 1) / d->step);
 }
 
-/* Pass counts and mean reward of the scored, needed records. */
-static void count(const cJSON *recs, long *pass, long *n, double *reward)
+/* A record's task ("" when it names none). */
+static const char *task_of(const cJSON *x)
+{
+	const char *t = json_str(x, "task");
+	return t ? t : "";
+}
+
+/* Pass counts and mean reward of the scored, needed records (of task
+ * alone unless NULL). */
+static void count_of(const cJSON *recs, const char *task, long *pass, long *n, double *reward)
 {
 	*pass = *n = 0;
 	double sum = 0;
 	long nr = 0;
 	for (const cJSON *x = recs ? recs->child : NULL; x; x = x->next) {
-		if (!json_bool(x, "needed", false) || !json_bool(x, "scored", false))
+		if (!json_bool(x, "needed", false) || !json_bool(x, "scored", false) ||
+		    (task && strcmp(task_of(x), task)))
 			continue;
 		(*n)++;
 		*pass += json_bool(x, "passed", false);
@@ -89,6 +100,11 @@ static void count(const cJSON *recs, long *pass, long *n, double *reward)
 		}
 	}
 	*reward = nr ? sum / (double)nr : NAN;
+}
+
+static void count(const cJSON *recs, long *pass, long *n, double *reward)
+{
+	count_of(recs, NULL, pass, n, reward);
 }
 
 /* One cost by trial index (1..len): NAN where not recorded. */
@@ -115,6 +131,107 @@ static size_t max_index(const cJSON *a, const cJSON *b)
 			if (json_num(x, "index", 0) > m)
 				m = (long)json_num(x, "index", 0);
 	return (size_t)m;
+}
+
+/* The tasks of the records of both arms, in order of first appearance. */
+static long task_index(const struct strlist *l, const char *task)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], task))
+			return (long)i;
+	return -1;
+}
+
+static void tasks_of(const cJSON *base, const cJSON *cand, struct strlist *out)
+{
+	const cJSON *arms[] = { base, cand };
+	for (int k = 0; k < 2; k++)
+		for (const cJSON *x = arms[k] ? arms[k]->child : NULL; x; x = x->next)
+			if (task_index(out, task_of(x)) < 0)
+				strlist_push(out, task_of(x));
+}
+
+cJSON *deep_pool_reindex(const cJSON *base, const cJSON *cand, bool of_cand)
+{
+	struct strlist tasks = STRLIST_INIT;
+	tasks_of(base, cand, &tasks);
+	long stride = (long)max_index(base, cand) + 1;
+	cJSON *out = cJSON_Duplicate(of_cand ? cand : base, true);
+	for (cJSON *x = out ? out->child : NULL; x; x = x->next)
+		json_set_num(x, "index", (double)(task_index(&tasks, task_of(x)) * stride +
+		                                  (long)json_num(x, "index", 0)));
+	strlist_free(&tasks);
+	return out;
+}
+
+/* report/decide.h's rule of a deep rule. */
+static void rule_of(const struct deep_rule *d, struct decide_rule *r)
+{
+	enum decide_test test = d->test == DECIDE_FISHER ? DECIDE_FISHER : DECIDE_BARNARD;
+	decide_rule_init(r, test, d->alpha, d->first);
+	r->max = d->max > d->first ? d->max : d->first;
+	r->step = d->step;
+}
+
+/* The counts of every task; a task with an arm of no scored trial names
+ * itself in *why (caller frees). */
+static struct across_task *pool_counts(const cJSON *base, const cJSON *cand,
+                                       const struct strlist *tasks, char **why)
+{
+	struct across_task *t = xcalloc(tasks->n ? tasks->n : 1, sizeof *t);
+	double reward;
+	*why = NULL;
+	for (size_t i = 0; i < tasks->n; i++) {
+		t[i].name = tasks->v[i];
+		count_of(base, tasks->v[i], &t[i].base_pass, &t[i].base_n, &reward);
+		count_of(cand, tasks->v[i], &t[i].cand_pass, &t[i].cand_n, &reward);
+		if (!*why && (!t[i].base_n || !t[i].cand_n))
+			*why = xasprintf("task %s: the %s has no scored trial", tasks->v[i],
+			                 !t[i].cand_n ? "candidate" : "baseline");
+	}
+	return t;
+}
+
+/* The rule over the tasks as strata (report/pooled.h), calibrated for the
+ * fewest baseline trials of a task. */
+static int judge_pooled(const struct deep_rule *d, const cJSON *base, const cJSON *cand, cJSON *out,
+                        struct err *e)
+{
+	struct strlist tasks = STRLIST_INIT;
+	tasks_of(base, cand, &tasks);
+	char *why;
+	struct across_task *t = pool_counts(base, cand, &tasks, &why);
+	int rc = 0;
+	if (why || !tasks.n) {
+		json_set_str(out, "verdict", "reject");
+		json_set_str(out, "why", why ? why : "the candidate has no scored trial");
+		json_set(out, "statistics", cJSON_CreateNull());
+	} else {
+		struct decide_rule r;
+		rule_of(d, &r);
+		long base_first = t[0].base_n, p;
+		for (size_t i = 1; i < tasks.n; i++)
+			base_first = t[i].base_n < base_first ? t[i].base_n : base_first;
+		double br, cr;
+		count(base, &p, &p, &br);
+		count(cand, &p, &p, &cr);
+		struct pooled_result res;
+		cJSON *stats = NULL;
+		size_t k = tasks.n;
+		if (pooled_calibrate(&r, k, base_first, POOLED_DRAWS, e) < 0 ||
+		    pooled_verdict(&r, t, k, br, cr, &res, e) < 0 ||
+		    !(stats = pooled_json(&r, t, k, br, cr, base_first, POOLED_DRAWS, NULL, 0, e)))
+			rc = -1;
+		if (rc == 0) {
+			json_set(out, "statistics", stats);
+			json_set_str(out, "verdict", decide_verdict_name(res.verdict));
+			json_set_str(out, "why", res.why);
+		}
+	}
+	free(why);
+	free(t);
+	strlist_free(&tasks);
+	return rc;
 }
 
 /* The share of scored records for which key is true (or false, when want is false). */
@@ -202,42 +319,65 @@ static cJSON *runtime(const struct deep_rule *d, const cJSON *base, const cJSON 
 	return rt;
 }
 
-cJSON *deep_judge(const struct deep_rule *d, const cJSON *base, const cJSON *cand, bool last, struct err *e)
+/* The verdict of the rule on one task's counts (decide.h), into out. */
+static int judge_one(const struct deep_rule *d, const cJSON *base, const cJSON *cand, cJSON *out,
+                     struct err *e)
 {
 	struct decide_counts c;
 	count(base, &c.base_pass, &c.base_n, &c.base_reward);
 	count(cand, &c.cand_pass, &c.cand_n, &c.cand_reward);
-	cJSON *out = cJSON_CreateObject();
-	bool over;
-	json_set(out, "runtime", runtime(d, base, cand, &over));
 	if (!c.base_n || !c.cand_n) {
 		json_set_str(out, "verdict", "reject");
 		json_set_str(out, "why", !c.cand_n ? "the candidate has no scored trial" : "the baseline has no scored trial");
 		json_set(out, "statistics", cJSON_CreateNull());
-		return out;
+		return 0;
 	}
 	struct decide_rule r;
-	decide_rule_init(&r, d->test == DECIDE_FISHER ? DECIDE_FISHER : DECIDE_BARNARD, d->alpha, d->first);
-	r.max = d->max > d->first ? d->max : d->first;
-	r.step = d->step;
+	rule_of(d, &r);
 	struct decide_result res;
 	cJSON *stats = NULL;
 	if (decide_calibrate(&r, c.base_n, e) < 0 || decide_verdict(&r, &c, &res, e) < 0 ||
-	    !(stats = decide_json(&r, &c, c.base_n, NULL, 0, e))) {
+	    !(stats = decide_json(&r, &c, c.base_n, NULL, 0, e)))
+		return -1;
+	json_set(out, "statistics", stats);
+	json_set_str(out, "verdict", decide_verdict_name(res.verdict));
+	json_set_str(out, "why", res.why);
+	return 0;
+}
+
+cJSON *deep_judge(const struct deep_rule *d, const cJSON *base, const cJSON *cand, bool last,
+                  struct err *e)
+{
+	cJSON *out = cJSON_CreateObject();
+	bool over;
+	if (d->pooled) { /* the runtime pairs trial i of a task with trial i of the same task */
+		cJSON *b = deep_pool_reindex(base, cand, false);
+		cJSON *c = deep_pool_reindex(base, cand, true);
+		json_set(out, "runtime", runtime(d, b, c, &over));
+		cJSON_Delete(b);
+		cJSON_Delete(c);
+	} else {
+		json_set(out, "runtime", runtime(d, base, cand, &over));
+	}
+	int rc = d->pooled ? judge_pooled(d, base, cand, out, e) : judge_one(d, base, cand, out, e);
+	if (rc < 0) {
 		cJSON_Delete(out);
 		return NULL;
 	}
-	json_set(out, "statistics", stats);
-	const char *verdict = decide_verdict_name(res.verdict);
+	if (cJSON_IsNull(json_get(out, "statistics")))
+		return out;
+	const char *verdict = json_str(out, "verdict");
 	char why[320];
-	snprintf(why, sizeof why, "%s", res.why);
-	if (res.verdict == DECIDE_EXTEND && last) {
+	snprintf(why, sizeof why, "%s", json_str(out, "why"));
+	if (!strcmp(verdict, "extend") && last) {
 		verdict = "reject";
-		snprintf(why, sizeof why, "%s; but no trials are left (DEEP_MAX_TRIALS): rejected", res.why);
+		snprintf(why, sizeof why, "%s; but no trials are left (DEEP_MAX_TRIALS): rejected",
+		         json_str(out, "why"));
 	}
 	if (strcmp(verdict, "reject") && over) {
 		verdict = "reject";
-		snprintf(why, sizeof why, "%s; but a runtime regression (%s): rejected", res.why,
+		snprintf(why, sizeof why, "%s; but a runtime regression (%s): rejected",
+		         json_str(out, "why"),
 			 json_str(json_get(out, "runtime"), "why"));
 	}
 	json_set_str(out, "verdict", verdict);

@@ -2,7 +2,7 @@
  * baseline (the best skill so far), on the records of their trials.
  *
  * A trial record is what a decision needs from one trial folder:
- *   {"index", "needed": true, "trial": <run-relative folder>, "key",
+ *   {"index", "needed": true, "trial": <run-relative folder>, "task", "key",
  *    "outcome", "scored" (passed, failed or timeout), "passed", "reward",
  *    "tokens", "steps", "seconds", "timeout", "invoked", "failed_calls"}
  * or {"index", "needed": false, "why"} for a trial that was not run.
@@ -33,6 +33,10 @@ struct deep_rule {
 	long first, max, step;   /* candidate trials: the first look, the most, each extension */
 	double alpha, tolerance;
 	enum decide_test test;   /* DECIDE_BARNARD (default) or DECIDE_FISHER */
+	/* Several tasks at once (a skill run's pooled train tasks): the
+	 * records' "task" are the strata of the exact stratified test
+	 * (report/pooled.h), the runtime pairs trials within a task. */
+	bool pooled;
 };
 
 /* The looks of a rule: after first, first+step, ..., max trials. */
@@ -48,7 +52,12 @@ int deep_look_of(const struct deep_rule *d, long i);
  * "statistics" (decide_json), "runtime" ({verdict: within | over |
  * unknown, why, tokens/steps/seconds: {pairs, median, max},
  * timeouts/not_invoked/errors: {baseline, candidate}}). NULL with e set on
- * a bad rule. */
+ * a bad rule. With d->pooled, "statistics" is pooled_json's (the strata,
+ * the stratified p) and a task whose arm has no scored trial rejects. */
 cJSON *deep_judge(const struct deep_rule *d, const cJSON *base, const cJSON *cand, bool last, struct err *e);
+
+/* A copy of base's records (of cand's when of_cand) whose "index" is
+ * unique over the tasks of both: task number * (largest index + 1) + index. */
+cJSON *deep_pool_reindex(const cJSON *base, const cJSON *cand, bool of_cand);
 
 #endif

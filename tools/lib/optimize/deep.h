@@ -24,6 +24,11 @@ struct deep_opts {
 	int round, rounds, index, look;
 	bool fresh;
 	struct strlist leak_tasks; /* edit: more tasks the leakage guard holds out */
+	/* Pooled over several tasks (a skill run's train tasks): the other
+	 * tasks' names (look, decide: their candidate trials are
+	 * round-K/trials/<task>/III.json) and (start) their trial folders. */
+	struct strlist pool_tasks, pool_trials[2];
+	const char *of_task; /* trial: the pooled task it is of (its record in trials/<task>/) */
 	struct deep_rule rule;
 	char **command; /* trial, final-trial: the skillc-eval to run */
 };

@@ -35,6 +35,8 @@ static int start_judge(const struct deep_opts *o, const cJSON *base, const cJSON
 	long scored = 0;
 	for (const cJSON *r = cand->child; r; r = r->next)
 		scored += json_bool(r, "scored", false);
+	if (one.pooled) /* a task's share: the rule counts trials per task */
+		scored = (scored + (long)o->pool_trials[1].n) / (long)(o->pool_trials[1].n + 1);
 	one.first = one.max = one.step = scored > 0 ? scored : 1;
 	cJSON *j = deep_judge(&one, base, cand, true, e);
 	if (!j)
@@ -59,12 +61,32 @@ static int start_write(const struct deep_opts *o, const cJSON *best, const cJSON
 	return rc;
 }
 
+/* The records of arm k's trials: its own task's, then each pooled task's. */
+static cJSON *start_records(const struct deep_opts *o, int k, struct err *e)
+{
+	cJSON *all = deep_records(o, o->trials[k], o->count[k], e);
+	for (size_t i = 0; all && i < o->pool_trials[k].n; i++) {
+		cJSON *more = deep_records(o, o->pool_trials[k].v[i], o->count[k], e), *x;
+		if (!more) {
+			cJSON_Delete(all);
+			return NULL;
+		}
+		while ((x = cJSON_DetachItemFromArray(more, 0)))
+			cJSON_AddItemToArray(all, x);
+		cJSON_Delete(more);
+	}
+	return all;
+}
+
 int deep_step_start(const struct deep_opts *o, struct err *e)
 {
 	if (!o->src[0] || !o->skill[0] || !o->trials[0])
 		return err_set(e, ERR_INPUT, "start needs --base-source, --base-skill and --base-trials (see --help)");
-	cJSON *base = deep_records(o, o->trials[0], o->count[0], e);
-	cJSON *cand = base && o->src[1] ? deep_records(o, o->trials[1], o->count[1], e) : NULL;
+	if (o->src[1] && o->pool_trials[1].n != o->pool_trials[0].n)
+		return err_set(e, ERR_INPUT,
+		               "start: give --pool-cand-trials for every --pool-base-trials");
+	cJSON *base = start_records(o, 0, e);
+	cJSON *cand = base && o->src[1] ? start_records(o, 1, e) : NULL;
 	if (!base || (o->src[1] && !cand)) {
 		cJSON_Delete(base);
 		return -1;
@@ -304,9 +326,10 @@ int deep_step_trial(const struct deep_opts *o, struct err *e)
 		return err_set(e, ERR_INPUT, "trial needs --round, --index, --trial and -- COMMAND (see --help)");
 	cJSON *rec = NULL;
 	int rc = trial_record(o, &rec, e);
-	char name[32];
-	snprintf(name, sizeof name, "trials/%03d.json", o->index);
+	char *name = o->of_task ? xasprintf("trials/%s/%03d.json", o->of_task, o->index)
+			       : xasprintf("trials/%03d.json", o->index);
 	char *rp = deep_round_file(o, o->round, name);
+	free(name);
 	if (rc == 0 && deep_write(rp, rec, e) < 0)
 		rc = -1;
 	free(rp);
@@ -314,30 +337,49 @@ int deep_step_trial(const struct deep_opts *o, struct err *e)
 	return rc;
 }
 
-/* The candidate records 1..n (those written), each needed one's trial there. */
-static cJSON *cand_records(const struct deep_opts *o, long n, struct err *e)
+/* The candidate records 1..n of one task (those written; sub: "" for the
+ * run's own task, else "<pooled task>/"), each needed one's trial there,
+ * added to list; -1 with e set when one is missing. */
+static int cand_records_of(const struct deep_opts *o, const char *sub, long n, cJSON *list,
+                           struct err *e)
 {
-	cJSON *list = cJSON_CreateArray();
-	for (long i = 1; i <= n && list; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "trials/%03ld.json", i);
+	for (long i = 1; i <= n; i++) {
+		char *name = xasprintf("trials/%s%03ld.json", sub, i);
 		char *p = deep_round_file(o, o->round, name);
 		cJSON *r = deep_read(p, "run the round's trials first", e);
 		free(p);
+		free(name);
 		char *dir = r && json_bool(r, "needed", false) ? deep_at(o, json_str(r, "trial")) : NULL;
 		char *tj = dir ? path_join(dir, "trial.json") : NULL;
 		if (tj && !fs_exists(tj))
 			err_set(e, ERR_INPUT, "trial '%s' is missing: make clean-stage STAGE=deep-%d-eval.%03ld and run make again",
 				dir, o->round, i);
-		if (!r || (tj && !fs_exists(tj))) {
+		bool bad = !r || (tj && !fs_exists(tj));
+		if (bad)
 			cJSON_Delete(r);
-			cJSON_Delete(list);
-			list = NULL;
-		} else {
+		else
 			cJSON_AddItemToArray(list, r);
-		}
 		free(tj);
 		free(dir);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+/* The candidate records 1..n of the run's task and of every pooled task. */
+static cJSON *cand_records(const struct deep_opts *o, long n, struct err *e)
+{
+	cJSON *list = cJSON_CreateArray();
+	int rc = cand_records_of(o, "", n, list, e);
+	for (size_t i = 0; rc == 0 && i < o->pool_tasks.n; i++) {
+		char *sub = xasprintf("%s/", o->pool_tasks.v[i]);
+		rc = cand_records_of(o, sub, n, list, e);
+		free(sub);
+	}
+	if (rc < 0) {
+		cJSON_Delete(list);
+		return NULL;
 	}
 	return list;
 }
@@ -434,6 +476,8 @@ static cJSON *rejected_entry(const struct deep_opts *o, const cJSON *edit, const
 	json_set(r, "evidence", cJSON_Duplicate(json_get(json_get(ed, "score"), "dims"), true));
 	const cJSON *st = json_get(verdict, "statistics");
 	json_set(r, "counts", cJSON_Duplicate(json_get(st, "counts"), true));
+	if (json_get(st, "strata")) /* pooled: each task's counts */
+		json_set(r, "strata", cJSON_Duplicate(json_get(st, "strata"), true));
 	json_set(r, "p_value", cJSON_Duplicate(json_get(st, "p_value"), true));
 	json_set(r, "runtime", cJSON_Duplicate(json_get(json_get(verdict, "runtime"), "why"), true));
 	json_set_str(r, "why", json_str(verdict, "why"));
