@@ -185,15 +185,6 @@ static void probe_call(struct doctor *d, const char *var, const char *id, const 
 
 /* --- what the goal needs ------------------------------------------------ */
 
-/* Some stage of the goal cannot run without the setting. */
-static bool goal_needs(const struct doctor *d, const char *setting)
-{
-	for (size_t i = 0; i < stage_count; i++)
-		if (goal_includes(d->goal, &stage_table[i]) && stage_needs(&stage_table[i], &d->run, setting))
-			return true;
-	return false;
-}
-
 /* The goal runs evaluation trials. */
 static bool runs_trials(const struct doctor *d)
 {
@@ -220,15 +211,23 @@ static bool runs_docker_trials(const struct doctor *d)
 static bool routed(const struct doctor *d, const char *var)
 {
 	if (!strcmp(var, "MODEL"))
-		return goal_needs(d, var) && runs_local_trials(d);
-	return goal_needs(d, var);
+		return goal_needs(d->goal, &d->run, var) && runs_local_trials(d);
+	return goal_needs(d->goal, &d->run, var);
 }
 
 static bool needs_llm(const struct doctor *d) { return routed(d, "MODEL") || routed(d, "EXTERNAL_MODEL"); }
 /* the trial store lives in CACHE_DIR; the runner gets ENV_FILE's keys */
 static bool needs_files(const struct doctor *d) { return needs_llm(d) || runs_trials(d); }
-static bool needs_model(const struct doctor *d) { return goal_needs(d, "MODEL"); }
-static bool needs_external_model(const struct doctor *d) { return goal_needs(d, "EXTERNAL_MODEL"); }
+static bool needs_model(const struct doctor *d)
+{
+	return goal_needs(d->goal, &d->run, "MODEL");
+}
+
+static bool needs_external_model(const struct doctor *d)
+{
+	return goal_needs(d->goal, &d->run, "EXTERNAL_MODEL");
+}
+
 static bool needs_agentrm(const struct doctor *d) { return *run_get(&d->run, "RM_API_URL"); }
 
 /* --- the checks ------------------------------------------------------------ */

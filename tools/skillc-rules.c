@@ -247,15 +247,13 @@ static int check_goals(const struct command *c, struct err *e)
 	return 0;
 }
 
-/* Stages after ingest are for a model: say so at once, naming the runs
- * of the task there are. */
+/* A goal for a model without one: say so at once, naming the runs of the
+ * task there are. */
 static int check_model(const struct command *c, const struct run *r, struct err *e)
 {
-	int needs = 0;
+	bool needs = false;
 	for (size_t i = 0; i < c->goals.n; i++)
-		needs |= strcmp(c->goals.v[i], "ingest") && strcmp(c->goals.v[i], "clean-stage") &&
-		         strcmp(c->goals.v[i], "status") && strcmp(c->goals.v[i], "images") &&
-		         strcmp(c->goals.v[i], "l1-image") && strcmp(c->goals.v[i], "l2-image");
+		needs = needs || goal_needs(c->goals.v[i], r, "MODEL");
 	if (!needs || *run_get(r, "MODEL"))
 		return 0;
 	struct matrix all;

@@ -219,6 +219,7 @@ const struct stage_def stage_table[] = {
 		.inputs = { "inputs/task.src.hash", L2_STAMP },
 		.outputs = { "traces/%T/noskill/test-%N", "traces/%T/noskill/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "AGENT_TIMEOUT" },
+		.needs = { "MODEL" },
 		.repeat = "REPEAT",
 		.wanted_if = "BASELINE",
 		.timeout = "TRIAL_TIMEOUT",
@@ -1164,6 +1165,17 @@ bool stage_needs(const struct stage_def *s, const struct run *r, const char *set
 {
 	for (size_t i = 0; i < ARRAY_LEN(s->needs) && s->needs[i]; i++)
 		if (need_holds(s->needs[i], r, setting))
+			return true;
+	return false;
+}
+
+bool goal_needs(const char *goal, const struct run *r, const char *setting)
+{
+	if (!strcmp(goal, "images"))
+		goal = "l2-image";
+	for (size_t i = 0; goal_known(goal) && i < stage_count; i++)
+		if (goal_includes(goal, &stage_table[i]) &&
+		    stage_needs(&stage_table[i], r, setting))
 			return true;
 	return false;
 }

@@ -167,6 +167,8 @@ bool goal_known(const char *goal);
 bool goal_includes(const char *goal, const struct stage_def *s);
 /* True when s cannot run without `setting` (its `needs`, evaluated in r). */
 bool stage_needs(const struct stage_def *s, const struct run *r, const char *setting);
+/* True when a stage the goal takes cannot run without the setting (its row's `needs`). */
+bool goal_needs(const char *goal, const struct run *r, const char *setting);
 
 /* Whether goals eval and final take stage s in this run (wanted_if). */
 bool stage_wanted(const struct stage_def *s, const struct run *r);
