@@ -163,7 +163,8 @@ int main(int argc, char **argv)
 	std_options(argc, argv, usage, VERSION);
 	struct summary_opts o = { NULL, false, 0, 2, STRLIST_INIT };
 	parse_args(argc, argv, &o);
-	int rc = o.watching ? watch_table(&o.paths, o.timeout, o.interval, run_lock_due) : summarize(&o);
+	struct watch_spec w = { &o.paths, NULL, NULL, o.timeout, o.interval, run_lock_due };
+	int rc = o.watching ? watch_table(&w) : summarize(&o);
 	strlist_free(&o.paths);
 	return rc;
 }
