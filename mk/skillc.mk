@@ -36,15 +36,15 @@ skillc_any := $(filter $(SKILLC_GOALS),$(MAKECMDGOALS))
 SKILLC_RULES := $(SKILLC_DATA)/rules
 SKILLC_STAGE := $(SKILLC_BIN)/skillc-stage
 
-# make gate judges a stage against raw within each run; a skill run's
-# held-out figures pair two runs per task, which it does not read yet
-ifneq ($(and $(skill),$(filter gate,$(MAKECMDGOALS)),$(if $(SKILLC_PLAN),,yes)),)
-$(error skillc: make gate does not judge a skill run yet (it would judge the train task's tuning alone): make report skill=... shows the held-out figures)
-endif
 # A skill run (skill=, docs/skill-runs.md): skillc-skillrun plans it and
 # makes its member runs, each an ordinary make of this file.
-skillc_skillrun := $(if $(and $(skill),$(if $(SKILLC_PLAN),,yes)),$(filter $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) summary report,$(MAKECMDGOALS)))
+# gate judges its held-out test tasks (docs/ci.md); watch shows its member
+# runs by role.
+skillc_skillrun := $(if $(and $(skill),$(if $(SKILLC_PLAN),,yes)),$(filter $(SKILLC_WORK_GOALS) $(SKILLC_READ_GOALS) summary report gate watch,$(MAKECMDGOALS)))
 ifneq ($(skillc_skillrun),)
+ifneq ($(and $(filter gate,$(MAKECMDGOALS)),$(filter-out gate,$(MAKECMDGOALS))),)
+$(error skillc: run make gate on its own, after the make that runs the trials (its exit status is the verdict))
+endif
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 skillc_quote = '$(subst ','\'',$1)'
 skillc_sr = $(SKILLC_BIN)/skillc-skillrun $1 --given '$(SKILLC_GIVEN)' $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
@@ -57,23 +57,29 @@ endif
 skillc_sr_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v))) 2>&1)
 skillc_sr_bad := $(or $(skillc_sr_bad),$(shell $(call skillc_sr,check) 2>&1))
 $(if $(skillc_sr_bad),$(error $(skillc_sr_bad)))
-ifneq ($(filter status,$(skillc_skillrun)),)
-# status answers while the makefile is read, 0 up to date, 1 not (as a run's)
+skillc_sr_read := $(filter status gate,$(skillc_skillrun))
+ifneq ($(skillc_sr_read),)
+# status and gate answer while the makefile is read: status 0 up to date,
+# 1 not (as a run's); gate 0 pass, 1 fail, 2 cannot judge
 skillc_sr_tmp := $(shell mktemp "$${TMPDIR:-/tmp}/skillc-report.XXXXXX")
-skillc_sr_rc := $(shell $(call skillc_sr,status) >$(skillc_sr_tmp) 2>&1; echo $$?)
-$(info $(file <$(skillc_sr_tmp)))
+skillc_sr_rc := $(shell $(call skillc_sr,$(firstword $(skillc_sr_read))) >$(skillc_sr_tmp) 2>&1; echo $$?)
+skillc_sr_out := $(file <$(skillc_sr_tmp))
 $(shell rm -f $(skillc_sr_tmp))
+ifeq ($(skillc_sr_rc)$(skillc_sr_read),2gate)
+$(error $(skillc_sr_out))
+endif
+$(info $(skillc_sr_out))
 MAKEFLAGS += -s
 ifeq ($(skillc_sr_rc),1)
 MAKEFLAGS += -q
-status: skillc-not-well
+$(skillc_sr_read): skillc-not-well
 skillc-not-well: ; @:
 else ifneq ($(skillc_sr_rc),0)
-$(error skillc: status could not run (see the lines above))
+$(error skillc: $(skillc_sr_read) could not run (see the lines above))
 endif
-status: ; @:
+$(skillc_sr_read): ; @:
 endif
-$(filter-out status,$(skillc_skillrun)):
+$(filter-out status gate,$(skillc_skillrun)):
 	+@$(call skillc_sr,$@)
 .PHONY: $(skillc_skillrun) skillc-not-well
 else ifeq ($(SKILLC_PLAN),)
@@ -353,6 +359,7 @@ h%lp: skillc-help ;
 #:   make export OUT=b.tar.gz   the runs (task=T: one) as a bundle: skills, summary, report, trials,
 #:                              ATIF trajectories, settings, pin, checksums (.tar.zst too; skillc-verify b.tar.gz)
 #:   make gate                  exit 0 when GATE_STAGE beats raw by the rule, 1 when not, 2 cannot judge
+#:                              (skill=...: the held-out test tasks' S_final against raw, across them)
 #:   make task=T status         what is done, what is stale and why (exit 0 up to date, 1 not);
 #:                              over a matrix or every run under RESULTS: one line a run
 #:   make -n / make -q ...      what make would start / whether it would (from the same records)

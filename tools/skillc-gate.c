@@ -3,7 +3,6 @@
  * rule, 1 when not, 2 when the runs cannot be judged (bad input, an
  * infra-only run, a stage that did not run). One line per run says why.
  * The rule is report/gate.h; docs/ci.md explains it. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +38,6 @@ static const char usage[] =
 	"Exit 0 the rule holds, 1 it does not, 2 bad input or a run that cannot be\n"
 	"judged (no scored trials in raw or the stage, e.g. only infra errors).\n";
 
-static double parse_delta(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end || !isfinite(v) || v < -100 || v > 100)
-		die(2, "--min-delta (GATE_MIN_DELTA) wants points between -100 and 100, not '%s'", s);
-	return v;
-}
-
 static const char *stage = "final", *rule_name = "", *delta, *regressed, *vs = "", *across = "";
 static const struct opt rows[] = {
 	OPT_STRING("stage", &stage, "S", "the stage judged (final)"),
@@ -59,37 +49,17 @@ static const struct opt rows[] = {
 	OPT_END,
 };
 
-/* The rows' values into the rule; messages name the make setting too. */
-static void rule_of(struct gate_rule *rule)
-{
-	const char *max_flag = "--max-regressed (GATE_MAX_REGRESSED)";
-	rule->stage = stage;
-	if (!name_is_safe(stage))
-		die(2, "--stage (GATE_STAGE) wants a stage name such as final or static, not '%s'",
-		    stage);
-	if (strcmp(rule_name, "gain") && strcmp(rule_name, "no-regression") && *rule_name)
-		die(2, "--rule (GATE_RULE) is no-regression or gain, not '%s'", rule_name);
-	rule->gain = !strcmp(rule_name, "gain");
-	if (delta)
-		rule->min_delta = parse_delta(delta);
-	if (regressed)
-		rule->max_regressed = std_option_long(max_flag, regressed, 0, 1000000);
-	if (strcmp(vs, "noskill") && strcmp(vs, "none") && *vs)
-		die(2, "--vs (GATE_VS) is noskill or none, not '%s'", vs);
-	rule->vs_noskill = !strcmp(vs, "noskill");
-	if (strcmp(across, "runs") && strcmp(across, "tasks") && *across)
-		die(2, "--across (GATE_ACROSS) is runs or tasks, not '%s'", across);
-	rule->across = !strcmp(across, "tasks");
-}
-
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
 	opts_std(argc, argv, usage, rows, V_GATE);
-	struct gate_rule rule = { "final", false, 0, 0, false, false };
+	struct gate_rule rule;
 	struct opts_rest rest;
 	opts_parse_or_die(rows, argc, argv, 1, &rest);
-	rule_of(&rule);
+	struct err e = { 0 };
+	struct gate_args ga = { stage, rule_name, delta, regressed, vs, across };
+	if (gate_rule_parse(&ga, &rule, &e) < 0)
+		die_err(&e);
 	struct strlist paths = rest.args;
 	for (int i = rest.dashdash; i && i < argc; i++)
 		strlist_push(&paths, argv[i]);

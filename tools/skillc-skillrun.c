@@ -8,6 +8,7 @@
  * raw skill and a run of S_final, trials only, so nothing of a test task
  * reaches a prompt. Then the tables of report/skillsum.h. Every step is
  * one that resumes, so running it again after a kill finishes the work. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,11 @@
 #include "pipeline/matrix.h"
 #include "pipeline/settings.h"
 #include "pipeline/skillrun.h"
+#include "pipeline/state.h"
+#include "report/skillgate.h"
+#include "report/skillroles.h"
 #include "report/skillsum.h"
+#include "report/watch.h"
 #include "skill/source.h"
 
 static const char usage[] =
@@ -29,7 +34,9 @@ static const char usage[] =
 	"\n"
 	"The skill run of the settings skill=, train= and test= (or tasks= with SPLIT and\n"
 	"SPLIT_SEED): GOAL is a make goal (final, eval, a stage, status, clean-stage,\n"
-	"summary, report), or check (the plan alone: nothing written, nothing run).\n"
+	"summary, report, gate, watch), or check (the plan alone: nothing written,\n"
+	"nothing run). gate judges the held-out test tasks by the GATE_* settings\n"
+	"(exit 0 pass, 1 fail, 2 cannot judge); watch shows the member runs by role.\n"
 	"`make skill=... final` runs this; see docs/skill-runs.md.\n"
 	"--given: the settings the command gave (make's SKILLC_GIVEN); they are passed on\n"
 	"to the member runs' makes.\n"
@@ -453,13 +460,12 @@ static int work(struct ctx *c)
 static int status_final(const struct ctx *c, const cJSON *t, const struct run_spec *on)
 {
 	const char *task = json_str(t, "task");
-	if (!json_str(t, "final_set")) {
-		progressf("skill run %s: test task %s, final trials: waiting for the tuned run's "
-		          "S_final",
-		          c->sr.name, task);
+	char *role = skillrun_role(t, true);
+	bool wait = !json_str(t, "final_set");
+	progressf("skill run %s: %s%s", c->sr.name, role, wait ? "" : ":");
+	free(role);
+	if (wait)
 		return 1;
-	}
-	progressf("skill run %s: test task %s, final trials (S_final):", c->sr.name, task);
 	return member_status(c, task, json_str(t, "final_set"), on, "GOAL=raw-index");
 }
 
@@ -470,10 +476,11 @@ static int status(const struct ctx *c)
 	int worst = 0, rc;
 	const cJSON *t, *x;
 	cJSON_ArrayForEach(t, json_get(c->record, "tasks")) {
-		const char *role = json_str(t, "role"), *task = json_str(t, "task");
-		bool train = !strcmp(role, "train");
-		progressf("skill run %s: %s task %s, %s:", c->sr.name, role, task,
-		          train ? "tuned here (raw to final)" : "raw trials");
+		const char *task = json_str(t, "task");
+		bool train = !strcmp(json_str(t, "role"), "train");
+		char *role = skillrun_role(t, false);
+		progressf("skill run %s: %s:", c->sr.name, role);
+		free(role);
 		rc = member_status(c, task, json_str(t, "set"), NULL,
 		                   train ? NULL : "GOAL=raw-index");
 		worst = rc > worst ? rc : worst;
@@ -484,8 +491,9 @@ static int status(const struct ctx *c)
 		struct run_spec on = target_of(x);
 		progressf("skill run %s: transfer, %s:", c->sr.name, json_str(x, "label"));
 		cJSON_ArrayForEach(t, json_get(x, "tasks")) {
-			progressf("skill run %s: test task %s, raw trials:", c->sr.name,
-			          json_str(t, "task"));
+			char *role = skillrun_role(t, false);
+			progressf("skill run %s: %s:", c->sr.name, role);
+			free(role);
 			rc = member_status(c, json_str(t, "task"), json_str(t, "set"), &on,
 			                   "GOAL=raw-index");
 			worst = rc > worst ? rc : worst;
@@ -529,16 +537,66 @@ static int clean(const struct ctx *c)
 	return rc;
 }
 
+/* gate: the held-out verdict of report/skillgate.h over the summary
+ * document, by the command's GATE_* settings. */
+static int gate(const struct ctx *c)
+{
+	struct err e = { 0 };
+	struct gate_rule r;
+	struct gate_args ga = { val(c, "GATE_STAGE"),         val(c, "GATE_RULE"),
+		                val(c, "GATE_MIN_DELTA"),     val(c, "GATE_MAX_REGRESSED"),
+		                val(c, "GATE_VS"),            val(c, "GATE_ACROSS") };
+	cJSON *sum = gate_rule_parse(&ga, &r, &e) < 0 ? NULL : skillsum_json(c->record, &e);
+	if (!sum)
+		die_err(&e);
+	struct buf out = BUF_INIT;
+	int rc = skillgate_judge(sum, &r, &out);
+	cJSON_Delete(sum);
+	if (rc == 2 && strchr(out.data, '\n') == out.data + out.len - 1) { /* refused */
+		char why[1024];
+		snprintf(why, sizeof why, "%.*s", (int)out.len - 1, out.data);
+		buf_free(&out);
+		die(2, "%s", why);
+	}
+	fputs(out.data, stdout);
+	buf_free(&out);
+	return rc;
+}
+
+/* watch: every member run's table under the line naming its role, while
+ * a make works on them or this skill run's work holds its lock. */
+static int watch(const struct ctx *c)
+{
+	struct strlist labels = STRLIST_INIT, runs = STRLIST_INIT;
+	skillrun_members(c->record, &labels, &runs);
+	long timeout = strtol(val(c, "WATCH_TIMEOUT"), NULL, 10);
+	struct watch_spec w = { &runs, &labels, c->dir, (double)timeout, 2, run_lock_due };
+	int rc = watch_table(&w);
+	strlist_free(&labels);
+	strlist_free(&runs);
+	return rc;
+}
+
 static int run_goal(struct ctx *c)
 {
 	if (!strcmp(c->goal, "status"))
 		return status(c);
+	if (!strcmp(c->goal, "gate"))
+		return gate(c);
+	if (!strcmp(c->goal, "watch"))
+		return watch(c);
 	if (!strcmp(c->goal, "clean-stage"))
 		return clean(c);
 	if (!strcmp(c->goal, "summary") || !strcmp(c->goal, "report")) {
 		summary(c, false);
 		return 0;
 	}
+	/* held while the member makes run, so make watch knows more is due;
+	 * by this process alone (a detached child must not keep it) */
+	struct err e = { 0 };
+	int fd = run_lock(c->dir, "a skill run's make", &e);
+	if (fd < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		die(fd < 0 ? e.code : 1, "%s", fd < 0 ? e.msg : "cannot keep the skill run's lock");
 	return work(c);
 }
 

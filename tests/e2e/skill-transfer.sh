@@ -134,13 +134,15 @@ t_check "exit non-zero (got $rc)" test "$rc" -ne 0
 t_contains "names the member run" "$out" "skill run csv-sum: member run out/te-b--codex-acp--vllm_qwen-27b--src-"
 t_end
 
-t_begin "MATRIX= and make gate are refused for a skill run, in one line"
+t_begin "MATRIX= is refused for a skill run, in one line; make gate judges the held-out task"
 out=$($SK $run MATRIX=m.yaml final 2>&1)
 t_eq "exit" $? 2
 t_contains "says what to give" "$out" "give harnesses= and models="
 t_eq "one line" "$(printf '%s\n' "$out" | wc -l)" 1
-out=$($SK $run gate 2>&1)
-t_eq "gate: exit" $? 2
-t_contains "gate: says it would judge the tuning alone" "$out" "make gate does not judge a skill run yet"
-t_eq "gate: one line" "$(printf '%s\n' "$out" | wc -l)" 1
+out=$($SK $run "$H" "$M" gate 2>&1)
+t_eq "gate: exit (output: $out)" $? 0
+t_contains "gate: one test task, its own interval" "$out" "gate: PASS: 1 test task, 1 pass"
+# (the targets' raw trials were cleaned above)
+t_contains "gate: a transfer target beside the verdict" "$out" \
+	"transfer, tuned for opencode vllm/qwen-27b, evaluated on opencode vllm/other (beside the verdict): no test task with both arms yet"
 t_end

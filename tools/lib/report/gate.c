@@ -1,6 +1,8 @@
 #include "report/gate.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,52 @@
 static double r2(double v)
 {
 	return round_to(v, 2);
+}
+
+/* v is a or b, or NULL/"" (the default); else an error. */
+static int one_of(const char *v, const char *a, const char *b, const char *name, struct err *e)
+{
+	if (!v || !*v || !strcmp(v, a) || !strcmp(v, b))
+		return 0;
+	return err_set(e, ERR_INPUT, "%s is %s or %s, not '%s'", name, a, b, v);
+}
+
+static int whole(const char *v, long min, long max, const char *name, long *out, struct err *e)
+{
+	char *end;
+	errno = 0;
+	long n = v && *v ? strtol(v, &end, 10) : *out;
+	if (v && *v && (errno || *end || n < min || n > max))
+		return err_set(e, ERR_INPUT, "%s wants a whole number from %ld to %ld, not '%s'",
+			       name, min, max, v);
+	*out = n;
+	return 0;
+}
+
+int gate_rule_parse(const struct gate_args *a, struct gate_rule *r, struct err *e)
+{
+	*r = (struct gate_rule){ .stage = a->stage && *a->stage ? a->stage : "final" };
+	if (!name_is_safe(r->stage))
+		return err_set(e, ERR_INPUT, "--stage (GATE_STAGE) wants a stage name such as "
+			       "final or static, not '%s'", r->stage);
+	if (one_of(a->rule, "no-regression", "gain", "--rule (GATE_RULE)", e) < 0 ||
+	    one_of(a->vs, "noskill", "none", "--vs (GATE_VS)", e) < 0 ||
+	    one_of(a->across, "runs", "tasks", "--across (GATE_ACROSS)", e) < 0 ||
+	    whole(a->max_regressed, 0, 1000000, "--max-regressed (GATE_MAX_REGRESSED)",
+		  &r->max_regressed, e) < 0)
+		return -1;
+	r->gain = a->rule && !strcmp(a->rule, "gain");
+	r->vs_noskill = a->vs && !strcmp(a->vs, "noskill");
+	r->across = a->across && !strcmp(a->across, "tasks");
+	if (!a->min_delta || !*a->min_delta)
+		return 0;
+	char *end;
+	r->min_delta = strtod(a->min_delta, &end);
+	if (end == a->min_delta || *end || !isfinite(r->min_delta) || r->min_delta < -100 ||
+	    r->min_delta > 100)
+		return err_set(e, ERR_INPUT, "--min-delta (GATE_MIN_DELTA) wants points between "
+			       "-100 and 100, not '%s'", a->min_delta);
+	return 0;
 }
 
 void gate_rate_text(const struct results_group *g, struct buf *b)
@@ -154,22 +202,33 @@ static void across_line(const struct across_task *t, size_t k, const struct gate
 {
 	struct across_result a;
 	struct err e = { 0 };
+	const char *unit = r->unit ? r->unit : "run";
 	if (across_compute(t, k, &a, &e) < 0) {
-		buf_printf(out, "ERROR across %zu runs: %s\n", k, e.msg);
+		buf_printf(out, "ERROR across %zu %ss: %s\n", k, unit, e.msg);
 		*ok = false;
 		return;
 	}
 	double lo = r2(a.lo * 100), hi = r2(a.hi * 100);
-	buf_printf(out, "across %zu runs: %s - raw mean %+.1f pp [%+.1f, %+.1f] (95%%, clustered by task)", k, r->stage,
-		   r2(a.mean_delta * 100), lo, hi);
+	buf_printf(out, "across %zu %ss: %s - raw mean %+.1f pp [%+.1f, %+.1f] (95%%, "
+		   "clustered by task)", k, unit, r->stage, r2(a.mean_delta * 100), lo, hi);
 	if (isfinite(a.norm_gain))
 		buf_printf(out, ", normalized gain %.2f", a.norm_gain);
 	buf_printf(out, "; sign test %ld up %ld down p = %.3g; stratified exact p = %.3g; Holm-adjusted p:", a.wins,
 		   a.losses, a.sign_p, a.strat_p);
 	for (size_t i = 0; i < k; i++)
 		buf_printf(out, " %s %.3g", t[i].name, a.task_holm[i]);
+	/* a claimed gain needs the stratified test too: the t interval of tasks
+	 * that agree has no width (0/3 -> 0/3 twice: [0, 0]) */
+	bool shown = r->min_delta < 0 || a.strat_p <= GATE_STRAT_ALPHA;
+	*ok = r->gain ? lo >= r->min_delta && shown : hi >= 0;
+	if (r->across && !*ok && !r->gain)
+		buf_printf(out, ": upper bound %+.1f pp < 0, a loss beyond the noise", hi);
+	else if (r->across && !*ok && lo < r->min_delta)
+		buf_printf(out, ": lower bound %+.1f pp < GATE_MIN_DELTA %g", lo, r->min_delta);
+	else if (r->across && !*ok)
+		buf_printf(out, ": no gain shown: stratified exact p = %.3g > %g", a.strat_p,
+			   GATE_STRAT_ALPHA);
 	buf_addc(out, '\n');
-	*ok = r->gain ? lo >= r->min_delta : hi >= 0;
 	across_free(&a);
 }
 
@@ -218,10 +277,16 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 	free(at);
 	bool across = r->across && nat >= 2;
 	int rc = !c.runs || c.unjudged ? 2 : across ? (across_ok ? 0 : 1) : c.failed || too_many ? 1 : 0;
-	buf_printf(out, "gate: %s: %ld run%s, %ld pass, %ld fail, %ld cannot be judged; %ld regressed (at most %ld)",
-		   rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "CANNOT JUDGE", c.runs, c.runs == 1 ? "" : "s", c.passed,
-		   c.failed, c.unjudged, c.regressed, r->max_regressed);
-	const char *scope = across ? " across runs (the mean change, clustered by task)" : "";
+	const char *unit = r->unit ? r->unit : "run";
+	buf_printf(out, "gate: %s: %ld %s%s, %ld pass, %ld fail, %ld cannot be judged; "
+		   "%ld regressed",
+		   rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "CANNOT JUDGE", c.runs, unit,
+		   c.runs == 1 ? "" : "s", c.passed, c.failed, c.unjudged, c.regressed);
+	buf_printf(out, " (at most %ld)", r->max_regressed);
+	char scope[96] = "";
+	if (across)
+		snprintf(scope, sizeof scope, " across %ss (the mean change, clustered by task)",
+			 unit);
 	if (r->gain)
 		buf_printf(out, "; rule gain%s: %s - raw%s, lower 95%% bound >= %g pp\n", scope, r->stage,
 			   r->vs_noskill && !across ? " and - noskill" : "", r->min_delta);

@@ -13,6 +13,9 @@
 #include "base/util.h"
 #include "report/results.h"
 
+/* The one-sided level of the stratified test a gain across tasks must pass. */
+#define GATE_STRAT_ALPHA 0.05
+
 struct gate_rule {
 	const char *stage;    /* the stage judged ("final") */
 	bool gain;            /* false (the default, "no-regression"): a run fails
@@ -27,9 +30,23 @@ struct gate_rule {
 	bool vs_noskill;      /* also judge stage - noskill */
 	bool across;          /* with 2 or more runs, the verdict is the across-task
 			       * one (across.h): the 95% interval of the mean per-run
-			       * change, clustered by task, judged as above; each
-			       * run's line is then information (Holm-adjusted p) */
+			       * change, clustered by task, judged as above (a gain
+			       * with min_delta >= 0 also needs the stratified exact
+			       * p <= GATE_STRAT_ALPHA); each run's line is then
+			       * information (Holm-adjusted p) */
+	const char *unit;     /* what a line judges, "run" when NULL ("test task":
+			       * a skill run's held-out gate, report/skillgate.h) */
 };
+
+/* The rule's settings as given on the command line or to make (NULL or ""
+ * take the default): --stage GATE_STAGE, --rule GATE_RULE, ... */
+struct gate_args {
+	const char *stage, *rule, *min_delta, *max_regressed, *vs, *across;
+};
+
+/* r from a: -1 with e (ERR_INPUT, naming the option and the setting) on a
+ * malformed value. */
+int gate_rule_parse(const struct gate_args *a, struct gate_rule *r, struct err *e);
 
 /* What gate_judge found, run by run. */
 enum gate_state { GATE_PASS, GATE_FAIL, GATE_UNJUDGED };

@@ -13,7 +13,7 @@
 /* One arm of a task: its stage's trials as traces/<task>/<stage>/index.json
  * counts them (passed, failed and timeout are scored; infra is not). */
 struct arm {
-	long passed, scored, trials, reused;
+	long passed, scored, trials, reused, infra, verr;
 	bool have;
 };
 
@@ -33,6 +33,8 @@ static void arm_load(const cJSON *where, const char *task, struct arm *a)
 	a->passed = (long)json_num(c, "passed", 0);
 	a->scored = a->passed + (long)json_num(c, "failed", 0) + (long)json_num(c, "timeout", 0);
 	a->trials = (long)json_num(c, "trials", 0);
+	a->infra = (long)json_num(c, "infra_error", 0);
+	a->verr = (long)json_num(c, "verifier_error", 0);
 	const cJSON *t;
 	cJSON_ArrayForEach(t, json_get(idx, "trials")) a->reused +=
 		json_bool(t, "reused", false) || cJSON_IsTrue(json_get(t, "selection_reuse"));
@@ -51,6 +53,8 @@ static cJSON *arm_json(const struct arm *a, const cJSON *where)
 	json_set_num(o, "scored", (double)a->scored);
 	json_set_num(o, "trials", (double)a->trials);
 	json_set_num(o, "reused_trials", (double)a->reused);
+	json_set_num(o, "infra_errors", (double)a->infra);
+	json_set_num(o, "verifier_errors", (double)a->verr);
 	json_set(o, "pass_rate",
 	         a->scored ? cJSON_CreateNumber(round(1e4 * a->passed / a->scored) / 1e4)
 	                   : cJSON_CreateNull());

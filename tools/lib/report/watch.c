@@ -94,33 +94,71 @@ static void find_runs(const char *path, int depth, struct strlist *runs)
 	strlist_free(&kids);
 }
 
-int watch_table(const struct strlist *paths, double timeout, double interval, watch_due_fn due_fn)
+static void table_of(const struct strlist *runs, struct buf *b)
+{
+	struct results_table tb = { 0 };
+	results_build(&tb, runs, NULL);
+	summary_md_table(&tb, b);
+	results_free(&tb);
+}
+
+/* The table of the runs under the paths, or with labels one per path under
+ * its label; every run folder into all (for the counts). */
+static void tables(const struct watch_spec *w, struct strlist *all, struct buf *b)
+{
+	struct strlist runs = STRLIST_INIT;
+	for (size_t i = 0; i < w->paths->n; i++) {
+		const char *path = w->paths->v[i];
+		if (*path) {
+			results_find_runs(path, 2, &runs);
+			find_runs(path, 2, all);
+		}
+		if (!w->labels)
+			continue;
+		buf_printf(b, "%s## %s\n\n", i ? "\n" : "", w->labels->v[i]);
+		if (runs.n)
+			table_of(&runs, b);
+		else
+			buf_adds(b, *path ? "(no trials yet)\n" : "(not planned yet)\n");
+		strlist_free(&runs);
+	}
+	if (!w->labels)
+		table_of(&runs, b);
+	strlist_free(&runs);
+}
+
+/* One screen: the tables and the counts line; into c the counts. */
+static void frame(const struct watch_spec *w, struct buf *b, struct watch_counts *c, bool *held)
+{
+	struct strlist all = STRLIST_INIT;
+	tables(w, &all, b);
+	watch_count(&all, w->due_fn, c);
+	strlist_free(&all);
+	char *h = w->holder && w->due_fn ? w->due_fn(w->holder) : NULL;
+	*held = h != NULL;
+	free(h);
+	buf_printf(b, "%s%ld of %ld due trials complete", w->labels ? "\n" : "", c->done, c->due);
+	if (c->running)
+		buf_printf(b, ", %ld running", c->running);
+	if (c->due > c->done && c->median > 0) {
+		/* what is left, as many at a time as run now */
+		long left = c->due - c->done, width = c->running > 0 ? c->running : 1;
+		double secs = c->median * (double)((left + width - 1) / width);
+		buf_printf(b, ", about %.0f s left", secs);
+	}
+	buf_printf(b, "%s\n", c->busy || *held ? "" : " (no make is working on these runs)");
+}
+
+int watch_table(const struct watch_spec *w)
 {
 	double start = now_mono();
 	bool tty = isatty(1);
 	char *last = NULL;
 	for (;;) {
-		struct strlist runs = STRLIST_INIT, all = STRLIST_INIT;
-		for (size_t i = 0; i < paths->n; i++) {
-			results_find_runs(paths->v[i], 2, &runs);
-			find_runs(paths->v[i], 2, &all);
-		}
-		struct results_table tb = { 0 };
-		results_build(&tb, &runs, NULL);
-		struct watch_counts c;
-		watch_count(&all, due_fn, &c);
-		strlist_free(&all);
 		struct buf b = BUF_INIT;
-		summary_md_table(&tb, &b);
-		buf_printf(&b, "%ld of %ld due trials complete", c.done, c.due);
-		if (c.running)
-			buf_printf(&b, ", %ld running", c.running);
-		if (c.due > c.done && c.median > 0) {
-			/* what is left, as many at a time as run now */
-			long left = c.due - c.done, width = c.running > 0 ? c.running : 1;
-			buf_printf(&b, ", about %.0f s left", c.median * (double)((left + width - 1) / width));
-		}
-		buf_printf(&b, "%s\n", c.busy ? "" : " (no make is working on these runs)");
+		struct watch_counts c;
+		bool held;
+		frame(w, &b, &c, &held);
 		if (!last || strcmp(last, b.data)) {
 			if (tty)
 				fputs("\033[H\033[2J", stdout);
@@ -130,17 +168,16 @@ int watch_table(const struct strlist *paths, double timeout, double interval, wa
 			last = buf_detach(&b);
 		}
 		buf_free(&b);
-		results_free(&tb);
-		strlist_free(&runs);
-		if (c.done >= c.due) {
+		if (c.done >= c.due && !held) {
 			free(last);
 			return 0;
 		}
-		if (timeout > 0 && now_mono() - start >= timeout) {
+		if (w->timeout > 0 && now_mono() - start >= w->timeout) {
 			free(last);
-			warnf("timed out after %.0fs with %ld of %ld due trials complete", timeout, c.done, c.due);
+			warnf("timed out after %.0fs with %ld of %ld due trials complete",
+			      w->timeout, c.done, c.due);
 			return 2;
 		}
-		usleep((useconds_t)(interval * 1e6));
+		usleep((useconds_t)(w->interval * 1e6));
 	}
 }

@@ -20,11 +20,24 @@ struct watch_counts {
 /* Due, done and running trials over the run folders. */
 void watch_count(const struct strlist *runs, watch_due_fn due_fn, struct watch_counts *c);
 
-/* Prints the table of the runs under paths (and "N of M due trials
+/* What watch_table watches. */
+struct watch_spec {
+	const struct strlist *paths;  /* run folders or results folders */
+	const struct strlist *labels; /* NULL, or a line per path naming it (a skill
+				       * run's roles: its table follows; "" paths are
+				       * runs not planned yet) */
+	const char *holder;           /* NULL, or a folder whose lock, while held,
+				       * means more is due (a skill run between the
+				       * makes of its member runs) */
+	double timeout, interval;
+	watch_due_fn due_fn;
+};
+
+/* Prints the table of the runs under the paths (and "N of M due trials
  * complete", what is running and about how long is left) whenever it
  * changes, every interval seconds (clearing a terminal first). Returns 0
  * once every due trial is done (at once when no make works on the runs), 2
  * after timeout seconds (0: none), saying so on stderr. */
-int watch_table(const struct strlist *paths, double timeout, double interval, watch_due_fn due_fn);
+int watch_table(const struct watch_spec *w);
 
 #endif
