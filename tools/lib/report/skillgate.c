@@ -36,15 +36,16 @@ static bool refused(const cJSON *sum, const struct gate_rule *r, struct buf *out
 {
 	const char *name = json_str(json_get(sum, "skill"), "name");
 	if (strcmp(r->stage, "final")) {
-		buf_printf(out, "skill run %s: GATE_STAGE=%s: a skill run's gate judges S_final on the "
-			   "held-out test tasks (final); skillc-gate --stage %s %s judges the tuned "
-			   "run's stages\n", name, r->stage, r->stage, json_str(sum, "tuned_run"));
+		buf_printf(out, "skill run %s: GATE_STAGE=%s: a skill run's gate judges "
+			   "S_final on the held-out test tasks (final); skillc-gate --stage %s "
+			   "%s judges the tuned run's stages\n",
+			   name, r->stage, r->stage, json_str(sum, "tuned_run"));
 		return true;
 	}
 	if (r->vs_noskill) {
-		buf_printf(out, "skill run %s: GATE_VS=noskill: the test tasks have no no-skill "
-			   "trials (a skill run evaluates the raw skill and S_final): use GATE_VS=none\n",
-			   name);
+		buf_printf(out, "skill run %s: GATE_VS=noskill: the test tasks have no "
+			   "no-skill trials (a skill run evaluates the raw skill and S_final): "
+			   "use GATE_VS=none\n", name);
 		return true;
 	}
 	struct buf due = BUF_INIT;
@@ -53,10 +54,10 @@ static bool refused(const cJSON *sum, const struct gate_rule *r, struct buf *out
 							!cJSON_IsObject(json_get(t, "final")))
 		buf_printf(&due, " %s", json_str(t, "task"));
 	if (due.len)
-		buf_printf(out, "skill run %s: no final trials yet on the test task%s%s (S_final and "
-			   "its held-out trials are made by make final): run make final with the same "
-			   "settings first, then make gate\n", name, strchr(due.data + 1, ' ') ? "s" : "",
-			   due.data);
+		buf_printf(out, "skill run %s: no final trials yet on the test task%s%s "
+			   "(S_final and its held-out trials are made by make final): run make "
+			   "final with the same settings first, then make gate\n",
+			   name, strchr(due.data + 1, ' ') ? "s" : "", due.data);
 	bool any = due.len > 0;
 	buf_free(&due);
 	return any;
@@ -73,8 +74,8 @@ static void train_lines(const cJSON *sum, struct buf *out)
 		struct results_group gr, gf;
 		row_of(raw, json_str(t, "task"), "raw", st, &gr);
 		row_of(fin, json_str(t, "task"), "final", st, &gf);
-		buf_printf(out, "train task %s (tuned here; beside the verdict, not part of it): final ",
-			   json_str(t, "task"));
+		buf_printf(out, "train task %s (tuned here; beside the verdict, "
+			   "not part of it): final ", json_str(t, "task"));
 		gate_rate_text(&gf, out);
 		buf_adds(out, " vs raw ");
 		gate_rate_text(&gr, out);
@@ -89,8 +90,8 @@ static void train_lines(const cJSON *sum, struct buf *out)
 	       te = json_num(json_get(sum, "test"), "mean_delta", NAN),
 	       gap = json_num(sum, "gap", NAN);
 	if (isfinite(gap))
-		buf_printf(out, "train gain %+.1f pp, held-out gain %+.1f pp: gap %+.1f pp (what the "
-			   "tuning did not carry over)\n", 100 * tr, 100 * te, 100 * gap);
+		buf_printf(out, "train gain %+.1f pp, held-out gain %+.1f pp: gap %+.1f pp "
+			   "(what the tuning did not carry over)\n", 100 * tr, 100 * te, 100 * gap);
 }
 
 /* Each transfer target's held-out figures, beside the verdict. */
@@ -106,7 +107,8 @@ static void transfer_lines(const cJSON *sum, struct buf *out)
 		}
 		buf_printf(out, "held-out gain %+.1f pp", 100 * json_num(p, "mean_delta", NAN));
 		if (cJSON_IsNumber(cJSON_GetArrayItem(ci, 0)))
-			buf_printf(out, " [%+.1f, %+.1f]", 100 * cJSON_GetArrayItem(ci, 0)->valuedouble,
+			buf_printf(out, " [%+.1f, %+.1f]",
+				   100 * cJSON_GetArrayItem(ci, 0)->valuedouble,
 				   100 * cJSON_GetArrayItem(ci, 1)->valuedouble);
 		buf_printf(out, " over %.0f test task%s; gap %+.1f pp\n", json_num(p, "tasks", 0),
 			   json_num(p, "tasks", 0) == 1 ? "" : "s", 100 * json_num(x, "gap", NAN));

@@ -13,7 +13,8 @@ char *skillrun_role(const cJSON *t, bool final)
 	if (!final)
 		return xasprintf("test task %s, raw trials", task);
 	if (!json_str(t, "final_set"))
-		return xasprintf("test task %s, final trials: waiting for the tuned run's S_final", task);
+		return xasprintf("test task %s, final trials: waiting for the tuned run's "
+				 "S_final", task);
 	return xasprintf("test task %s, final trials (S_final)", task);
 }
 
