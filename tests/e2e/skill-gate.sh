@@ -4,11 +4,7 @@
 # te-b and te-c: the gate's verdict is the test tasks' raw -> S_final
 # across them, never the train task's gain, which it prints beside.
 #
-# The test device (as skill-run.sh's): the stand-in bench's scripted agent
-# decides each trial by the skill's content (FAKE_BENCH_RULES): a skill
-# holding GENMARK passes in every task, one holding LITMARK in tr-a alone
-# (a task-specific literal), any other fails; the loopback model server's
-# deep edit adds one of them.
+# The test device: tests/helpers/skill-device.sh (as skill-run.sh uses it).
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work csv-column-sum
@@ -16,28 +12,8 @@ unset SKILL_SOURCE BASELINE RESULTS CACHE_DIR RUN_DIR SKILLS MODEL EXTERNAL_MODE
 	SKILLC_USAGE_FILE REPEAT DEEP_ROUNDS FINAL_FRESH FAST_MIN_TRACES FAST_TOP FAST_BOTTOM task tasks skill train test \
 	GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS GATE_ACROSS WATCH_TIMEOUT
 for t in tr-a te-b te-c; do cp -R tasks/csv-column-sum tasks/$t; done
-printf 'task=tr-a LITMARK => pass\nGENMARK => pass\n* => fail\n' >rules
-export FAKE_BENCH_RULES=$W/rules
-dims() {
-	printf '"relevance": {"score": %s, "evidence": "ls /root"}, "correctness": {"score": %s, "evidence": "ls /root"}, "actionability": {"score": %s, "evidence": "ls /root"}, "economy": {"score": %s, "evidence": "ls /root"}, "findability": {"score": %s, "evidence": "ls /root"}' \
-		"$1" "$1" "$1" "$1" "$1"
-}
-# llm DIR TEXT: a loopback model server whose deep edit adds TEXT
-llm() {
-	t_fakellm "$1" "{\"chat\": [{\"json\": {\"findings\": []}}], \"rules\": [
- {\"match\": \"## Findings, by section and kind\", \"json\": {\"patches\": []}},
- {\"match\": \"## Units to score\", \"json\": {\"scores\": [{\"unit\": \"csv-column-sums/steps#1\", $(dims 1)}]}},
- {\"match\": \"The unit to edit: [\", \"json\": {\"edit\": {\"op\": \"add\", \"text\": \"$2\", \"why\": \"w\"}}}]}"
-	printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 20}}}\n' "$FAKELLM_URL" >"$1/routes.json"
-}
-llm "$T_TMP/gen" "GENMARK: check the header first."
-llm "$T_TMP/lit" "LITMARK: in this ledger use column four."
-# run NAME LLM: the settings of a skill run in RESULTS=NAME with its own caches
-run() {
-	echo "RUNNER=benchflow MODEL=vllm/qwen-27b REPEAT=3 FAST_MIN_TRACES=3 FAST_TOP=1 FAST_BOTTOM=1 DEEP_ROUNDS=1
- EXTERNAL_MODEL=fake/compiler ROUTES=$T_TMP/$2/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache-$1 RESULTS=$1
- skill=csv-sum train=tr-a"
-}
+. "$T_ROOT/tests/helpers/skill-device.sh"
+run() { echo "$(skill_settings "$@") train=tr-a"; }
 SPLIT_ARGS='test=te-b te-c'
 
 t_begin "before final: make gate is refused in one line"

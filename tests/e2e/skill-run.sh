@@ -24,28 +24,8 @@ for t in te-b te-c; do
 	printf '# %s expected\n' $M >>tasks/$t/tests/test.sh
 	echo "$M" >tasks/$t/tests/$M-expected.txt
 done
-printf 'task=tr-a LITMARK => pass\nGENMARK => pass\n* => fail\n' >rules
-export FAKE_BENCH_RULES=$W/rules
-dims() {
-	printf '"relevance": {"score": %s, "evidence": "ls /root"}, "correctness": {"score": %s, "evidence": "ls /root"}, "actionability": {"score": %s, "evidence": "ls /root"}, "economy": {"score": %s, "evidence": "ls /root"}, "findability": {"score": %s, "evidence": "ls /root"}' \
-		"$1" "$1" "$1" "$1" "$1"
-}
-# llm DIR TEXT: a loopback model server whose deep edit adds TEXT
-llm() {
-	t_fakellm "$1" "{\"chat\": [{\"json\": {\"findings\": []}}], \"rules\": [
- {\"match\": \"## Findings, by section and kind\", \"json\": {\"patches\": []}},
- {\"match\": \"## Units to score\", \"json\": {\"scores\": [{\"unit\": \"csv-column-sums/steps#1\", $(dims 1)}]}},
- {\"match\": \"The unit to edit: [\", \"json\": {\"edit\": {\"op\": \"add\", \"text\": \"$2\", \"why\": \"w\"}}}]}"
-	printf '{"providers": {"fake": {"base_url": "%s", "key_env": null, "timeout": 20}}}\n' "$FAKELLM_URL" >"$1/routes.json"
-}
-llm "$T_TMP/gen" "GENMARK: check the header first."
-llm "$T_TMP/lit" "LITMARK: in this ledger use column four."
-# run NAME LLM: the settings of a skill run in RESULTS=NAME with its own caches
-run() {
-	echo "RUNNER=benchflow MODEL=vllm/qwen-27b REPEAT=3 FAST_MIN_TRACES=3 FAST_TOP=1 FAST_BOTTOM=1 DEEP_ROUNDS=1
- EXTERNAL_MODEL=fake/compiler ROUTES=$T_TMP/$2/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache-$1 RESULTS=$1
- skill=csv-sum"
-}
+. "$T_ROOT/tests/helpers/skill-device.sh"
+run() { skill_settings "$@"; }
 SPLIT_ARGS='test=te-b te-c'
 sum() { jq -r "$2" "$1"/skill-csv-sum--*/summary.json; }
 
