@@ -3,10 +3,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,57 +57,106 @@ static void entry_of(struct buf *b, const struct stat *st, const char *path)
 		   (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec, path);
 }
 
-/* One line of the journal holds: 1 yes, 0 no. */
-static int line_holds(char *l)
+/* The next number of a journal line ("123 " or "-5 ", in base), *p moved
+ * past it and its space; false when there is none. Parsed in place, as the
+ * probe reads some 8,000 lines a 100-run no-op: no printf, no allocation. */
+static bool field(const char **p, const char *end, unsigned base, long long *v)
 {
-	if (l[0] == 'L' && l[1] == ' ') {
-		char *p = path_join(l + 2, ".lock");
-		int fd = open(p, O_RDONLY | O_CLOEXEC);
-		free(p);
-		int free_ = fd < 0 ? errno == ENOENT : flock(fd, LOCK_SH | LOCK_NB) == 0;
-		if (fd >= 0)
-			close(fd); /* lets go of the shared lock too */
-		return free_;
-	}
+	const char *s = *p;
+	bool neg = s < end && *s == '-';
+	unsigned long long n = 0;
+	s += neg;
+	const char *digits = s;
+	for (; s < end && *s >= '0' && *s < (char)('0' + base); s++)
+		n = n * base + (unsigned)(*s - '0');
+	if (s == digits || s == end || *s != ' ')
+		return false;
+	*v = neg ? -(long long)n : (long long)n;
+	*p = s + 1;
+	return true;
+}
+
+/* An E line (after "E ") holds: its path's stat data is the recorded one. */
+static int entry_holds(const char *l, const char *end)
+{
+	long long f[7];
+	static const unsigned base[7] = { 10, 10, 8, 10, 10, 10, 10 };
+	for (int i = 0; i < 7; i++)
+		if (!field(&l, end, base[i], &f[i]))
+			return 0;
+	char path[PATH_MAX];
 	struct stat st;
-	if (l[0] == 'A' && l[1] == ' ')
-		return lstat(l + 2, &st) < 0 && errno == ENOENT;
-	if (l[0] != 'E' || l[1] != ' ')
+	size_t n = (size_t)(end - l);
+	if (!n || n >= sizeof path)
 		return 0;
-	/* the path follows the seventh field */
-	char *path = l + 2;
-	for (int i = 0; i < 7 && path; i++)
-		path = strchr(path, ' ') ? strchr(path, ' ') + 1 : NULL;
-	if (!path || lstat(path, &st) < 0)
+	memcpy(path, l, n);
+	path[n] = '\0';
+	return lstat(path, &st) == 0 && (unsigned long long)f[0] == (unsigned long long)st.st_ino &&
+	       f[1] == (long long)st.st_size && f[2] == (long long)st.st_mode &&
+	       f[3] == (long long)st.st_mtim.tv_sec && f[4] == (long long)st.st_mtim.tv_nsec &&
+	       f[5] == (long long)st.st_ctim.tv_sec && f[6] == (long long)st.st_ctim.tv_nsec;
+}
+
+/* One line of the journal (l up to end, its newline) holds: 1 yes, 0 no. */
+static int line_holds(const char *l, const char *end)
+{
+	char path[PATH_MAX];
+	size_t n = end - l > 2 ? (size_t)(end - l) - 2 : 0;
+	if (n && l[1] == ' ' && l[0] == 'E')
+		return entry_holds(l + 2, end);
+	if (!n || l[1] != ' ' || n >= sizeof path - 6)
 		return 0;
-	struct buf want = BUF_INIT;
-	entry_of(&want, &st, path);
-	int same = want.len == strlen(l) + 1 && !memcmp(want.data, l, want.len - 1);
-	buf_free(&want);
-	return same;
+	memcpy(path, l + 2, n);
+	path[n] = '\0';
+	struct stat st;
+	if (l[0] == 'A')
+		return lstat(path, &st) < 0 && errno == ENOENT;
+	if (l[0] != 'L')
+		return 0;
+	memcpy(path + n, "/.lock", 7);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int free_ = fd < 0 ? errno == ENOENT : flock(fd, LOCK_SH | LOCK_NB) == 0;
+	if (fd >= 0)
+		close(fd); /* lets go of the shared lock too */
+	return free_;
+}
+
+/* The journal's lines after its head, up to its tail, each holds. */
+static int lines_hold(const char *l, const char *end, struct buf *line)
+{
+	const char *nl = memchr(l, '\n', (size_t)(end - l));
+	if (!nl)
+		return 0;
+	buf_add(line, l, (size_t)(nl - l) + 1);
+	for (l = nl + 1; l < end; l = nl + 1) {
+		nl = memchr(l, '\n', (size_t)(end - l));
+		if (!nl || !line_holds(l, nl))
+			return 0;
+	}
+	return 1;
 }
 
 int noop_probe(const char *results, const hash_hex key, struct buf *line)
 {
 	char *p = journal_path(results, key);
-	struct buf j = BUF_INIT;
-	struct err e;
-	int ok = fs_read(p, 0, &j, &e) == 0 && j.len > sizeof NOOP_HEAD + sizeof NOOP_TAIL &&
-		 !memcmp(j.data, NOOP_HEAD, sizeof NOOP_HEAD - 1) &&
-		 !strcmp(j.data + j.len - (sizeof NOOP_TAIL - 1), NOOP_TAIL);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	free(p);
-	char *l = ok ? j.data + sizeof NOOP_HEAD - 1 : NULL, *nl = l ? strchr(l, '\n') : NULL;
-	if (nl) {
-		buf_add(line, l, (size_t)(nl - l) + 1);
-		l = nl + 1;
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= (off_t)(sizeof NOOP_HEAD + sizeof NOOP_TAIL)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
 	}
-	ok = ok && nl;
-	while (ok && (nl = strchr(l, '\n')) && strcmp(l, NOOP_TAIL)) {
-		*nl = '\0';
-		ok = line_holds(l);
-		l = nl + 1;
-	}
-	buf_free(&j);
+	/* mapped, its pages faulted in at once: no copy, no buffer grown */
+	size_t len = (size_t)st.st_size;
+	const char *j = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (j == MAP_FAILED)
+		return 0;
+	size_t head = sizeof NOOP_HEAD - 1, tail = sizeof NOOP_TAIL - 1;
+	int ok = !memcmp(j, NOOP_HEAD, head) && !memcmp(j + len - tail, NOOP_TAIL, tail) &&
+		 j[len - tail - 1] == '\n' && lines_hold(j + head, j + len - tail, line);
+	munmap((void *)j, len);
 	return ok;
 }
 
