@@ -142,7 +142,8 @@ int noop_probe(const char *results, const hash_hex key, struct buf *line)
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	free(p);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= (off_t)(sizeof NOOP_HEAD + sizeof NOOP_TAIL)) {
+	off_t least = (off_t)(sizeof NOOP_HEAD + sizeof NOOP_TAIL);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= least) {
 		if (fd >= 0)
 			close(fd);
 		return 0;
