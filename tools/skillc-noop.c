@@ -14,6 +14,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "pipeline/noop.h"
 
 #define VERSION "1"
@@ -26,10 +27,17 @@ static const char usage[] =
 	"takes (docs/internals/make.md#the-no-op-journal): when the command's journal\n"
 	"(RESULTS/.skillc/noop.<key>) holds, every path in it has the stat data it had\n"
 	"and no run is locked, it prints \"skillc-noop: <the last line>\"; otherwise\n"
-	"nothing (also for any --strays). Exit 0 either way; 2 for bad usage.\n"
-	"\n"
-	"  --help      this text\n"
-	"  --version   the format version\n";
+	"nothing (also for any --strays). Exit 0 either way; 2 for bad usage.\n";
+
+static const char *goals, *strays = "", *given = "", *make_f = "", *rules = "";
+static const struct opt rows[] = {
+	OPT_STRING("noop", &goals, "GOALS", "the goals of the make (required)"),
+	OPT_STRING("given", &given, "NAMES", "the variables given on make's command line"),
+	OPT_STRING("make-f", &make_f, "F", "the makefile make reads (SKILLC_MAKE_F)"),
+	OPT_STRING("rules", &rules, "DIR", "the rules data (SKILLC_RULES)"),
+	OPT_STRING("strays", &strays, "NAMES", "variables skillc-rules check refuses: no answer"),
+	OPT_END,
+};
 
 /* skillc-rules beside this program: the journal's key holds its identity. */
 static char *rules_bin(void)
@@ -46,33 +54,26 @@ static char *rules_bin(void)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, VERSION);
-	const char *goals = NULL, *strays = "", *given[3] = { "", "", "" }, *results = NULL;
-	int i = 1;
-	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
-		const char *const names[] = { "--given", "--make-f", "--rules" };
-		for (int k = 0; k < 3; k++)
-			if (!strcmp(argv[i], names[k]))
-				given[k] = argv[i + 1];
-		if (!strcmp(argv[i], "--noop"))
-			goals = argv[i + 1];
-		else if (!strcmp(argv[i], "--strays"))
-			strays = argv[i + 1];
-	}
+	opts_std(argc, argv, usage, rows, VERSION);
+	struct strlist sets;
+	opts_args_or_die(rows, argc, argv, 1, &sets);
 	if (!goals)
 		die(2, "missing --noop GOALS (see --help)");
-	for (int k = i; k < argc; k++)
-		if (!strncmp(argv[k], "RESULTS=", 8))
-			results = argv[k] + 8;
+	const char *results = NULL;
+	for (size_t k = 0; k < sets.n; k++)
+		if (!strncmp(sets.v[k], "RESULTS=", 8))
+			results = sets.v[k] + 8;
 	char *self = rules_bin();
 	/* a stray is refused by skillc-rules check; no RESULTS, no journal */
 	if (!self || *strays || !results || !*results) {
 		free(self);
+		strlist_free(&sets);
 		return 0;
 	}
 	hash_hex key;
-	noop_key(goals, given[0], given[1], given[2], self, argc - 1, argv + 1, key);
+	noop_key(goals, given, make_f, rules, self, argc - 1, argv + 1, key);
 	free(self);
+	strlist_free(&sets);
 	struct buf line = BUF_INIT;
 	bool holds = noop_probe(results, key, &line);
 	if (holds && (printf("skillc-noop: %s", line.data) < 0 || fflush(stdout) != 0))
