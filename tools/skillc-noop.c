@@ -73,9 +73,9 @@ int main(int argc, char **argv)
 	hash_hex key;
 	noop_key(goals, given, make_f, rules, self, argc - 1, argv + 1, key);
 	free(self);
-	strlist_free(&sets);
 	struct buf line = BUF_INIT;
 	bool holds = noop_probe(results, key, &line);
+	strlist_free(&sets); /* results points into it */
 	if (holds && (printf("skillc-noop: %s", line.data) < 0 || fflush(stdout) != 0))
 		die(1, "cannot write to stdout: %m");
 	buf_free(&line);
