@@ -40,7 +40,18 @@ struct lazy_rx {
 	const char *need;
 	bool any;
 	pcre2_code *code;
+	size_t scanned; /* bytes matched against so far, by the interpreter */
+	bool jit;       /* JIT-compiled: after RX_JIT_AFTER bytes */
 };
+
+/* A pattern is JIT-compiled once the interpreter has run it over this many
+ * bytes: a JIT compile costs ~170,000 instructions (callgrind), what the
+ * interpreter spends beyond the JIT code on 1-2 KB of text. Most skills
+ * run most patterns over less than that (a process compiles one skill set),
+ * and a longer text soon pays for the compile. */
+#ifndef RX_JIT_AFTER
+#define RX_JIT_AFTER 1024
+#endif
 
 struct patterns {
 	struct lazy_rx *url, *skillpath, *uppath, *path, *file, *flag, *number, *placeholder, *env;
@@ -61,26 +72,26 @@ struct patterns {
  * process. */
 static struct lazy_rx rx_url = {
 	"\\b(?:https?|ftp|file)://[^\\s<>\"'`]+",
-	"://", false, NULL };
+	"://", false, NULL, 0, false };
 static struct lazy_rx rx_skillpath = {
 	"(?<![\\w.~/$}\\-])(?:\\{baseDir\\}/|\\$\\{?(?=[A-Za-z_]*(?:SKILL|skill|Skill))[A-Za-"
 	"z_]++\\}?/)?((?:\\./)?" SKILL_DIRS "/(?:[\\w\\-.@+]+/)*[\\w\\-.@+]*)",
-	"/", false, NULL };
+	"/", false, NULL, 0, false };
 static struct lazy_rx rx_uppath = {
 	"(?<![\\w.~/$}\\-])((?:\\.\\./)+(?:[\\w\\-.@+]+/)*[\\w\\-@+]+\\.[A-Za-z][A-Za-z0-9]{0"
 	",7})(?![\\w/])",
-	"../", false, NULL };
+	"../", false, NULL, 0, false };
 static struct lazy_rx rx_path = {
 	"(?<![\\w.~/$\\-])(?:~|\\.{1,2})?(?:/[\\w.@+\\-]+)+/?|(?<![\\w/.~$\\-])[\\w.@+\\-]+(?"
 	":/[\\w.@+\\-]+)+/?",
-	"/", false, NULL };
+	"/", false, NULL, 0, false };
 static struct lazy_rx rx_file = {
 	"(?<![\\w/.\\-])[\\w\\-]+(?:\\.[\\w\\-]+)*\\." FILE_EXTS "(?![\\w])",
-	".", false, NULL };
+	".", false, NULL, 0, false };
 static struct lazy_rx rx_flag = {
 	"(?<![\\w\\-/.])(?:--[A-Za-z0-9][\\w\\-]*(?:=[^\\s`'\",;)]+)?|-[A-Za-z][A-Za-z0-9_]*("
 	"?::[a-z]+)?)(?![\\w\\-])",
-	"-", false, NULL };
+	"-", false, NULL, 0, false };
 static struct lazy_rx rx_number = {
 	"(?<![\\w.])[-+]?\\d+(?:[.,]\\d+)*(?:\\s?(?:%|[KMGTP]i?B|[kKMG]?Hz|bytes?|bits?|ms|us"
 	"|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|px|pt|em|rem|dpi|fps|"
@@ -88,16 +99,15 @@ static struct lazy_rx rx_number = {
 	"olumns?|items?|files?|steps?|times|retries|attempts?|samples?|frames?|epochs?|iterat"
 	"ions?|dB|LUFS|kbps|Mbps|bps|GPUs?|CPUs?|cores?|threads?)(?![\\w])|\\.\\d+(?![\\w.]))"
 	"|(?<![\\w.])\\d+\\.\\d+(?:\\.\\d+)*(?![\\w])",
-	"0123456789", true, NULL };
+	"0123456789", true, NULL, 0, false };
 static struct lazy_rx rx_placeholder = {
 	"\\{\\{[^{}\\n]{1,100}\\}\\}|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}",
-	"{", false, NULL };
+	"{", false, NULL, 0, false };
 static struct lazy_rx rx_env = {
 	"(?<![\\w$])\\$[A-Z_][A-Z0-9_]+\\b",
-	"$", false, NULL };
+	"$", false, NULL, 0, false };
 
-/* The pattern compiled, with the JIT where it is available (else
- * pcre2_match interprets). */
+/* The pattern compiled (interpreted until each_match JIT-compiles it). */
 static pcre2_code *rx_ready(struct lazy_rx *r)
 {
 	if (r->code)
@@ -110,7 +120,6 @@ static pcre2_code *rx_ready(struct lazy_rx *r)
 		pcre2_get_error_message(code, msg, sizeof msg);
 		BUG("skilldoc pattern does not compile at %zu: %s", (size_t)where, (char *)msg);
 	}
-	(void)pcre2_jit_compile(r->code, PCRE2_JIT_COMPLETE);
 	return r->code;
 }
 
@@ -150,6 +159,10 @@ static void each_match(struct parser *P, struct lazy_rx *r, size_t a, size_t b, 
 	if (a >= b || !rx_may_match(r, s + a, b - a))
 		return;
 	pcre2_code *re = rx_ready(r);
+	if (!r->jit && (r->scanned += b - a) > RX_JIT_AFTER) {
+		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* without it, the interpreter */
+		r->jit = true;
+	}
 	size_t at = a;
 	while (at < b) {
 		/* match against the slice so lookbehinds see the text before it */
