@@ -35,8 +35,18 @@ t_name=
 t_why=
 T_FAILED=0
 
-# T_TIMES (set by tests/run): each case's wall seconds go there, "<s> <case>"
-t_begin() { t_name=$1; t_why=; t_t0=$(date +%s); }
+# T_TIMES (set by tests/run): each case's wall seconds and CPU seconds go
+# there, "<wall> <cpu> <case>"; the CPU is the user+sys time of this shell and
+# of the children it has waited for (/proc/$$/stat; a daemon started in the case
+# counts when it is reaped, a container's processes not at all)
+t_cpu() { t_cpu_ticks "/proc/$$/stat"; }
+# t_cpu_ticks FILE: utime+stime+cutime+cstime of a /proc/PID/stat, in ticks
+t_cpu_ticks() { sed 's/^.*) //' "$1" | awk '{ print $12 + $13 + $14 + $15 }'; }
+t_begin() {
+	t_name=$1 t_why=
+	t_t0=$(date +%s)
+	[ -z "${T_TIMES:-}" ] || t_c0=$(t_cpu)
+}
 t_fail() { [ -n "$t_why" ] || t_why=$*; }
 t_check() {
 	what=$1; shift
@@ -46,7 +56,9 @@ t_check() {
 t_skip() { echo "ok $1 # skip $2"; }
 t_end() {
 	if [ -n "$t_why" ]; then echo "FAIL $t_name: $t_why"; T_FAILED=$((T_FAILED + 1)); else echo "ok $t_name"; fi
-	[ -z "${T_TIMES:-}" ] || echo "$(( $(date +%s) - ${t_t0:-$(date +%s)} )) $t_name" >>"$T_TIMES"
+	[ -z "${T_TIMES:-}" ] || printf '%s %s %s\n' "$(( $(date +%s) - ${t_t0:-$(date +%s)} ))" \
+		"$(awk -v a="${t_c0:-0}" -v b="$(t_cpu)" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (b - a) / hz }')" \
+		"$t_name" >>"$T_TIMES"
 }
 # t_poll SECONDS CMD...: runs CMD every 0.1 s until it succeeds (0) or
 # SECONDS pass (1). For waiting on daemons and jobs: never sleep-and-hope.
