@@ -37,11 +37,17 @@ T_FAILED=0
 
 # T_TIMES (set by tests/run): each case's wall seconds and CPU seconds go
 # there, "<wall> <cpu> <case>"; the CPU is the user+sys time of this shell and
-# of the children it has waited for (/proc/$$/stat; a daemon started in the case
-# counts when it is reaped, a container's processes not at all)
-t_cpu() { t_cpu_ticks "/proc/$$/stat"; }
-# t_cpu_ticks FILE: utime+stime+cutime+cstime of a /proc/PID/stat, in ticks
-t_cpu_ticks() { sed 's/^.*) //' "$1" | awk '{ print $12 + $13 + $14 + $15 }'; }
+# of the children it has waited for (/proc/$$/stat), and of the private dockerd
+# while it runs, with its own children (containerd; image builds are its work):
+# a daemon counts when it is reaped, and a container's processes not at all
+t_cpu() {
+	_p=$$
+	if [ -n "$T_DOCKERD" ] && [ -r "/proc/$T_DOCKERD/task/$T_DOCKERD/children" ]; then
+		_p="$_p $T_DOCKERD $(cat "/proc/$T_DOCKERD/task/$T_DOCKERD/children")"
+	fi
+	for _q in $_p; do sed 's/^.*) //' "/proc/$_q/stat" 2>/dev/null; done |
+		awk '{ n += $12 + $13 + $14 + $15 } END { print n + 0 }'
+}
 t_begin() {
 	t_name=$1 t_why=
 	t_t0=$(date +%s)
