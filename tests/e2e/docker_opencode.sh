@@ -6,10 +6,9 @@
 # install -g opencode-ai: the build reaches the Debian mirror and the npm
 # registry, like CI). The agent runs in a --network none container; its
 # model calls go over the relay to our loopback model server, which scripts
-# a tool-calling conversation. The L2 is saved once per test cache
-# (SKILLC_TEST_CACHE) and loaded by later runs: the recipe is only built
-# again when its key changes. Skipped, saying why, without a daemon or the
-# registries.
+# a tool-calling conversation. The L2 is built in every run (no image tar
+# is kept: in CI this file runs in the plain pass only, so nothing would
+# load it). Skipped, saying why, without a daemon or the registries.
 . "$(dirname "$0")/../lib.sh"
 
 NAME="the real opencode in an L2 image, SANDBOX=docker: reads the skill, the RUN-steps task passes"
@@ -23,7 +22,6 @@ FAKELLM=$T_ROOT/build/tests/helpers/fakellm
 J=$T_ROOT/build/tests/helpers/jget
 t_dockerd || skip_all "$T_WHY"
 t_docker_base debian debian:12-slim || skip_all "$T_WHY"
-CACHE=${SKILLC_TEST_CACHE:-$T_ROOT/build/test-cache}
 W=$T_TMP/work
 mkdir -p "$W/tasks" && cp -R "$T_ROOT/tasks/inventory-check" "$W/tasks/" || exit 2
 TASK=$W/tasks/inventory-check
@@ -33,11 +31,6 @@ sed -i 's/^build_timeout_sec = .*/build_timeout_sec = 1200/' "$TASK/task.toml" |
 unset SANDBOX IMAGE HARNESS_PATH
 # where TLS to the npm registry goes through an intercepting proxy, its CA is in the host's bundle
 [ -n "${SKILLC_BUILD_CA:-}" ] || [ ! -f /etc/ssl/certs/ca-certificates.crt ] || export SKILLC_BUILD_CA=/etc/ssl/certs/ca-certificates.crt
-
-# the L2 of an earlier run, when its key is still the same: docker load
-for tar in "$CACHE"/opencode-l2-*.tar; do
-	[ -f "$tar" ] && docker load -i "$tar" >/dev/null 2>&1
-done
 
 cat >"$T_TMP/chat.json" <<'EOF'
 {"chat": [
@@ -102,12 +95,3 @@ t_eq "the daemon's network and the model relay" "$($J "$R2/trial.json" local.age
 t_eq "model requests" "$($J -n "$T_TMP/llm2.jsonl")" 3
 t_eq "no container left" "$(docker ps -aq --filter label=skillc.kind=trial)" ""
 t_end
-
-# keep the L2 for the next run of this cache (one tar per key)
-tag=$($J "$R/trial.json" environment.image 2>/dev/null)
-key=${tag##*:}
-if [ -n "$key" ] && [ ! -f "$CACHE/opencode-l2-$key.tar" ]; then
-	rm -f "$CACHE"/opencode-l2-*.tar
-	docker save -o "$CACHE/.opencode-l2-$key.tar.tmp" "$tag" $(docker images --format "{{.Repository}}:{{.Tag}}" skillc/l1-inventory-check) 2>/dev/null &&
-		mv "$CACHE/.opencode-l2-$key.tar.tmp" "$CACHE/opencode-l2-$key.tar"
-fi
