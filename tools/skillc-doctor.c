@@ -495,7 +495,7 @@ int main(int argc, char **argv)
 	log_init(argv[0]);
 	const char *probe = getenv("DOCTOR_PROBE");
 	const struct opt rows[] = {
-		OPT_ONE_OF("probe", &probe, "models|call|none", "how far to test each model's provider"),
+		OPT_ONE_OF("probe", &probe, "models|call|none", "how far to test each provider"),
 		OPT_END,
 	};
 	opts_std(argc, argv, usage, rows, V_DOCTOR);

@@ -223,10 +223,10 @@ int main(int argc, char **argv)
 	const struct opt rows[] = {
 		OPT_STRING("task", &o.task, "DIR", "the task folder (its environment/skills/)"),
 		OPT_STRING("out", &o.out, "DIR", "the copy of the skill set"),
-		OPT_STRING("hash", &o.hash, "FILE", "the set's tree hash (written when it changed)"),
+		OPT_STRING("hash", &o.hash, "FILE", "the set's tree hash, if it changed"),
 		OPT_STRING("report", &o.report, "FILE", "each skill's hash and verdict (JSON)"),
 		OPT_WHOLE("max-file-mb", &o.max_mb, 1, 4096, "N", "a file's size cap (25)"),
-		OPT_STRING("skill-source", &o.source, "SRC", "a skill or skills root, not the task's"),
+		OPT_STRING("skill-source", &o.source, "SRC", "a skill or skills root instead"),
 		OPT_END,
 	};
 	log_init(argv[0]);
