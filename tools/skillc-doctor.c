@@ -3,7 +3,6 @@
  * the goal's stages and the settings need it (a deterministic run needs no
  * EXTERNAL_MODEL; a run without trials needs no runner). One line per check,
  * spending no tokens unless asked. */
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/proc.h"
 #include "base/versions.h"
 #include "eval/harness.h"
@@ -49,14 +49,10 @@ static const char usage[] =
 	"  LAUNCHER             when trials are due: local, or with srun the cluster answering and\n"
 	"                       the partition SRUN_ARGS names (or the default) up\n"
 	"  RM_API_URL           when set: AgentRM answers GET /health, status ok\n"
-	"\n"
-	"  --probe MODE   how far to test each model's provider (default: $DOCTOR_PROBE,\n"
-	"                 else models):\n"
-	"                   models  GET <base_url>/models: checks the key and the model id,\n"
-	"                           spends no tokens\n"
-	"                   call    one request with max_tokens 1, not cached (costs a few tokens)\n"
-	"                   none    configuration only: no request at all\n"
-	"\n"
+	"--probe: how far to test each model's provider (default: $DOCTOR_PROBE, else models):\n"
+	"  models  GET <base_url>/models: checks the key and the model id, spends no tokens\n"
+	"  call    one request with max_tokens 1, not cached (costs a few tokens)\n"
+	"  none    configuration only: no request at all\n"
 	"Exit 0 all good, 1 problems found, 2 bad usage.\n";
 
 enum probe { PROBE_MODELS, PROBE_CALL, PROBE_NONE };
@@ -497,21 +493,19 @@ static enum probe parse_probe(const char *probe)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_DOCTOR);
 	const char *probe = getenv("DOCTOR_PROBE");
-	static const struct option longopts[] = { { "probe", required_argument, 0, 'p' }, { 0, 0, 0, 0 } };
-	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c != 'p')
-			die(2, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
-		probe = optarg;
-	}
+	const struct opt rows[] = {
+		OPT_ONE_OF("probe", &probe, "models|call|none", "how far to test each provider"),
+		OPT_END,
+	};
+	opts_std(argc, argv, usage, rows, V_DOCTOR);
+	struct strlist args;
+	opts_args_or_die(rows, argc, argv, 1, &args);
+	if (args.n > 1)
+		die(2, "unexpected argument '%s' (see --help)", args.v[1]);
 	struct doctor d = { .env = DOTENV_INIT, .routes = ROUTES_INIT, .goal = "final" };
-	if (optind < argc)
-		d.goal = argv[optind++];
-	if (optind < argc)
-		die(2, "unexpected argument '%s' (see --help)", argv[optind]);
+	if (args.n)
+		d.goal = args.v[0];
 	if (!goal_known(d.goal))
 		die(2, "unknown goal '%s': name a stage (e.g. static), eval or final", d.goal);
 	d.probe = parse_probe(probe);
@@ -534,5 +528,6 @@ int main(int argc, char **argv)
 	dotenv_free(&d.env);
 	run_free(&d.run);
 	free(d.routes_path);
+	strlist_free(&args);
 	return d.problems ? 1 : 0;
 }

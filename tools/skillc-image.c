@@ -10,6 +10,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "local/arch.h"
 #include "local/image.h"
@@ -30,40 +31,35 @@ static const char usage[] =
 	"tag, 1 when one is not (it names them), 2 when the daemon cannot be asked.\n"
 	"IMAGE_REGISTRY=host:port[/prefix]: each image is also pushed there, its digest kept in STAMP;\n"
 	"check then pulls a pinned image the daemon lacks by digest instead of calling it gone.\n"
-	"--sandbox: the engine that builds and keeps the images (default: SANDBOX when it names one, else docker).\n"
 	"Environment: SANDBOX, DOCKER_HOST, CONTAINERS_STORAGE_CONF and "
 		"CONTAINERS_REGISTRIES_CONF (podman),\nHTTP_PROXY/HTTPS_PROXY/NO_PROXY "
 	"(build args), DOCKER_DEFAULT_PLATFORM, QEMU,\n"
 	"HARNESS_PATH, SKILLC_RULES. Exit: 0 done, 1 the build failed (environment_build), 2 bad input.\n";
 
-struct opts {
-	const char *kind, *task, *harness, *l1, *out, *image;
+static struct opts {
+	const char *kind, *task, *harness, *l1, *out, *image, *sandbox;
 	const struct engine *engine;
-};
+} opt;
 
-static void parse(int argc, char **argv, struct opts *o)
-{
-	o->kind = argv[1];
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--task"))
-			o->task = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--harness"))
-			o->harness = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--l1"))
-			o->l1 = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--out"))
-			o->out = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--image"))
-			o->image = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--sandbox") && !(o->engine = engine_named(std_option_value(argc, argv, &i))))
-			die(2, "--sandbox '%s': use docker or podman", argv[i]);
-		else if (strcmp(a, "--sandbox"))
-			die(2, "unknown argument '%s' (see --help)", a);
-	}
-	if (!o->task || !o->out || (!strcmp(o->kind, "l2") && (!o->harness || !o->l1)))
-		die(2, "%s needs --task and --out%s (see --help)", o->kind, !strcmp(o->kind, "l2") ? ", --harness and --l1" : "");
-}
+#define TASK_ROW OPT_STRING("task", &opt.task, "DIR", "the task folder")
+#define OUT_ROW OPT_STRING("out", &opt.out, "STAMP", "the stamp file: \"<image id> <tag>\"")
+#define SANDBOX_ROW OPT_ONE_OF("sandbox", &opt.sandbox, "docker|podman", \
+			       "the engine (default: SANDBOX when it names one, else docker)")
+static const struct opt l1_rows[] = {
+	TASK_ROW, OUT_ROW,
+	OPT_STRING("image", &opt.image, "IMAGE", "l1: this image, not the task's Dockerfile"),
+	SANDBOX_ROW, OPT_END,
+};
+static const struct opt l2_rows[] = {
+	TASK_ROW,
+	OPT_STRING("harness", &opt.harness, "NAME", "l2: the harness to install"),
+	OPT_STRING("l1", &opt.l1, "STAMP", "l2: the L1's stamp"),
+	OUT_ROW, SANDBOX_ROW, OPT_END,
+};
+static const struct opt none[] = { OPT_END };
+static const struct opt_cmd cmds[] = {
+	{ "l1", l1_rows }, { "l2", l2_rows }, { "check", none }, OPT_CMD_END,
+};
 
 /* The engine SANDBOX names; docker when it names none. */
 static const struct engine *env_engine(void)
@@ -124,16 +120,17 @@ static int build(const struct opts *o)
 	return 0;
 }
 
-static int check(int argc, char **argv)
+static int check(const struct strlist *stamps)
 {
 	int status = 0;
-	for (int i = 2; i < argc; i++) {
+	for (size_t i = 0; i < stamps->n; i++) {
 		struct err e = { 0 };
-		int ok = image_stamp_check(env_engine(), argv[i], &e);
+		int ok = image_stamp_check(env_engine(), stamps->v[i], &e);
 		if (ok < 0)
 			die(2, "%s", e.msg);
 		if (!ok) {
-			printf("%s: its image is gone from %s\n", argv[i], env_engine()->store);
+			printf("%s: its image is gone from %s\n", stamps->v[i],
+			       env_engine()->store);
 			status = 1;
 		}
 	}
@@ -145,14 +142,25 @@ static int check(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_IMAGE);
-	if (argc >= 2 && !strcmp(argv[1], "check"))
-		return check(argc, argv);
-	if (argc < 2 || (strcmp(argv[1], "l1") && strcmp(argv[1], "l2"))) {
+	opts_cmds_std(argc, argv, usage, cmds, V_IMAGE);
+	const struct opt_cmd *c = opts_cmd_find(cmds, argc >= 2 ? argv[1] : NULL);
+	if (!c) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	struct opts o = { .engine = env_engine() };
-	parse(argc, argv, &o);
-	return build(&o);
+	if (c->rows == none) {
+		struct strlist stamps;
+		opts_args_or_die(none, argc, argv, 2, &stamps);
+		int status = check(&stamps);
+		strlist_free(&stamps);
+		return status;
+	}
+	opt.kind = c->name;
+	opts_parse_or_die(c->rows, argc, argv, 2, NULL);
+	opt.engine = opt.sandbox ? engine_named(opt.sandbox) : env_engine();
+	bool l2 = c->rows == l2_rows;
+	if (!opt.task || !opt.out || (l2 && (!opt.harness || !opt.l1)))
+		die(2, "%s needs --task and --out%s (see --help)", opt.kind,
+		    l2 ? ", --harness and --l1" : "");
+	return build(&opt);
 }

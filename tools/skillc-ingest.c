@@ -19,6 +19,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 
 static const char usage[] =
@@ -218,29 +219,19 @@ out:
 
 int main(int argc, char **argv)
 {
-	log_init(argv[0]);
-	std_options(argc, argv, usage, V_INGEST);
 	struct opts o = { .max_mb = 25 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (i + 1 >= argc)
-			die(2, "option '%s' needs a value (see --help)", a);
-		const char *v = argv[++i];
-		if (!strcmp(a, "--task"))
-			o.task = v;
-		else if (!strcmp(a, "--out"))
-			o.out = v;
-		else if (!strcmp(a, "--hash"))
-			o.hash = v;
-		else if (!strcmp(a, "--skill-source"))
-			o.source = v;
-		else if (!strcmp(a, "--report"))
-			o.report = v;
-		else if (!strcmp(a, "--max-file-mb"))
-			o.max_mb = std_option_long(a, v, 1, 4096); /* MAX_FILE_MB's range */
-		else
-			die(2, "unknown option '%s' (see --help)", a);
-	}
+	const struct opt rows[] = {
+		OPT_STRING("task", &o.task, "DIR", "the task folder (its environment/skills/)"),
+		OPT_STRING("out", &o.out, "DIR", "the copy of the skill set"),
+		OPT_STRING("hash", &o.hash, "FILE", "the set's tree hash, if it changed"),
+		OPT_STRING("report", &o.report, "FILE", "each skill's hash and verdict (JSON)"),
+		OPT_WHOLE("max-file-mb", &o.max_mb, 1, 4096, "N", "a file's size cap (25)"),
+		OPT_STRING("skill-source", &o.source, "SRC", "a skill or skills root instead"),
+		OPT_END,
+	};
+	log_init(argv[0]);
+	opts_std(argc, argv, usage, rows, V_INGEST);
+	opts_parse_or_die(rows, argc, argv, 1, NULL);
 	if (!o.task || !o.out || !o.hash)
 		die(2, "--task, --out and --hash are required (see --help)");
 	struct err e = { 0 };

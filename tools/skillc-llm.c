@@ -1,7 +1,6 @@
 /* skillc-llm — one LLM call through the routes, the .env file and the
  * shared cache, for one-off calls and debugging; the same client the
  * stages use (tools/lib/llm/client.h). It never prints a key. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,40 +10,20 @@
 #include "base/json.h"
 #include "llm/client.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 
 static const char usage[] =
 	"usage: skillc-llm [options] [PROMPT...]\n"
 	"\n"
 	"Sends one request through ROUTES, ENV_FILE and the LLM cache and prints\n"
-	"the answer. The prompt is the arguments, else --file, else stdin.\n"
-	"\n"
-	"  -m, --model ID        provider/model-id (default: $MODEL)\n"
-	"  -s, --system TEXT     a system message before the prompt\n"
-	"  -f, --file FILE       read the prompt from FILE ('-': stdin)\n"
-	"      --messages FILE   a JSON list of {\"role\", \"content\"} instead of a prompt\n"
-	"      --json            the answer must be one JSON object; printed as canonical JSON\n"
-	"      --require KEY     with --json: the object must have KEY (repeatable)\n"
-	"      --repairs N       with --json: repair requests at most (default 2)\n"
-	"  -t, --temperature T   sent only when given\n"
-	"      --max-tokens N    sent only when given\n"
-	"      --template V      prompt-template version (part of the cache key)\n"
-	"      --label TEXT      label in the usage record\n"
-	"      --cache MODE      use | refresh | off | only (default: $LLM_CACHE, else use)\n"
-	"      --cache-dir DIR   cache root (default: $CACHE_DIR, else results/.cache)\n"
-	"      --routes FILE     (default: $ROUTES, else provider_routes.json, else the shipped example)\n"
-	"      --env-file FILE   (default: $ENV_FILE, else .env)\n"
-	"      --usage FILE      append one usage record per request (default: $SKILLC_USAGE_FILE)\n"
-	"      --stats           print a line of usage (tokens, cost, cache) on stderr\n"
-	"      --show-route      print the model's route and where its key comes from; no request\n"
-	"      --list-models     print the provider's model ids (GET /models); no tokens spent\n"
-	"\n"
+	"the answer. The prompt is the arguments (a word starting with '-' after --),\n"
+	"else --file, else stdin.\n"
+	"--json: the answer must be one JSON object, printed as canonical JSON; --require and\n"
+	"--repairs go with it. --temperature and --max-tokens are sent only when given.\n"
 	"Exit 0 answered; 1 the call failed (retries ran out, no usable JSON);\n"
 	"2 bad usage or input (unknown provider, missing or rejected key, wrong model,\n"
 	"a miss with --cache only).\n";
-
-enum { O_MESSAGES = 256, O_JSON, O_REQUIRE, O_REPAIRS, O_MAXTOK, O_TEMPLATE, O_LABEL, O_CACHE,
-       O_CACHEDIR, O_ROUTES, O_ENVFILE, O_USAGE, O_STATS, O_SHOWROUTE, O_LIST };
 
 struct opts {
 	const char *model, *system, *file, *messages, *template, *label;
@@ -54,55 +33,40 @@ struct opts {
 	int repairs, max_tokens;
 	bool has_temp;
 	double temp;
+	struct strlist prompt; /* the words that are not options */
+};
+
+static struct opts opt = { .repairs = -1, .require = STRLIST_INIT };
+#define SHORT(n, c, p, a, h) { (n), (c), OPT_STR, (p), (a), (h), 0, 0, NULL, NULL }
+static const struct opt rows[] = {
+	SHORT("model", 'm', &opt.model, "ID", "provider/model-id (default: $MODEL)"),
+	SHORT("system", 's', &opt.system, "TEXT", "a system message before the prompt"),
+	SHORT("file", 'f', &opt.file, "FILE", "read the prompt from FILE ('-': stdin)"),
+	OPT_STRING("messages", &opt.messages, "FILE", "a JSON list of messages, not a prompt"),
+	OPT_BOOL("json", &opt.json, "the answer must be one JSON object"),
+	OPT_EACH("require", &opt.require, "KEY", "with --json: a key it must have (repeatable)"),
+	OPT_SMALL("repairs", &opt.repairs, 0, 10, "N", "with --json: repair requests at most (2)"),
+	{ "temperature", 't', OPT_NUM, &opt.temp, "T", "the sampling temperature", 0, 2, NULL,
+	  &opt.has_temp },
+	OPT_SMALL("max-tokens", &opt.max_tokens, 1, 10000000, "N", "the answer's tokens at most"),
+	OPT_STRING("template", &opt.template, "V", "prompt-template version (in the cache key)"),
+	OPT_STRING("label", &opt.label, "TEXT", "label in the usage record"),
+	OPT_ONE_OF("cache", &opt.llm.cache_mode, "use|refresh|off|only",
+		   "the LLM cache (default: $LLM_CACHE, else use)"),
+	OPT_STRING("cache-dir", &opt.llm.cache_dir, "DIR", "cache root (default: $CACHE_DIR)"),
+	OPT_STRING("routes", &opt.llm.routes, "FILE", "the routes (default: $ROUTES)"),
+	OPT_STRING("env-file", &opt.llm.env_file, "FILE", "the keys (default: $ENV_FILE)"),
+	OPT_STRING("usage", &opt.llm.usage_file, "FILE", "append usage records to FILE"),
+	OPT_BOOL("stats", &opt.stats, "a line of usage (tokens, cost, cache) on stderr"),
+	OPT_BOOL("show-route", &opt.show_route, "the model's route and key; no request"),
+	OPT_BOOL("list-models", &opt.list, "the provider's model ids; no tokens spent"),
+	OPT_END,
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "model", required_argument, 0, 'm' },  { "system", required_argument, 0, 's' },
-		{ "file", required_argument, 0, 'f' },   { "temperature", required_argument, 0, 't' },
-		{ "messages", required_argument, 0, O_MESSAGES }, { "json", no_argument, 0, O_JSON },
-		{ "require", required_argument, 0, O_REQUIRE }, { "repairs", required_argument, 0, O_REPAIRS },
-		{ "max-tokens", required_argument, 0, O_MAXTOK }, { "template", required_argument, 0, O_TEMPLATE },
-		{ "label", required_argument, 0, O_LABEL }, { "cache", required_argument, 0, O_CACHE },
-		{ "cache-dir", required_argument, 0, O_CACHEDIR }, { "routes", required_argument, 0, O_ROUTES },
-		{ "env-file", required_argument, 0, O_ENVFILE }, { "usage", required_argument, 0, O_USAGE },
-		{ "stats", no_argument, 0, O_STATS }, { "show-route", no_argument, 0, O_SHOWROUTE },
-		{ "list-models", no_argument, 0, O_LIST }, { 0, 0, 0, 0 },
-	};
-	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:s:f:t:", longopts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'm': o->model = optarg; break;
-		case 's': o->system = optarg; break;
-		case 'f': o->file = optarg; break;
-		case 't':
-			o->temp = strtod(optarg, &end);
-			if (!*optarg || *end || o->temp < 0 || o->temp > 2)
-				die(2, "bad temperature '%s': give a number from 0 to 2", optarg);
-			o->has_temp = true;
-			break;
-		case O_MESSAGES: o->messages = optarg; break;
-		case O_JSON: o->json = true; break;
-		case O_REQUIRE: strlist_push(&o->require, optarg); break;
-		case O_REPAIRS: o->repairs = (int)std_option_long("--repairs", optarg, 0, 10); break;
-		case O_MAXTOK: o->max_tokens = (int)std_option_long("--max-tokens", optarg, 1, 10000000); break;
-		case O_TEMPLATE: o->template = optarg; break;
-		case O_LABEL: o->label = optarg; break;
-		case O_CACHE: o->llm.cache_mode = optarg; break;
-		case O_CACHEDIR: o->llm.cache_dir = optarg; break;
-		case O_ROUTES: o->llm.routes = optarg; break;
-		case O_ENVFILE: o->llm.env_file = optarg; break;
-		case O_USAGE: o->llm.usage_file = optarg; break;
-		case O_STATS: o->stats = true; break;
-		case O_SHOWROUTE: o->show_route = true; break;
-		case O_LIST: o->list = true; break;
-		default:
-			die(2, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
-		}
-	}
+	opts_std(argc, argv, usage, rows, V_LLM);
+	opts_args_or_die(rows, argc, argv, 1, &o->prompt);
 	if (!o->model)
 		o->model = getenv("MODEL");
 	if (!o->model || !*o->model)
@@ -111,15 +75,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		die(2, "--require needs --json");
 }
 
-static char *read_prompt(int argc, char **argv, const struct opts *o)
+static char *read_prompt(const struct opts *o)
 {
 	struct buf b = BUF_INIT;
 	struct err e;
-	if (optind < argc) {
+	if (o->prompt.n) {
 		if (o->file)
 			die(2, "give the prompt as arguments or with --file, not both");
-		for (int i = optind; i < argc; i++)
-			buf_printf(&b, "%s%s", i > optind ? " " : "", argv[i]);
+		for (size_t i = 0; i < o->prompt.n; i++)
+			buf_printf(&b, "%s%s", i ? " " : "", o->prompt.v[i]);
 	} else if (o->file && strcmp(o->file, "-")) {
 		if (fs_read(o->file, 64 << 20, &b, &e) < 0)
 			die(2, "cannot read the prompt: %s", e.msg);
@@ -202,18 +166,17 @@ static int list_models(struct llm_client *c, const char *model, struct err *e)
 
 /* The conversation: --messages as given, or the prompt after --system.
  * *prompt and *doc hold what the messages point into (caller frees). */
-static struct llm_msg *build_messages(int argc, char **argv, const struct opts *o, char **prompt, cJSON **doc,
-                                      size_t *n)
+static struct llm_msg *build_messages(const struct opts *o, char **prompt, cJSON **doc, size_t *n)
 {
 	struct llm_msg *msgs;
 	*n = 0;
 	if (o->messages) {
-		if (optind < argc || o->file || o->system)
+		if (o->prompt.n || o->file || o->system)
 			die(2, "--messages replaces the prompt and --system: give one or the other");
 		*doc = read_messages(o->messages, &msgs, n);
 		return msgs;
 	}
-	*prompt = read_prompt(argc, argv, o);
+	*prompt = read_prompt(o);
 	msgs = xcalloc(2, sizeof *msgs);
 	if (o->system)
 		msgs[(*n)++] = (struct llm_msg){ "system", o->system };
@@ -251,17 +214,16 @@ static void print_stats(const struct llm_result *res)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_LLM);
-	struct opts o = { .repairs = -1, .require = STRLIST_INIT };
-	parse_args(argc, argv, &o);
+	parse_args(argc, argv, &opt);
 	struct err e = { 0 };
-	struct llm_client *c = llm_open(&o.llm, &e);
+	struct llm_client *c = llm_open(&opt.llm, &e);
 	if (!c)
 		die_err(&e);
-	if (o.show_route || o.list) {
-		int rc = o.show_route ? show_route(c, o.model) : list_models(c, o.model, &e);
+	if (opt.show_route || opt.list) {
+		int rc = opt.show_route ? show_route(c, opt.model) : list_models(c, opt.model, &e);
 		llm_close(c);
-		strlist_free(&o.require);
+		strlist_free(&opt.require);
+		strlist_free(&opt.prompt);
 		if (rc < 0)
 			die_err(&e);
 		return fflush(stdout) == 0 ? 0 : 1;
@@ -269,25 +231,26 @@ int main(int argc, char **argv)
 	char *prompt = NULL;
 	cJSON *msgdoc = NULL;
 	size_t n;
-	struct llm_msg *msgs = build_messages(argc, argv, &o, &prompt, &msgdoc, &n);
+	struct llm_msg *msgs = build_messages(&opt, &prompt, &msgdoc, &n);
 	struct llm_request req = {
-		.model = o.model, .msgs = msgs, .n_msgs = n, .has_temperature = o.has_temp,
-		.temperature = o.temp, .max_tokens = o.max_tokens, .template = o.template,
-		.label = o.label, .json = o.json, .json_keys = (const char *const *)o.require.v,
-		.json_repairs = o.repairs,
+		.model = opt.model, .msgs = msgs, .n_msgs = n, .has_temperature = opt.has_temp,
+		.temperature = opt.temp, .max_tokens = opt.max_tokens, .template = opt.template,
+		.label = opt.label, .json = opt.json, .json_repairs = opt.repairs,
+		.json_keys = (const char *const *)opt.require.v,
 	};
 	struct llm_result res;
 	int rc = llm_call(c, &req, &res, &e);
 	if (rc == 0)
-		print_answer(&o, &res);
-	if (o.stats && (rc == 0 || res.requests || res.cache_hits))
+		print_answer(&opt, &res);
+	if (opt.stats && (rc == 0 || res.requests || res.cache_hits))
 		print_stats(&res);
 	llm_result_free(&res);
 	llm_close(c);
 	free(prompt);
 	free(msgs);
 	cJSON_Delete(msgdoc);
-	strlist_free(&o.require);
+	strlist_free(&opt.require);
+	strlist_free(&opt.prompt);
 	if (rc < 0)
 		die_err(&e);
 	return fflush(stdout) == 0 ? 0 : 1;

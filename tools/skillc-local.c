@@ -18,6 +18,7 @@
 #include "local/setup.h"
 #include "local/rollout.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/pyjson.h"
 #include "local/task.h"
 #include "base/util.h"
@@ -265,66 +266,42 @@ static double parse_seconds(const char *s, const char *flag)
 	return d;
 }
 
+static struct local_opts opt = { .skill_mode = "no-skill", .sandbox = "local" };
+static struct strlist overrides;             /* --config-override, as given */
+static const char *idle = "600", *handshake; /* the two timeouts, as given */
+static const struct opt rows[] = {
+	OPT_STRING("tasks-dir", &opt.tasks_dir, "TASK", "ONE task folder"),
+	OPT_STRING("agent", &opt.agent, "HARNESS", "the harness (rules/harness/HARNESS.json)"),
+	OPT_STRING("model", &opt.model, "PROVIDER/MODEL", "the model, routed by ROUTES"),
+	OPT_STRING("out", &opt.out, "DIR", "the trial's folder: new or empty"),
+	OPT_ONE_OF("sandbox", &opt.sandbox, "local|docker|podman",
+		   "local: the one SANDBOX names (default); or a container"),
+	OPT_STRING("image", &opt.image, "IMAGE", "a container's trial image (else built)"),
+	OPT_ONE_OF("skill-mode", &opt.skill_mode, "no-skill|with-skill",
+		   "no skill (default), or the task's or --skills-dir's"),
+	OPT_STRING("skills-dir", &opt.skills_dir, "ROOT", "with-skill: the skills under ROOT"),
+	OPT_EACH("config-override", &overrides, "JSON|@FILE|key.path=VALUE",
+		 "merged into task.toml (repeatable)"),
+	OPT_EACH("agent-env", &opt.agent_env, "KEY=VALUE", "a variable for the agent (repeatable)"),
+	OPT_STRING("agent-idle-timeout", &idle, "SEC|none", "end a silent agent (600)"),
+	OPT_STRING("agent-handshake-timeout", &handshake, "SEC", "end an agent not started (60)"),
+	OPT_BOOL("quiet", &opt.quiet, "no line saying the outcome"),
+	OPT_END,
+};
+
 static void parse_opts(int argc, char **argv, struct local_opts *o)
 {
 	struct err e = { 0 };
-	o->skill_mode = "no-skill";
-	o->sandbox = "local";
-	o->idle_timeout = 600;
-	char name[64]; /* the flag of a "--flag=value" argument */
-	for (int i = 3; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = NULL;
-		char *eq = NULL;
-		if (!strncmp(a, "--", 2) && (eq = strchr(a, '='))) {
-			snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
-			a = name;
-			v = eq + 1;
-		}
-		bool takes = strcmp(a, "--quiet") != 0;
-		if (takes && !v) {
-			if (i + 1 >= argc)
-				die(2, "%s needs a value (see --help)", a);
-			v = argv[++i];
-		}
-		if (!strcmp(a, "--tasks-dir"))
-			o->tasks_dir = v;
-		else if (!strcmp(a, "--agent"))
-			o->agent = v;
-		else if (!strcmp(a, "--model"))
-			o->model = v;
-		else if (!strcmp(a, "--out"))
-			o->out = v;
-		else if (!strcmp(a, "--skills-dir"))
-			o->skills_dir = v;
-		else if (!strcmp(a, "--skill-mode")) {
-			if (strcmp(v, "no-skill") && strcmp(v, "with-skill"))
-				die(2, "--skill-mode '%s': use no-skill or with-skill", v);
-			o->skill_mode = v;
-		} else if (!strcmp(a, "--sandbox")) {
-			if (strcmp(v, "local") && !engine_named(v))
-				die(2, "--sandbox '%s': skillc-local runs --sandbox local, docker or podman (use bench for %s)", v, v);
-			o->sandbox = v;
-		} else if (!strcmp(a, "--image")) {
-			o->image = v;
-		} else if (!strcmp(a, "--config-override")) {
-			if (task_parse_override(v, &o->override, &e) < 0)
-				die_err(&e);
-		} else if (!strcmp(a, "--agent-env")) {
-			const char *q = strchr(v, '=');
-			if (!q || q == v)
-				die(2, "--agent-env '%s': give KEY=VALUE", v);
-			strlist_push(&o->agent_env, v);
-		} else if (!strcmp(a, "--agent-idle-timeout")) {
-			o->idle_timeout = parse_seconds(v, a);
-		} else if (!strcmp(a, "--agent-handshake-timeout")) {
-			o->handshake_timeout = parse_seconds(v, a);
-		} else if (!strcmp(a, "--quiet")) {
-			o->quiet = true;
-		} else {
-			die(2, "unknown option '%s' (see --help)", a);
-		}
-	}
+	opts_parse_or_die(rows, argc, argv, 3, NULL);
+	for (size_t i = 0; i < overrides.n; i++)
+		if (task_parse_override(overrides.v[i], &o->override, &e) < 0)
+			die_err(&e);
+	for (size_t i = 0; i < o->agent_env.n; i++)
+		if (!strchr(o->agent_env.v[i], '=') || o->agent_env.v[i][0] == '=')
+			die(2, "--agent-env '%s': give KEY=VALUE", o->agent_env.v[i]);
+	o->idle_timeout = parse_seconds(idle, "--agent-idle-timeout");
+	if (handshake)
+		o->handshake_timeout = parse_seconds(handshake, "--agent-handshake-timeout");
 	if (!o->tasks_dir || !o->agent || !o->model || !o->out)
 		die(2, "--tasks-dir, --agent, --model and --out are required (see --help)");
 }
@@ -332,20 +309,20 @@ static void parse_opts(int argc, char **argv, struct local_opts *o)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, VERSION);
+	opts_std(argc, argv, usage, rows, VERSION);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "watchdog")) /* container.h: started by a container trial */
 		return watchdog_main(argc, argv);
 	if (argc < 3 || strcmp(argv[1], "eval") || strcmp(argv[2], "run")) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	struct local_opts o = { 0 };
-	parse_opts(argc, argv, &o);
+	parse_opts(argc, argv, &opt);
 	struct err e = { 0 };
-	int status = run_trial(&o, &e);
+	int status = run_trial(&opt, &e);
 	if (e.msg[0])
 		warnf("%s", e.msg);
-	cJSON_Delete(o.override);
-	strlist_free(&o.agent_env);
+	cJSON_Delete(opt.override);
+	strlist_free(&opt.agent_env);
+	strlist_free(&overrides);
 	return status;
 }

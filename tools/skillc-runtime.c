@@ -11,6 +11,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "local/container.h"
 #include "local/runtime.h"
@@ -43,41 +44,22 @@ struct opts {
 	char **cmd;
 };
 
-static double seconds(const char *v, const char *what)
-{
-	char *end;
-	double d = strtod(v, &end);
-	if (*end || d <= 0)
-		die(2, "bad %s '%s': a number of seconds above 0", what, v);
-	return d;
-}
-
-static void parse(int argc, char **argv, struct opts *o)
-{
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			o->cmd = argv + i + 1;
-			break;
-		} else if (!strcmp(a, "--base")) {
-			o->base = std_option_value(argc, argv, &i);
-		} else if (!strcmp(a, "--image")) {
-			o->image = std_option_value(argc, argv, &i);
-		} else if (!strcmp(a, "--load")) {
-			strlist_push(&o->load, std_option_value(argc, argv, &i));
-		} else if (!strcmp(a, "--env")) {
-			strlist_push(&o->env, std_option_value(argc, argv, &i));
-		} else if (!strcmp(a, "--data")) {
-			o->data = std_option_value(argc, argv, &i);
-		} else if (!strcmp(a, "--start-timeout")) {
-			o->start_timeout = seconds(std_option_value(argc, argv, &i), "--start-timeout");
-		} else if (!strcmp(a, "--timeout")) {
-			o->timeout = seconds(std_option_value(argc, argv, &i), "--timeout");
-		} else {
-			die(2, "unknown argument '%s' (see --help)", a);
-		}
-	}
-}
+static struct opts opt = { .start_timeout = 300, .timeout = 86400 };
+#define SECONDS(n, p, h) OPT_NUMBER(n, p, 1, 1e6, "S", h)
+static const struct opt build_rows[] = {
+	OPT_STRING("base", &opt.base, "IMAGE", "build: FROM this image (debian:12-slim)"),
+	OPT_END,
+};
+static const struct opt run_rows[] = {
+	OPT_STRING("image", &opt.image, "IMAGE", "run: the runtime image (skillc/runtime:latest)"),
+	OPT_EACH("load", &opt.load, "IMAGE", "run: an image to load inside (repeatable)"),
+	OPT_EACH("env", &opt.env, "NAME[=VALUE]", "run: a variable for COMMAND (repeatable)"),
+	OPT_STRING("data", &opt.data, "DIR", "run: the inner daemon's data (a tmpfs)"),
+	SECONDS("start-timeout", &opt.start_timeout, "run: until the start is confirmed (300)"),
+	SECONDS("timeout", &opt.timeout, "run: until the container is removed (86400)"),
+	OPT_END,
+};
+static const struct opt_cmd cmds[] = { { "build", build_rows }, { "run", run_rows }, OPT_CMD_END };
 
 static int build(const struct opts *o)
 {
@@ -157,19 +139,25 @@ static int run(struct opts *o)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_RUNTIME);
+	opts_cmds_std(argc, argv, usage, cmds, V_RUNTIME);
 	if (argc == 2 && !strcmp(argv[1], "inner")) /* the runtime container's first process */
 		return runtime_inner();
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "watchdog")) /* runtime.h: started by run */
 		return watchdog_main(argc, argv);
-	if (argc < 2 || (strcmp(argv[1], "build") && strcmp(argv[1], "run"))) {
+	const struct opt_cmd *c = opts_cmd_find(cmds, argc >= 2 ? argv[1] : NULL);
+	if (!c) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	struct opts o = { .start_timeout = 300, .timeout = 86400 };
-	parse(argc, argv, &o);
-	int r = !strcmp(argv[1], "build") ? build(&o) : run(&o);
-	strlist_free(&o.load);
-	strlist_free(&o.env);
+	struct opts_rest rest;
+	opts_parse_or_die(c->rows, argc, argv, 2, &rest);
+	if (rest.args.n)
+		die(2, "unknown argument '%s' (see --help)", rest.args.v[0]);
+	opts_rest_free(&rest);
+	if (rest.dashdash)
+		opt.cmd = argv + rest.dashdash;
+	int r = c->rows == build_rows ? build(&opt) : run(&opt);
+	strlist_free(&opt.load);
+	strlist_free(&opt.env);
 	return r;
 }

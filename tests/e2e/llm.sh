@@ -181,7 +181,9 @@ t_contains "missing routes" "$(cat "$D/err")" "routes 'nothere.json' cannot be r
 llm -m gpt-4o q >/dev/null 2>"$D/err"
 t_eq "no provider exit" $? 2
 llm -m fake/m --cache sometimes q >/dev/null 2>"$D/err"
-t_eq "bad cache mode" "$(cat "$D/err")" "skillc-llm: bad LLM_CACHE 'sometimes': use use, refresh, off or only"
+t_eq "bad cache mode" "$(cat "$D/err")" "skillc-llm: --cache wants use, refresh, off or only, not 'sometimes'"
+llm -m fake/m q --cache=sometimes >/dev/null 2>"$D/err"
+t_eq "an option after the prompt, as --x=v" "$(cat "$D/err")" "skillc-llm: --cache wants use, refresh, off or only, not 'sometimes'"
 t_eq "requests" "$(requests)" 0
 printf '{"providers": {"opt": {"base_url": "http://127.0.0.1:1/v1", "key_env": "OPT_KEY", "key_required": false}}}' >"$D/opt.json"
 (cd "$D" && skillc-llm --routes opt.json --show-route -m opt/m) >"$D/show"

@@ -444,7 +444,11 @@ t_contains "unknown harness" "$out" "no harness file nosuch.json in $H"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model other/m1 --out "$T_TMP/j2" 2>&1)
 t_eq "no route" "$?:$out" "2:skillc-local: unknown provider 'other' in model 'other/m1': add it to routes '$T_TMP/routes.json' (known: fake)"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --out "$T_TMP/j2" --sandbox daytona 2>&1)
-t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox 'daytona': skillc-local runs --sandbox local, docker or podman (use bench for daytona)"
+t_eq "other sandbox" "$?:$out" "2:skillc-local: --sandbox wants local, docker or podman, not 'daytona'"
+out=$(skillc-local eval run --tasks-dir="$TASK" --agent=pass --model=fake/m1 --out="$T_TMP/j2" --agent-env=X 2>&1)
+t_eq "--x=v works; a bad --agent-env" "$?:$out" "2:skillc-local: --agent-env 'X': give KEY=VALUE"
+out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --out "$T_TMP/j2" --bogus 2>&1)
+t_eq "an unknown option" "$?:$out" "2:skillc-local: unknown option '--bogus' (see --help)"
 out=$(skillc-local eval run --tasks-dir "$TASK" --agent pass --model fake/m1 --out "$T_TMP/j2" --image x:1 2>&1)
 t_eq "--image without a container" "$?:$out" "2:skillc-local: --image is for a container sandbox (--sandbox docker|podman or SANDBOX=docker|podman)"
 t_check "nothing written" test ! -e "$T_TMP/j2"
