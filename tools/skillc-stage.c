@@ -458,7 +458,7 @@ static int cmd_clean(const struct run *r, const char *name)
 
 static const char *lock_what = "make";
 static const struct opt lock_rows[] = {
-	OPT_STRING("what", &lock_what, "TEXT", "lock: what holds the lock, for the one refused"),
+	OPT_STRING("what", &lock_what, "TEXT", "lock: the holder a refused make names (make)"),
 	OPT_END,
 };
 static const struct opt no_rows[] = { OPT_END };
