@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/redact.h"
 #include "base/versions.h"
 #include "bundle/bundle.h"
@@ -85,21 +86,16 @@ static int finish(const char *root, const char *pin, const char *env_file, struc
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_EXPORT);
 	const char *out = NULL, *pin = NULL, *env_file = NULL;
-	struct strlist paths = STRLIST_INIT, runs = STRLIST_INIT;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--out"))
-			out = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--pin"))
-			pin = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--env-file"))
-			env_file = std_option_value(argc, argv, &i);
-		else if (argv[i][0] == '-')
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		else
-			strlist_push(&paths, argv[i]);
-	}
+	const struct opt rows[] = {
+		OPT_STRING("out", &out, "FILE", "the bundle to write (.tar.gz, .tgz or .tar.zst)"),
+		OPT_STRING("pin", &pin, "FILE", "the dataset pin to include"),
+		OPT_STRING("env-file", &env_file, "FILE", "a .env file whose values are kept out"),
+		OPT_END,
+	};
+	opts_std(argc, argv, usage, rows, V_EXPORT);
+	struct strlist paths, runs = STRLIST_INIT;
+	opts_args_or_die(rows, argc, argv, 1, &paths);
 	if (!out || !*out || !bundle_name_ok(out))
 		die(2, "say where the bundle goes: --out FILE.tar.gz or FILE.tar.zst (make export OUT=...)");
 	if (pin && !fs_exists(pin))

@@ -8,6 +8,7 @@
 
 #include "base/hash.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 
 static const char usage[] =
@@ -21,28 +22,28 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_HASH);
+	const char *stamp = NULL;
+	const struct opt rows[] = {
+		OPT_STRING("stamp", &stamp, "FILE", "write PATH's hash to FILE if it changed"),
+		OPT_END,
+	};
+	opts_std(argc, argv, usage, rows, V_HASH);
+	struct strlist paths;
+	opts_args_or_die(rows, argc, argv, 1, &paths);
 	struct err e = { 0 };
 	hash_hex h;
-	if (argc >= 2 && !strcmp(argv[1], "--stamp")) {
-		if (argc != 4)
-			die(2, "--stamp needs FILE and PATH (see --help)");
-		if (hash_tree(argv[3], h, &e) < 0)
-			die_err(&e);
-		int r = stamp_write(argv[2], h, &e);
-		if (r < 0)
-			die_err(&e);
-		return 0;
-	}
-	if (argc < 2)
+	if (stamp && paths.n != 1)
+		die(2, "--stamp needs FILE and one PATH (see --help)");
+	if (!paths.n)
 		die(2, "nothing to hash (see --help)");
-	int i = argv[1][0] == '-' && !strcmp(argv[1], "--") ? 2 : 1;
-	if (argv[i] && argv[i][0] == '-' && strcmp(argv[1], "--"))
-		die(2, "unknown option '%s' (see --help)", argv[i]);
-	for (; i < argc; i++) {
-		if (hash_tree(argv[i], h, &e) < 0)
+	for (size_t i = 0; i < paths.n; i++) {
+		if (hash_tree(paths.v[i], h, &e) < 0)
 			die_err(&e);
-		printf("%s  %s\n", h, argv[i]);
+		if (stamp && stamp_write(stamp, h, &e) < 0)
+			die_err(&e);
+		if (!stamp)
+			printf("%s  %s\n", h, paths.v[i]);
 	}
+	strlist_free(&paths);
 	return 0;
 }

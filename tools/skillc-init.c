@@ -23,6 +23,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "local/supervisor.h"
 
 #define VERSION "1"
@@ -42,24 +43,35 @@ static const char usage[] =
 	"probe (make doctor) sends one HTTP request to IPV4:PORT and prints the first line back\n"
 	"(exit 0 when anything came back, 1 when nothing did within 10 s).\n";
 
+static struct supervisor_spec spec;
+static const struct opt sandbox_rows[] = {
+	OPT_STRING("listen", &spec.listen, "ADDR:PORT[,ADDR:PORT]", "loopback addresses to relay"),
+	OPT_STRING("to", &spec.to, "SOCKET", "the Unix socket the relay carries them to"),
+	OPT_END,
+};
+static const struct opt no_rows[] = { OPT_END };
+static const struct opt_cmd cmds[] = {
+	{ "sandbox-init", sandbox_rows },
+	{ "hold", no_rows },
+	{ "which", no_rows },
+	{ "mkdir", no_rows },
+	{ "probe", no_rows },
+	OPT_CMD_END,
+};
+
 /* _exit, not exit: a leak checker cannot run without capabilities in here. */
 static int sandbox_init(int argc, char **argv)
 {
-	struct supervisor_spec s = { 0 };
-	int i = 2;
-	for (; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--listen") && i + 1 < argc)
-			s.listen = argv[++i];
-		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
-			s.to = argv[++i];
-		else
-			die(2, "sandbox-init: unknown argument '%s' (see --help)", argv[i]);
-	}
-	if (i + 1 >= argc || (s.listen && !s.to))
+	struct opts_rest rest;
+	opts_parse_or_die(sandbox_rows, argc, argv, 2, &rest);
+	if (rest.args.n)
+		die(2, "sandbox-init: unknown argument '%s' (see --help)", rest.args.v[0]);
+	if (!rest.dashdash || rest.dashdash >= argc || (spec.listen && !spec.to))
 		die(2, "sandbox-init: give -- COMMAND, and --to SOCKET with --listen (see --help)");
-	s.argv = argv + i + 1;
+	spec.argv = argv + rest.dashdash;
+	opts_rest_free(&rest);
 	struct err e = { 0 };
-	int status = supervisor_run(&s, &e);
+	int status = supervisor_run(&spec, &e);
 	if (status < 0) {
 		fprintf(stderr, SUPERVISOR_FAILURE " %s\n", e.msg);
 		_exit(1);
@@ -155,21 +167,31 @@ static int probe(const char *addr)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, VERSION);
-	if (argc >= 2 && !strcmp(argv[1], "sandbox-init"))
+	opts_cmds_std(argc, argv, usage, cmds, VERSION);
+#define COMMANDS "sandbox-init, hold, which, mkdir or probe (see --help)"
+	if (argc < 2)
+		die(2, "missing command: " COMMANDS);
+	const char *cmd = argv[1];
+	if (!opts_cmd_find(cmds, cmd))
+		die(2, "unknown command '%s': " COMMANDS, cmd);
+	if (!strcmp(cmd, "sandbox-init"))
 		return sandbox_init(argc, argv);
-	if (argc == 2 && !strcmp(argv[1], "hold"))
+	struct strlist w;
+	opts_args_or_die(no_rows, argc, argv, 2, &w);
+	bool many = !strcmp(cmd, "which"), none = !strcmp(cmd, "hold");
+	if (many ? !w.n : w.n != !none)
+		die(2, "%s wants %s (see --help)", cmd, many ? "one PROGRAM or more" : none ?
+		    "no argument" : !strcmp(cmd, "probe") ? "one IPV4:PORT" : "one DIR");
+	if (none)
 		return hold();
-	if (argc == 3 && !strcmp(argv[1], "probe"))
-		return probe(argv[2]);
-	if (argc >= 3 && !strcmp(argv[1], "which"))
-		return which(argc - 2, argv + 2);
-	if (argc == 3 && !strcmp(argv[1], "mkdir")) {
-		struct err e = { 0 };
-		if (fs_mkdirs(argv[2], &e) < 0)
-			die(1, "mkdir: %s", e.msg);
-		return 0;
-	}
-	fputs(usage, stderr);
-	return 2;
+	int rc = 0;
+	struct err e = { 0 };
+	if (many)
+		rc = which((int)w.n, w.v);
+	else if (!strcmp(cmd, "probe"))
+		rc = probe(w.v[0]);
+	else if (fs_mkdirs(w.v[0], &e) < 0)
+		die(1, "mkdir: %s", e.msg);
+	strlist_free(&w);
+	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/versions.h"
 #include "report/junit.h"
 #include "report/results.h"
@@ -26,17 +27,14 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_JUNIT);
 	const char *out = NULL;
-	struct strlist paths = STRLIST_INIT;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--out"))
-			out = std_option_value(argc, argv, &i);
-		else if (argv[i][0] == '-')
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		else
-			strlist_push(&paths, argv[i]);
-	}
+	const struct opt rows[] = {
+		OPT_STRING("out", &out, "FILE", "the report (default: PATH/junit.xml)"),
+		OPT_END,
+	};
+	opts_std(argc, argv, usage, rows, V_JUNIT);
+	struct strlist paths;
+	opts_args_or_die(rows, argc, argv, 1, &paths);
 	if (!paths.n)
 		die(2, "give a run folder or a results folder (see --help)");
 	if (!out && paths.n > 1)

@@ -25,6 +25,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/proc.h"
 #include "pipeline/launcher.h"
 #include "pipeline/settings.h"
@@ -455,36 +456,63 @@ static int cmd_clean(const struct run *r, const char *name)
 	return 0;
 }
 
+static const char *lock_what = "make";
+static const struct opt lock_rows[] = {
+	OPT_STRING("what", &lock_what, "TEXT", "lock: the holder a refused make names (make)"),
+	OPT_END,
+};
+static const struct opt no_rows[] = { OPT_END };
+static const struct opt_cmd cmds[] = {
+	{ "run", no_rows },
+	{ "clean", no_rows },
+	{ "status", no_rows },
+	{ "lock", lock_rows },
+	OPT_CMD_END,
+};
+
+/* lock RUN [--what TEXT] -- COMMAND */
+static int lock_main(int argc, char **argv)
+{
+	struct opts_rest rest;
+	opts_parse_or_die(lock_rows, argc, argv, 2, &rest);
+	if (rest.args.n != 1 || !*rest.args.v[0])
+		die(2, "lock needs the run folder (see --help)");
+	if (!rest.dashdash || rest.dashdash >= argc)
+		die(2, "lock needs -- COMMAND (see --help)");
+	int rc = cmd_lock(rest.args.v[0], lock_what, argv + rest.dashdash);
+	opts_rest_free(&rest);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_STAGE);
-	if (argc < 3 || !*argv[2])
-		die(2, "missing command or run folder: run, lock, clean or status RUN ... (see --help)");
-	const char *cmd = argv[1], *dir = argv[2];
+	opts_cmds_std(argc, argv, usage, cmds, V_STAGE);
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+	if (!cmd)
+		die(2, "missing command: run, lock, clean or status RUN ... (see --help)");
+	if (!opts_cmd_find(cmds, cmd))
+		die(2, "unknown command '%s': run, lock, clean or status (see --help)", cmd);
+	if (!strcmp(cmd, "lock"))
+		return lock_main(argc, argv);
+	struct strlist args;
+	opts_args_or_die(no_rows, argc, argv, 2, &args);
+	bool status = !strcmp(cmd, "status");
+	if (!args.n || !*args.v[0])
+		die(2, "%s needs the run folder (see --help)", cmd);
+	if (status ? args.n > 2 : args.n != 2 || !*args.v[1])
+		die(2, "%s needs the run folder and %s (see --help)", cmd,
+		    status ? "at most one goal" : "one stage name");
 	struct err e = { 0 };
-	if (!strcmp(cmd, "lock")) {
-		const char *what = "make";
-		int i = 3;
-		if (i + 1 < argc && !strcmp(argv[i], "--what")) {
-			what = argv[i + 1];
-			i += 2;
-		}
-		if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc)
-			die(2, "lock needs -- COMMAND (see --help)");
-		return cmd_lock(dir, what, argv + i + 1);
-	}
 	struct run r;
-	if (run_open_dir(&r, dir, &e) < 0)
+	if (run_open_dir(&r, args.v[0], &e) < 0)
 		die_err(&e);
 	int rc;
-	if (!strcmp(cmd, "run") || !strcmp(cmd, "clean")) {
-		if (argc != 4 || !*argv[3])
-			die(2, "%s needs the run folder and one stage name (see --help)", cmd);
-		rc = !strcmp(cmd, "run") ? cmd_run(&r, argv[3]) : cmd_clean(&r, argv[3]);
-	} else if (!strcmp(cmd, "status")) {
+	if (!status) {
+		rc = !strcmp(cmd, "run") ? cmd_run(&r, args.v[1]) : cmd_clean(&r, args.v[1]);
+	} else {
 		struct buf out = BUF_INIT;
-		const char *goal = argc > 3 && *argv[3] ? argv[3] : "final";
+		const char *goal = args.n > 1 && *args.v[1] ? args.v[1] : "final";
 		rc = status_print(&r, goal, &out);
 		if (rc < 0) {
 			char *names = stage_names();
@@ -493,9 +521,8 @@ int main(int argc, char **argv)
 		fputs(out.data, stdout);
 		buf_free(&out);
 		rc = rc > 0;
-	} else {
-		die(2, "unknown command '%s': run, lock, clean or status (see --help)", cmd);
 	}
 	run_free(&r);
+	strlist_free(&args);
 	return rc;
 }

@@ -35,11 +35,14 @@ static bool trace_kept(const char *rel)
 	const char *last = strrchr(p, '/');
 	if (slashes == 2)
 		return !strcmp(last + 1, "index.json");
-	const char *test = strstr(p, "/test-");
-	if (!test)
+	if (slashes < 3)
 		return false;
-	const char *after = strchr(test + 1, '/');
-	return after && (!strcmp(after, "/trial.json") || has_prefix(after, "/trajectory/"));
+	/* <task>/<stage>/<trial>/<after> */
+	const char *trial = strchr(strchr(p, '/') + 1, '/') + 1, *after = strchr(trial, '/');
+	char *name = xstrndup(trial, (size_t)(after - trial));
+	bool is_trial = trial_index(name) > 0;
+	free(name);
+	return is_trial && (!strcmp(after, "/trial.json") || has_prefix(after, "/trajectory/"));
 }
 
 static bool kept(const char *rel)

@@ -1,6 +1,5 @@
 #include "eval/job.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,15 +179,10 @@ static int resolve_folders(struct eval_job *j, struct eval_opts *o, struct err *
 	if (!name_is_safe(j->test))
 		return err_set(e, ERR_INPUT, "bad trial folder name '%s'", j->test);
 	if (!o->index) {
-		if (strncmp(j->test, "test-", 5))
-			return err_set(e, ERR_INPUT, "--out '%s' is not named test-NNN: pass --index", o->out);
-		const char *nnn = j->test + 5;
-		char *end;
-		errno = 0;
-		long v = strtol(nnn, &end, 10);
-		if (errno || *end || end == nnn || v < 1 || v > 100000)
-			return err_set(e, ERR_INPUT, "--out test-NNN wants an integer in [1, 100000], not '%s'", nnn);
-		o->index = v;
+		o->index = trial_index(j->test);
+		if (o->index < 1 || o->index > 100000)
+			return err_set(e, ERR_INPUT, "--out '%s' is not named test-NNN "
+			               "(NNN from 1 to 100000): pass --index", o->out);
 	}
 	char *parent = path_dir(j->out);
 	j->stage = xstrdup(o->stage ? o->stage : path_base(parent));

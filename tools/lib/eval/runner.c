@@ -88,9 +88,10 @@ static void benchflow_argv(const struct eval_job *j, const char *tmp, const char
 	strlist_push(a, "--quiet");
 	/* the trial's number, for a harness that seeds its sampling with it
 	 * (docs/local.md); our own runner only: bench's agents ignore it */
-	if (!strcmp(j->o->runner, "local") && j->test && !strncmp(j->test, "test-", 5)) {
+	long trial = j->test ? trial_index(j->test) : 0;
+	if (!strcmp(j->o->runner, "local") && trial) {
 		strlist_push(a, "--agent-env");
-		strlist_push_owned(a, xasprintf("SKILLC_TRIAL=%ld", strtol(j->test + 5, NULL, 10)));
+		strlist_push_owned(a, xasprintf("SKILLC_TRIAL=%ld", trial));
 	}
 	if (!strcmp(j->o->runner, "local") && j->o->handshake_timeout > 0) {
 		strlist_push(a, "--agent-handshake-timeout");
