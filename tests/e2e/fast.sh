@@ -269,12 +269,12 @@ out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifact
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand --max-parallel 3 2>&1)
 t_eq "exit" $? 0
 t_contains "said where" "$out" "S_fast: by-hand/S_fast/log-triage"
-t_eq "same S_fast" "$(hash_of by-hand/S_fast)" "$(hash_of $MF/S_fast)"
+t_eq "same S_fast" "$(hash_of by-hand/S_fast/)" "$(hash_of $MF/S_fast)"
 t_eq "answers from the cache" "$(chat)" "$n"
 out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
 t_contains "up to date" "$out" "by-hand: up to date"
-rm by-hand/report.md
+rm by-hand/.run/artifacts/fast/report.md
 out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
 case $out in *"up to date"*) t_fail "a missing artifact was taken for done" ;; esac
@@ -288,7 +288,7 @@ out=$(skillc-fast --traces bf --skill $M/artifacts/static/S_static --model fake/
 	--profile $M/artifacts/static/profile.json --output from-bf 2>&1)
 t_eq "BenchFlow folder exit" $? 0
 t_eq "same groups" "$(jget from-bf/groups.json order)" "$(jget $MF/groups.json order)"
-t_eq "same S_fast from BenchFlow runs" "$(hash_of from-bf/S_fast)" "$(hash_of $MF/S_fast)"
+t_eq "same S_fast from BenchFlow runs" "$(hash_of from-bf/S_fast/)" "$(hash_of $MF/S_fast)"
 unset ROUTES ENV_FILE CACHE_DIR
 t_end
 
