@@ -183,7 +183,8 @@ static long long status_mark(const char *run)
 		for (size_t i = 0; i < names.n; i++) {
 			char *p = path_join(dir, names.v[i]);
 			struct stat st;
-			if (stat(p, &st) == 0 && st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec > mark)
+			if (stat(p, &st) == 0 &&
+			    st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec > mark)
 				mark = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 			free(p);
 		}
@@ -192,8 +193,9 @@ static long long status_mark(const char *run)
 	return mark;
 }
 
-static const char *const shown[] = { "S_fast", "S_fast.hash", "scores.json", "groups.json", "map",
-                                     "reduce.json", "patches.json", "report.json", "report.md" };
+static const char *const shown[] = { "S_fast",       "S_fast.hash", "scores.json",
+	                             "groups.json",  "map",         "reduce.json",
+	                             "patches.json", "report.json", "report.md" };
 
 /* The make command of the standalone run, without its goal. */
 static void front_argv(const struct fast_opts *o, const char *out, const char *name, long traces,
@@ -236,14 +238,18 @@ static void front_argv(const struct fast_opts *o, const char *out, const char *n
 static int run_front(const struct fast_opts *o)
 {
 	if (!o->traces || !*o->traces || !o->skill || !*o->skill)
-		die(2, "%s is required (see --help)", !o->traces || !*o->traces ? "--traces" : "--skill");
+		die(2, "%s is required (see --help)",
+		    !o->traces || !*o->traces ? "--traces" : "--skill");
 	if (!o->model || !*o->model)
-		die(2, "the fast stage asks the compiler's model: set EXTERNAL_MODEL=provider/model-id (or --model)");
+		die(2, "the fast stage asks the compiler's model: set "
+		       "EXTERNAL_MODEL=provider/model-id "
+		       "(or --model)");
 	struct err e = { 0 };
 	struct pkgset src = { 0 };
 	struct trace_set ts;
 	struct trace_opts to = { 0, NULL };
-	if (pkgset_load(o->skill, o->only, &src, &e) < 0 || traces_load(o->traces, &to, &ts, &e) < 0)
+	if (pkgset_load(o->skill, o->only, &src, &e) < 0 ||
+	    traces_load(o->traces, &to, &ts, &e) < 0)
 		die_err(&e);
 	/* a set of one is named by its skill, a set by its root */
 	char *name = xstrdup(src.n == 1 ? src.v[0].name : path_base(o->skill));
@@ -273,9 +279,12 @@ static int run_front(const struct fast_opts *o)
 		free(rel);
 	}
 	if (res.exit_code == 0 && before && status_mark(run) == before)
-		printf("%s: up to date (make: the same traces, skill, settings and version made every file)\n", output);
+		printf("%s: up to date (make: the same traces, skill, settings and version made "
+		       "every file)\n",
+		       output);
 	else if (res.exit_code == 0)
-		printf("S_fast: %s/S_fast%s%s\n", output, src.n == 1 ? "/" : "", src.n == 1 ? name : "");
+		printf("S_fast: %s/S_fast%s%s\n", output, src.n == 1 ? "/" : "",
+		       src.n == 1 ? name : "");
 	strlist_free(&mk);
 	free(run);
 	free(out);

@@ -87,7 +87,10 @@ static cJSON *read_resolution(const char *file)
 	if (!r)
 		die(2, "--from: %s", e.msg);
 	if (!cJSON_IsObject(json_get(r, "profile")) || !json_str(r, "name"))
-		die(2, "--from: '%s' is not a profile resolution (skillc-profile --out's profile.json)", file);
+		die(2,
+		    "--from: '%s' is not a profile resolution (skillc-profile --out's "
+		    "profile.json)",
+		    file);
 	return r;
 }
 

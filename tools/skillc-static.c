@@ -26,8 +26,8 @@
 static const char usage[] =
 	"usage: skillc-static --skill DIR --profile FILE --out DIR [--hash FILE]\n"
 	"                     [--report FILE] [--report-md FILE] [--plan FILE] [--only NAMES]\n"
-	"                     [--mode deterministic|hybrid|copy] [--external-model ID] [--dry-run]\n"
-	"                     [--timings]\n"
+	"                     [--mode deterministic|hybrid|copy] [--external-model ID]\n"
+	"                     [--dry-run] [--timings]\n"
 	"\n"
 	"Compiles every skill under --skill (a skill set root such as inputs/skill/), each\n"
 	"on its own, for the model profile in --profile (skillc-profile's profile.json) into\n"
@@ -104,7 +104,8 @@ static void parse_args(int argc, char **argv, const struct opts *o)
 	opts_parse_or_die(rows, argc, argv, 1, NULL);
 	if (!o->skill || !o->profile || (!o->out && !o->dry_run))
 		die(2, "--skill, --profile and --out are required (see --help)");
-	if (strcmp(o->mode, "deterministic") && strcmp(o->mode, "hybrid") && strcmp(o->mode, "copy"))
+	if (strcmp(o->mode, "deterministic") && strcmp(o->mode, "hybrid") &&
+	    strcmp(o->mode, "copy"))
 		die(2, "bad --mode '%s': deterministic, hybrid or copy (STATIC_MODE)", o->mode);
 	if (!strcmp(o->mode, "hybrid") && (!o->model || !*o->model))
 		die(2, "STATIC_MODE=hybrid needs EXTERNAL_MODEL (the planning model, provider/model-id)");
@@ -564,7 +565,8 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 
 /* A skill SKILLS leaves out, or every one in copy mode: copied as it is,
  * byte for byte; why says which. */
-static void copy_one(const char *dir, const char *tmp, const char *why, cJSON *skills, struct buf *md)
+static void copy_one(const char *dir, const char *tmp, const char *why, cJSON *skills,
+                     struct buf *md)
 {
 	struct err e = { 0 };
 	struct skill_src src;
@@ -620,8 +622,10 @@ int main(int argc, char **argv)
 		if (!copy && (!o.only || skill_set_has(&only, names.v[i])))
 			compile_one(&o, resolution, dir, tmp, skills, plan_list, &md);
 		else if (!o.dry_run)
-			copy_one(dir, tmp, copy ? "STATIC_MODE=copy: copied unchanged" :
-			         "not named in SKILLS: copied unchanged", skills, &md);
+			copy_one(dir, tmp,
+			         copy ? "STATIC_MODE=copy: copied unchanged"
+			              : "not named in SKILLS: copied unchanged",
+			         skills, &md);
 		free(dir);
 	}
 	if (o.dry_run) {

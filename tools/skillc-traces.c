@@ -137,13 +137,12 @@ static void parse_args(int argc, char **argv, struct traces_opts *o)
 			o->out = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--index")) {
 			const char *opt = argv[i];
-			o->index = std_option_long(opt, std_option_value(argc, argv, &i), 1, 100000);
-		}
-		else if (!strcmp(argv[i], "--first")) {
+			o->index =
+				std_option_long(opt, std_option_value(argc, argv, &i), 1, 100000);
+		} else if (!strcmp(argv[i], "--first")) {
 			const char *opt = argv[i];
 			o->first = std_option_long(opt, std_option_value(argc, argv, &i), 1, 100000);
-		}
-		else if (!strcmp(argv[i], "--harness"))
+		} else if (!strcmp(argv[i], "--harness"))
 			o->harness = std_option_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--rules"))
 			o->rules = std_option_value(argc, argv, &i);
@@ -164,7 +163,9 @@ static void parse_args(int argc, char **argv, struct traces_opts *o)
 			die(2, "one STAGE_DIR at a time (see --help)");
 	}
 	if (!o->parse && !o->stage_dir && !o->import)
-		die(2, "give a stage folder (traces/<task>/<stage>), --parse DIR or --import DIR (see --help)");
+		die(2,
+		    "give a stage folder (traces/<task>/<stage>), --parse DIR or --import DIR "
+		    "(see --help)");
 	if (o->import && (!o->index || !o->out))
 		die(2, "--import needs --index N and --out TRIAL_DIR (see --help)");
 }
@@ -208,8 +209,10 @@ static int import_trace(const char *dir, long index, const char *out, struct err
 	struct trace_opts to = { 0, NULL };
 	int rc = traces_load(dir, &to, &ts, e);
 	if (rc == 0 && (size_t)index > ts.n)
-		rc = err_set(e, ERR_INPUT, "TRACES '%s' holds %zu trace(s), not %ld: give more traces or "
-		             "lower FAST_MIN_TRACES", dir, ts.n, index);
+		rc = err_set(e, ERR_INPUT,
+		             "TRACES '%s' holds %zu trace(s), not %ld: give more traces or "
+		             "lower FAST_MIN_TRACES",
+		             dir, ts.n, index);
 	char *tmp = rc == 0 ? fs_temp_beside(out) : NULL;
 	if (tmp) {
 		const struct trace *t = &ts.v[index - 1];
@@ -243,8 +246,7 @@ int main(int argc, char **argv)
 	else if (o.import) {
 		if (import_trace(o.import, o.index, o.out, &e) < 0)
 			die_err(&e);
-	}
-	else if (index_stage(o.stage_dir, o.first, &e) < 0)
+	} else if (index_stage(o.stage_dir, o.first, &e) < 0)
 		die_err(&e);
 	strlist_free(&o.skills);
 	return rc;

@@ -15,7 +15,8 @@ int front_begin(struct strlist *argv, long jobs, struct err *e)
 {
 	char *mk = make_fragment();
 	if (!mk)
-		return err_set(e, ERR_INPUT, "cannot find skillc.mk beside this tool (bin/../mk/ or "
+		return err_set(e, ERR_INPUT,
+		               "cannot find skillc.mk beside this tool (bin/../mk/ or "
 		               "share/skillc/): reinstall skillc");
 	strlist_push(argv, "make");
 	strlist_push(argv, "--no-print-directory");
@@ -47,11 +48,13 @@ int front_run(struct strlist *argv, const char *goal, struct proc_result *res, s
 
 int front_link(const char *out, const char *name, const char *target, struct err *e)
 {
-	char *path = path_join(out, name), *tmp = xasprintf("%s/.%s.link.%ld", out, name, (long)getpid());
+	char *path = path_join(out, name),
+	     *tmp = xasprintf("%s/.%s.link.%ld", out, name, (long)getpid());
 	struct stat st;
 	int rc = 0;
 	if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
-		rc = err_set(e, ERR_INPUT, "'%s' is not a link this tool made: move it out of --output", path);
+		rc = err_set(e, ERR_INPUT,
+		             "'%s' is not a link this tool made: move it out of --output", path);
 	else if (unlink(tmp), symlink(target, tmp) < 0 || rename(tmp, path) < 0)
 		rc = err_set(e, ERR_WORK, "cannot link '%s':", path);
 	free(path);

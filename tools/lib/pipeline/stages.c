@@ -251,7 +251,8 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/static/profile.json" },
 		.settings = { "MODEL" },
 		.needs = { "MODEL" },
-		.args = { "if PROFILE +skillc-profile --from $PROFILE --out @artifacts/static/profile.json",
+		.args = { "if PROFILE +skillc-profile --from $PROFILE"
+		          " --out @artifacts/static/profile.json",
 		          "--model $MODEL", "--profiles ^profiles",
 		          "--user-profiles $PROFILES_DIR",
 		          "--out @artifacts/static/profile.json" },
@@ -292,7 +293,8 @@ const struct stage_def stage_table[] = {
 		.count = static_trials,
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
-		.args = { "if TRACES +skillc-traces --import $TRACES --index %I --out @traces/%T/static/test-%N",
+		.args = { "if TRACES +skillc-traces --import $TRACES --index %I"
+		          " --out @traces/%T/static/test-%N",
 		          TRIAL_ARGS("static", "artifacts/static/S_static") },
 	},
 	{
@@ -925,7 +927,8 @@ static const char *whole_command(const struct stage_def *s, const struct stage_r
                                  const struct run *r)
 {
 	for (size_t i = 0; i < ARRAY_LEN(s->args) && s->args[i]; i++) {
-		const char *w = strncmp(s->args[i], "if ", 3) ? NULL : template_condition(s->args[i], ref, r);
+		const char *a = s->args[i];
+		const char *w = strncmp(a, "if ", 3) ? NULL : template_condition(a, ref, r);
 		if (w && w[0] == '+')
 			return w;
 	}
@@ -940,7 +943,8 @@ void stage_command(const struct stage_ref *ref, const struct run *r, const char 
 	if (!whole)
 		strlist_push_owned(argv, path_join(bindir, s->tool));
 	for (size_t i = 0; i < ARRAY_LEN(s->args) && s->args[i]; i++)
-		for (const char *w = whole ? (i ? NULL : whole) : template_condition(s->args[i], ref, r);
+		for (const char *w = whole ? (i ? NULL : whole)
+		                           : template_condition(s->args[i], ref, r);
 		     w && *w;) {
 			size_t n = strcspn(w, " ");
 			char *word = xstrndup(w, n);
