@@ -95,7 +95,6 @@ static const char **string_slot(struct fast_opts *o, const char *a)
 	       : !strcmp(a, "--profile")      ? &o->profile
 	       : !strcmp(a, "--hash")         ? &o->hash
 	       : !strcmp(a, "--output")       ? &o->output
-	       : !strcmp(a, "--score-output") ? &o->score_output
 	       : !strcmp(a, "--only")         ? &o->only
 					      : NULL;
 }

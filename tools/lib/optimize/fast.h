@@ -14,7 +14,7 @@
 #include "base/util.h"
 
 struct fast_opts {
-	const char *traces, *skill, *dir, *task, *rm_url, *model, *profile, *hash, *output, *score_output;
+	const char *traces, *skill, *dir, *task, *rm_url, *model, *profile, *hash, *output;
 	const char *only; /* SKILLS: the skills of the set map, reduce and apply may change (NULL: every one) */
 	int trials, min_traces, top, bottom, unit, units, max_patches, max_parallel;
 	long budget; /* 0: the profile's, else 5000 tokens */
@@ -22,7 +22,7 @@ struct fast_opts {
 	bool force;
 };
 
-/* dir/scores.json (or score_output) and dir/groups.json. */
+/* dir/scores.json and dir/groups.json. */
 int fast_step_score(const struct fast_opts *o, struct err *e);
 /* dir/map/NNN.json for unit o->unit. */
 int fast_step_map(const struct fast_opts *o, struct err *e);
