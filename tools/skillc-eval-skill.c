@@ -5,17 +5,14 @@
  * RUN_DIR=--output/.run, SKILL_SOURCE=--skill-source), so -j, the trial
  * store, the locks, the completeness rules and .incomplete/ are the ones
  * every make uses, and running it again resumes. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "base/datadir.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/proc.h"
 #include "base/versions.h"
 #include "pipeline/front.h"
@@ -42,35 +39,25 @@ struct opts {
 	long repeat, parallel;
 };
 
+static struct opts cli = { .parallel = 1 };
+static const struct opt rows[] = {
+	OPT_STRING("task", &cli.task, "DIR", "the task folder (required)"),
+	OPT_STRING("skill-source", &cli.source, "DIR", "the skills to evaluate (SKILL_SOURCE)"),
+	OPT_BOOL("no-skill", &cli.no_skill, "no skill at all (the baseline)"),
+	OPT_STRING("output", &cli.output, "DIR", "where test-001 ... test-NNN appear (required)"),
+	OPT_STRING("harness", &cli.harness, "H", "HARNESS"),
+	OPT_STRING("model", &cli.model, "M", "MODEL"),
+	OPT_STRING("runner", &cli.runner, "R", "RUNNER"),
+	OPT_BOOL("require-skill", &cli.require_skill, "a trial that never used the skill fails"),
+	OPT_WHOLE("repeat", &cli.repeat, 1, 1000, "N", "trials (REPEAT)"),
+	OPT_WHOLE("max-parallel", &cli.parallel, 1, 1000, "N", "trials at a time (make -j, 1)"),
+	OPT_END,
+};
+
 static void parse(int argc, char **argv, struct opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->parallel = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--no-skill"))
-			o->no_skill = true;
-		else if (!strcmp(a, "--require-skill"))
-			o->require_skill = true;
-		else if (!strcmp(a, "--task"))
-			o->task = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--skill-source"))
-			o->source = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--output"))
-			o->output = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--harness"))
-			o->harness = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--model"))
-			o->model = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--runner"))
-			o->runner = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--repeat"))
-			o->repeat = std_option_long(a, std_option_value(argc, argv, &i), 1, 1000);
-		else if (!strcmp(a, "--max-parallel"))
-			o->parallel = std_option_long(a, std_option_value(argc, argv, &i), 1, 1000);
-		else
-			die(2, "unknown option '%s' (see --help)", a);
-	}
+	opts_parse_or_die(rows, argc, argv, 1, NULL);
+	*o = cli;
 	if (!o->task || !o->output)
 		die(2, "--task and --output are required (see --help)");
 	if (o->no_skill && (o->source || o->require_skill))
@@ -162,7 +149,7 @@ static long run_repeat(const char *out)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_EVAL_SKILL);
+	opts_std(argc, argv, usage, rows, V_EVAL_SKILL);
 	struct opts o;
 	parse(argc, argv, &o);
 	struct err e = { 0 };
