@@ -19,6 +19,7 @@
 #include "eval/harness.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "eval/trial.h"
 #include "base/versions.h"
 #include "optimize/traces.h"
@@ -119,53 +120,46 @@ static int index_stage(const char *stage_dir, long first, struct err *e)
 
 /* The command line: a stage folder to index, or --parse and its options. */
 struct traces_opts {
-	const char *parse, *harness, *rules, *runner, *stage_dir, *import, *out;
+	const char *parse, *harness, *rules, *runner, *import, *out;
+	char *stage_dir;
 	long index; /* --import: which trace */
 	bool require;
 	long first; /* index test-001..test-<first> only; 0: every one */
 	struct strlist skills;
 };
 
+static struct traces_opts cli = { .runner = "benchflow", .skills = STRLIST_INIT };
+static const struct opt rows[] = {
+	OPT_WHOLE("first", &cli.first, 1, 100000, "N", "index test-001..test-N only"),
+	OPT_STRING("parse", &cli.parse, "DIR", "print the normalized trial of a runner's output"),
+	OPT_STRING("runner", &cli.runner, "R", "(parse) the runner (benchflow)"),
+	OPT_STRING("harness", &cli.harness, "H", "(parse) the harness's skill-use rules"),
+	OPT_EACH("skill", &cli.skills, "NAME", "(parse) our skills (repeatable)"),
+	OPT_BOOL("require-skill", &cli.require, "(parse) a trial that never used the skill fails"),
+	OPT_STRING("rules", &cli.rules, "DIR", "(parse) the rules folder"),
+	OPT_STRING("import", &cli.import, "DIR", "copy a trace of DIR as a trial folder (TRACES)"),
+	OPT_WHOLE("index", &cli.index, 1, 100000, "N", "(import) which trace"),
+	OPT_STRING("out", &cli.out, "TRIAL_DIR", "(import) the trial folder made"),
+	OPT_END,
+};
+
 static void parse_args(int argc, char **argv, struct traces_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--parse"))
-			o->parse = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--import"))
-			o->import = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--out"))
-			o->out = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--index")) {
-			const char *opt = argv[i];
-			o->index =
-				std_option_long(opt, std_option_value(argc, argv, &i), 1, 100000);
-		} else if (!strcmp(argv[i], "--first")) {
-			const char *opt = argv[i];
-			o->first = std_option_long(opt, std_option_value(argc, argv, &i), 1, 100000);
-		} else if (!strcmp(argv[i], "--harness"))
-			o->harness = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--rules"))
-			o->rules = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--runner"))
-			o->runner = std_option_value(argc, argv, &i);
-		else if (!strcmp(argv[i], "--skill")) {
-			const char *s = std_option_value(argc, argv, &i);
-			if (!name_is_safe(s))
-				die(2, "bad skill name '%s': use letters, digits, '.', '_' and '-'", s);
-			strlist_push(&o->skills, s);
-		} else if (!strcmp(argv[i], "--require-skill"))
-			o->require = true;
-		else if (argv[i][0] == '-')
-			die(2, "unknown option '%s' (see --help)", argv[i]);
-		else if (!o->stage_dir)
-			o->stage_dir = argv[i];
-		else
-			die(2, "one STAGE_DIR at a time (see --help)");
-	}
+	struct strlist args = STRLIST_INIT;
+	opts_args_or_die(rows, argc, argv, 1, &args);
+	*o = cli;
+	for (size_t i = 0; i < o->skills.n; i++)
+		if (!name_is_safe(o->skills.v[i]))
+			die(2, "bad skill name '%s': use letters, digits, '.', '_' and '-'",
+			    o->skills.v[i]);
+	if (args.n > 1)
+		die(2, "one STAGE_DIR at a time (see --help)");
+	if (args.n)
+		o->stage_dir = xstrdup(args.v[0]);
+	strlist_free(&args);
 	if (!o->parse && !o->stage_dir && !o->import)
-		die(2,
-		    "give a stage folder (traces/<task>/<stage>), --parse DIR or --import DIR "
-		    "(see --help)");
+		die(2, "give a stage folder (traces/<task>/<stage>), --parse DIR or --import DIR "
+		       "(see --help)");
 	if (o->import && (!o->index || !o->out))
 		die(2, "--import needs --index N and --out TRIAL_DIR (see --help)");
 }
@@ -236,8 +230,8 @@ static int import_trace(const char *dir, long index, const char *out, struct err
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, VERSION);
-	struct traces_opts o = { .runner = "benchflow", .skills = STRLIST_INIT };
+	opts_std(argc, argv, usage, rows, VERSION);
+	struct traces_opts o;
 	parse_args(argc, argv, &o);
 	int rc = 0;
 	struct err e = { 0, "" };
@@ -249,5 +243,6 @@ int main(int argc, char **argv)
 	} else if (index_stage(o.stage_dir, o.first, &e) < 0)
 		die_err(&e);
 	strlist_free(&o.skills);
+	free(o.stage_dir);
 	return rc;
 }
