@@ -181,11 +181,14 @@ static void probe_call(struct doctor *d, const char *var, const char *id, const 
 
 /* --- what the goal needs ------------------------------------------------ */
 
-/* The goal runs evaluation trials. */
+/* The goal runs evaluation trials (with TRACES, static-eval imports them). */
 static bool runs_trials(const struct doctor *d)
 {
+	bool imported = *run_get(&d->run, "TRACES");
 	for (size_t i = 0; i < stage_count; i++)
-		if (goal_includes(d->goal, &stage_table[i]) && !strcmp(stage_table[i].tool, "skillc-eval"))
+		if (goal_includes(d->goal, &stage_table[i]) &&
+		    !strcmp(stage_table[i].tool, "skillc-eval") &&
+		    !(imported && !strcmp(stage_table[i].name, "static-eval")))
 			return true;
 	return false;
 }

@@ -1,23 +1,21 @@
 /* skillc-eval-skill — the seed's evaluation wrapper as one command: a
  * skill from anywhere (or none) on one task, REPEAT trials, written as
  * --output/test-001 ... test-NNN. A thin front over the pipeline's make
- * (mk/skillc.mk): the run lives in --output/.run (RESULTS=--output,
+ * (mk/skillc.mk, pipeline/front.h): the run lives in --output/.run (RESULTS=--output,
  * RUN_DIR=--output/.run, SKILL_SOURCE=--skill-source), so -j, the trial
  * store, the locks, the completeness rules and .incomplete/ are the ones
  * every make uses, and running it again resumes. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "base/datadir.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/proc.h"
 #include "base/versions.h"
+#include "pipeline/front.h"
 #include "pipeline/settings.h"
 #include "skill/source.h"
 
@@ -41,35 +39,25 @@ struct opts {
 	long repeat, parallel;
 };
 
+static struct opts cli = { .parallel = 1 };
+static const struct opt rows[] = {
+	OPT_STRING("task", &cli.task, "DIR", "the task folder (required)"),
+	OPT_STRING("skill-source", &cli.source, "DIR", "the skills to evaluate (SKILL_SOURCE)"),
+	OPT_BOOL("no-skill", &cli.no_skill, "no skill at all (the baseline)"),
+	OPT_STRING("output", &cli.output, "DIR", "where test-001 ... test-NNN appear (required)"),
+	OPT_STRING("harness", &cli.harness, "H", "HARNESS"),
+	OPT_STRING("model", &cli.model, "M", "MODEL"),
+	OPT_STRING("runner", &cli.runner, "R", "RUNNER"),
+	OPT_BOOL("require-skill", &cli.require_skill, "a trial that never used the skill fails"),
+	OPT_WHOLE("repeat", &cli.repeat, 1, 1000, "N", "trials (REPEAT)"),
+	OPT_WHOLE("max-parallel", &cli.parallel, 1, 1000, "N", "trials at a time (make -j, 1)"),
+	OPT_END,
+};
+
 static void parse(int argc, char **argv, struct opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->parallel = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--no-skill"))
-			o->no_skill = true;
-		else if (!strcmp(a, "--require-skill"))
-			o->require_skill = true;
-		else if (!strcmp(a, "--task"))
-			o->task = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--skill-source"))
-			o->source = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--output"))
-			o->output = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--harness"))
-			o->harness = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--model"))
-			o->model = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--runner"))
-			o->runner = std_option_value(argc, argv, &i);
-		else if (!strcmp(a, "--repeat"))
-			o->repeat = std_option_long(a, std_option_value(argc, argv, &i), 1, 1000);
-		else if (!strcmp(a, "--max-parallel"))
-			o->parallel = std_option_long(a, std_option_value(argc, argv, &i), 1, 1000);
-		else
-			die(2, "unknown option '%s' (see --help)", a);
-	}
+	opts_parse_or_die(rows, argc, argv, 1, NULL);
+	*o = cli;
 	if (!o->task || !o->output)
 		die(2, "--task and --output are required (see --help)");
 	if (o->no_skill && (o->source || o->require_skill))
@@ -80,22 +68,16 @@ static void parse(int argc, char **argv, struct opts *o)
 static void push_setting(struct strlist *argv, const char *name, const char *value, const char *opt)
 {
 	struct err e = { 0 };
-	if (setting_check(setting_find(name), value, &e) < 0)
-		die(2, "%s: %s", opt, e.msg);
-	strlist_push_owned(argv, xasprintf("%s=%s", name, value));
+	if (front_set(argv, name, value, opt, &e) < 0)
+		die_err(&e);
 }
 
-/* The make command of the run: the index of the stage, which needs every trial. */
+/* The make command of the run, without its goal. */
 static void make_argv(const struct opts *o, const char *task_dir, const char *out, struct strlist *argv)
 {
-	char *mk = make_fragment();
-	if (!mk)
-		die(2, "cannot find skillc.mk beside this tool (bin/../mk/ or share/skillc/): reinstall skillc");
-	strlist_push(argv, "make");
-	strlist_push(argv, "--no-print-directory");
-	strlist_push(argv, "-f");
-	strlist_push_owned(argv, mk);
-	strlist_push_owned(argv, xasprintf("-j%ld", o->parallel));
+	struct err e = { 0 };
+	if (front_begin(argv, o->parallel, &e) < 0)
+		die_err(&e);
 	char *tasks = path_dir(task_dir), *run = path_join(out, ".run");
 	push_setting(argv, "task", path_base(task_dir), "--task");
 	push_setting(argv, "TASKS_DIR", tasks, "--task");
@@ -116,32 +98,6 @@ static void make_argv(const struct opts *o, const char *task_dir, const char *ou
 		strlist_push_owned(argv, xasprintf("REPEAT=%ld", o->repeat));
 	if (!o->no_skill)
 		strlist_push_owned(argv, xasprintf("REQUIRE_SKILL=%d", o->require_skill));
-	strlist_push(argv, o->no_skill ? "noskill-index" : "raw-index");
-}
-
-/* out/name -> target (relative), replaced atomically; never over a real folder. */
-static int link_as(const char *out, const char *name, const char *target, struct err *e)
-{
-	char *path = path_join(out, name), *tmp = xasprintf("%s/.%s.link.%ld", out, name, (long)getpid());
-	struct stat st;
-	int rc = 0;
-	if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
-		rc = err_set(e, ERR_INPUT, "'%s' is not a link this tool made: move it out of --output", path);
-	else if (unlink(tmp), symlink(target, tmp) < 0 || rename(tmp, path) < 0)
-		rc = err_set(e, ERR_WORK, "cannot link '%s':", path);
-	free(path);
-	free(tmp);
-	return rc;
-}
-
-/* A link of ours that no complete trial stands behind goes. */
-static void unlink_stale(const char *out, const char *name)
-{
-	char *path = path_join(out, name);
-	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		unlink(path);
-	free(path);
 }
 
 /* test-NNN for every complete trial of the stage (its trial.json published),
@@ -155,9 +111,9 @@ static long publish(const char *out, const char *task, const char *stage, long r
 		char *rel = xasprintf(".run/traces/%s/%s/%s", task, stage, name);
 		char *json = xasprintf("%s/%s/trial.json", out, rel);
 		bool complete = i <= repeat && fs_exists(json);
-		int rc = complete ? link_as(out, name, rel, e) : 0;
+		int rc = complete ? front_link(out, name, rel, e) : 0;
 		if (!complete)
-			unlink_stale(out, name);
+			front_unlink(out, name);
 		free(rel);
 		free(json);
 		if (rc < 0)
@@ -172,7 +128,7 @@ static long publish(const char *out, const char *task, const char *stage, long r
 		}
 	}
 	char *inc = path_join(out, ".run/.incomplete");
-	int rc = fs_is_dir(inc) ? link_as(out, ".incomplete", ".run/.incomplete", e) : 0;
+	int rc = fs_is_dir(inc) ? front_link(out, ".incomplete", ".run/.incomplete", e) : 0;
 	free(inc);
 	return rc < 0 ? -1 : have;
 }
@@ -193,7 +149,7 @@ static long run_repeat(const char *out)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_EVAL_SKILL);
+	opts_std(argc, argv, usage, rows, V_EVAL_SKILL);
 	struct opts o;
 	parse(argc, argv, &o);
 	struct err e = { 0 };
@@ -211,9 +167,8 @@ int main(int argc, char **argv)
 	char *out = fs_real_path(o.output);
 	struct strlist mk = STRLIST_INIT;
 	make_argv(&o, task_dir, out, &mk);
-	struct proc_spec spec = { .argv = mk.v, .stdin_fd = -1, .tee = { -1, -1 } };
 	struct proc_result res;
-	if (proc_run(&spec, &res, &e) < 0)
+	if (front_run(&mk, o.no_skill ? "noskill-index" : "raw-index", &res, &e) < 0)
 		die_err(&e);
 	const char *stage = o.no_skill ? "noskill" : "raw";
 	long repeat = o.repeat ? o.repeat : run_repeat(out);

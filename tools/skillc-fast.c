@@ -1,24 +1,30 @@
 /* skillc-fast — the fast stage: traces of a skill -> scores and groups ->
  * one map call per top/bottom unit -> reduce into typed patches -> S_fast.
  * make runs one subcommand per target (fast-score, fast-map.NNN,
- * fast-reduce, fast-apply); without a subcommand it runs every step on a
- * folder of traces, as the seed's `python -m scripts.dynamic_compile.fast`
- * did. The steps are optimize/fast.h; this is their command line. See
+ * fast-reduce, fast-apply); without a subcommand it is a thin front over
+ * that make graph (pipeline/front.h) on a folder of traces, as the seed's
+ * `python -m scripts.dynamic_compile.fast` was run: the run lives in
+ * --output/.run (TRACES: imported, STATIC_MODE=copy), make decides what is
+ * done. The steps are optimize/fast.h; this is their command line. See
  * docs/fast.md. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/datadir.h"
 #include "base/fs.h"
 #include "base/log.h"
 #include "base/versions.h"
 #include "optimize/fast.h"
+#include "optimize/skillpkg.h"
+#include "optimize/traces.h"
+#include "pipeline/front.h"
 
 static const char usage[] =
-	"usage: skillc-fast --traces DIR --skill DIR --model M [--output DIR] [--score-output FILE]\n"
-	"                   [--max-parallel N] [--rm-api-url URL] [--task DIR] [--profile FILE]\n"
-	"                   [--only SKILLS] [--force] [step options]\n"
+	"usage: skillc-fast --traces DIR --skill DIR --model M [--output DIR] [--max-parallel N]\n"
+	"                   [--rm-api-url URL] [--task DIR] [--profile FILE] [--only SKILLS]\n"
+	"                   [--min-traces N] [--top N] [--bottom N] [--max-patches N] [--force]\n"
 	"       skillc-fast score  --traces DIR --skill DIR --dir DIR [--trials N] [--task DIR]\n"
 	"                          [--rm-api-url URL] [--min-traces N] [--top N] [--bottom N]\n"
 	"       skillc-fast map    --unit N --traces DIR --skill DIR --dir DIR --model M [--task DIR]\n"
@@ -48,10 +54,12 @@ static const char usage[] =
 	"--only SKILLS (names separated by spaces or commas) lets map, reduce and apply\n"
 	"change only those skills, the others stay byte-identical.\n"
 	"Without a step: all four on a folder of traces into --output (default\n"
-	"fast-<skill>), map calls --max-parallel at a time (default 3). It does nothing\n"
-	"when the output's record (fast-run.json) says the same inputs, settings and\n"
-	"version made the files that are there; --force runs again and asks the models\n"
-	"again (LLM_CACHE=refresh).\n"
+	"fast-<skill>), through the pipeline's make (the run in --output/.run, the\n"
+	"traces imported by TRACES, the skill copied by STATIC_MODE=copy; --profile is\n"
+	"PROFILE, else MODEL's), map calls --max-parallel at a time (default 3, make -j);\n"
+	"--output gets links to S_fast, the scores, groups, patches and reports. make\n"
+	"does nothing when all is up to date, and resumes a run cut short; --force\n"
+	"forgets the stage (clean-stage) and asks the models again (LLM_CACHE=refresh).\n"
 	"Defaults: $RM_API_URL, $EXTERNAL_MODEL, $FAST_MIN_TRACES (6), $FAST_TOP (3),\n"
 	"$FAST_BOTTOM (3), $FAST_MAX_PATCHES (4); the budget: the profile's, else 5000.\n"
 	"\n"
@@ -87,7 +95,6 @@ static const char **string_slot(struct fast_opts *o, const char *a)
 	       : !strcmp(a, "--profile")      ? &o->profile
 	       : !strcmp(a, "--hash")         ? &o->hash
 	       : !strcmp(a, "--output")       ? &o->output
-	       : !strcmp(a, "--score-output") ? &o->score_output
 	       : !strcmp(a, "--only")         ? &o->only
 					      : NULL;
 }
@@ -128,6 +135,167 @@ static void parse(int argc, char **argv, int from, struct fast_opts *o)
 	}
 }
 
+/* NAME=value onto the make command; bad values exit 2 naming the option. */
+static void set(struct strlist *mk, const char *name, const char *value, const char *opt)
+{
+	struct err e = { 0 };
+	if (value && *value && front_set(mk, name, value, opt, &e) < 0)
+		die_err(&e);
+}
+
+static void set_int(struct strlist *mk, const char *name, long value)
+{
+	strlist_push_owned(mk, xasprintf("%s=%ld", name, value));
+}
+
+static char *real_or_die(const char *path, const char *opt)
+{
+	char *p = path ? fs_real_path(path) : NULL;
+	if (path && !p)
+		die(2, "%s: '%s' not found", opt, path);
+	return p;
+}
+
+/* The task of the run: --task, else an empty one in out/.task/<name> (the
+ * graph needs a task; an empty instruction is no instruction). */
+static char *task_of(const struct fast_opts *o, const char *out, const char *name)
+{
+	if (o->task)
+		return real_or_die(o->task, "--task");
+	struct err e = { 0 };
+	char *dir = xasprintf("%s/.task/%s", out, name), *ins = path_join(dir, "instruction.md");
+	if (fs_mkdirs(dir, &e) < 0 || fs_write_if_changed(ins, "", 0, &e) < 0)
+		die_err(&e);
+	free(ins);
+	return dir;
+}
+
+/* The newest change under run/status (0 when none): make wrote nothing when
+ * it is the same after. */
+static long long status_mark(const char *run)
+{
+	char *dir = path_join(run, "status");
+	struct strlist names = STRLIST_INIT;
+	struct err e;
+	long long mark = 0;
+	if (fs_is_dir(dir) && fs_list_names(dir, &names, &e) == 0)
+		for (size_t i = 0; i < names.n; i++) {
+			char *p = path_join(dir, names.v[i]);
+			struct stat st;
+			if (stat(p, &st) == 0 &&
+			    st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec > mark)
+				mark = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+			free(p);
+		}
+	strlist_free(&names);
+	free(dir);
+	return mark;
+}
+
+static const char *const shown[] = { "S_fast",       "S_fast.hash", "scores.json",
+	                             "groups.json",  "map",         "reduce.json",
+	                             "patches.json", "report.json", "report.md" };
+
+/* The make command of the standalone run, without its goal. */
+static void front_argv(const struct fast_opts *o, const char *out, const char *name, long traces,
+                       struct strlist *mk)
+{
+	struct err e = { 0 };
+	if (front_begin(mk, o->max_parallel, &e) < 0)
+		die_err(&e);
+	char *task = task_of(o, out, name), *tasks = path_dir(task), *run = path_join(out, ".run");
+	char *skill = real_or_die(o->skill, "--skill"), *tr = real_or_die(o->traces, "--traces");
+	char *profile = real_or_die(o->profile, "--profile");
+	set(mk, "task", path_base(task), "--task");
+	set(mk, "TASKS_DIR", tasks, "--task");
+	set(mk, "RESULTS", out, "--output");
+	set(mk, "RUN_DIR", run, "--output");
+	set(mk, "SKILL_SOURCE", skill, "--skill");
+	set(mk, "TRACES", tr, "--traces");
+	set(mk, "STATIC_MODE", "copy", "--skill");
+	set(mk, "PROFILE", profile, "--profile");
+	set(mk, "EXTERNAL_MODEL", o->model, "--model");
+	/* the traces' own model, when known: it names the profile without --profile */
+	set(mk, "MODEL", getenv("MODEL") && *getenv("MODEL") ? getenv("MODEL") : "traces/imported",
+	    "MODEL");
+	set(mk, "RM_API_URL", o->rm_url, "--rm-api-url");
+	set(mk, "SKILLS", o->only, "--only");
+	set_int(mk, "REPEAT", traces);
+	set_int(mk, "FAST_MIN_TRACES", o->min_traces);
+	set_int(mk, "FAST_TOP", o->top);
+	set_int(mk, "FAST_BOTTOM", o->bottom);
+	set_int(mk, "FAST_MAX_PATCHES", o->max_patches);
+	free(task);
+	free(tasks);
+	free(run);
+	free(skill);
+	free(tr);
+	free(profile);
+}
+
+/* Without a step: the run set up, make for fast-apply, the links. */
+static int run_front(const struct fast_opts *o)
+{
+	if (!o->traces || !*o->traces || !o->skill || !*o->skill)
+		die(2, "%s is required (see --help)",
+		    !o->traces || !*o->traces ? "--traces" : "--skill");
+	if (!o->model || !*o->model)
+		die(2, "the fast stage asks the compiler's model: set "
+		       "EXTERNAL_MODEL=provider/model-id "
+		       "(or --model)");
+	struct err e = { 0 };
+	struct pkgset src = { 0 };
+	struct trace_set ts;
+	struct trace_opts to = { 0, NULL };
+	if (pkgset_load(o->skill, o->only, &src, &e) < 0 ||
+	    traces_load(o->traces, &to, &ts, &e) < 0)
+		die_err(&e);
+	/* a set of one is named by its skill, a set by its root */
+	char *name = xstrdup(src.n == 1 ? src.v[0].name : path_base(o->skill));
+	char *out_default = xasprintf("fast-%s", name);
+	const char *output = o->output ? o->output : out_default;
+	if (fs_mkdirs(output, &e) < 0)
+		die_err(&e);
+	char *out = fs_real_path(output), *run = path_join(out, ".run");
+	struct strlist mk = STRLIST_INIT;
+	front_argv(o, out, name, (long)ts.n, &mk);
+	struct proc_result res = { 0 };
+	if (o->force) {
+		strlist_push(&mk, "STAGE=fast-score");
+		if (front_run(&mk, "clean-stage", &res, &e) < 0)
+			die_err(&e);
+		free(mk.v[--mk.n]);
+		mk.v[mk.n] = NULL;
+		setenv("LLM_CACHE", "refresh", 1);
+	}
+	long long before = status_mark(run);
+	if (res.exit_code == 0 && front_run(&mk, "fast-apply", &res, &e) < 0)
+		die_err(&e);
+	for (size_t i = 0; i < ARRAY_LEN(shown) && res.exit_code == 0; i++) {
+		char *rel = xasprintf(".run/artifacts/fast/%s", shown[i]);
+		if (front_link(out, shown[i], rel, &e) < 0)
+			die_err(&e);
+		free(rel);
+	}
+	if (res.exit_code == 0 && before && status_mark(run) == before)
+		printf("%s: up to date (make: the same traces, skill, settings and version made "
+		       "every file)\n",
+		       output);
+	else if (res.exit_code == 0)
+		printf("S_fast: %s/S_fast%s%s\n", output, src.n == 1 ? "/" : "",
+		       src.n == 1 ? name : "");
+	strlist_free(&mk);
+	free(run);
+	free(out);
+	free(out_default);
+	free(name);
+	traces_free(&ts);
+	pkgset_free(&src);
+	if (res.interrupted)
+		return 128 + res.interrupted;
+	return res.exit_code == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
@@ -140,11 +308,11 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (cmd[0] == '-') {
 		parse(argc, argv, 1, &o);
-		char *dir = tool_dir();
-		char *self = path_join(dir, "skillc-fast");
-		rc = fast_run(&o, self, &e);
-		free(self);
-		free(dir);
+		rc = run_front(&o);
+		strlist_free(&o.leak_tasks);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			die(1, "cannot write to stdout");
+		return rc;
 	} else {
 		parse(argc, argv, 2, &o);
 		rc = !strcmp(cmd, "score")    ? fast_step_score(&o, &e)

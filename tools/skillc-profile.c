@@ -16,6 +16,7 @@
 
 static const char usage[] =
 	"usage: skillc-profile [--model ID] [--profiles DIR] [--user-profiles DIR] [--out FILE]\n"
+	"       skillc-profile --from FILE [--out FILE]\n"
 	"       skillc-profile --check FILE...\n"
 	"\n"
 	"Resolves the model id (default: $MODEL; empty means the default profile) to a\n"
@@ -25,7 +26,8 @@ static const char usage[] =
 	"in file-name order; the first \"match\" pattern (PCRE2) that finds the id wins,\n"
 	"else default.json. Prints the match and why; --out writes the resolution as\n"
 	"JSON (rewritten only when it changes), else it goes to stdout. --check\n"
-	"validates profile files.\n"
+	"validates profile files. --from FILE takes a resolution made before (a\n"
+	"profile.json of this tool; PROFILE=FILE) as it is, checked, instead of resolving.\n"
 	"Exit 0 done, 2 bad input (a broken profile file, a bad option).\n";
 
 static char *default_builtin(void)
@@ -77,13 +79,29 @@ static void write_profile(const char *out, const cJSON *r)
 		die_err(&e);
 }
 
-static const char *model, *user, *out, *builtin_dir;
+/* --from: a resolution made before, its profile checked. */
+static cJSON *read_resolution(const char *file)
+{
+	struct err e = { 0 };
+	cJSON *r = json_read_file(file, &e);
+	if (!r)
+		die(2, "--from: %s", e.msg);
+	if (!cJSON_IsObject(json_get(r, "profile")) || !json_str(r, "name"))
+		die(2,
+		    "--from: '%s' is not a profile resolution (skillc-profile --out's "
+		    "profile.json)",
+		    file);
+	return r;
+}
+
+static const char *model, *user, *out, *builtin_dir, *from;
 static bool check;
 static const struct opt rows[] = {
 	OPT_STRING("model", &model, "ID", "the model id (default: $MODEL)"),
 	OPT_STRING("profiles", &builtin_dir, "DIR", "the built-in profiles"),
 	OPT_STRING("user-profiles", &user, "DIR", "profiles tried first (default: $PROFILES_DIR)"),
 	OPT_STRING("out", &out, "FILE", "where the resolution goes (default: stdout)"),
+	OPT_STRING("from", &from, "FILE", "take this resolution (PROFILE) instead of resolving"),
 	OPT_BOOL("check", &check, "validate the profile files given instead"),
 	OPT_END,
 };
@@ -110,10 +128,13 @@ int main(int argc, char **argv)
 	if (!model)
 		model = "";
 	struct err e = { 0 };
-	cJSON *r = profile_resolve(model, user, builtin, &e);
+	cJSON *r = from ? read_resolution(from) : profile_resolve(model, user, builtin, &e);
 	if (!r)
 		die_err(&e);
-	say_choice(model, r);
+	if (from)
+		printf("profile %s: from %s\n", json_str(r, "name"), from);
+	else
+		say_choice(model, r);
 	write_profile(out, r);
 	cJSON_Delete(r);
 	free(builtin);

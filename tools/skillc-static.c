@@ -26,8 +26,8 @@
 static const char usage[] =
 	"usage: skillc-static --skill DIR --profile FILE --out DIR [--hash FILE]\n"
 	"                     [--report FILE] [--report-md FILE] [--plan FILE] [--only NAMES]\n"
-	"                     [--mode deterministic|hybrid] [--external-model ID] [--dry-run]\n"
-	"                     [--timings]\n"
+	"                     [--mode deterministic|hybrid|copy] [--external-model ID]\n"
+	"                     [--dry-run] [--timings]\n"
 	"\n"
 	"Compiles every skill under --skill (a skill set root such as inputs/skill/), each\n"
 	"on its own, for the model profile in --profile (skillc-profile's profile.json) into\n"
@@ -41,6 +41,8 @@ static const char usage[] =
 	"rolled back. --hash gets the output's tree hash (rewritten only when it changes);\n"
 	"--report a JSON report, --report-md a readable one, --plan the plans (hybrid),\n"
 	"a part a skill ({\"skills\": [...]}).\n"
+	"--mode copy compiles nothing: every skill is copied byte for byte (STATIC_MODE=copy,\n"
+	"skillc-fast's standalone mode).\n"
 	"--dry-run (hybrid) prints the plan and writes nothing; it never calls the model:\n"
 	"when the plan is not cached it says so. --timings prints each phase's time (load,\n"
 	"plan, lint, every pass and step, write) on stderr.\n"
@@ -89,7 +91,7 @@ static const struct opt rows[] = {
 	OPT_STRING("report-md", &opt.report_md, "FILE", "a readable report"),
 	OPT_STRING("plan", &opt.plan_out, "FILE", "the plans (hybrid)"),
 	OPT_STRING("only", &opt.only, "NAMES", "compile these skills alone, copy the others"),
-	OPT_STRING("mode", &opt.mode, "deterministic|hybrid", "how (deterministic)"),
+	OPT_STRING("mode", &opt.mode, "deterministic|hybrid|copy", "how (deterministic)"),
 	OPT_STRING("external-model", &opt.model, "ID", "hybrid's planning model ($EXTERNAL_MODEL)"),
 	OPT_BOOL("dry-run", &opt.dry_run, "(hybrid) print the plan, write nothing"),
 	OPT_BOOL("timings", &opt.timings, "each phase's time on stderr"),
@@ -102,8 +104,9 @@ static void parse_args(int argc, char **argv, const struct opts *o)
 	opts_parse_or_die(rows, argc, argv, 1, NULL);
 	if (!o->skill || !o->profile || (!o->out && !o->dry_run))
 		die(2, "--skill, --profile and --out are required (see --help)");
-	if (strcmp(o->mode, "deterministic") && strcmp(o->mode, "hybrid"))
-		die(2, "bad --mode '%s': deterministic or hybrid (STATIC_MODE)", o->mode);
+	if (strcmp(o->mode, "deterministic") && strcmp(o->mode, "hybrid") &&
+	    strcmp(o->mode, "copy"))
+		die(2, "bad --mode '%s': deterministic, hybrid or copy (STATIC_MODE)", o->mode);
 	if (!strcmp(o->mode, "hybrid") && (!o->model || !*o->model))
 		die(2, "STATIC_MODE=hybrid needs EXTERNAL_MODEL (the planning model, provider/model-id)");
 	if (o->dry_run && strcmp(o->mode, "hybrid"))
@@ -560,8 +563,10 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 	unload(&c);
 }
 
-/* A skill SKILLS leaves out: copied as it is, byte for byte. */
-static void copy_one(const char *dir, const char *tmp, cJSON *skills, struct buf *md)
+/* A skill SKILLS leaves out, or every one in copy mode: copied as it is,
+ * byte for byte; why says which. */
+static void copy_one(const char *dir, const char *tmp, const char *why, cJSON *skills,
+                     struct buf *md)
 {
 	struct err e = { 0 };
 	struct skill_src src;
@@ -574,10 +579,11 @@ static void copy_one(const char *dir, const char *tmp, cJSON *skills, struct buf
 	cJSON *rep = cJSON_CreateObject();
 	json_set_str(rep, "skill", src.name);
 	json_set_bool(rep, "compiled", false);
-	json_set_str(rep, "why", "not named in SKILLS: copied unchanged");
+	json_set_str(rep, "why", why);
 	cJSON_AddItemToArray(skills, rep);
-	buf_printf(md, "# %s: not compiled\n\nNot named in SKILLS: copied unchanged.\n\n", src.name);
-	printf("%s: not named in SKILLS, copied unchanged\n", src.name);
+	buf_printf(md, "# %s: not compiled\n\n%s.\n\n", src.name, why);
+	const char *colon = strchr(why, ':');
+	printf("%s: %.*s,%s\n", src.name, (int)(colon - why), why, colon + 1);
 	skill_out_free(&out);
 	skill_src_free(&src);
 }
@@ -612,10 +618,14 @@ int main(int argc, char **argv)
 	struct buf md = BUF_INIT;
 	for (size_t i = 0; i < names.n; i++) {
 		char *dir = path_join(o.skill, names.v[i]);
-		if (!o.only || skill_set_has(&only, names.v[i]))
+		bool copy = !strcmp(o.mode, "copy");
+		if (!copy && (!o.only || skill_set_has(&only, names.v[i])))
 			compile_one(&o, resolution, dir, tmp, skills, plan_list, &md);
 		else if (!o.dry_run)
-			copy_one(dir, tmp, skills, &md);
+			copy_one(dir, tmp,
+			         copy ? "STATIC_MODE=copy: copied unchanged"
+			              : "not named in SKILLS: copied unchanged",
+			         skills, &md);
 		free(dir);
 	}
 	if (o.dry_run) {

@@ -47,6 +47,15 @@ t_eq "ingest exit (output: $out)" $? 0
 t_contains "nothing to check" "$out" "all good (0 checks)"
 t_end
 
+t_begin "TRACES: a goal whose only trials are imported does not check the runner; fast-eval does"
+mkdir -p traces-in
+out=$(GOAL=fast-score doctor MODEL=fake/m1 HARNESS=gone RUNNER=benchflow TRACES=$W/traces-in)
+t_eq "exit (output: $out)" $? 0
+case $out in *" RUNNER:"*|*" HARNESS:"*) t_fail "checked the runner of imported trials: $out" ;; esac
+out=$(GOAL=fast-score doctor MODEL=fake/m1 HARNESS=gone RUNNER=benchflow)
+t_contains "without TRACES the runner is checked" "$out" "RUNNER: RUNNER=benchflow needs"
+t_end
+
 t_begin "STATIC_MODE=hybrid needs EXTERNAL_MODEL; an unknown goal is bad usage"
 out=$(GOAL=static doctor MODEL=fake/m1 STATIC_MODE=hybrid)
 t_eq "exit" $? 1

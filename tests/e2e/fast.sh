@@ -269,12 +269,12 @@ out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifact
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand --max-parallel 3 2>&1)
 t_eq "exit" $? 0
 t_contains "said where" "$out" "S_fast: by-hand/S_fast/log-triage"
-t_eq "same S_fast" "$(hash_of by-hand/S_fast)" "$(hash_of $MF/S_fast)"
+t_eq "same S_fast" "$(hash_of by-hand/S_fast/)" "$(hash_of $MF/S_fast)"
 t_eq "answers from the cache" "$(chat)" "$n"
 out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
 t_contains "up to date" "$out" "by-hand: up to date"
-rm by-hand/report.md
+rm by-hand/.run/artifacts/fast/report.md
 out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
 case $out in *"up to date"*) t_fail "a missing artifact was taken for done" ;; esac
@@ -288,7 +288,43 @@ out=$(skillc-fast --traces bf --skill $M/artifacts/static/S_static --model fake/
 	--profile $M/artifacts/static/profile.json --output from-bf 2>&1)
 t_eq "BenchFlow folder exit" $? 0
 t_eq "same groups" "$(jget from-bf/groups.json order)" "$(jget $MF/groups.json order)"
-t_eq "same S_fast from BenchFlow runs" "$(hash_of from-bf/S_fast)" "$(hash_of $MF/S_fast)"
+t_eq "same S_fast from BenchFlow runs" "$(hash_of from-bf/S_fast/)" "$(hash_of $MF/S_fast)"
+unset ROUTES ENV_FILE CACHE_DIR
+t_end
+
+t_begin "kill -9 of the standalone front mid-map: rerun resumes, no model call paid twice"
+export ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache-front
+u1=$(asked 'Trace B (worse): test-006')
+u3=$(asked 'Trace B (worse): test-002')
+front() {
+	skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
+		--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json \
+		--output front-kill --max-parallel 3
+}
+setsid sh -c "$(command -v skillc-fast) --traces $M/traces/log-error-report/static \
+	--skill $M/artifacts/static/S_static/log-triage --model fake/compiler --task tasks/log-error-report \
+	--profile $M/artifacts/static/profile.json --output front-kill --max-parallel 3" >front-kill.out 2>&1 &
+sid=$!
+FK=front-kill/.run/status
+i=0
+while [ $i -lt 1200 ] && ! { [ -f $FK/fast-map.001.ok ] && [ -f $FK/fast-map.002.ok ]; }; do sleep 0.05; i=$((i + 1)); done
+t_check "map 3 still asking" test ! -e front-kill/.run/artifacts/fast/map/003.json
+# the front, its make and every stage at once
+kill -9 $(pgrep -s $sid) 2>/dev/null
+wait $sid 2>/dev/null
+i=0
+while [ $i -lt 200 ] && pgrep -s $sid >/dev/null; do sleep 0.05; i=$((i + 1)); done
+t_eq "units 1 and 2 asked once" "$(( $(asked 'Trace B (worse): test-006') - u1 ))" 1
+out=$(front 2>&1)
+t_eq "rerun exit" $? 0
+t_contains "said where" "$out" "S_fast: front-kill/S_fast/log-triage"
+t_eq "units 1 and 2 not sent again" "$(( $(asked 'Trace B (worse): test-006') - u1 ))" 1
+t_eq "unit 3 sent again (and its repair)" "$(( $(asked 'Trace B (worse): test-002') - u3 ))" 3
+t_eq "same S_fast" "$(hash_of front-kill/S_fast/)" "$(hash_of $MF/S_fast)"
+n=$(chat)
+out=$(front 2>&1)
+t_contains "then up to date" "$out" "front-kill: up to date"
+t_eq "nothing asked" "$(chat)" "$n"
 unset ROUTES ENV_FILE CACHE_DIR
 t_end
 

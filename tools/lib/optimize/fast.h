@@ -1,8 +1,8 @@
 /* fast.h — the fast stage's steps, one make target each: score every
  * trace and pick the groups (fast-score), one map call per unit
  * (fast-map.NNN), reduce into typed patches (fast-reduce), apply them
- * guarded into S_fast (fast-apply); fast_run does all four outside make
- * (the seed's standalone module). Every file lives in one folder (dir)
+ * guarded into S_fast (fast-apply); skillc-fast's standalone mode runs
+ * them through make too. Every file lives in one folder (dir)
  * under fixed names (docs/fast.md). Each returns 0 when done, or -1 with e
  * set (ERR_INPUT: too few traces, a missing file, bad options; ERR_WORK:
  * AgentRM or the model down). */
@@ -14,7 +14,7 @@
 #include "base/util.h"
 
 struct fast_opts {
-	const char *traces, *skill, *dir, *task, *rm_url, *model, *profile, *hash, *output, *score_output;
+	const char *traces, *skill, *dir, *task, *rm_url, *model, *profile, *hash, *output;
 	const char *only; /* SKILLS: the skills of the set map, reduce and apply may change (NULL: every one) */
 	int trials, min_traces, top, bottom, unit, units, max_patches, max_parallel;
 	long budget; /* 0: the profile's, else 5000 tokens */
@@ -22,7 +22,7 @@ struct fast_opts {
 	bool force;
 };
 
-/* dir/scores.json (or score_output) and dir/groups.json. */
+/* dir/scores.json and dir/groups.json. */
 int fast_step_score(const struct fast_opts *o, struct err *e);
 /* dir/map/NNN.json for unit o->unit. */
 int fast_step_map(const struct fast_opts *o, struct err *e);
@@ -30,12 +30,6 @@ int fast_step_map(const struct fast_opts *o, struct err *e);
 int fast_step_reduce(const struct fast_opts *o, struct err *e);
 /* dir/S_fast/, its hash (dir/S_fast.hash or o->hash), dir/report.json and report.md. */
 int fast_step_apply(const struct fast_opts *o, struct err *e);
-
-/* All four on a folder of traces into o->output (default fast-<skill>),
- * the map calls o->max_parallel at a time, each by `self map ...` (the
- * skillc-fast program); nothing when output/fast-run.json says the same
- * inputs, settings and version made the files there (unless o->force). */
-int fast_run(struct fast_opts *o, const char *self, struct err *e);
 
 /* "<dir>/map/NNN.json"; caller frees. */
 char *fast_map_path(const char *dir, int unit);

@@ -109,7 +109,7 @@ static char *more_traces_hint(const struct fast_opts *o, int have)
 
 static int score_write(const struct fast_opts *o, const cJSON *scores, const cJSON *groups, struct err *e)
 {
-	char *sp = o->score_output ? xstrdup(o->score_output) : path_join(o->dir, "scores.json");
+	char *sp = path_join(o->dir, "scores.json");
 	char *gp = path_join(o->dir, "groups.json");
 	int rc = write_json(sp, scores, e) < 0 || write_json(gp, groups, e) < 0 ? -1 : 0;
 	free(sp);

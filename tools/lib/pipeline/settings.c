@@ -125,8 +125,10 @@ const struct setting_def settings_table[] = {
 	{ "FINAL_FRESH", SET_INT, "0", NULL, 0, 1, true,
 	  "1: the final evaluation never reuses the selection trials of the last accepted round",
 	  SCOPE_RUN },
-	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid", 0, 0, true,
-	  "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL)", SCOPE_RUN },
+	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid copy", 0, 0, true,
+	  "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the "
+	  "skill unchanged, as skillc-fast's standalone mode does)",
+	  SCOPE_RUN },
 	{ "BASELINE", SET_INT, "0", NULL, 0, 1, false,
 	  "1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline "
 	  "the summary compares every stage against (docs/baseline.md)",
@@ -149,6 +151,15 @@ const struct setting_def settings_table[] = {
 	  "or a skills root holding a set; the run folder is named by its content "
 	  "(docs/baseline.md)",
 	  SCOPE_IDENTITY },
+	{ "TRACES", SET_PATH, "", NULL, 0, 0, false,
+	  "static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json "
+	  "folders or BenchFlow runs), REPEAT of them, in name order (skillc-fast's standalone "
+	  "mode)",
+	  SCOPE_RUN },
+	{ "PROFILE", SET_PATH, "", NULL, 0, 0, false,
+	  "the profile stage copies this profile resolution (skillc-profile's profile.json) "
+	  "instead of resolving MODEL",
+	  SCOPE_RUN },
 	{ "SKILLS", SET_NAMES, "", NULL, 0, 0, true,
 	  "compile and optimize (static, fast, deep) only these skill folders of the task's set; "
 	  "the others stay byte-identical, and every trial still sees the whole set (empty: "

@@ -19,6 +19,9 @@ const struct source_def source_table[] = {
 	/* the images of SANDBOX=docker: the task's environment, the harness's recipe */
 	{ "inputs/environment.src.hash", SRC_TASK, "environment" },
 	{ "inputs/harness.src.hash", SRC_HARNESS, "HARNESS" },
+	/* what a standalone front hands over: outside traces, a profile made before */
+	{ "inputs/traces.src.hash", SRC_SETTING, "TRACES" },
+	{ "inputs/profile.src.hash", SRC_SETTING, "PROFILE" },
 };
 const size_t source_count = ARRAY_LEN(source_table);
 
@@ -243,11 +246,14 @@ const struct stage_def stage_table[] = {
 		.help = "resolve MODEL to its model profile (rules/profiles, PROFILES_DIR)",
 		.tool = "skillc-profile",
 		.version = V_PROFILE,
-		.inputs = { "inputs/profiles.src.hash", "inputs/user-profiles.src.hash" },
+		.inputs = { "inputs/profiles.src.hash", "inputs/user-profiles.src.hash",
+		            "inputs/profile.src.hash" },
 		.outputs = { "artifacts/static/profile.json" },
 		.settings = { "MODEL" },
 		.needs = { "MODEL" },
-		.args = { "--model $MODEL", "--profiles ^profiles",
+		.args = { "if PROFILE +skillc-profile --from $PROFILE"
+		          " --out @artifacts/static/profile.json",
+		          "--model $MODEL", "--profiles ^profiles",
 		          "--user-profiles $PROFILES_DIR",
 		          "--out @artifacts/static/profile.json" },
 	},
@@ -279,14 +285,17 @@ const struct stage_def stage_table[] = {
 		.tool = "skillc-eval",
 		.version = V_EVAL,
 		.after = { "static", "l2-image" },
-		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash", L2_STAMP },
+		.inputs = { "artifacts/static/S_static.hash", "inputs/task.src.hash", L2_STAMP,
+		            "inputs/traces.src.hash" },
 		.outputs = { "traces/%T/static/test-%N", "traces/%T/static/test-%N/trial.json" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", "AGENT_TIMEOUT" },
 		.needs = { "MODEL" },
 		.count = static_trials,
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
-		.args = { TRIAL_ARGS("static", "artifacts/static/S_static") },
+		.args = { "if TRACES +skillc-traces --import $TRACES --index %I"
+		          " --out @traces/%T/static/test-%N",
+		          TRIAL_ARGS("static", "artifacts/static/S_static") },
 	},
 	{
 		.name = "static-index",
@@ -857,7 +866,8 @@ static char *template_value(const char *name, const struct stage_ref *ref, const
 /* One word of a template: "$NAME" a setting's value, "#name" one of
  * template_values, "@path" a path in the run folder, "^path" one in the
  * rules folder, "+tool" a tool beside skillc-stage (a second command after
- * "--"); %-placeholders expanded (expand_ref). */
+ * "--", or the whole command: stage_command); %-placeholders expanded
+ * (expand_ref). */
 static char *template_word(const char *w, const struct stage_ref *ref, const struct run *r,
                            const char *bindir)
 {
@@ -911,13 +921,31 @@ static const char *template_condition(const char *entry, const struct stage_ref 
 	return holds ? end + 1 : NULL;
 }
 
+/* An entry "if NAME +tool ..." whose condition holds is the whole command
+ * (TRACES: static-eval imports instead of running a trial). */
+static const char *whole_command(const struct stage_def *s, const struct stage_ref *ref,
+                                 const struct run *r)
+{
+	for (size_t i = 0; i < ARRAY_LEN(s->args) && s->args[i]; i++) {
+		const char *a = s->args[i];
+		const char *w = strncmp(a, "if ", 3) ? NULL : template_condition(a, ref, r);
+		if (w && w[0] == '+')
+			return w;
+	}
+	return NULL;
+}
+
 void stage_command(const struct stage_ref *ref, const struct run *r, const char *bindir,
                    struct strlist *argv)
 {
 	const struct stage_def *s = ref->def;
-	strlist_push_owned(argv, path_join(bindir, s->tool));
+	const char *whole = whole_command(s, ref, r);
+	if (!whole)
+		strlist_push_owned(argv, path_join(bindir, s->tool));
 	for (size_t i = 0; i < ARRAY_LEN(s->args) && s->args[i]; i++)
-		for (const char *w = template_condition(s->args[i], ref, r); w && *w;) {
+		for (const char *w = whole ? (i ? NULL : whole)
+		                           : template_condition(s->args[i], ref, r);
+		     w && *w;) {
 			size_t n = strcspn(w, " ");
 			char *word = xstrndup(w, n);
 			strlist_push_owned(argv, template_word(word, ref, r, bindir));
