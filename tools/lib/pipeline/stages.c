@@ -770,8 +770,8 @@ static void push_copies(struct stage_ref **v, size_t *n, size_t *cap, const stru
 
 /* push_copies, and for a pooled row once per task of POOL_TASKS, each
  * named "<name>.<task>.NNN". */
-static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct stage_def *s, int round,
-		     const struct run *r)
+static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct stage_def *s,
+                     int round, const struct run *r)
 {
 	if (!s->pooled) {
 		push_copies(v, n, cap, s, round, r);
@@ -784,7 +784,8 @@ static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct 
 		for (size_t i = from; i < *n; i++) {
 			struct stage_ref *ref = &(*v)[i];
 			char *dot = strrchr(ref->name, '.');
-			char *name = xasprintf("%.*s.%s%s", (int)(dot - ref->name), ref->name, task, dot);
+			int base = (int)(dot - ref->name);
+			char *name = xasprintf("%.*s.%s%s", base, ref->name, task, dot);
 			if (strlen(name) >= sizeof ref->name)
 				BUG("target name %s is too long", name);
 			strcpy(ref->name, name);
@@ -971,8 +972,9 @@ static char *expand_target(const char *tmpl, const struct stage_ref *ref, const 
 			buf_addc(&b, *p);
 			continue;
 		}
+		const char *tasks = run_get(r, "TASKS_DIR");
 		char *v = *++p == 't' ? xstrdup(task)
-		          : *p == 'd' ? path_join(run_get(r, "TASKS_DIR"), task) : pool_set(r, task);
+		          : *p == 'd' ? path_join(tasks, task) : pool_set(r, task);
 		buf_adds(&b, v);
 		free(v);
 	}
