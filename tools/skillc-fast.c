@@ -26,7 +26,7 @@ static const char usage[] =
 	"                          [--profile FILE | --budget TOKENS]\n"
 	"       skillc-fast apply  --skill DIR --dir DIR [--profile FILE | --budget TOKENS] [--hash FILE]\n"
 	"                          [--task DIR [--leak-task DIR]... [--traces DIR [--trials N]]]\n"
-	"       score, map, apply: [--pool-traces DIR]... (another task's traces: <task>/test-NNN)\n"
+	"       score, map, apply: [--pool-traces DIR]... (other tasks' traces: <task>/test-NNN)\n"
 	"\n"
 	"score   scores every trace under --traces (test-NNN/trial.json folders, or\n"
 	"        BenchFlow runs) of the skill --skill (a skill folder, or a skills root\n"

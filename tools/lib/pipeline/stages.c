@@ -531,8 +531,8 @@ const struct stage_def stage_table[] = {
 		            "artifacts/fast/S_fast.hash" },
 		.outputs = { "artifacts/deep/round-0/best.json", "artifacts/deep/round-0/rejected.json",
 		             "artifacts/deep/round-0/decision.json" },
-		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS",
-		              "POOL_TASKS" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS",
+		              "DEEP_MAX_TRIALS", "POOL_TASKS" },
 		.gather_count = static_trials,
 		.more_inputs = deep_start_pool_inputs,
 		.args = { "start", "--run %F", "--base-source static",
@@ -624,8 +624,8 @@ const struct stage_def stage_table[] = {
 		.after = { "deep-eval" },
 		.inputs = { "artifacts/deep/round-%P/best.json", "artifacts/deep/round-%K/edit.json" },
 		.outputs = { "artifacts/deep/round-%K/look-%N.json" },
-		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS",
-		              "POOL_TASKS" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS",
+		              "DEEP_MAX_TRIALS", "POOL_TASKS" },
 		.rounds = "DEEP_ROUNDS",
 		.count = deep_extra_looks,
 		.more_inputs = deep_look_pool_inputs,
@@ -641,8 +641,8 @@ const struct stage_def stage_table[] = {
 		            "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/trials/%N.json" },
 		.outputs = { "artifacts/deep/round-%K/decision.json", "artifacts/deep/round-%K/best.json",
 		             "artifacts/deep/round-%K/rejected.json" },
-		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS",
-		              "POOL_TASKS" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS",
+		              "DEEP_MAX_TRIALS", "POOL_TASKS" },
 		.rounds = "DEEP_ROUNDS",
 		.gather_count = deep_max,
 		.more_inputs = deep_decide_pool_inputs,
@@ -752,8 +752,8 @@ static int rounds_of(const struct stage_def *s, const struct run *r)
 }
 
 /* Appends the targets of one row (one round of it, or its only copy). */
-static void push_copies(struct stage_ref **v, size_t *n, size_t *cap, const struct stage_def *s, int round,
-		     const struct run *r)
+static void push_copies(struct stage_ref **v, size_t *n, size_t *cap, const struct stage_def *s,
+                        int round, const struct run *r)
 {
 	int k = instances(s, r);
 	if (s->count && !k)
