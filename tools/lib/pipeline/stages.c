@@ -169,11 +169,12 @@ static void pool_records(const struct run *r, int round, long n, struct strlist 
 	char *task;
 	for (int k = 1; (task = pool_task(r, k)); k++, free(task))
 		for (long i = 1; i <= n; i++)
-			strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/trials/%s/%03ld.json",
-			                                  round, task, i));
+			strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/trials/%s/%03ld"
+			                                  ".json", round, task, i));
 }
 
-static void pool_static_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
+static void pool_static_inputs(const struct stage_ref *ref, const struct run *r,
+                               struct strlist *out)
 {
 	(void)ref;
 	pool_trials(r, "static", static_trials(r), out);
@@ -224,7 +225,8 @@ static void deep_decide_pool_inputs(const struct stage_ref *ref, const struct ru
 	"--harness $HARNESS --model $MODEL --runner $RUNNER", \
 	"if RUNNER=local --sandbox #sandbox", \
 	"--out @traces/%t/" stage "/test-%N --stage " stage " --index %I --of #count", \
-	"--incomplete @.incomplete --cache $CACHE_DIR", "if REQUIRE_SKILL --require-skill", TRIAL_TAIL
+	"--incomplete @.incomplete --cache $CACHE_DIR", "if REQUIRE_SKILL --require-skill", \
+	TRIAL_TAIL
 #define POOL_TRIAL_SETTINGS "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", \
 	"AGENT_TIMEOUT", "POOL_TASKS"
 
@@ -294,7 +296,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "raw-eval-pool",
-		.help = "POOL_TASKS: REPEAT trials of the raw skill in each other train task's set",
+		.help = "POOL_TASKS: REPEAT raw trials in each other train task's set",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
 		.after = { "ingest", "l2-image" },
@@ -390,7 +392,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "static-eval-pool",
-		.help = "POOL_TASKS: the static-eval trials in each other train task's set, S_static's skill in it",
+		.help = "POOL_TASKS: static-eval's trials in each other train task's set",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
 		.after = { "static", "l2-image" },
@@ -425,10 +427,12 @@ const struct stage_def stage_table[] = {
 		.after = { "static-eval" },
 		.inputs = { "traces/%T/static/test-%N/trial.json", "artifacts/static/S_static.hash" },
 		.outputs = { "artifacts/fast/scores.json", "artifacts/fast/groups.json" },
-		.settings = { "RM_API_URL", "FAST_MIN_TRACES", "FAST_TOP", "FAST_BOTTOM", "POOL_TASKS" },
+		.settings = { "RM_API_URL", "FAST_MIN_TRACES", "FAST_TOP", "FAST_BOTTOM",
+		              "POOL_TASKS" },
 		.gather_count = static_trials,
 		.more_inputs = pool_static_inputs,
-		.args = { "score", "--traces @traces/%T/static", "*pool_traces", "--trials #static_trials",
+		.args = { "score", "--traces @traces/%T/static", "*pool_traces",
+		          "--trials #static_trials",
 		          "--skill @artifacts/static/S_static", "--task %D",
 		          "--dir @artifacts/fast", "--rm-api-url $RM_API_URL",
 		          "--min-traces $FAST_MIN_TRACES", "--top $FAST_TOP",
@@ -445,7 +449,8 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/fast/map/%N.json" },
 		.settings = { "EXTERNAL_MODEL", "SKILLS", "POOL_TASKS" },
 		.count = fast_units_of,
-		.args = { FAST_ARGS("map"), "--unit %I", "--traces @traces/%T/static", "*pool_traces",
+		.args = { FAST_ARGS("map"), "--unit %I", "--traces @traces/%T/static",
+		          "*pool_traces",
 		          "--task %D", "--model $EXTERNAL_MODEL" },
 	},
 	{
@@ -497,7 +502,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-eval-pool",
-		.help = "POOL_TASKS: REPEAT trials in each other train task's set, S_fast's skill in it",
+		.help = "POOL_TASKS: REPEAT trials of S_fast in each other train task's set",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
 		.after = { "fast-apply" },
@@ -596,13 +601,13 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "deep-eval-pool",
-		.help = "POOL_TASKS: the candidate's trials in each other train task's set, as deep-eval's",
+		.help = "POOL_TASKS: deep-eval's trials in each other train task's set",
 		.tool = "skillc-deep",
 		.version = V_DEEP,
 		.needs = { "MODEL" },
 		.after = { "deep-edit" },
-		.inputs = { "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/candidate.hash",
-		            L2_STAMP },
+		.inputs = { "artifacts/deep/round-%K/edit.json",
+		            "artifacts/deep/round-%K/candidate.hash", L2_STAMP },
 		.outputs = { "artifacts/deep/round-%K/trials/%t/%N.json" },
 		.side_outputs = { "traces/%t/deep-%K/test-%N" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "AGENT_TIMEOUT",
