@@ -223,6 +223,19 @@ static int member_make(const struct ctx *c, const char *task, const char *set, c
 	return member_make_on(c, task, set, NULL, more, goal);
 }
 
+/* The tuned run's setting naming the other train tasks it pools, or NULL
+ * for one train task; caller frees. */
+static char *pool_setting(const struct ctx *c)
+{
+	if (c->sr.train.n < 2)
+		return NULL;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "POOL_TASKS=");
+	for (size_t i = 1; i < c->sr.train.n; i++)
+		buf_printf(&b, "%s%s", i > 1 ? " " : "", c->sr.train.v[i]);
+	return buf_detach(&b);
+}
+
 /* A member's status, its closing "run: <the member's own make>" replaced:
  * that command would make the member alone, outside the skill run. */
 static int member_status(const struct ctx *c, const char *task, const char *set,
@@ -347,8 +360,12 @@ static void build_record(struct ctx *c)
 			json_set_str(o, "task", t);
 			json_set_str(o, "role", l ? "test" : "train");
 			json_set_str(o, "set", raw);
-			json_set(o, "raw", where(run, "raw"));
-			if (!l) {
+			bool pooled = !l && i; /* another train task: in the tuned run */
+			json_set(o, "raw", where(pooled ? json_str(r, "tuned_run") : run, "raw"));
+			if (pooled) {
+				json_set_str(o, "pooled_in", json_str(r, "tuned_run"));
+				json_set(o, "final", cJSON_CreateNull());
+			} else if (!l) {
 				json_set_str(r, "tuned_run", run);
 				free(c->final_skill);
 				c->final_skill = final_skill(c, run);
@@ -430,7 +447,9 @@ static int work(struct ctx *c)
 {
 	const cJSON *tasks = json_get(c->record, "tasks"), *t;
 	const cJSON *train = cJSON_GetArrayItem(tasks, 0);
-	int rc = member_make(c, json_str(train, "task"), json_str(train, "set"), NULL, c->goal);
+	char *pool = pool_setting(c);
+	int rc = member_make(c, json_str(train, "task"), json_str(train, "set"), pool, c->goal);
+	free(pool);
 	bool raw = goal_in(c->goal, "eval final raw-eval raw-index ingest");
 	const char *raw_goal = !strcmp(c->goal, "ingest") ? "ingest" : "raw-index";
 	cJSON_ArrayForEach(t, tasks) if (rc == 0 && raw && !strcmp(json_str(t, "role"), "test"))
@@ -478,11 +497,14 @@ static int status(const struct ctx *c)
 	cJSON_ArrayForEach(t, json_get(c->record, "tasks")) {
 		const char *task = json_str(t, "task");
 		bool train = !strcmp(json_str(t, "role"), "train");
-		char *role = skillrun_role(t, false);
-		progressf("skill run %s: %s:", c->sr.name, role);
+		char *role = skillrun_role(t, false), *pool = train ? pool_setting(c) : NULL;
+		bool pooled = json_str(t, "pooled_in") != NULL;
+		progressf("skill run %s: %s%s", c->sr.name, role, pooled ? "" : ":");
 		free(role);
-		rc = member_status(c, task, json_str(t, "set"), NULL,
-		                   train ? NULL : "GOAL=raw-index");
+		rc = pooled ? 0
+		            : member_status(c, task, json_str(t, "set"), NULL,
+		                            train ? pool : "GOAL=raw-index");
+		free(pool);
 		worst = rc > worst ? rc : worst;
 		rc = train ? 0 : status_final(c, t, NULL);
 		worst = rc > worst ? rc : worst;
@@ -514,10 +536,13 @@ static int clean_tasks(const struct ctx *c, const cJSON *tasks, const struct run
 	int rc = 0;
 	cJSON_ArrayForEach(t, tasks) {
 		bool train = !strcmp(json_str(t, "role"), "train");
-		if (train || !strncmp(stage, "raw", 3) || !strcmp(stage, "ingest"))
+		char *pool = train ? pool_setting(c) : NULL;
+		bool pooled = json_str(t, "pooled_in") != NULL; /* cleaned with the tuned run */
+		if (!pooled && (train || !strncmp(stage, "raw", 3) || !strcmp(stage, "ingest")))
 			rc = rc ? rc
 				: member_make_on(c, json_str(t, "task"), json_str(t, "set"), on,
-			                         NULL, "clean-stage");
+			                         pool, "clean-stage");
+		free(pool);
 		if (!train && json_str(t, "final_set") && strncmp(stage, "raw", 3))
 			rc = rc ? rc
 				: member_make_on(c, json_str(t, "task"), json_str(t, "final_set"),
@@ -610,11 +635,6 @@ int main(int argc, char **argv)
 	struct err e = { 0 };
 	if (skillrun_plan(c.values, &c.sr, &e) < 0)
 		die_err(&e);
-	if (c.sr.train.n > 1)
-		die(2,
-		    "skill run: %zu train tasks: tuning over several pooled train tasks is not "
-		    "built yet; give one train task (docs/skill-runs.md)",
-		    c.sr.train.n);
 	plan_transfer(&c);
 	int rc = 0;
 	bool check = !strcmp(c.goal, "check"); /* the plan alone: make reads it before any work */

@@ -311,6 +311,18 @@ const struct stage_def stage_table[] = {
 		.args = { POOL_TRIAL_ARGS("raw", "") },
 	},
 	{
+		.name = "raw-index-pool",
+		.help = "POOL_TASKS: traces/<task>/raw/index.json of each other train task",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "raw-eval-pool" },
+		.inputs = { "traces/%t/raw/test-%N/trial.json" },
+		.outputs = { "traces/%t/raw/index.json" },
+		.gather = "REPEAT",
+		.pooled = true,
+		.args = { "@traces/%t/raw" },
+	},
+	{
 		.name = "noskill-eval",
 		.help = "REPEAT trials with no skill at all, the baseline (BASELINE=1 puts them in eval and final)",
 		.tool = "skillc-eval",
@@ -788,9 +800,9 @@ static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct 
 		push_copies(v, n, cap, s, round, r);
 		for (size_t i = from; i < *n; i++) {
 			struct stage_ref *ref = &(*v)[i];
-			char *dot = strrchr(ref->name, '.');
-			int base = (int)(dot - ref->name);
-			char *name = xasprintf("%.*s.%s%s", base, ref->name, task, dot);
+			char *dot = ref->index ? strrchr(ref->name, '.') : NULL;
+			int base = dot ? (int)(dot - ref->name) : (int)strlen(ref->name);
+			char *name = xasprintf("%.*s.%s%s", base, ref->name, task, dot ? dot : "");
 			if (strlen(name) >= sizeof ref->name)
 				BUG("target name %s is too long", name);
 			strcpy(ref->name, name);
@@ -1221,8 +1233,9 @@ void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct s
 			continue;
 		if (strstr(s->inputs[i], "%N") && !ref->index && (s->gather || s->gather_count)) {
 			long k = gathered(s, r);
-			for (int j = 1; j <= k; j++)
-				strlist_push_owned(out, expand_ref(s->inputs[i], r, j, ref->round));
+			struct stage_ref at = *ref;
+			for (at.index = 1; at.index <= k; at.index++)
+				strlist_push_owned(out, expand_target(s->inputs[i], &at, r));
 		} else {
 			strlist_push_owned(out, expand_target(s->inputs[i], ref, r));
 		}
