@@ -17,6 +17,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/proc.h"
 #include "base/versions.h"
 #include "pipeline/matrix.h"
@@ -49,7 +50,7 @@ static const char *const own[] = { "skill",     "train",      "test",         "t
 	                           "harnesses", "models",     "MATRIX" };
 
 struct ctx {
-	const char *goal;
+	char *goal;
 	cJSON *values;
 	struct strlist given;
 	struct skillrun sr;
@@ -77,22 +78,28 @@ static bool is_own(const char *name)
 static void parse(int argc, char **argv, struct ctx *c)
 {
 	memset(c, 0, sizeof *c);
-	if (argc < 2 || argv[1][0] == '-')
+	const char *given = "";
+	const struct opt rows[] = {
+		OPT_STRING("given", &given, "'NAME ...'",
+		           "the settings the command gave, passed on to the member runs"),
+		OPT_END,
+	};
+	struct strlist args = STRLIST_INIT;
+	opts_args_or_die(rows, argc, argv, 1, &args);
+	if (!args.n || strchr(args.v[0], '='))
 		die(2, "no goal given (see --help)");
-	c->goal = argv[1];
-	int i = 2;
-	if (i + 1 < argc && !strcmp(argv[i], "--given")) {
-		for (const char *s = argv[i + 1]; *s;) {
-			s += strspn(s, " ");
-			size_t n = strcspn(s, " ");
-			if (n)
-				strlist_push_owned(&c->given, xstrndup(s, n));
-			s += n;
-		}
-		i += 2;
+	c->goal = xstrdup(args.v[0]);
+	for (const char *s = given; *s;) {
+		s += strspn(s, " ");
+		size_t n = strcspn(s, " ");
+		if (n)
+			strlist_push_owned(&c->given, xstrndup(s, n));
+		s += n;
 	}
 	struct err e = { 0 };
-	if (settings_from_args(argc - i, argv + i, &c->values, &e) < 0)
+	int rc = settings_from_args((int)args.n - 1, args.v + 1, &c->values, &e);
+	strlist_free(&args);
+	if (rc < 0)
 		die_err(&e);
 	if (*val(c, "MATRIX"))
 		die(2,
@@ -655,6 +662,7 @@ int main(int argc, char **argv)
 	free(c.dir);
 	free(c.slug);
 	free(c.final_skill);
+	free(c.goal);
 	matrix_free(&c.xfer);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout: %m");
