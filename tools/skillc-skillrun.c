@@ -371,7 +371,7 @@ static void build_record(struct ctx *c)
 			json_set(o, "raw", where(pooled ? json_str(r, "tuned_run") : run, "raw"));
 			if (pooled) {
 				json_set_str(o, "pooled_in", json_str(r, "tuned_run"));
-				json_set(o, "final", cJSON_CreateNull());
+				json_set(o, "final", where(json_str(r, "tuned_run"), "final"));
 			} else if (!l) {
 				json_set_str(r, "tuned_run", run);
 				free(c->final_skill);

@@ -1,7 +1,7 @@
 #!/bin/sh
-# End-to-end: a skill run over two train tasks (docs/skill-runs.md, "Tuned
-# over several train tasks"): csv-sum tuned on tr-a and tr-b, pooled in the
-# tuned run (POOL_TASKS), judged on te-c. The test device
+# End-to-end: a skill run over two train tasks (docs/skill-runs.md, tuned
+# over several): csv-sum tuned on tr-a and tr-b, pooled in the tuned run
+# (POOL_TASKS), judged on te-c. The test device
 # (tests/helpers/skill-device.sh): a skill holding GENMARK passes in every
 # task, so deep's GENMARK edit is accepted by the exact stratified test over
 # both train tasks: each stratum 0/3 against 3/3, p = (1/C(6,3))^2 = 0.0025.
@@ -35,9 +35,13 @@ t_eq "both tasks' counts" \
 t_eq "the stratified p" "$(jq -r .statistics.p_value "$d")" 0.0025
 t_eq "tr-b's trials ran with the candidate laid over its set" \
 	"$(ls gen/tr-a--*/traces/tr-b/deep-1 | grep -c test-)" 3
-t_eq "per train task raw" \
-	"$(sum gen '[.tasks[] | select(.role == "train") | "\(.task) \(.raw.passed)/\(.raw.scored)"] | join(", ")')" \
-	"tr-a 0/3, tr-b 0/3"
+t_eq "per train task raw -> final" \
+	"$(sum gen '[.tasks[] | select(.role == "train") | "\(.task) \(.raw.passed)/\(.raw.scored) \(.final.passed)/\(.final.scored)"] | join(", ")')" \
+	"tr-a 0/3 3/3, tr-b 0/3 3/3"
+t_eq "the train figures pooled over both" "$(sum gen '"\(.train.tasks) \(.train.mean_delta)"')" "2 1"
+t_eq "each task's final trials reuse its own selection trials" \
+	"$(jq -r '.reused_from.trial | split("/") | .[-3]' gen/tr-a--*/traces/tr-?/final/test-00?/trial.json | sort | uniq -c | tr -s ' ')" \
+	"$(printf ' 3 tr-a\n 3 tr-b')"
 gen_requests=$(wc -l <"$T_TMP/gen/log.jsonl")
 t_eq "held out" "$(sum gen '[.tasks[] | select(.role == "test") | "\(.task) \(.delta)"] | join(", ")')" "te-c 1"
 t_end
