@@ -3,8 +3,9 @@
  * skillc-eval-skill is: it plans the run (pipeline/skillrun.h), composes
  * each task's skill set (the skill in place of its namesake, the rest of
  * the set raw), and makes ordinary runs of them (SKILL_SOURCE=<that set>,
- * SKILLS=<the skill>): the tuned run on the train task (raw, static,
- * fast, deep, its final evaluation), and on each test task a run of the
+ * SKILLS=<the skill>): the tuned run on the first train task (raw, static,
+ * fast, deep, its final evaluation; the other train tasks pooled in it,
+ * POOL_TASKS), and on each test task a run of the
  * raw skill and a run of S_final, trials only, so nothing of a test task
  * reaches a prompt. Then the tables of report/skillsum.h. Every step is
  * one that resumes, so running it again after a kill finishes the work. */
