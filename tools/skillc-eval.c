@@ -16,6 +16,7 @@
 #include "eval/attempts.h"
 #include "eval/job.h"
 #include "eval/publish.h"
+#include "base/fs.h"
 #include "base/log.h"
 #include "base/opts.h"
 #include "eval/runner.h"
@@ -78,12 +79,13 @@ static void check_args(struct eval_opts *o)
 }
 
 static struct eval_opts opt = { .attempts = 3 };
-static struct strlist roots = STRLIST_INIT;
+static struct strlist roots = STRLIST_INIT, overs = STRLIST_INIT;
 static long agent_timeout, handshake_timeout, deadline;
 static const struct opt rows[] = {
 	OPT_STRING("task", &opt.task, "DIR", "the task folder (task.toml, instruction.md, tests/)"),
 	OPT_EACH("skill", &opt.skills, "DIR", "a skill folder to inject (repeatable)"),
 	OPT_EACH("skills-root", &roots, "DIR", "inject every folder of DIR with a SKILL.md"),
+	OPT_EACH("skill-over", &overs, "DIR", "a skill folder replacing its namesake (or added)"),
 	OPT_BOOL("no-skill", &opt.no_skill, "inject no skill"),
 	OPT_STRING("harness", &opt.harness, "H", "agent harness; rules/harness/H.json must exist"),
 	OPT_STRING("model", &opt.model, "M", "provider/model-id"),
@@ -109,6 +111,25 @@ static const struct opt rows[] = {
 	OPT_END,
 };
 
+/* --skill-over DIR: DIR takes the place of the folder of the same name
+ * (a skill run's skill laid over another task's set), or is added. */
+static void lay_over(struct strlist *skills, const char *dir)
+{
+	char *md = path_join(dir, "SKILL.md");
+	bool ok = fs_exists(md);
+	free(md);
+	if (!ok)
+		die(2, "--skill-over %s: no SKILL.md there; give a skill folder", dir);
+	size_t k = 0;
+	for (size_t i = 0; i < skills->n; i++)
+		if (strcmp(path_base(skills->v[i]), path_base(dir)))
+			skills->v[k++] = skills->v[i];
+		else
+			free(skills->v[i]);
+	skills->n = k;
+	strlist_push(skills, dir);
+}
+
 static void parse_args(int argc, char **argv)
 {
 	struct err e = { 0, "" };
@@ -117,6 +138,9 @@ static void parse_args(int argc, char **argv)
 		if (eval_add_skills_root(&opt.skills, roots.v[i], &e) < 0)
 			die_err(&e);
 	strlist_free(&roots);
+	for (size_t i = 0; i < overs.n; i++)
+		lay_over(&opt.skills, overs.v[i]);
+	strlist_free(&overs);
 	if (opt.split && !name_is_safe(opt.split))
 		die(2, "bad --split '%s': use letters, digits, '.', '_' and '-'", opt.split);
 	opt.agent_timeout = (double)agent_timeout;

@@ -32,6 +32,7 @@ static const char usage[] =
 	"                          [--profile FILE | --budget TOKENS]\n"
 	"       skillc-fast apply  --skill DIR --dir DIR [--profile FILE | --budget TOKENS] [--hash FILE]\n"
 	"                          [--task DIR [--leak-task DIR]... [--traces DIR [--trials N]]]\n"
+	"       score, map, apply: [--pool-traces DIR]... (other tasks' traces: <task>/test-NNN)\n"
 	"\n"
 	"score   scores every trace under --traces (test-NNN/trial.json folders, or\n"
 	"        BenchFlow runs) of the skill --skill (a skill folder, or a skills root\n"
@@ -113,8 +114,9 @@ static void parse(int argc, char **argv, int from, struct fast_opts *o)
 			o->force = true;
 			continue;
 		}
-		if (!strcmp(a, "--leak-task")) {
-			strlist_push(&o->leak_tasks, std_option_value(argc, argv, &i));
+		if (!strcmp(a, "--leak-task") || !strcmp(a, "--pool-traces")) {
+			strlist_push(a[2] == 'l' ? &o->leak_tasks : &o->pool_traces,
+			             std_option_value(argc, argv, &i));
 			continue;
 		}
 		struct { const char *flag; int *slot; long min, max; } ints[] = {
@@ -324,6 +326,7 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		die_err(&e);
 	strlist_free(&o.leak_tasks);
+	strlist_free(&o.pool_traces);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout");
 	return rc;

@@ -3,8 +3,9 @@
  * skillc-eval-skill is: it plans the run (pipeline/skillrun.h), composes
  * each task's skill set (the skill in place of its namesake, the rest of
  * the set raw), and makes ordinary runs of them (SKILL_SOURCE=<that set>,
- * SKILLS=<the skill>): the tuned run on the train task (raw, static,
- * fast, deep, its final evaluation), and on each test task a run of the
+ * SKILLS=<the skill>): the tuned run on the first train task (raw, static,
+ * fast, deep, its final evaluation; the other train tasks pooled in it,
+ * POOL_TASKS), and on each test task a run of the
  * raw skill and a run of S_final, trials only, so nothing of a test task
  * reaches a prompt. Then the tables of report/skillsum.h. Every step is
  * one that resumes, so running it again after a kill finishes the work. */
@@ -17,6 +18,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/proc.h"
 #include "base/versions.h"
 #include "pipeline/matrix.h"
@@ -49,7 +51,7 @@ static const char *const own[] = { "skill",     "train",      "test",         "t
 	                           "harnesses", "models",     "MATRIX" };
 
 struct ctx {
-	const char *goal;
+	char *goal;
 	cJSON *values;
 	struct strlist given;
 	struct skillrun sr;
@@ -77,22 +79,28 @@ static bool is_own(const char *name)
 static void parse(int argc, char **argv, struct ctx *c)
 {
 	memset(c, 0, sizeof *c);
-	if (argc < 2 || argv[1][0] == '-')
+	const char *given = "";
+	const struct opt rows[] = {
+		OPT_STRING("given", &given, "'NAME ...'",
+		           "the settings the command gave, passed on to the member runs"),
+		OPT_END,
+	};
+	struct strlist args = STRLIST_INIT;
+	opts_args_or_die(rows, argc, argv, 1, &args);
+	if (!args.n || strchr(args.v[0], '='))
 		die(2, "no goal given (see --help)");
-	c->goal = argv[1];
-	int i = 2;
-	if (i + 1 < argc && !strcmp(argv[i], "--given")) {
-		for (const char *s = argv[i + 1]; *s;) {
-			s += strspn(s, " ");
-			size_t n = strcspn(s, " ");
-			if (n)
-				strlist_push_owned(&c->given, xstrndup(s, n));
-			s += n;
-		}
-		i += 2;
+	c->goal = xstrdup(args.v[0]);
+	for (const char *s = given; *s;) {
+		s += strspn(s, " ");
+		size_t n = strcspn(s, " ");
+		if (n)
+			strlist_push_owned(&c->given, xstrndup(s, n));
+		s += n;
 	}
 	struct err e = { 0 };
-	if (settings_from_args(argc - i, argv + i, &c->values, &e) < 0)
+	int rc = settings_from_args((int)args.n - 1, args.v + 1, &c->values, &e);
+	strlist_free(&args);
+	if (rc < 0)
 		die_err(&e);
 	if (*val(c, "MATRIX"))
 		die(2,
@@ -223,6 +231,19 @@ static int member_make(const struct ctx *c, const char *task, const char *set, c
 	return member_make_on(c, task, set, NULL, more, goal);
 }
 
+/* The tuned run's setting naming the other train tasks it pools, or NULL
+ * for one train task; caller frees. */
+static char *pool_setting(const struct ctx *c)
+{
+	if (c->sr.train.n < 2)
+		return NULL;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "POOL_TASKS=");
+	for (size_t i = 1; i < c->sr.train.n; i++)
+		buf_printf(&b, "%s%s", i > 1 ? " " : "", c->sr.train.v[i]);
+	return buf_detach(&b);
+}
+
 /* A member's status, its closing "run: <the member's own make>" replaced:
  * that command would make the member alone, outside the skill run. */
 static int member_status(const struct ctx *c, const char *task, const char *set,
@@ -347,8 +368,12 @@ static void build_record(struct ctx *c)
 			json_set_str(o, "task", t);
 			json_set_str(o, "role", l ? "test" : "train");
 			json_set_str(o, "set", raw);
-			json_set(o, "raw", where(run, "raw"));
-			if (!l) {
+			bool pooled = !l && i; /* another train task: in the tuned run */
+			json_set(o, "raw", where(pooled ? json_str(r, "tuned_run") : run, "raw"));
+			if (pooled) {
+				json_set_str(o, "pooled_in", json_str(r, "tuned_run"));
+				json_set(o, "final", where(json_str(r, "tuned_run"), "final"));
+			} else if (!l) {
 				json_set_str(r, "tuned_run", run);
 				free(c->final_skill);
 				c->final_skill = final_skill(c, run);
@@ -430,7 +455,9 @@ static int work(struct ctx *c)
 {
 	const cJSON *tasks = json_get(c->record, "tasks"), *t;
 	const cJSON *train = cJSON_GetArrayItem(tasks, 0);
-	int rc = member_make(c, json_str(train, "task"), json_str(train, "set"), NULL, c->goal);
+	char *pool = pool_setting(c);
+	int rc = member_make(c, json_str(train, "task"), json_str(train, "set"), pool, c->goal);
+	free(pool);
 	bool raw = goal_in(c->goal, "eval final raw-eval raw-index ingest");
 	const char *raw_goal = !strcmp(c->goal, "ingest") ? "ingest" : "raw-index";
 	cJSON_ArrayForEach(t, tasks) if (rc == 0 && raw && !strcmp(json_str(t, "role"), "test"))
@@ -478,11 +505,14 @@ static int status(const struct ctx *c)
 	cJSON_ArrayForEach(t, json_get(c->record, "tasks")) {
 		const char *task = json_str(t, "task");
 		bool train = !strcmp(json_str(t, "role"), "train");
-		char *role = skillrun_role(t, false);
-		progressf("skill run %s: %s:", c->sr.name, role);
+		char *role = skillrun_role(t, false), *pool = train ? pool_setting(c) : NULL;
+		bool pooled = json_str(t, "pooled_in") != NULL;
+		progressf("skill run %s: %s%s", c->sr.name, role, pooled ? "" : ":");
 		free(role);
-		rc = member_status(c, task, json_str(t, "set"), NULL,
-		                   train ? NULL : "GOAL=raw-index");
+		rc = pooled ? 0
+		            : member_status(c, task, json_str(t, "set"), NULL,
+		                            train ? pool : "GOAL=raw-index");
+		free(pool);
 		worst = rc > worst ? rc : worst;
 		rc = train ? 0 : status_final(c, t, NULL);
 		worst = rc > worst ? rc : worst;
@@ -514,10 +544,13 @@ static int clean_tasks(const struct ctx *c, const cJSON *tasks, const struct run
 	int rc = 0;
 	cJSON_ArrayForEach(t, tasks) {
 		bool train = !strcmp(json_str(t, "role"), "train");
-		if (train || !strncmp(stage, "raw", 3) || !strcmp(stage, "ingest"))
+		char *pool = train ? pool_setting(c) : NULL;
+		bool pooled = json_str(t, "pooled_in") != NULL; /* cleaned with the tuned run */
+		if (!pooled && (train || !strncmp(stage, "raw", 3) || !strcmp(stage, "ingest")))
 			rc = rc ? rc
 				: member_make_on(c, json_str(t, "task"), json_str(t, "set"), on,
-			                         NULL, "clean-stage");
+			                         pool, "clean-stage");
+		free(pool);
 		if (!train && json_str(t, "final_set") && strncmp(stage, "raw", 3))
 			rc = rc ? rc
 				: member_make_on(c, json_str(t, "task"), json_str(t, "final_set"),
@@ -610,11 +643,6 @@ int main(int argc, char **argv)
 	struct err e = { 0 };
 	if (skillrun_plan(c.values, &c.sr, &e) < 0)
 		die_err(&e);
-	if (c.sr.train.n > 1)
-		die(2,
-		    "skill run: %zu train tasks: tuning over several pooled train tasks is not "
-		    "built yet; give one train task (docs/skill-runs.md)",
-		    c.sr.train.n);
 	plan_transfer(&c);
 	int rc = 0;
 	bool check = !strcmp(c.goal, "check"); /* the plan alone: make reads it before any work */
@@ -635,6 +663,7 @@ int main(int argc, char **argv)
 	free(c.dir);
 	free(c.slug);
 	free(c.final_skill);
+	free(c.goal);
 	matrix_free(&c.xfer);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout: %m");

@@ -90,9 +90,6 @@ out=$($SK -n $(run bad gen) train=tr-a "$SPLIT_ARGS" final 2>&1)
 t_eq "make -n: exit" $? 2
 t_contains "make -n: refused, runs nothing" "$out" "make -n and -q do not take a skill run"
 t_check "nothing made" test ! -e bad
-out=$($SK $(run bad gen) tasks="tr-a te-b te-c" SPLIT=0.2 final 2>&1)
-t_eq "two train tasks: exit" $? 2
-t_contains "says what is missing" "$out" "tuning over several pooled train tasks is not built yet"
 t_end
 
 t_begin "status shows the train and test tasks; clean-stage works per stage"

@@ -172,6 +172,26 @@ int deep_step_final(const struct deep_opts *o, struct err *e)
 
 /* ---------------------------------------------------------------- final trials */
 
+/* The task of a trial folder .../<task>/<stage>/test-NNN. Caller frees. */
+static char *task_of(const char *trial)
+{
+	char *stage = path_dir(trial ? trial : ""), *task = path_dir(stage);
+	char *name = xstrdup(path_base(task));
+	free(stage);
+	free(task);
+	return name;
+}
+
+/* Both trials are of one task: a pooled best.json holds every task's. */
+static bool same_task(const char *a, const char *b)
+{
+	char *x = task_of(a), *y = task_of(b);
+	bool same = !strcmp(x, y);
+	free(x);
+	free(y);
+	return same;
+}
+
 /* The selection trial of best that final trial o->index reuses: when
  * S_final is the last accepted round's candidate (its SKILL.md), that
  * round's trial of the same index; NULL for a fresh trial. */
@@ -190,7 +210,8 @@ static int selection_trial(const struct deep_opts *o, const cJSON *best, const c
 	    strcmp(fm, json_str(best, "skill_md_hash")))
 		return rc;
 	for (const cJSON *r = json_get(best, "trials")->child; r; r = r->next)
-		if ((int)json_num(r, "index", 0) == o->index && json_bool(r, "needed", false))
+		if ((int)json_num(r, "index", 0) == o->index && json_bool(r, "needed", false) &&
+		    same_task(json_str(r, "trial"), o->trial))
 			*src = r;
 	return 0;
 }

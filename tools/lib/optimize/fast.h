@@ -19,6 +19,7 @@ struct fast_opts {
 	int trials, min_traces, top, bottom, unit, units, max_patches, max_parallel;
 	long budget; /* 0: the profile's, else 5000 tokens */
 	struct strlist leak_tasks; /* apply: more tasks the leakage guard holds out */
+	struct strlist pool_traces; /* more tasks' traces folders (traces/<task>/static) */
 	bool force;
 };
 

@@ -92,6 +92,12 @@ static int load_traces(const struct fast_opts *o, int count, const struct pkgset
 	pkgset_names(set, &names);
 	struct trace_opts to = { count, &names };
 	int rc = traces_load(o->traces, &to, ts, e);
+	for (size_t i = 0; rc == 0 && i < o->pool_traces.n; i++) {
+		/* traces/<task>/static: named <task>/test-NNN */
+		char *up = path_dir(o->pool_traces.v[i]);
+		rc = traces_load_more(o->pool_traces.v[i], path_base(up), &to, ts, e);
+		free(up);
+	}
 	strlist_free(&names);
 	return rc;
 }

@@ -94,6 +94,25 @@ int traces_load(const char *dir, const struct trace_opts *o, struct trace_set *o
 	return o->count > 0 ? load_counted(dir, o->count, out, e) : load_any(dir, o, out, e);
 }
 
+int traces_load_more(const char *dir, const char *prefix, const struct trace_opts *o,
+                     struct trace_set *out, struct err *e)
+{
+	struct trace_set more;
+	if (traces_load(dir, o, &more, e) < 0) {
+		traces_free(&more);
+		return -1;
+	}
+	out->v = xrealloc(out->v, (out->n + more.n) * sizeof *out->v);
+	for (size_t i = 0; i < more.n; i++) {
+		struct trace *t = &out->v[out->n++];
+		*t = more.v[i];
+		t->name = xasprintf("%s/%s", prefix, more.v[i].name);
+		free(more.v[i].name);
+	}
+	free(more.v);
+	return 0;
+}
+
 void traces_free(struct trace_set *s)
 {
 	for (size_t i = 0; i < s->n; i++) {

@@ -38,6 +38,10 @@ struct trace_opts {
  * when it cannot be read, a required trial is missing, or it holds no
  * trial at all. out is freed with traces_free even on error. */
 int traces_load(const char *dir, const struct trace_opts *o, struct trace_set *out, struct err *e);
+/* traces_load's traces of dir appended to out, each named "<prefix>/<name>"
+ * (another task's traces: test-001 is in each task). */
+int traces_load_more(const char *dir, const char *prefix, const struct trace_opts *o,
+                     struct trace_set *out, struct err *e);
 void traces_free(struct trace_set *s);
 const struct trace *traces_find(const struct trace_set *s, const char *name);
 /* How many traces are scorable. */

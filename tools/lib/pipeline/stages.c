@@ -129,6 +129,82 @@ static void deep_decide_inputs(const struct stage_ref *ref, const struct run *r,
 		strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/look-%03d.json", ref->round, j));
 }
 
+/* ---- a skill run's other train tasks (POOL_TASKS, docs/skill-runs.md) */
+
+/* The K-th task of POOL_TASKS (from 1), or NULL past the last; caller frees. */
+static char *pool_task(const struct run *r, int k)
+{
+	char *copy = xstrdup(run_get(r, "POOL_TASKS")), *found = NULL, *save = NULL;
+	int i = 0;
+	for (char *w = strtok_r(copy, " ,", &save); w && !found; w = strtok_r(NULL, " ,", &save))
+		if (++i == k)
+			found = xstrdup(w);
+	free(copy);
+	return found;
+}
+
+/* A pooled task's set: SKILL_SOURCE's sibling of that name (the skill run's
+ * sets/raw/<task>), else the task's own skills. */
+static char *pool_set(const struct run *r, const char *task)
+{
+	const char *src = run_get(r, "SKILL_SOURCE");
+	if (*src) {
+		char *up = path_dir(src), *set = path_join(up, task);
+		free(up);
+		return set;
+	}
+	return xasprintf("%s/%s/environment/skills", run_get(r, "TASKS_DIR"), task);
+}
+
+/* Each pooled task's trials of a stage: traces/<task>/<stage>/test-NNN/trial.json. */
+static void pool_trials(const struct run *r, const char *stage, long n, struct strlist *out)
+{
+	char t[TRIAL_NAME_MAX], *task;
+	for (int k = 1; (task = pool_task(r, k)); k++, free(task))
+		for (long i = 1; i <= n; i++)
+			strlist_push_owned(out, xasprintf("traces/%s/%s/%s/trial.json", task, stage,
+			                                  trial_name(i, t)));
+}
+
+/* Each pooled task's candidate records of round K: trials/<task>/NNN.json. */
+static void pool_records(const struct run *r, int round, long n, struct strlist *out)
+{
+	char *task;
+	for (int k = 1; (task = pool_task(r, k)); k++, free(task))
+		for (long i = 1; i <= n; i++)
+			strlist_push_owned(out, xasprintf("artifacts/deep/round-%d/trials/%s/%03ld"
+			                                  ".json", round, task, i));
+}
+
+static void pool_static_inputs(const struct stage_ref *ref, const struct run *r,
+                               struct strlist *out)
+{
+	(void)ref;
+	pool_trials(r, "static", static_trials(r), out);
+}
+
+static void deep_start_pool_inputs(const struct stage_ref *ref, const struct run *r,
+                                   struct strlist *out)
+{
+	deep_start_inputs(ref, r, out);
+	pool_trials(r, "static", static_trials(r), out);
+	pool_trials(r, "fast", run_get_int(r, "REPEAT"), out);
+}
+
+static void deep_look_pool_inputs(const struct stage_ref *ref, const struct run *r,
+                                  struct strlist *out)
+{
+	deep_look_inputs(ref, r, out);
+	pool_records(r, ref->round, look_trials(r, ref->index), out);
+}
+
+static void deep_decide_pool_inputs(const struct stage_ref *ref, const struct run *r,
+                                    struct strlist *out)
+{
+	deep_decide_inputs(ref, r, out);
+	pool_records(r, ref->round, deep_max(r), out);
+}
+
 /* Argument templates shared by several rows (stage_def.args). */
 #define ONLY_ARGS "if SKILLS --only $SKILLS" /* the skills of the set a stage may change */
 #define FAST_ARGS(step) \
@@ -146,6 +222,16 @@ static void deep_decide_inputs(const struct stage_ref *ref, const struct run *r,
 	"--deadline #deadline", "if #env_file --env-file $ENV_FILE"
 #define TRIAL_ARGS(stage, skill) TRIAL_HEAD(stage, "--skills-root @" skill), \
 	"if REQUIRE_SKILL --require-skill", TRIAL_TAIL
+/* One trial of a pooled task: its set with the stage's skills laid over it
+ * ("*over:DIR": DIR/<each of SKILLS>), into traces/<that task>/<stage>/. */
+#define POOL_TRIAL_ARGS(stage, over) "--task %d --skills-root %s", over, \
+	"--harness $HARNESS --model $MODEL --runner $RUNNER", \
+	"if RUNNER=local --sandbox #sandbox", \
+	"--out @traces/%t/" stage "/test-%N --stage " stage " --index %I --of #count", \
+	"--incomplete @.incomplete --cache $CACHE_DIR", "if REQUIRE_SKILL --require-skill", \
+	TRIAL_TAIL
+#define POOL_TRIAL_SETTINGS "HARNESS", "MODEL", "RUNNER", "SANDBOX", "REQUIRE_SKILL", \
+	"AGENT_TIMEOUT", "POOL_TASKS"
 
 const struct stage_def stage_table[] = {
 	{
@@ -210,6 +296,34 @@ const struct stage_def stage_table[] = {
 		.outputs = { "traces/%T/raw/index.json" },
 		.gather = "REPEAT",
 		.args = { "@traces/%T/raw" },
+	},
+	{
+		.name = "raw-eval-pool",
+		.help = "POOL_TASKS: REPEAT raw trials in each other train task's set",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.after = { "ingest", "l2-image" },
+		.inputs = { "inputs/skill.hash", L2_STAMP },
+		.outputs = { "traces/%t/raw/test-%N", "traces/%t/raw/test-%N/trial.json" },
+		.settings = { POOL_TRIAL_SETTINGS },
+		.needs = { "MODEL" },
+		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
+		.pooled = true,
+		.args = { POOL_TRIAL_ARGS("raw", "") },
+	},
+	{
+		.name = "raw-index-pool",
+		.help = "POOL_TASKS: traces/<task>/raw/index.json of each other train task",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "raw-eval-pool" },
+		.inputs = { "traces/%t/raw/test-%N/trial.json" },
+		.outputs = { "traces/%t/raw/index.json" },
+		.gather = "REPEAT",
+		.pooled = true,
+		.args = { "@traces/%t/raw" },
 	},
 	{
 		.name = "noskill-eval",
@@ -298,6 +412,22 @@ const struct stage_def stage_table[] = {
 		          TRIAL_ARGS("static", "artifacts/static/S_static") },
 	},
 	{
+		.name = "static-eval-pool",
+		.help = "POOL_TASKS: static-eval's trials in each other train task's set",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.after = { "static", "l2-image" },
+		.inputs = { "artifacts/static/S_static.hash", L2_STAMP },
+		.outputs = { "traces/%t/static/test-%N", "traces/%t/static/test-%N/trial.json" },
+		.settings = { POOL_TRIAL_SETTINGS },
+		.needs = { "MODEL" },
+		.count = static_trials,
+		.timeout = "TRIAL_TIMEOUT",
+		.remote = true,
+		.pooled = true,
+		.args = { POOL_TRIAL_ARGS("static", "*over:artifacts/static/S_static") },
+	},
+	{
 		.name = "static-index",
 		.help = "traces/<task>/static/index.json: every static trial, normalized",
 		.tool = "skillc-traces",
@@ -318,9 +448,12 @@ const struct stage_def stage_table[] = {
 		.after = { "static-eval" },
 		.inputs = { "traces/%T/static/test-%N/trial.json", "artifacts/static/S_static.hash" },
 		.outputs = { "artifacts/fast/scores.json", "artifacts/fast/groups.json" },
-		.settings = { "RM_API_URL", "FAST_MIN_TRACES", "FAST_TOP", "FAST_BOTTOM" },
+		.settings = { "RM_API_URL", "FAST_MIN_TRACES", "FAST_TOP", "FAST_BOTTOM",
+		              "POOL_TASKS" },
 		.gather_count = static_trials,
-		.args = { "score", "--traces @traces/%T/static", "--trials #static_trials",
+		.more_inputs = pool_static_inputs,
+		.args = { "score", "--traces @traces/%T/static", "*pool_traces",
+		          "--trials #static_trials",
 		          "--skill @artifacts/static/S_static", "--task %D",
 		          "--dir @artifacts/fast", "--rm-api-url $RM_API_URL",
 		          "--min-traces $FAST_MIN_TRACES", "--top $FAST_TOP",
@@ -335,9 +468,10 @@ const struct stage_def stage_table[] = {
 		.after = { "fast-score" },
 		.inputs = { "artifacts/fast/groups.json", "artifacts/static/S_static.hash", "inputs/task.src.hash" },
 		.outputs = { "artifacts/fast/map/%N.json" },
-		.settings = { "EXTERNAL_MODEL", "SKILLS" },
+		.settings = { "EXTERNAL_MODEL", "SKILLS", "POOL_TASKS" },
 		.count = fast_units_of,
 		.args = { FAST_ARGS("map"), "--unit %I", "--traces @traces/%T/static",
+		          "*pool_traces",
 		          "--task %D", "--model $EXTERNAL_MODEL" },
 	},
 	{
@@ -366,10 +500,12 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/fast/S_fast", "artifacts/fast/S_fast.hash", "artifacts/fast/report.json",
 		             "artifacts/fast/report.md" },
 		.gather_count = static_trials,
-		.settings = { "SKILLS" },
+		.more_inputs = pool_static_inputs,
+		.settings = { "SKILLS", "POOL_TASKS" },
 		.args = { FAST_ARGS("apply"), "--profile @artifacts/static/profile.json",
 		          /* the leakage guard: the held-out files and the verifier output */
-		          "--task %D", "--traces @traces/%T/static", "--trials #static_trials" },
+		          "--task %D", "*leak_tasks", "--traces @traces/%T/static", "*pool_traces",
+		          "--trials #static_trials" },
 	},
 	{
 		.name = "fast-eval",
@@ -384,6 +520,21 @@ const struct stage_def stage_table[] = {
 		.repeat = "REPEAT",
 		.timeout = "TRIAL_TIMEOUT",
 		.args = { TRIAL_ARGS("fast", "artifacts/fast/S_fast") },
+	},
+	{
+		.name = "fast-eval-pool",
+		.help = "POOL_TASKS: REPEAT trials of S_fast in each other train task's set",
+		.tool = "skillc-eval",
+		.version = V_EVAL,
+		.after = { "fast-apply" },
+		.inputs = { "artifacts/fast/S_fast.hash", L2_STAMP },
+		.outputs = { "traces/%t/fast/test-%N", "traces/%t/fast/test-%N/trial.json" },
+		.settings = { POOL_TRIAL_SETTINGS },
+		.needs = { "MODEL" },
+		.repeat = "REPEAT",
+		.timeout = "TRIAL_TIMEOUT",
+		.pooled = true,
+		.args = { POOL_TRIAL_ARGS("fast", "*over:artifacts/fast/S_fast") },
 	},
 	{
 		.name = "fast-index",
@@ -406,14 +557,16 @@ const struct stage_def stage_table[] = {
 		            "artifacts/fast/S_fast.hash" },
 		.outputs = { "artifacts/deep/round-0/best.json", "artifacts/deep/round-0/rejected.json",
 		             "artifacts/deep/round-0/decision.json" },
-		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS",
+		              "DEEP_MAX_TRIALS", "POOL_TASKS" },
 		.gather_count = static_trials,
-		.more_inputs = deep_start_inputs,
+		.more_inputs = deep_start_pool_inputs,
 		.args = { "start", "--run %F", "--base-source static",
 		          "--base-skill artifacts/static/S_static",
 		          "--base-trials traces/%T/static", "--base-count #static_trials",
 		          "--cand-source fast", "--cand-skill artifacts/fast/S_fast",
-		          "--cand-trials traces/%T/fast", "--cand-count $REPEAT", RULE_ARGS },
+		          "--cand-trials traces/%T/fast", "--cand-count $REPEAT", "*pool_start",
+		          RULE_ARGS },
 	},
 	{
 		.name = "deep-score",
@@ -444,7 +597,7 @@ const struct stage_def stage_table[] = {
 		.rounds = "DEEP_ROUNDS",
 		.args = { "edit", "--run %F", "--round %K", "--task %D",
 		          "--model $EXTERNAL_MODEL", "--profile @artifacts/static/profile.json",
-		          ONLY_ARGS },
+		          ONLY_ARGS, "*leak_tasks" },
 	},
 	{
 		.name = "deep-eval",
@@ -468,6 +621,28 @@ const struct stage_def stage_table[] = {
 		          TRIAL_ARGS("deep-%K", "artifacts/deep/round-%K/candidate") },
 	},
 	{
+		.name = "deep-eval-pool",
+		.help = "POOL_TASKS: deep-eval's trials in each other train task's set",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.needs = { "MODEL" },
+		.after = { "deep-edit" },
+		.inputs = { "artifacts/deep/round-%K/edit.json",
+		            "artifacts/deep/round-%K/candidate.hash", L2_STAMP },
+		.outputs = { "artifacts/deep/round-%K/trials/%t/%N.json" },
+		.side_outputs = { "traces/%t/deep-%K/test-%N" },
+		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "AGENT_TIMEOUT",
+		              "POOL_TASKS", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
+		.rounds = "DEEP_ROUNDS",
+		.count = deep_max,
+		.more_inputs = deep_eval_inputs,
+		.timeout = "TRIAL_TIMEOUT",
+		.pooled = true,
+		.args = { "trial --run %F --round %K --index %I --trial @traces/%t/deep-%K/test-%N",
+		          "--of-task %t", RULE_ARGS, "-- +skillc-eval",
+		          POOL_TRIAL_ARGS("deep-%K", "*over:artifacts/deep/round-%K/candidate") },
+	},
+	{
 		.name = "deep-look",
 		.help = "the decision rule after each batch of trials but the last: accept, reject or more trials",
 		.tool = "skillc-deep",
@@ -475,11 +650,12 @@ const struct stage_def stage_table[] = {
 		.after = { "deep-eval" },
 		.inputs = { "artifacts/deep/round-%P/best.json", "artifacts/deep/round-%K/edit.json" },
 		.outputs = { "artifacts/deep/round-%K/look-%N.json" },
-		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS",
+		              "DEEP_MAX_TRIALS", "POOL_TASKS" },
 		.rounds = "DEEP_ROUNDS",
 		.count = deep_extra_looks,
-		.more_inputs = deep_look_inputs,
-		.args = { "look", "--run %F", "--round %K", "--look %I", RULE_ARGS },
+		.more_inputs = deep_look_pool_inputs,
+		.args = { "look", "--run %F", "--round %K", "--look %I", "*pool_names", RULE_ARGS },
 	},
 	{
 		.name = "deep-decide",
@@ -491,11 +667,12 @@ const struct stage_def stage_table[] = {
 		            "artifacts/deep/round-%K/edit.json", "artifacts/deep/round-%K/trials/%N.json" },
 		.outputs = { "artifacts/deep/round-%K/decision.json", "artifacts/deep/round-%K/best.json",
 		             "artifacts/deep/round-%K/rejected.json" },
-		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS", "DEEP_MAX_TRIALS" },
+		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS",
+		              "DEEP_MAX_TRIALS", "POOL_TASKS" },
 		.rounds = "DEEP_ROUNDS",
 		.gather_count = deep_max,
-		.more_inputs = deep_decide_inputs,
-		.args = { "decide", "--run %F", "--round %K", RULE_ARGS },
+		.more_inputs = deep_decide_pool_inputs,
+		.args = { "decide", "--run %F", "--round %K", "*pool_names", RULE_ARGS },
 	},
 	{
 		.name = "deep-final",
@@ -537,6 +714,38 @@ const struct stage_def stage_table[] = {
 		.outputs = { "traces/%T/final/index.json" },
 		.gather_count = final_repeat,
 		.args = { "@traces/%T/final" },
+	},
+	{
+		.name = "final-eval-pool",
+		.help = "POOL_TASKS: final-eval's trials in each other train task's set",
+		.tool = "skillc-deep",
+		.version = V_DEEP,
+		.needs = { "MODEL" },
+		.after = { "deep-final" },
+		.inputs = { "artifacts/deep/S_final.hash", "artifacts/deep/round-%R/best.json",
+		            L2_STAMP },
+		.outputs = { "traces/%t/final/test-%N", "traces/%t/final/test-%N/trial.json" },
+		.settings = { POOL_TRIAL_SETTINGS, "FINAL_FRESH" },
+		.count = final_repeat,
+		.timeout = "TRIAL_TIMEOUT",
+		.pooled = true,
+		.args = { "final-trial --run %F --rounds $DEEP_ROUNDS --index %I",
+		          "--trial @traces/%t/final/test-%N", "if FINAL_FRESH --fresh",
+		          "-- +skillc-eval",
+		          POOL_TRIAL_ARGS("final", "*over:artifacts/deep/S_final"),
+		          "--split final" },
+	},
+	{
+		.name = "final-index-pool",
+		.help = "POOL_TASKS: traces/<task>/final/index.json of each other train task",
+		.tool = "skillc-traces",
+		.version = V_TRACES,
+		.after = { "final-eval-pool" },
+		.inputs = { "traces/%t/final/test-%N/trial.json" },
+		.outputs = { "traces/%t/final/index.json" },
+		.gather_count = final_repeat,
+		.pooled = true,
+		.args = { "@traces/%t/final" },
 	},
 };
 const size_t stage_count = ARRAY_LEN(stage_table);
@@ -601,8 +810,8 @@ static int rounds_of(const struct stage_def *s, const struct run *r)
 }
 
 /* Appends the targets of one row (one round of it, or its only copy). */
-static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct stage_def *s, int round,
-		     const struct run *r)
+static void push_copies(struct stage_ref **v, size_t *n, size_t *cap, const struct stage_def *s,
+                        int round, const struct run *r)
 {
 	int k = instances(s, r);
 	if (s->count && !k)
@@ -614,6 +823,33 @@ static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct 
 		}
 		memset(&(*v)[*n], 0, sizeof **v);
 		ref_init(&(*v)[(*n)++], s, round, j, k);
+	}
+}
+
+/* push_copies, and for a pooled row once per task of POOL_TASKS, each
+ * named "<name>.<task>.NNN". */
+static void push_row(struct stage_ref **v, size_t *n, size_t *cap, const struct stage_def *s,
+                     int round, const struct run *r)
+{
+	if (!s->pooled) {
+		push_copies(v, n, cap, s, round, r);
+		return;
+	}
+	char *task;
+	for (int k = 1; (task = pool_task(r, k)); k++, free(task)) {
+		size_t from = *n;
+		push_copies(v, n, cap, s, round, r);
+		for (size_t i = from; i < *n; i++) {
+			struct stage_ref *ref = &(*v)[i];
+			char *dot = ref->index ? strrchr(ref->name, '.') : NULL;
+			int base = dot ? (int)(dot - ref->name) : (int)strlen(ref->name);
+			char *name = xasprintf("%.*s.%s%s", base, ref->name, task, dot ? dot : "");
+			if (strlen(name) >= sizeof ref->name)
+				BUG("target name %s is too long", name);
+			strcpy(ref->name, name);
+			free(name);
+			ref->pool = k;
+		}
 	}
 }
 
@@ -712,7 +948,9 @@ int stage_round_of(const char *name)
 bool stage_ref_depends_on(const struct stage_ref *a, const struct stage_ref *up)
 {
 	if (a->def == up->def)
-		return a->round > up->round || (a->round == up->round && (a->index == up->index || !a->index || !up->index));
+		return a->round > up->round ||
+		       (a->round == up->round && a->pool == up->pool &&
+		        (a->index == up->index || !a->index || !up->index));
 	if (a->def->rounds && up->def->rounds && a->round != up->round)
 		return a->round > up->round;
 	return stage_depends_on(a->def, up->def);
@@ -777,6 +1015,72 @@ static char *expand_ref(const char *tmpl, const struct run *r, int index, int ro
 		}
 	}
 	return buf_detach(&b);
+}
+
+/* expand_ref for a target: in a pooled row's copy, %t is its task's name,
+ * %d that task's folder and %s its set (stage_def.pooled). */
+static char *expand_target(const char *tmpl, const struct stage_ref *ref, const struct run *r)
+{
+	char *task = ref->pool ? pool_task(r, ref->pool) : NULL;
+	if (!task)
+		return expand_ref(tmpl, r, ref->index, ref->round);
+	struct buf b = BUF_INIT;
+	for (const char *p = tmpl; *p; p++) {
+		if (p[0] != '%' || !p[1] || !strchr("tds", p[1])) {
+			buf_addc(&b, *p);
+			continue;
+		}
+		const char *tasks = run_get(r, "TASKS_DIR");
+		char *v = *++p == 't' ? xstrdup(task)
+		          : *p == 'd' ? path_join(tasks, task) : pool_set(r, task);
+		buf_adds(&b, v);
+		free(v);
+	}
+	char *x = expand_ref(b.data ? b.data : "", r, ref->index, ref->round);
+	buf_free(&b);
+	free(task);
+	return x;
+}
+
+/* An args word "*name": several words, per task of POOL_TASKS ("pool_traces":
+ * --pool-traces of its static trials, "leak_tasks": --leak-task, "pool_start":
+ * deep start's pair, "pool_names": --pool-task) or "over:DIR": --skill-over
+ * DIR/<skill> for each of SKILLS. */
+static void pool_words(const char *w, const struct stage_ref *ref, const struct run *r,
+                       struct strlist *argv)
+{
+	if (!strncmp(w, "over:", 5)) {
+		char *rel = expand_target(w + 5, ref, r), *dir = path_join(r->dir, rel);
+		char *skills = xstrdup(run_get(r, "SKILLS")), *save = NULL;
+		for (char *k = strtok_r(skills, " ,", &save); k; k = strtok_r(NULL, " ,", &save)) {
+			strlist_push(argv, "--skill-over");
+			strlist_push_owned(argv, path_join(dir, k));
+		}
+		free(skills);
+		free(dir);
+		free(rel);
+		return;
+	}
+	char *t;
+	for (int k = 1; (t = pool_task(r, k)); k++, free(t)) {
+		if (!strcmp(w, "pool_traces")) {
+			strlist_push(argv, "--pool-traces");
+			strlist_push_owned(argv, xasprintf("%s/traces/%s/static", r->dir, t));
+		} else if (!strcmp(w, "leak_tasks")) {
+			strlist_push(argv, "--leak-task");
+			strlist_push_owned(argv, path_join(run_get(r, "TASKS_DIR"), t));
+		} else if (!strcmp(w, "pool_start")) {
+			strlist_push(argv, "--pool-base-trials");
+			strlist_push_owned(argv, xasprintf("traces/%s/static", t));
+			strlist_push(argv, "--pool-cand-trials");
+			strlist_push_owned(argv, xasprintf("traces/%s/fast", t));
+		} else if (!strcmp(w, "pool_names")) {
+			strlist_push(argv, "--pool-task");
+			strlist_push(argv, t);
+		} else {
+			BUG("stage %s: no pool word *%s", ref->def->name, w);
+		}
+	}
 }
 
 /* ---- the texts a template names with '#' that a setting alone cannot say */
@@ -878,7 +1182,7 @@ static char *template_word(const char *w, const struct stage_ref *ref, const str
 	if (w[0] == '+')
 		return path_join(bindir, w + 1);
 	bool in_run = w[0] == '@', in_rules = w[0] == '^';
-	char *x = expand_ref(w + (in_run || in_rules), r, ref->index, ref->round);
+	char *x = expand_target(w + (in_run || in_rules), ref, r);
 	if (!in_run && !in_rules)
 		return x;
 	char *path = path_join(in_run ? r->dir : r->rules_dir, x);
@@ -948,7 +1252,10 @@ void stage_command(const struct stage_ref *ref, const struct run *r, const char 
 		     w && *w;) {
 			size_t n = strcspn(w, " ");
 			char *word = xstrndup(w, n);
-			strlist_push_owned(argv, template_word(word, ref, r, bindir));
+			if (word[0] == '*')
+				pool_words(word + 1, ref, r, argv);
+			else
+				strlist_push_owned(argv, template_word(word, ref, r, bindir));
 			free(word);
 			w += n + (w[n] == ' ');
 		}
@@ -986,10 +1293,11 @@ void stage_ref_inputs(const struct stage_ref *ref, const struct run *r, struct s
 			continue;
 		if (strstr(s->inputs[i], "%N") && !ref->index && (s->gather || s->gather_count)) {
 			long k = gathered(s, r);
-			for (int j = 1; j <= k; j++)
-				strlist_push_owned(out, expand_ref(s->inputs[i], r, j, ref->round));
+			struct stage_ref at = *ref;
+			for (at.index = 1; at.index <= k; at.index++)
+				strlist_push_owned(out, expand_target(s->inputs[i], &at, r));
 		} else {
-			strlist_push_owned(out, expand_ref(s->inputs[i], r, ref->index, ref->round));
+			strlist_push_owned(out, expand_target(s->inputs[i], ref, r));
 		}
 	}
 	if (s->more_inputs)
@@ -1000,14 +1308,14 @@ void stage_ref_outputs(const struct stage_ref *ref, const struct run *r, struct 
 {
 	const struct stage_def *s = ref->def;
 	for (size_t i = 0; i < ARRAY_LEN(s->outputs) && s->outputs[i]; i++)
-		strlist_push_owned(out, expand_ref(s->outputs[i], r, ref->index, ref->round));
+		strlist_push_owned(out, expand_target(s->outputs[i], ref, r));
 }
 
 void stage_ref_side_outputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	const struct stage_def *s = ref->def;
 	for (size_t i = 0; i < ARRAY_LEN(s->side_outputs) && s->side_outputs[i]; i++)
-		strlist_push_owned(out, expand_ref(s->side_outputs[i], r, ref->index, ref->round));
+		strlist_push_owned(out, expand_target(s->side_outputs[i], ref, r));
 }
 
 int stage_depends_on(const struct stage_def *s, const struct stage_def *up)

@@ -97,6 +97,11 @@ struct stage_def {
 	 * value "#name" is not empty, "if NAME=a|b ..." when the setting is
 	 * one of those. */
 	const char *args[20];
+	/* One copy per task of POOL_TASKS (a skill run's other train tasks),
+	 * named "<name>.<task>.NNN": in its paths %t is that task's name, %d
+	 * its folder, %s its skill set (SKILL_SOURCE's sibling folder of that
+	 * name). An args word "*name" is several words (stages.c pool_words). */
+	bool pooled;
 };
 
 /* One make target: a stage, or one instance of a repeated stage. */
@@ -105,6 +110,7 @@ struct stage_ref {
 	int index;       /* 1..count for a repeated stage, else 0 */
 	int count;       /* instances of a repeated stage, else 0 */
 	int round;       /* 1..DEEP_ROUNDS for a round stage, else 0 */
+	int pool;        /* 1..: the task of POOL_TASKS of a pooled stage, else 0 */
 	char name[96];   /* "ingest", "raw-eval.003": names status/<name>.json, logs/<name>.log */
 };
 

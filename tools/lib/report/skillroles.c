@@ -8,6 +8,8 @@
 char *skillrun_role(const cJSON *t, bool final)
 {
 	const char *task = json_str(t, "task"), *role = json_str(t, "role");
+	if (role && !strcmp(role, "train") && json_str(t, "pooled_in"))
+		return xasprintf("train task %s, pooled in the tuned run (its trials there)", task);
 	if (role && !strcmp(role, "train"))
 		return xasprintf("train task %s, tuned here (raw to final)", task);
 	if (!final)
