@@ -116,13 +116,15 @@ static void test_an_altered_journal(void)
 	char *a = path_join(dir, "a");
 	struct stat st;
 	CHECK(lstat(a, &st) == 0);
+	unsigned long long ino = (unsigned long long)st.st_ino;
+	long long size = (long long)st.st_size;
 	char was[64], now[64];
-	snprintf(was, sizeof was, "E %llu %lld ", (unsigned long long)st.st_ino, (long long)st.st_size);
-	snprintf(now, sizeof now, "E %llu %lld ", (unsigned long long)st.st_ino, (long long)st.st_size + 1);
+	snprintf(was, sizeof was, "E %llu %lld ", ino, size);
+	snprintf(now, sizeof now, "E %llu %lld ", ino, size + 1);
 	edit_journal(was, now);
 	CHECK_INT(probe(), 0);
 	CHECK_INT(record(), 1);
-	snprintf(now, sizeof now, "E %llu x%lld ", (unsigned long long)st.st_ino, (long long)st.st_size);
+	snprintf(now, sizeof now, "E %llu x%lld ", ino, size);
 	edit_journal(was, now);
 	CHECK_INT(probe(), 0);
 	CHECK_INT(record(), 1);
