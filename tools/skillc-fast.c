@@ -75,7 +75,6 @@ static int env_int(const char *name, int fallback)
 
 static void defaults(struct fast_opts *o)
 {
-	memset(o, 0, sizeof *o);
 	o->rm_url = getenv("RM_API_URL");
 	o->model = getenv("EXTERNAL_MODEL");
 	o->min_traces = env_int("FAST_MIN_TRACES", 6);
@@ -85,57 +84,68 @@ static void defaults(struct fast_opts *o)
 	o->max_parallel = 3;
 }
 
-static const char **string_slot(struct fast_opts *o, const char *a)
-{
-	return !strcmp(a, "--traces")         ? &o->traces
-	       : !strcmp(a, "--skill")        ? &o->skill
-	       : !strcmp(a, "--dir")          ? &o->dir
-	       : !strcmp(a, "--task")         ? &o->task
-	       : !strcmp(a, "--rm-api-url")   ? &o->rm_url
-	       : !strcmp(a, "--model")        ? &o->model
-	       : !strcmp(a, "--profile")      ? &o->profile
-	       : !strcmp(a, "--hash")         ? &o->hash
-	       : !strcmp(a, "--output")       ? &o->output
-	       : !strcmp(a, "--only")         ? &o->only
-					      : NULL;
-}
+static struct fast_opts fast;
 
-static void parse(int argc, char **argv, int from, struct fast_opts *o)
-{
-	defaults(o);
-	for (int i = from; i < argc; i++) {
-		const char *a = argv[i];
-		const char **s = string_slot(o, a);
-		if (s) {
-			*s = std_option_value(argc, argv, &i);
-			continue;
-		}
-		if (!strcmp(a, "--force")) {
-			o->force = true;
-			continue;
-		}
-		if (!strcmp(a, "--leak-task") || !strcmp(a, "--pool-traces")) {
-			strlist_push(a[2] == 'l' ? &o->leak_tasks : &o->pool_traces,
-			             std_option_value(argc, argv, &i));
-			continue;
-		}
-		struct { const char *flag; int *slot; long min, max; } ints[] = {
-			{ "--trials", &o->trials, 1, 100000 },     { "--min-traces", &o->min_traces, 1, 100000 },
-			{ "--top", &o->top, 1, 100 },              { "--bottom", &o->bottom, 1, 100 },
-			{ "--unit", &o->unit, 1, 1000 },           { "--units", &o->units, 1, 1000 },
-			{ "--max-patches", &o->max_patches, 0, 100 }, { "--max-parallel", &o->max_parallel, 1, 64 },
-		};
-		size_t k = 0;
-		while (k < ARRAY_LEN(ints) && strcmp(a, ints[k].flag))
-			k++;
-		if (k < ARRAY_LEN(ints))
-			*ints[k].slot = (int)std_option_long(a, std_option_value(argc, argv, &i), ints[k].min, ints[k].max);
-		else if (!strcmp(a, "--budget"))
-			o->budget = std_option_long(a, std_option_value(argc, argv, &i), 1, 100000000);
-		else
-			die(2, "unknown option '%s' (see --help)", a);
-	}
-}
+/* The rows every step shares, then each step's own: a step takes only its
+ * rows (TOOL STEP --help lists them). */
+#define SKILL_ROW \
+	OPT_STRING("skill", &fast.skill, "DIR", "the skill folder, or a skills root holding a set")
+#define DIR_ROW \
+	OPT_STRING("dir", &fast.dir, "DIR", "the stage's folder (scores, groups, map, S_fast)")
+#define ONLY_ROW OPT_STRING("only", &fast.only, "SKILLS", "change only these skills of the set")
+#define TASK_ROW \
+	OPT_STRING("task", &fast.task, "DIR", "the task (instruction; apply: leakage guard)")
+#define TRACES_ROW \
+	OPT_STRING("traces", &fast.traces, "DIR", "test-NNN/trial.json folders, or BenchFlow runs")
+#define POOL_ROW \
+	OPT_EACH("pool-traces", &fast.pool_traces, "DIR", "another task's traces, repeated")
+#define TRIALS_ROW \
+	OPT_SMALL("trials", &fast.trials, 1, 100000, "N", "take exactly test-001..test-N")
+#define MODEL_ROW OPT_STRING("model", &fast.model, "M", "the compiler's model (provider/model-id)")
+#define RM_ROW OPT_STRING("rm-api-url", &fast.rm_url, "URL", "AgentRM's address ($RM_API_URL)")
+#define PICK_ROWS \
+	OPT_SMALL("min-traces", &fast.min_traces, 1, 100000, "N", "fewest traces (6)"), \
+	OPT_SMALL("top", &fast.top, 1, 100, "N", "top units (3)"), \
+	OPT_SMALL("bottom", &fast.bottom, 1, 100, "N", "bottom units (3)")
+#define PATCHES_ROW \
+	OPT_SMALL("max-patches", &fast.max_patches, 0, 100, "N", "most patches (4)")
+#define PROFILE_ROW \
+	OPT_STRING("profile", &fast.profile, "FILE", "the target model's profile (budget)")
+#define BUDGET_ROW \
+	OPT_WHOLE("budget", &fast.budget, 1, 100000000, "TOKENS", "budget without a profile (5000)")
+
+static const struct opt front_rows[] = {
+	TRACES_ROW, SKILL_ROW, MODEL_ROW,
+	OPT_STRING("output", &fast.output, "DIR", "where the run and its links go (fast-<skill>)"),
+	OPT_SMALL("max-parallel", &fast.max_parallel, 1, 64, "N", "map calls at once (3)"),
+	RM_ROW, TASK_ROW, PROFILE_ROW, ONLY_ROW, PICK_ROWS, PATCHES_ROW,
+	OPT_BOOL("force", &fast.force, "forget the stage and ask the models again"),
+	OPT_END,
+};
+static const struct opt score_rows[] = {
+	TRACES_ROW, POOL_ROW, TRIALS_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, RM_ROW, PICK_ROWS,
+	OPT_END,
+};
+static const struct opt map_rows[] = {
+	OPT_SMALL("unit", &fast.unit, 1, 1000, "N", "the unit of groups.json to ask about"),
+	TRACES_ROW, POOL_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, MODEL_ROW, OPT_END,
+};
+static const struct opt reduce_rows[] = {
+	OPT_SMALL("units", &fast.units, 1, 1000, "N", "how many map/NNN.json to merge"),
+	SKILL_ROW, DIR_ROW, ONLY_ROW, MODEL_ROW, PATCHES_ROW, PROFILE_ROW, BUDGET_ROW, OPT_END,
+};
+static const struct opt apply_rows[] = {
+	SKILL_ROW, DIR_ROW, ONLY_ROW, PROFILE_ROW, BUDGET_ROW,
+	OPT_STRING("hash", &fast.hash, "FILE", "where S_fast's tree hash goes (DIR/S_fast.hash)"),
+	TASK_ROW,
+	OPT_EACH("leak-task", &fast.leak_tasks, "DIR", "another held-out task, repeated"),
+	TRACES_ROW, POOL_ROW, TRIALS_ROW, OPT_END,
+};
+/* "" is the front (no step): its rows are in --help too. */
+static const struct opt_cmd cmds[] = {
+	{ "", front_rows },         { "score", score_rows }, { "map", map_rows },
+	{ "reduce", reduce_rows },  { "apply", apply_rows }, OPT_CMD_END,
+};
 
 /* NAME=value onto the make command; bad values exit 2 naming the option. */
 static void set(struct strlist *mk, const char *name, const char *value, const char *opt)
@@ -301,32 +311,31 @@ static int run_front(const struct fast_opts *o)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_FAST);
+	opts_cmds_std(argc, argv, usage, cmds, V_FAST);
 	if (argc < 2)
-		die(2, "missing arguments: a step (score, map, reduce, apply) or --traces DIR --skill DIR (see --help)");
-	struct fast_opts o;
+		die(2, "missing arguments: a step (score, map, reduce, apply) or --traces DIR "
+		       "--skill DIR (see --help)");
+	defaults(&fast);
 	struct err e = { 0 };
 	int rc;
 	const char *cmd = argv[1];
 	if (cmd[0] == '-') {
-		parse(argc, argv, 1, &o);
-		rc = run_front(&o);
-		strlist_free(&o.leak_tasks);
-		if (fflush(stdout) != 0 || ferror(stdout))
-			die(1, "cannot write to stdout");
-		return rc;
+		opts_parse_or_die(front_rows, argc, argv, 1, NULL);
+		rc = run_front(&fast);
 	} else {
-		parse(argc, argv, 2, &o);
-		rc = !strcmp(cmd, "score")    ? fast_step_score(&o, &e)
-		     : !strcmp(cmd, "map")    ? fast_step_map(&o, &e)
-		     : !strcmp(cmd, "reduce") ? fast_step_reduce(&o, &e)
-		     : !strcmp(cmd, "apply")  ? fast_step_apply(&o, &e)
-					      : (die(2, "unknown step '%s': score, map, reduce or apply (see --help)", cmd), 2);
+		const struct opt_cmd *c = *cmd ? opts_cmd_find(cmds, cmd) : NULL;
+		if (!c)
+			die(2, "unknown step '%s': score, map, reduce or apply (see --help)", cmd);
+		opts_parse_or_die(c->rows, argc, argv, 2, NULL);
+		rc = !strcmp(cmd, "score")    ? fast_step_score(&fast, &e)
+		     : !strcmp(cmd, "map")    ? fast_step_map(&fast, &e)
+		     : !strcmp(cmd, "reduce") ? fast_step_reduce(&fast, &e)
+		                              : fast_step_apply(&fast, &e);
+		if (rc < 0)
+			die_err(&e);
 	}
-	if (rc < 0)
-		die_err(&e);
-	strlist_free(&o.leak_tasks);
-	strlist_free(&o.pool_traces);
+	strlist_free(&fast.leak_tasks);
+	strlist_free(&fast.pool_traces);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout");
 	return rc;

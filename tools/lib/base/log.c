@@ -186,19 +186,3 @@ void opts_cmds_std(int argc, char **argv, const char *usage, const struct opt_cm
 	}
 }
 
-const char *std_option_value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		die(2, "%s needs a value (see --help)", argv[*i]);
-	return argv[++*i];
-}
-
-long std_option_long(const char *option, const char *value, long min, long max)
-{
-	char *end;
-	errno = 0;
-	long n = strtol(value, &end, 10);
-	if (errno || *end || end == value || n < min || n > max)
-		die(2, "%s wants a whole number from %ld to %ld, not '%s'", option, min, max, value);
-	return n;
-}

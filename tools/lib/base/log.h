@@ -56,11 +56,5 @@ void opts_args_or_die(const struct opt *rows, int argc, char **argv, int start,
  * prints its rows, else every subcommand's (opts_help_cmds). */
 void opts_cmds_std(int argc, char **argv, const char *usage, const struct opt_cmd *cmds,
                    const char *version);
-/* The value after the option argv[*i], advancing *i; without one, dies
- * with exit 2: "<option> needs a value (see --help)". */
-const char *std_option_value(int argc, char **argv, int *i);
-/* The option's value as a whole number in [min, max]; otherwise dies with
- * exit 2: "<option> wants a whole number from min to max, not '<value>'". */
-long std_option_long(const char *option, const char *value, long min, long max);
 
 #endif

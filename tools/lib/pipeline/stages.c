@@ -1592,6 +1592,8 @@ void stages_affected_by(const char *setting, struct strlist *out)
 
 bool stage_wanted(const struct stage_def *s, const struct run *r)
 {
+	if (s->pooled && !*run_get(r, "POOL_TASKS"))
+		return false; /* no other train task: the row has no target */
 	return !s->wanted_if || run_get_int(r, s->wanted_if) == 1;
 }
 

@@ -176,7 +176,8 @@ bool stage_needs(const struct stage_def *s, const struct run *r, const char *set
 /* True when a stage the goal takes cannot run without the setting (its row's `needs`). */
 bool goal_needs(const char *goal, const struct run *r, const char *setting);
 
-/* Whether goals eval and final take stage s in this run (wanted_if). */
+/* Whether goals eval and final take stage s in this run (wanted_if; a
+ * pooled row only with POOL_TASKS). */
 bool stage_wanted(const struct stage_def *s, const struct run *r);
 
 /* "ingest, raw-eval, ...; with RUNNER=local SANDBOX=docker: l1-image,
