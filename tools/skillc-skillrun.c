@@ -76,15 +76,16 @@ static bool is_own(const char *name)
 	return false;
 }
 
+static const char *given = "";
+static const struct opt rows[] = {
+	OPT_STRING("given", &given, "'NAME ...'",
+	           "the settings the command gave, passed on to the member runs"),
+	OPT_END,
+};
+
 static void parse(int argc, char **argv, struct ctx *c)
 {
 	memset(c, 0, sizeof *c);
-	const char *given = "";
-	const struct opt rows[] = {
-		OPT_STRING("given", &given, "'NAME ...'",
-		           "the settings the command gave, passed on to the member runs"),
-		OPT_END,
-	};
 	struct strlist args = STRLIST_INIT;
 	opts_args_or_die(rows, argc, argv, 1, &args);
 	if (!args.n || strchr(args.v[0], '='))
@@ -636,7 +637,7 @@ static int run_goal(struct ctx *c)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, V_SKILLRUN);
+	opts_std(argc, argv, usage, rows, V_SKILLRUN);
 	log_speak_as("skillc"); /* it speaks for make, as skillc-rules does */
 	struct ctx c;
 	parse(argc, argv, &c);
