@@ -1225,18 +1225,14 @@ static const char *template_condition(const char *entry, const struct stage_ref 
 	return holds ? end + 1 : NULL;
 }
 
-/* An entry "if NAME +tool ..." whose condition holds is the whole command
- * (TRACES: static-eval imports instead of running a trial). */
+/* A first entry "if NAME +tool ..." whose condition holds is the whole
+ * command (TRACES: static-eval imports instead of running a trial). */
 static const char *whole_command(const struct stage_def *s, const struct stage_ref *ref,
                                  const struct run *r)
 {
-	for (size_t i = 0; i < ARRAY_LEN(s->args) && s->args[i]; i++) {
-		const char *a = s->args[i];
-		const char *w = strncmp(a, "if ", 3) ? NULL : template_condition(a, ref, r);
-		if (w && w[0] == '+')
-			return w;
-	}
-	return NULL;
+	const char *a = s->args[0];
+	const char *w = a && !strncmp(a, "if ", 3) ? template_condition(a, ref, r) : NULL;
+	return w && w[0] == '+' ? w : NULL;
 }
 
 void stage_command(const struct stage_ref *ref, const struct run *r, const char *bindir,

@@ -95,7 +95,9 @@ struct stage_def {
 	 * task folder), %F (the run folder). An entry "if NAME ..." counts
 	 * only when the setting is set (not empty; a number: not 0) or the
 	 * value "#name" is not empty, "if NAME=a|b ..." when the setting is
-	 * one of those. */
+	 * one of those. A first entry "if NAME +tool ..." whose condition
+	 * holds is the whole command, in place of the tool and the rest
+	 * (TRACES: static-eval imports; PROFILE: profile reads a file). */
 	const char *args[20];
 	/* One copy per task of POOL_TASKS (a skill run's other train tasks),
 	 * named "<name>.<task>.NNN": in its paths %t is that task's name, %d
