@@ -5,7 +5,7 @@
 # tools' mains (tools/*.c), each folder of tools/lib/, tools/gen/ and
 # tests/{unit,fuzz,helpers}/; shell (.sh) in tests/ and bench/. A folder's
 # own files only. Read from git (git grep -c), so the work tree is not
-# touched. Figures only (docs/internals/layout.md, "Code size").
+# touched. Figures only (docs/internals/layout.md#code-size).
 set -eu
 base=${1:-e588035}
 head=${2:-HEAD}

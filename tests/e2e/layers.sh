@@ -34,6 +34,23 @@ t_contains "a header without its folder" "$out" "eval/bare.c:1: #include \"util.
 t_eq "the allowed include is not reported" "$(printf '%s\n' "$out" | grep -c 'base/util.h')" 0
 t_end
 
+# files of one folder and of two folders that include one another
+mkdir -p "$L/skill/c" && rm -f "$L/skill/ok.c" "$L/eval/bare.c" "$L/base/fs.c"
+printf '#include "skill/b.h"\n' >"$L/skill/a.c"
+printf '#include "base/util.h"\n#include "skill/a.h"\n' >"$L/skill/b.h"
+printf '#include "skill/c.h"\n' >"$L/skill/x.h"
+printf '#include "eval/y.h"\n' >"$L/skill/c.c"
+printf '#include "skill/x.h"\n' >"$L/eval/y.h"
+printf '#include "skill/a.h"\n' >"$L/eval/z.c"
+t_begin "check-layers fails on files that include one another in a circle, in a folder or across"
+out=$("$T_ROOT/tools/gen/check-layers" "$L" 2>&1)
+t_eq "exit" $? 1
+t_contains "a.c and b.h named" "$out" "skill/a -> skill/b -> skill/a ($L/skill/a.c:1 includes skill/b.h; $L/skill/b.h:2 includes skill/a.h)"
+t_contains "the longer circle across folders" "$out" "includes eval/y.h; "
+t_eq "one line a circle (output: $out)" "$(printf '%s\n' "$out" | grep -c 'a circle of includes')" 2
+t_eq "a file that only includes is in no circle" "$(printf '%s\n' "$out" | grep -c 'eval/z')" 0
+t_end
+
 t_begin "library code never exits: no die(), exit() or abort() in tools/lib (BUG() for a programmer error)"
 # log.c and util.c define die, the oom stop and BUG; a child after fork ends with _exit
 hits=$(cd "$T_ROOT/tools/lib" && grep -n -E '(^|[^_a-z])(die|die_err|exit|abort)\(' */*.c |

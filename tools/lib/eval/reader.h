@@ -10,7 +10,7 @@
 #include <cJSON.h>
 
 #include "eval/harness.h"
-#include "eval/trial.h"
+#include "eval/trialrec.h"
 
 enum cand_kind { C_BENCHFLOW, C_HARBOR, C_FLAT, C_HARBOR_JOB, C_UNKNOWN };
 

@@ -1,8 +1,8 @@
-/* trialrec.c — the small parts of trial.h that trial.c and the readers
- * (benchflow.c, harbor.c, reader.c) both use: outcome names, JSON lines,
+/* trialrec.c — the small parts that trial.c and the readers (benchflow.c,
+ * harbor.c, reader.c) both use (trialrec.h): outcome names, JSON lines,
  * times. Their own file so that trial.c calls the readers and no reader
  * calls back into trial.c. */
-#include "eval/trial.h"
+#include "eval/trialrec.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "skill/parse.h"
+#include "skill/skilldoc.h"
 
 /* ---- lines ------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
 
 #include "skill/frontmatter.h"
 #include "skill/skilldoc.h"
-#include "skill/validate.h"
+#include "skill/findings.h"
 
 /* A SKILL.md larger than this is not read (skills are a few KB). */
 #define CHECK_FILE_MAX (16u << 20)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "skill/parse.h"
+#include "skill/skilldoc.h"
 
 static void splice(struct sd_edits *ed, size_t off, size_t len, const char *text, size_t n)
 {

@@ -24,6 +24,7 @@
 
 #include "base/unicode.h"
 #include "skill/parse.h"
+#include "skill/skilldoc.h"
 
 /* ---- the literal and reference patterns ------------------------------- */
 

@@ -14,6 +14,7 @@
 #include "base/strmap.h"
 #include "base/unicode.h"
 #include "skill/checker.h"
+#include "skill/validate.h"
 
 /* Keys Claude Code reads that the spec does not define. */
 static const char *const claude_code_keys[] = {

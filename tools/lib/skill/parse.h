@@ -16,7 +16,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "skill/skilldoc.h"
+#include "base/util.h"
+
+struct skilldoc;   /* skilldoc.h: each file of the parser includes it too, */
+struct sd_literal; /* so this header points one way (tools/gen/check-layers) */
 
 /* Appends val to a growable array (arr, n, cap). */
 #define SD_PUSH(arr, n, cap, val) do { \

@@ -9,6 +9,7 @@
 
 #include "base/unicode.h"
 #include "skill/parse.h"
+#include "skill/skilldoc.h"
 
 /* Decodes one code point, or U+FFFD for one invalid byte. */
 static uint32_t decode_safe(const char *s, size_t n, size_t *len)

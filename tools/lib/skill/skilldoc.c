@@ -5,6 +5,7 @@
 
 #include "base/unicode.h"
 #include "skill/parse.h"
+#include "skill/skilldoc.h"
 
 struct skilldoc *sd_parse(const char *bytes, size_t len)
 {
