@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/fs.h"
 #include "base/log.h"
 #include "base/opts.h"
 #include "base/versions.h"
@@ -32,18 +31,9 @@ int main(int argc, char **argv)
 	opts_std(argc, argv, usage, none, V_AUDIT);
 	struct strlist paths, runs = STRLIST_INIT;
 	opts_args_or_die(none, argc, argv, 1, &paths);
-	for (size_t i = 0; i < paths.n; i++) {
-		if (!fs_is_dir(paths.v[i]))
-			die(2, "'%s' is not a folder: give a run folder or a results folder",
-			    paths.v[i]);
-		size_t before = runs.n;
-		results_find_runs(paths.v[i], 2, &runs);
-		if (runs.n == before)
-			die(2, "no runs under %s: no traces/ folder found (run make eval first)",
-			    paths.v[i]);
-	}
-	if (!paths.n)
-		die(2, "give a run folder or a results folder (see --help)");
+	struct err e = { 0, "" };
+	if (results_runs_under(&paths, &runs, &e) < 0)
+		die_err(&e);
 	struct audit_totals tot = { 0 };
 	struct buf out = BUF_INIT;
 	for (size_t i = 0; i < runs.n; i++)

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fs.h"
 #include "base/log.h"
 #include "base/opts.h"
 #include "base/versions.h"
@@ -63,17 +62,9 @@ int main(int argc, char **argv)
 	struct strlist paths = rest.args;
 	for (int i = rest.dashdash; i && i < argc; i++)
 		strlist_push(&paths, argv[i]);
-	if (!paths.n)
-		die(2, "give a run folder or a results folder (see --help)");
 	struct strlist runs = STRLIST_INIT;
-	for (size_t i = 0; i < paths.n; i++) {
-		if (!fs_is_dir(paths.v[i]))
-			die(2, "'%s' is not a folder: give a run folder or a results folder", paths.v[i]);
-		results_find_runs(paths.v[i], 2, &runs);
-	}
-	if (!runs.n)
-		die(2, "no runs under %s%s: no traces/ folder found (run make eval first)", paths.v[0],
-		    paths.n > 1 ? " ..." : "");
+	if (results_runs_under(&paths, &runs, &e) < 0)
+		die_err(&e);
 	struct results_table tb = { 0 };
 	results_build(&tb, &runs, NULL);
 	struct buf out = BUF_INIT;

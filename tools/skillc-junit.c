@@ -35,23 +35,15 @@ int main(int argc, char **argv)
 	opts_std(argc, argv, usage, rows, V_JUNIT);
 	struct strlist paths;
 	opts_args_or_die(rows, argc, argv, 1, &paths);
-	if (!paths.n)
-		die(2, "give a run folder or a results folder (see --help)");
 	if (!out && paths.n > 1)
 		die(2, "several folders given: say where the report goes with --out FILE");
 	struct strlist runs = STRLIST_INIT;
-	for (size_t i = 0; i < paths.n; i++) {
-		if (!fs_is_dir(paths.v[i]))
-			die(2, "'%s' is not a folder: give a run folder or a results folder", paths.v[i]);
-		results_find_runs(paths.v[i], 2, &runs);
-	}
-	if (!runs.n)
-		die(2, "no runs under %s%s: no traces/ folder found (run make eval first)", paths.v[0],
-		    paths.n > 1 ? " ..." : "");
+	struct err e = { 0, "" };
+	if (results_runs_under(&paths, &runs, &e) < 0)
+		die_err(&e);
 	struct results_table tb = { 0 };
 	results_build(&tb, &runs, NULL);
 	char *path = out ? xstrdup(out) : path_join(paths.v[0], "junit.xml");
-	struct err e = { 0, "" };
 	if (junit_write(path, &tb, &e) < 0)
 		die_err(&e);
 	long failures = 0, errors = 0;

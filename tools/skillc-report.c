@@ -49,11 +49,7 @@ int main(int argc, char **argv)
 		die(2, "give a run folder or a results folder (see --help)");
 	struct err e = { 0, "" };
 	struct routes routes = ROUTES_INIT;
-	char *rpath = routes_locate(NULL);
-	bool priced = fs_exists(rpath) && routes_load(&routes, rpath, &e) == 0;
-	if (!priced && fs_exists(rpath))
-		warnf("%s; trials without a runner cost are shown as unknown", e.msg);
-	free(rpath);
+	bool priced = routes_load_prices(&routes, true);
 	int changed = 0;
 	size_t pages = 0;
 	for (size_t i = 0; i < paths.n; i++) {

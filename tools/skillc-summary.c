@@ -104,13 +104,8 @@ static void parse_args(int argc, char **argv)
 static void build_table(const struct strlist *runs, const struct strlist *jobs,
                         struct results_table *tb)
 {
-	struct err e = { 0, "" };
 	struct routes routes = ROUTES_INIT;
-	char *rpath = routes_locate(NULL);
-	bool priced = fs_exists(rpath) && routes_load(&routes, rpath, &e) == 0;
-	if (!priced && fs_exists(rpath))
-		warnf("%s; trials without a runner cost are shown as unknown", e.msg);
-	free(rpath);
+	bool priced = routes_load_prices(&routes, true);
 	results_build(tb, runs, priced ? &routes : NULL);
 	import_harbor(tb, jobs, priced ? &routes : NULL);
 	routes_free(&routes);

@@ -78,20 +78,7 @@ static void bf_durations(struct ctx *c, const cJSON *res, const char *rollout)
 /* The job's summary.json: BenchFlow writes it when the job finished. */
 static void bf_job_summary(struct ctx *c, const char *rollout)
 {
-	char *job = tr_dir_of(rollout), *sp = path_join(job, "summary.json");
-	struct err e;
-	bool there = fs_exists(sp);
-	cJSON *sum = there ? json_read_file(sp, &e) : NULL;
-	char *rel = tr_rel_to(c->base, sp);
-	if (!there)
-		tr_problem(c, "no job summary: %s is missing (the run did not finish)", rel);
-	else if (!sum)
-		tr_problem(c, "%s is not valid JSON (truncated)", rel);
-	tr_set_file(c, "summary", there ? sp : NULL);
-	free(rel);
-	cJSON_Delete(sum);
-	free(sp);
-	free(job);
+	cJSON_Delete(tr_read_job_file(c, rollout, "summary.json"));
 }
 
 /* "tokens": the agent's own count, else the LLM trajectory's, else null. */

@@ -188,19 +188,15 @@ static void hb_durations(struct ctx *c, const cJSON *res)
 /* The job's result.json is final once finished_at is set. */
 static void hb_job_summary(struct ctx *c, const char *dir)
 {
-	char *job = tr_dir_of(dir), *jp = path_join(job, "result.json");
-	struct err e;
-	cJSON *jr = fs_exists(jp) ? json_read_file(jp, &e) : NULL;
-	char *rel = tr_rel_to(c->base, jp);
-	if (!jr)
-		tr_problem(c, "no job summary: %s is missing or not JSON", rel);
-	else if (!json_str(jr, "finished_at"))
+	cJSON *jr = tr_read_job_file(c, dir, "result.json");
+	if (jr && !json_str(jr, "finished_at")) {
+		char *job = tr_dir_of(dir), *jp = path_join(job, "result.json"), *rel = tr_rel_to(c->base, jp);
 		tr_problem(c, "job %s has no finished_at (the run did not finish)", rel);
-	tr_set_file(c, "summary", jr ? jp : NULL);
-	free(rel);
+		free(rel);
+		free(jp);
+		free(job);
+	}
 	cJSON_Delete(jr);
-	free(jp);
-	free(job);
 }
 
 /* agent/trajectory.json: an agent that never ran leaves none. Returns

@@ -101,16 +101,21 @@ static char *default_incomplete(const char *out_abs)
 	return r;
 }
 
+void eval_job_set_who(const struct eval_job *j, cJSON *o)
+{
+	json_set_str(o, "task", j->task);
+	json_set_str(o, "task_hash", j->task_hash);
+	json_set_str(o, "skill_hash", j->skill_hash);
+	json_set_str(o, "harness", j->o->harness);
+	json_set_str(o, "model", j->o->model);
+	json_set_str(o, "runner", j->o->runner);
+}
+
 static cJSON *make_identity(const struct eval_job *j)
 {
 	cJSON *id = cJSON_CreateObject();
 	json_set_num(id, "format", TRIAL_FORMAT);
-	json_set_str(id, "task", j->task);
-	json_set_str(id, "task_hash", j->task_hash);
-	json_set_str(id, "skill_hash", j->skill_hash);
-	json_set_str(id, "harness", j->o->harness);
-	json_set_str(id, "model", j->o->model);
-	json_set_str(id, "runner", j->o->runner);
+	eval_job_set_who(j, id);
 	cJSON *set = cJSON_CreateObject();
 	json_set_str(set, "sandbox", j->o->sandbox);
 	if (j->o->image) /* its tag is its content key: a rebuilt image of the same content is the same */

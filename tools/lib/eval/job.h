@@ -47,6 +47,10 @@ int eval_add_skills_root(struct strlist *skills, const char *root, struct err *e
 int eval_job_setup(struct eval_job *j, struct eval_opts *o, struct err *e);
 void eval_job_free(struct eval_job *j);
 
+/* The trial's task, its hashes, harness, model and runner into o: the
+ * identity the key is made of and trial.json both carry them. */
+void eval_job_set_who(const struct eval_job *j, cJSON *o);
+
 /* The hard limit of the whole trial in seconds: --deadline, else
  * 2 * agent timeout + 900, else 14400. */
 double eval_deadline(const struct eval_opts *o);

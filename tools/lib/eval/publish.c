@@ -26,12 +26,7 @@ static void stamp_trial(const struct eval_job *j, cJSON *t, bool reused)
 	json_set_num(t, "format", TRIAL_FORMAT);
 	json_set_str(t, "key", j->key);
 	json_set(t, "identity", cJSON_Duplicate(j->identity, true));
-	json_set_str(t, "task", j->task);
-	json_set_str(t, "task_hash", j->task_hash);
-	json_set_str(t, "skill_hash", j->skill_hash);
-	json_set_str(t, "harness", j->o->harness);
-	json_set_str(t, "model", j->o->model);
-	json_set_str(t, "runner", j->o->runner);
+	eval_job_set_who(j, t);
 	json_set_str(t, "stage", j->stage);
 	json_set_num(t, "index", (double)j->o->index);
 	json_set_str(t, "test", j->test);

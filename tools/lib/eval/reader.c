@@ -61,6 +61,24 @@ void tr_problem(struct ctx *c, const char *fmt, ...)
 	buf_free(&b);
 }
 
+cJSON *tr_read_job_file(struct ctx *c, const char *dir, const char *name)
+{
+	char *job = tr_dir_of(dir), *p = path_join(job, name);
+	struct err e;
+	bool there = fs_exists(p);
+	cJSON *v = there ? json_read_file(p, &e) : NULL;
+	char *rel = tr_rel_to(c->base, p);
+	if (!there)
+		tr_problem(c, "no job summary: %s is missing (the run did not finish)", rel);
+	else if (!v)
+		tr_problem(c, "%s is not valid JSON (truncated)", rel);
+	tr_set_file(c, "summary", there ? p : NULL);
+	free(rel);
+	free(p);
+	free(job);
+	return v;
+}
+
 void tr_set_file(struct ctx *c, const char *key, const char *path)
 {
 	cJSON *files = json_get(c->t, "files");

@@ -52,6 +52,11 @@ void tr_set_str_or_null(cJSON *obj, const char *key, const char *s);
 /* path relative to base; the folder of path; callers free */
 char *tr_rel_to(const char *base, const char *path);
 char *tr_dir_of(const char *path);
+/* The job folder's own file name (BenchFlow's summary.json, Harbor's
+ * result.json) of the trial folder dir, as files.summary; a problem when it
+ * is missing (the run did not finish) or not JSON. Returns it parsed
+ * (caller frees), or NULL. */
+cJSON *tr_read_job_file(struct ctx *c, const char *dir, const char *name);
 /* A data problem of the trial (it makes the trial incomplete). */
 void tr_problem(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* files.<key> = path relative to base, or null */

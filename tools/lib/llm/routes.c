@@ -10,6 +10,7 @@
 #include "base/datadir.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/log.h"
 
 static const char *const route_fields[] = {
 	"base_url", "api", "key_env", "key_required", "headers", "timeout", "connect_timeout",
@@ -414,4 +415,15 @@ char *routes_locate(const char *explicit_path)
 		free(shipped);
 	}
 	return xstrdup(p);
+}
+
+bool routes_load_prices(struct routes *r, bool warn)
+{
+	struct err e = { 0, "" };
+	char *path = routes_locate(NULL);
+	bool priced = fs_exists(path) && routes_load(r, path, &e) == 0;
+	if (!priced && warn && fs_exists(path))
+		warnf("%s; trials without a runner cost are shown as unknown", e.msg);
+	free(path);
+	return priced;
 }

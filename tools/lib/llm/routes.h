@@ -83,4 +83,9 @@ bool route_cached_price(const struct route *rt, const char *model, double *cache
  * (<bindir>/../rules/ or <bindir>/../share/skillc/rules/). Caller frees. */
 char *routes_locate(const char *explicit_path);
 
+/* Loads the routes file routes_locate(NULL) names, for prices: true when it
+ * exists and loads. When it exists but does not load and warn is set, a
+ * warning names why (trials without a runner cost are then unknown). */
+bool routes_load_prices(struct routes *r, bool warn);
+
 #endif

@@ -5,12 +5,22 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/envlist.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/pyjson.h"
 #include "base/redact.h"
 
 const char local_sandbox_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+void local_sandbox_env(struct strlist *env)
+{
+	envlist_set(env, "HOME", "/root");
+	envlist_set(env, "USER", "root");
+	envlist_set(env, "PATH", local_sandbox_path);
+	envlist_set(env, "LANG", "C.UTF-8");
+	envlist_set(env, "TMPDIR", "/tmp");
+}
 
 void agent_outcome_error(struct agent_outcome *a, const char *category, const char *fmt, ...)
 {

@@ -23,6 +23,9 @@
 
 /* The PATH of every process in the sandbox: the host's system folders. */
 extern const char local_sandbox_path[];
+/* HOME, USER, PATH, LANG and TMPDIR of a process in the bubblewrap sandbox
+ * (a container has its image's own), as BenchFlow sets them. */
+void local_sandbox_env(struct strlist *env);
 
 /* skillc-local's options (docs/local.md#command-line). */
 struct local_opts {

@@ -217,12 +217,8 @@ int local_setup_env(struct local_trial *t, struct err *e)
 {
 	struct strlist *env = &t->box.agent_env;
 	if (t->box.mode != SANDBOX_CONTAINER) { /* a container has its image's own */
-		envlist_set(env, "HOME", "/root");
-		envlist_set(env, "USER", "root");
+		local_sandbox_env(env);
 		envlist_set(env, "LOGNAME", "root");
-		envlist_set(env, "PATH", local_sandbox_path);
-		envlist_set(env, "LANG", "C.UTF-8");
-		envlist_set(env, "TMPDIR", "/tmp");
 	}
 	envlist_set(env, "TERM", "dumb");
 	if (t->box.share_net || t->box.mode == SANDBOX_CONTAINER)

@@ -195,13 +195,8 @@ static int provide_tests(struct local_trial *t, char **copy, struct err *e)
  * the image's own ENV). */
 static void verifier_env(const struct task *task, bool container, struct strlist *env)
 {
-	if (!container) {
-		envlist_set(env, "HOME", "/root");
-		envlist_set(env, "USER", "root");
-		envlist_set(env, "PATH", local_sandbox_path);
-		envlist_set(env, "LANG", "C.UTF-8");
-		envlist_set(env, "TMPDIR", "/tmp");
-	}
+	if (!container)
+		local_sandbox_env(env);
 	envlist_set(env, "BENCHFLOW_VERIFIER_DIR", "/logs/verifier");
 	envlist_set(env, "BENCHFLOW_REWARD_TEXT", "/logs/verifier/reward.txt");
 	envlist_set(env, "BENCHFLOW_REWARD_JSON", "/logs/verifier/reward.json");

@@ -18,10 +18,7 @@ int budget_check(const char *run, const char *budget, struct err *e)
 		return err_set(e, ERR_INPUT, "bad BUDGET_USD '%s': a number of US dollars, e.g. 2.50 (empty: no budget)",
 			       budget);
 	struct routes routes = ROUTES_INIT;
-	char *rpath = routes_locate(NULL);
-	struct err ignore;
-	bool priced = fs_exists(rpath) && routes_load(&routes, rpath, &ignore) == 0;
-	free(rpath);
+	bool priced = routes_load_prices(&routes, false);
 	struct strlist one = STRLIST_INIT;
 	strlist_push(&one, run);
 	struct results_table tb = { 0 };

@@ -340,6 +340,23 @@ void results_find_runs(const char *path, int depth, struct strlist *runs)
 	strlist_free(&kids);
 }
 
+int results_runs_under(const struct strlist *paths, struct strlist *runs, struct err *e)
+{
+	if (!paths->n)
+		return err_set(e, ERR_INPUT, "give a run folder or a results folder (see --help)");
+	for (size_t i = 0; i < paths->n; i++) {
+		if (!fs_is_dir(paths->v[i]))
+			return err_set(e, ERR_INPUT, "'%s' is not a folder: give a run folder or a results folder",
+				       paths->v[i]);
+		size_t before = runs->n;
+		results_find_runs(paths->v[i], 2, runs);
+		if (runs->n == before)
+			return err_set(e, ERR_INPUT, "no runs under %s: no traces/ folder found (run make eval first)",
+				       paths->v[i]);
+	}
+	return 0;
+}
+
 static int cmp_trial(const void *a, const void *b)
 {
 	const struct results_trial *x = a, *y = b;

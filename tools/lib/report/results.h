@@ -89,6 +89,11 @@ struct results_table {
  * else its descendants down to depth levels that do. */
 void results_find_runs(const char *path, int depth, struct strlist *runs);
 
+/* The runs under each of paths (a run folder or a results folder, two
+ * levels down), appended to runs. -1 with e set (ERR_INPUT) when paths is
+ * empty, or one is not a folder or holds no run: a tool's arguments. */
+int results_runs_under(const struct strlist *paths, struct strlist *runs, struct err *e);
+
 /* Fills tb (zeroed) from the runs; prices from routes (may be NULL) for
  * trials whose runner reported no cost. Free with results_free. */
 void results_build(struct results_table *tb, const struct strlist *runs, const struct routes *routes);
