@@ -26,6 +26,7 @@ printf 'int n(void);' >tests/t/nonl.h
 printf 'int w(void) { return %s; }\n' "$(printf '1 + %.0s' $(seq 40))1" >tests/t/wide.c
 { printf 'int long81(void)\n{\n'; seq 81 | sed 's/.*/\tf();/'; printf '}\n'; } >tests/t/long81.c
 { printf 'int long80(void)\n{\n'; seq 80 | sed 's/.*/\tf();/'; printf '}\n'; } >tests/t/long80.c
+{ printf 'static int kr81(int a) {\n'; seq 81 | sed 's/.*/\tf();/'; printf '}\n'; } >tests/t/kr81.c
 git add . && git commit -qm work
 t_begin "check-style names each broken rule with file and line, and fails"
 out=$("$T_ROOT/tools/gen/check-style" "$R" 2>&1)
@@ -36,6 +37,7 @@ t_contains "space before tab" "$out" "tests/t/mixed.sh:2: a space before a tab"
 t_contains "final newline" "$out" "tests/t/nonl.h: no newline at the end"
 t_contains "an added long line" "$out" "tests/t/wide.c:1: 185 columns, over 100"
 t_contains "a function over 80 lines" "$out" "tests/t/long81.c:2: a function of 81 lines, over 80"
+t_contains "one whose brace ends the signature line" "$out" "tests/t/kr81.c:1: a function of 81 lines, over 80"
 t_eq "a function of 80 lines is fine" "$(printf '%s\n' "$out" | grep -c long80.c)" 0
 t_eq "a continuation aligned with spaces is fine" "$(printf '%s\n' "$out" | grep -c cont.h)" 0
 t_eq "a long line older than the branch is fine" "$(printf '%s\n' "$out" | grep -c old.c)" 0
