@@ -32,7 +32,7 @@ t_end
 t_begin "the new stage runs as a goal, is up to date the second time, and status knows it"
 W=$T_TMP/work
 mkdir -p "$W/tasks" && cd "$W" && cp -R "$T_ROOT/tasks/csv-column-sum" tasks/t || exit 2
-SK="make --no-print-directory -f $C/mk/skillc.mk"
+SK="make --no-print-directory -f $C/mk/skillc.mk" # T_SK of the copy
 R=results/compile-pipeline/t--opencode--no-model
 out=$(PATH=$C/bin:$PATH $SK task=t "$name" 2>&1)
 t_eq "make task=t $name (output: $out)" $? 0

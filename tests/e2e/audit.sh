@@ -61,10 +61,10 @@ t_contains "one run" "$out" "skillc-audit: 1 run, 1 leakage finding rolled back,
 t_end
 
 t_begin "make audit reads RESULTS, and one run with RUN_DIR"
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=m audit 2>&1)
+out=$($T_SK RESULTS=m audit 2>&1)
 t_eq "exit" $? 0
 t_contains "both runs" "$out" "skillc-audit: 2 runs, 1 leakage finding rolled back, 1 warning"
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" RESULTS=m RUN_DIR=m/run1 audit 2>&1)
+out=$($T_SK RESULTS=m RUN_DIR=m/run1 audit 2>&1)
 t_eq "exit" $? 0
 t_contains "one" "$out" "skillc-audit: 1 run, 0 leakage findings rolled back, 1 warning"
 t_end

@@ -42,7 +42,7 @@ t_end
 t_begin "every variable skillc.mk defines is a setting or SKILLC_* / skillc_*"
 settings=$("$T_ROOT/build/gen/settings" list | cut -d' ' -f1 | tr '\n' ' ')
 # the variables of the database that skillc.mk and defaults.mk define (make -p marks them "makefile")
-bad=$(make --no-print-directory -pq -f "$T_ROOT/mk/skillc.mk" skillc-help 2>/dev/null |
+bad=$($T_SK -pq skillc-help 2>/dev/null |
 	awk '/^# makefile \(from/ { getline; split($0, a, " "); print a[1] }' |
 	while read -r v; do
 		case " $settings " in *" $v "*) continue ;; esac
@@ -50,6 +50,6 @@ bad=$(make --no-print-directory -pq -f "$T_ROOT/mk/skillc.mk" skillc-help 2>/dev
 		echo "$v"
 	done)
 t_eq "unprefixed" "$bad" ""
-n=$(make --no-print-directory -pq -f "$T_ROOT/mk/skillc.mk" skillc-help 2>/dev/null | grep -c '^skillc_[a-z_]* :\{0,1\}= ')
+n=$($T_SK -pq skillc-help 2>/dev/null | grep -c '^skillc_[a-z_]* :\{0,1\}= ')
 [ "$n" -gt 5 ] || t_fail "the database shows only $n skillc_* variables: the check reads nothing"
 t_end

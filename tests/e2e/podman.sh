@@ -328,7 +328,7 @@ else
 		t_check "the verifier's tool came from the RUN step" grep -q "PASS: 4 SKUs" "$R/verifier/test-stdout.txt"
 		t_check "the trial's files are the user's" test "$(stat -c %u "$R/trial.json")" = 65534
 		t_eq "no container left" "$($AS podman ps -aq 2>/dev/null)" ""
-		out=$($AS make --no-print-directory -f "$T_ROOT/mk/skillc.mk" -C "$RL" MODEL=fake/m1 HARNESS=scripted \
+		out=$($AS $T_SK -C "$RL" MODEL=fake/m1 HARNESS=scripted \
 			TASKS_DIR=tasks task=inventory-check SANDBOX=podman DOCTOR_PROBE=none GOAL=raw-eval doctor 2>&1)
 		t_contains "make doctor says rootless" "$out" ", rootless)"
 	fi

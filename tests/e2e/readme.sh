@@ -40,7 +40,7 @@ while read -r cmd; do
 	n=$((n + 1))
 	t_begin "README: $cmd"
 	args=${cmd#make }
-	out=$(eval "make --no-print-directory -f $T_ROOT/mk/skillc.mk $args" 2>&1 </dev/null)
+	out=$(eval "$T_SK $args" 2>&1 </dev/null)
 	rc=$?
 	case $args in
 	status) [ $rc -le 1 ] || t_fail "exit $rc: $out" ;; # 1: work is due, as documented

@@ -23,7 +23,7 @@ R=$W/results/compile-pipeline/log-error-report--opencode--vllm_Qwen_Qwen3.5-27B
 rm -f script.n
 $SK eval >out.log 2>&1 && printf '%s\n' "pass sleep=0" >script && rm -f script.n &&
 	$SK task=csv-column-sum eval >>out.log 2>&1 && printf '%s\n' "fail sleep=0" "pass sleep=0" >script && rm -f script.n &&
-	$SK MODEL=vllm/Qwen/Qwen3-8B eval >>out.log 2>&1 && $SK report >>out.log 2>&1 && make --no-print-directory -f "$T_ROOT/mk/skillc.mk" report >>out.log 2>&1 ||
+	$SK MODEL=vllm/Qwen/Qwen3-8B eval >>out.log 2>&1 && $SK report >>out.log 2>&1 && $T_SK report >>out.log 2>&1 ||
 	{ echo "FAIL report-browser.sh: make eval / make report failed: $(tail -3 out.log)"; exit 1; }
 
 t_begin "the console check catches a script error (the check itself)"

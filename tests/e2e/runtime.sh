@@ -55,7 +55,7 @@ no_runtime() { [ -z "$(runtimes)" ]; }
 
 t_begin "make runtime-image: skillc, make and a Docker engine in one image; a second build builds nothing"
 start=$(date +%s)
-out=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" runtime-image RUNTIME_BASE=skillc-test/runtime-base:1 2>&1)
+out=$($T_SK runtime-image RUNTIME_BASE=skillc-test/runtime-base:1 2>&1)
 t_eq "exit ($(echo "$out" | tail -n 3))" $? 0
 echo "# runtime image built in $(( $(date +%s) - start ))s" >&2
 t_contains "built" "$out" "built skillc/runtime:"

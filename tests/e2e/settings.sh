@@ -29,7 +29,7 @@ t_eq "settings" "$(wc -l <seen)" "$(wc -l <list)"
 t_end
 
 t_begin "make help and docs/settings.md list every setting with its default"
-help=$(make --no-print-directory -f "$T_ROOT/mk/skillc.mk" help 2>&1)
+help=$($T_SK help 2>&1)
 while read -r name kind def; do
 	t_contains "help: $name" "$help" "  $name=$def"
 	if [ -n "$def" ]; then row="| \`$name\` | \`$def\` |"; else row="| \`$name\` | — |"; fi

@@ -64,7 +64,7 @@ t_end
 
 t_begin "bench defaults to the task source's folder name (TASKS_DIR, or its parent when named tasks)"
 mkdir -p suite/skillsbench && cp -R tasks suite/skillsbench/tasks
-make --no-print-directory -f "$T_ROOT/mk/skillc.mk" task=csv-column-sum RUNNER=benchflow MODEL=$M REPEAT=1 \
+$T_SK task=csv-column-sum RUNNER=benchflow MODEL=$M REPEAT=1 \
 	TASKS_DIR=suite/skillsbench/tasks RESULTS=other raw-eval >out.log 2>&1
 t_eq "make" $? 0
 t_contains "recorded" "$(cat other/csv-column-sum--opencode--vllm_qwen-27b/inputs/config.json)" '"BENCH": "skillsbench"'
