@@ -83,3 +83,12 @@ int ask_tally_check(const struct ask_tally *t, const char *what, const char *mod
 		       what, t->asked, t->asked == 1 ? "" : "s", model ? model : "?", why ? why : "no reason recorded",
 		       json_str(t->last_bad, "cache_key"));
 }
+
+int ask_check_list(const cJSON *obj, void *key, struct buf *why)
+{
+	if (!cJSON_IsArray(json_get(obj, key))) {
+		buf_printf(why, "\"%s\" must be a list of objects", (const char *)key);
+		return -1;
+	}
+	return 0;
+}

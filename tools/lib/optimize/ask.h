@@ -22,6 +22,10 @@ struct ask {
 	void *check_arg;
 };
 
+/* An llm_json_check for struct ask: the object's key check_arg (a string)
+ * must hold a list. */
+int ask_check_list(const cJSON *obj, void *key, struct buf *why);
+
 struct ask_answer {
 	cJSON *json;     /* the object (owned), NULL when unusable */
 	bool unusable;   /* the model answered, but not with a usable object */

@@ -115,16 +115,6 @@ void map_prompt(const struct map_input *in, const struct trace_facts *better, co
 	buf_free(&s);
 }
 
-static int check_shape(const cJSON *obj, void *arg, struct buf *why)
-{
-	(void)arg;
-	if (!cJSON_IsArray(json_get(obj, "findings"))) {
-		buf_adds(why, "\"findings\" must be a list of objects");
-		return -1;
-	}
-	return 0;
-}
-
 static void drop(cJSON *dropped, const cJSON *f, const char *why, cJSON *counts, const char *counter)
 {
 	cJSON *x = cJSON_CreateObject();
@@ -206,7 +196,7 @@ cJSON *map_run(struct llm_client *c, const struct map_input *in, struct err *e)
 	map_prompt(in, &fb, in->worse ? &fw : NULL, &system, &user, &seen);
 	char *label = xasprintf("fast-map %03d", in->number);
 	static const char *const keys[] = { "findings", NULL };
-	struct ask q = { in->model, MAP_TEMPLATE, label, system, user, keys, check_shape, NULL };
+	struct ask q = { in->model, MAP_TEMPLATE, label, system, user, keys, ask_check_list, "findings" };
 	struct ask_answer a;
 	int rc = ask_json(c, &q, &a, e);
 	if (rc == 0) {

@@ -156,16 +156,6 @@ static char *user_text(const struct reduce_input *in, const struct groups *g, co
 	return buf_detach(&u);
 }
 
-static int check_shape(const cJSON *obj, void *arg, struct buf *why)
-{
-	(void)arg;
-	if (!cJSON_IsArray(json_get(obj, "patches"))) {
-		buf_adds(why, "\"patches\" must be a list of objects");
-		return -1;
-	}
-	return 0;
-}
-
 const char *patch_problem(const cJSON *p, const struct pkgset *set)
 {
 	const char *op = json_str(p, "op");
@@ -280,7 +270,7 @@ static int merge(struct llm_client *c, const struct reduce_input *in, const stru
 	char *user = user_text(in, g, which, nwhich, body_tokens, in->max_patches);
 	char *label = xasprintf("fast-reduce %zu", (size_t)cJSON_GetArraySize(calls) + 1);
 	static const char *const keys[] = { "patches", NULL };
-	struct ask q = { in->model, REDUCE_TEMPLATE, label, system_text, user, keys, check_shape, NULL };
+	struct ask q = { in->model, REDUCE_TEMPLATE, label, system_text, user, keys, ask_check_list, "patches" };
 	struct ask_answer a;
 	int rc = ask_json(c, &q, &a, e);
 	if (rc == 0) {

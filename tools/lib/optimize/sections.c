@@ -140,16 +140,6 @@ static const char system_text[] =
 	"Every evidence is text copied word for word from the traces or the verifier output below (tool calls,\n"
 	"errors, failing tests), never from the skill. Score every unit listed.\n";
 
-static int check_shape(const cJSON *obj, void *arg, struct buf *why)
-{
-	(void)arg;
-	if (!cJSON_IsArray(json_get(obj, "scores"))) {
-		buf_adds(why, "\"scores\" must be a list of objects");
-		return -1;
-	}
-	return 0;
-}
-
 static char *batch_user(const struct score_input *in, const struct unit *u, size_t n, const char *traces)
 {
 	struct buf b = BUF_INIT;
@@ -277,7 +267,7 @@ cJSON *sections_score(struct llm_client *c, const struct score_input *in, struct
 		char *user = batch_user(in, u + from, m, traces);
 		char *label = xasprintf("deep-%d-score batch %zu", in->round, from / SECTIONS_BATCH + 1);
 		static const char *const keys[] = { "scores", NULL };
-		struct ask q = { in->model, SECTIONS_TEMPLATE, label, system_text, user, keys, check_shape, NULL };
+		struct ask q = { in->model, SECTIONS_TEMPLATE, label, system_text, user, keys, ask_check_list, "scores" };
 		struct ask_answer a;
 		rc = ask_json(c, &q, &a, e);
 		if (rc == 0) {
