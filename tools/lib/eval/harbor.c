@@ -190,7 +190,8 @@ static void hb_job_summary(struct ctx *c, const char *dir)
 {
 	cJSON *jr = tr_read_job_file(c, dir, "result.json");
 	if (jr && !json_str(jr, "finished_at")) {
-		char *job = tr_dir_of(dir), *jp = path_join(job, "result.json"), *rel = tr_rel_to(c->base, jp);
+		char *job = tr_dir_of(dir), *jp = path_join(job, "result.json");
+		char *rel = tr_rel_to(c->base, jp);
 		tr_problem(c, "job %s has no finished_at (the run did not finish)", rel);
 		free(rel);
 		free(jp);

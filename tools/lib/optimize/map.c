@@ -196,7 +196,8 @@ cJSON *map_run(struct llm_client *c, const struct map_input *in, struct err *e)
 	map_prompt(in, &fb, in->worse ? &fw : NULL, &system, &user, &seen);
 	char *label = xasprintf("fast-map %03d", in->number);
 	static const char *const keys[] = { "findings", NULL };
-	struct ask q = { in->model, MAP_TEMPLATE, label, system, user, keys, ask_check_list, "findings" };
+	struct ask q = { in->model, MAP_TEMPLATE, label, system, user, keys, ask_check_list,
+			 "findings" };
 	struct ask_answer a;
 	int rc = ask_json(c, &q, &a, e);
 	if (rc == 0) {

@@ -270,7 +270,8 @@ static int merge(struct llm_client *c, const struct reduce_input *in, const stru
 	char *user = user_text(in, g, which, nwhich, body_tokens, in->max_patches);
 	char *label = xasprintf("fast-reduce %zu", (size_t)cJSON_GetArraySize(calls) + 1);
 	static const char *const keys[] = { "patches", NULL };
-	struct ask q = { in->model, REDUCE_TEMPLATE, label, system_text, user, keys, ask_check_list, "patches" };
+	struct ask q = { in->model, REDUCE_TEMPLATE, label, system_text, user, keys,
+			 ask_check_list, "patches" };
 	struct ask_answer a;
 	int rc = ask_json(c, &q, &a, e);
 	if (rc == 0) {

@@ -267,7 +267,8 @@ cJSON *sections_score(struct llm_client *c, const struct score_input *in, struct
 		char *user = batch_user(in, u + from, m, traces);
 		char *label = xasprintf("deep-%d-score batch %zu", in->round, from / SECTIONS_BATCH + 1);
 		static const char *const keys[] = { "scores", NULL };
-		struct ask q = { in->model, SECTIONS_TEMPLATE, label, system_text, user, keys, ask_check_list, "scores" };
+		struct ask q = { in->model, SECTIONS_TEMPLATE, label, system_text, user, keys,
+				 ask_check_list, "scores" };
 		struct ask_answer a;
 		rc = ask_json(c, &q, &a, e);
 		if (rc == 0) {

@@ -345,14 +345,15 @@ int results_runs_under(const struct strlist *paths, struct strlist *runs, struct
 	if (!paths->n)
 		return err_set(e, ERR_INPUT, "give a run folder or a results folder (see --help)");
 	for (size_t i = 0; i < paths->n; i++) {
-		if (!fs_is_dir(paths->v[i]))
-			return err_set(e, ERR_INPUT, "'%s' is not a folder: give a run folder or a results folder",
-				       paths->v[i]);
+		const char *p = paths->v[i];
+		if (!fs_is_dir(p))
+			return err_set(e, ERR_INPUT, "'%s' is not a folder: %s", p,
+				       "give a run folder or a results folder");
 		size_t before = runs->n;
-		results_find_runs(paths->v[i], 2, runs);
+		results_find_runs(p, 2, runs);
 		if (runs->n == before)
-			return err_set(e, ERR_INPUT, "no runs under %s: no traces/ folder found (run make eval first)",
-				       paths->v[i]);
+			return err_set(e, ERR_INPUT, "no runs under %s: %s", p,
+				       "no traces/ folder found (run make eval first)");
 	}
 	return 0;
 }
