@@ -112,7 +112,10 @@ export SKILLC_MAKE_F
 # repeat=5) is refused when skillc.mk is the makefile (or the source
 # tree's), only warned about when a Makefile of yours includes it (your
 # own variables are yours).
-skillc_strays := $(filter-out $(SKILLC_SETTINGS) SKILLC_% V SANITIZE T,$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $v)),$v)))
+# The candidates are the words of make's own record of them (name=value or
+# name:=value, a value's spaces escaped): a few, not every variable.
+skillc_strays := $(filter-out $(SKILLC_SETTINGS) SKILLC_% V SANITIZE T,$(foreach v,$(sort $(subst =, ,$(subst \
+	:=,=,$(value -*-command-variables-*-)))),$(if $(filter command line,$(origin $v)),$v)))
 skillc_included := $(if $(filter $(SKILLC_MK) $(abspath $(SKILLC_MK_DIR)../Makefile),$(abspath $(firstword $(MAKEFILE_LIST)))),,yes)
 # Goals no makefile here has (a path is make's own business): one near a
 # goal of skillc's is refused naming it ("did you mean static?").
@@ -327,6 +330,9 @@ skillc-help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
 h%lp: skillc-help ;
 .PHONY: skillc-help
+# skillc's own makefiles are never remade: no search of the built-in rules
+# for a way to (a third of what make does reading this file on a no-op)
+$(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk $(wildcard $(SKILLC_MK_DIR)paths.mk): ;
 .DEFAULT_GOAL := $(skillc_default_goal)
 
 #: skillc — compile an Agent Skill for one model and harness, and measure it.

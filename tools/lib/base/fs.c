@@ -179,8 +179,8 @@ int fs_mkdirs(const char *path, struct err *e)
 	 * mkdirs for an absolute path) */
 	if (mkdir(path, 0755) == 0)
 		return 0;
-	if (errno == EEXIST)
-		return fs_is_dir(path) ? 0 : err_set(e, ERR_WORK, "'%s' exists and is not a directory", path);
+	if (errno == EEXIST && fs_is_dir(path))
+		return 0;
 	char *p = xstrdup(path);
 	for (char *s = p + 1; ; s++) {
 		if (*s == '/' || *s == '\0') {
