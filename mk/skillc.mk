@@ -99,7 +99,10 @@ endif
 # one's text without expanding it, pass it quoted, check it in C.
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 skillc_quote = '$(subst ','\'',$1)'
-skillc_args := --given '$(SKILLC_GIVEN)' $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
+# (each quoted as skillc_quote does, inline: a $(call) a setting was a
+# fifth of what make does on a no-op)
+skillc_sets := $(foreach v,$(SKILLC_SETTINGS),'$(subst ','\'',$v=$($v))')
+skillc_args := --given '$(SKILLC_GIVEN)' $(skillc_sets)
 # make -n / -q: its one-letter flags, the first word of MAKEFLAGS
 skillc_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
 skillc_dry := $(if $(findstring n,$(skillc_flags)),dry,$(if $(findstring q,$(skillc_flags)),question))
@@ -138,7 +141,6 @@ ifneq ($(skillc_any),)
 ifneq ($(MAKE_RESTARTS),)
 else ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
 skillc_strays_arg := $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays)))
-skillc_sets := $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
 skillc_noop_args := $(if $(skillc_noop_goals),--noop '$(skillc_noop_goals)' --given '$(SKILLC_GIVEN)' \
 	--make-f $(call skillc_quote,$(SKILLC_MAKE_F)) --rules $(call skillc_quote,$(SKILLC_RULES)))
 # the journal is probed by skillc-noop (static, small: the one process of a
