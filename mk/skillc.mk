@@ -335,6 +335,15 @@ h%lp: skillc-help ;
 # skillc's own makefiles are never remade: no search of the built-in rules
 # for a way to (a third of what make does reading this file on a no-op)
 $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk $(wildcard $(SKILLC_MK_DIR)paths.mk): ;
+# Nor are the built-in rules installed (make does it after reading the
+# makefiles: 60% of an empty make) when this file is the makefile and every
+# goal is its own: none of its targets needs one (a Makefile of yours
+# including it keeps them).
+ifeq ($(filter $(SKILLC_MK),$(abspath $(firstword $(MAKEFILE_LIST)))),$(SKILLC_MK))
+ifeq ($(filter-out $(SKILLC_GOALS) $(SKILLC_OWN_GOALS) help skillc-help,$(MAKECMDGOALS)),)
+MAKEFLAGS += -r
+endif
+endif
 .DEFAULT_GOAL := $(skillc_default_goal)
 
 #: skillc — compile an Agent Skill for one model and harness, and measure it.
