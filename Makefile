@@ -32,6 +32,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS
 # libxxhash and libm (docs/benchmarks.md). Older config.mk files lack both.
 DEP_STATIC_LIBS ?=
 LINK_OPT ?=
+LEAN_STATIC_LIBS ?=
 ALL_LDFLAGS = -Wl,--as-needed $(LINK_OPT) $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(filter-out -lcurl,$(DEP_LIBS)) \
 	$(if $(strip $(DEP_STATIC_LIBS)),-Wl$(comma)-Bstatic $(DEP_STATIC_LIBS) -Wl$(comma)-Bdynamic) -ldl -lm
@@ -56,7 +57,7 @@ tools: all
 # Rebuild everything when the compiler flags change (git's GIT-CFLAGS idea).
 # The file gets a rule only when its text differs, so an up-to-date tree is
 # up to date for make -n and -q too (a FORCE rule would always look due).
-BUILD_FLAGS := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)
+BUILD_FLAGS := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS) $(LEAN_STATIC_LIBS)
 ifneq ($(BUILD_FLAGS),$(file <build/flags))
 build/flags: FORCE
 	@mkdir -p build
@@ -75,7 +76,26 @@ build/libskillc.a: $(LIB_OBJ)
 bin/%: tools/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p bin
 	@$(if $(V),,echo '  CCLD    $@')
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_OBJ) build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+
+# skillc-static starts once a skill (hundreds of processes over a corpus):
+# where configure found libxxhash.a and libm.a (LEAN_STATIC_LIBS), it links
+# them in too and loads libc and libcjson only (~1 ms less a process). Its
+# hash object then takes the plain XXH3 entry points (libxxhash.a has no
+# dispatcher; SSE2 is ample for a skill's few KB); linked ahead of the
+# archive, it stands in for the archive's hash.o. Not with the sanitizers.
+ifneq ($(strip $(LEAN_STATIC_LIBS)),)
+ifeq ($(SANITIZE),)
+bin/skillc-static: build/lib/base/hash-plain.o
+bin/skillc-static: TOOL_OBJ = build/lib/base/hash-plain.o
+bin/skillc-static: LIBS = $(filter-out -lcurl $(LEAN_STATIC_LIBS),$(DEP_LIBS)) \
+	-Wl,-Bstatic $(DEP_STATIC_LIBS) $(LEAN_STATIC_LIBS) -Wl,-Bdynamic -ldl
+endif
+endif
+build/lib/base/hash-plain.o: tools/lib/base/hash.c $(LIB_HDR) build/flags
+	@mkdir -p $(@D)
+	@$(if $(V),,echo '  CC      $< (plain XXH3)')
+	$(Q)$(CC) $(ALL_CFLAGS) -DSKILLC_XXH_PLAIN -c -o $@ $<
 
 # skillc-init runs inside sandboxes and containers, whose images lack our
 # libraries: linked statically from the few sources it needs, never with

@@ -99,7 +99,10 @@ endif
 # one's text without expanding it, pass it quoted, check it in C.
 $(foreach v,$(SKILLC_SETTINGS),$(eval override $v := $$(value $v)))
 skillc_quote = '$(subst ','\'',$1)'
-skillc_args := --given '$(SKILLC_GIVEN)' $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
+# (each quoted as skillc_quote does, inline: a $(call) a setting was a
+# fifth of what make does on a no-op)
+skillc_sets := $(foreach v,$(SKILLC_SETTINGS),'$(subst ','\'',$v=$($v))')
+skillc_args := --given '$(SKILLC_GIVEN)' $(skillc_sets)
 # make -n / -q: its one-letter flags, the first word of MAKEFLAGS
 skillc_flags := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
 skillc_dry := $(if $(findstring n,$(skillc_flags)),dry,$(if $(findstring q,$(skillc_flags)),question))
@@ -112,7 +115,10 @@ export SKILLC_MAKE_F
 # repeat=5) is refused when skillc.mk is the makefile (or the source
 # tree's), only warned about when a Makefile of yours includes it (your
 # own variables are yours).
-skillc_strays := $(filter-out $(SKILLC_SETTINGS) SKILLC_% V SANITIZE T,$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $v)),$v)))
+# The candidates are the words of make's own record of them (name=value or
+# name:=value, a value's spaces escaped): a few, not every variable.
+skillc_strays := $(filter-out $(SKILLC_SETTINGS) SKILLC_% V SANITIZE T,$(foreach v,$(sort $(subst =, ,$(subst \
+	:=,=,$(value -*-command-variables-*-)))),$(if $(filter command line,$(origin $v)),$v)))
 skillc_included := $(if $(filter $(SKILLC_MK) $(abspath $(SKILLC_MK_DIR)../Makefile),$(abspath $(firstword $(MAKEFILE_LIST)))),,yes)
 # Goals no makefile here has (a path is make's own business): one near a
 # goal of skillc's is refused naming it ("did you mean static?").
@@ -135,7 +141,6 @@ ifneq ($(skillc_any),)
 ifneq ($(MAKE_RESTARTS),)
 else ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
 skillc_strays_arg := $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays)))
-skillc_sets := $(foreach v,$(SKILLC_SETTINGS),$(call skillc_quote,$v=$($v)))
 skillc_noop_args := $(if $(skillc_noop_goals),--noop '$(skillc_noop_goals)' --given '$(SKILLC_GIVEN)' \
 	--make-f $(call skillc_quote,$(SKILLC_MAKE_F)) --rules $(call skillc_quote,$(SKILLC_RULES)))
 # the journal is probed by skillc-noop (static, small: the one process of a
@@ -327,6 +332,18 @@ skillc-help:
 	@sed -n 's/^#: \{0,1\}//p' $(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk
 h%lp: skillc-help ;
 .PHONY: skillc-help
+# skillc's own makefiles are never remade: no search of the built-in rules
+# for a way to (a third of what make does reading this file on a no-op)
+$(SKILLC_MK) $(SKILLC_MK_DIR)defaults.mk $(wildcard $(SKILLC_MK_DIR)paths.mk): ;
+# Nor are the built-in rules installed (make does it after reading the
+# makefiles: 60% of an empty make) when this file is the makefile and every
+# goal is its own: none of its targets needs one (a Makefile of yours
+# including it keeps them).
+ifeq ($(filter $(SKILLC_MK),$(abspath $(firstword $(MAKEFILE_LIST)))),$(SKILLC_MK))
+ifeq ($(filter-out $(SKILLC_GOALS) $(SKILLC_OWN_GOALS) help skillc-help,$(MAKECMDGOALS)),)
+MAKEFLAGS += -r
+endif
+endif
 .DEFAULT_GOAL := $(skillc_default_goal)
 
 #: skillc — compile an Agent Skill for one model and harness, and measure it.

@@ -63,6 +63,8 @@ struct compile {
 	const cJSON *profile;     /* its "profile" */
 	struct guard_base guard;
 	struct skill_out out;
+	struct body_size size;    /* out's body, measured once a change: */
+	bool sized;               /* false until measured, again when out changes */
 	cJSON *steps, *rollbacks;
 	double mark;              /* --timings: when the phase being timed began */
 };
@@ -113,9 +115,18 @@ static void parse_args(int argc, char **argv, const struct opts *o)
 		die(2, "--dry-run prints a hybrid plan: use it with --mode hybrid");
 }
 
-static cJSON *size_json(struct skill_out *o)
+/* The output's body size (a step's before is the last one's after). */
+static struct body_size out_size(struct compile *c)
 {
-	struct body_size s = body_measure(skill_out_model(o));
+	if (!c->sized)
+		c->size = body_measure(skill_out_model(&c->out));
+	c->sized = true;
+	return c->size;
+}
+
+static cJSON *size_json(struct compile *c)
+{
+	struct body_size s = out_size(c);
 	cJSON *j = cJSON_CreateObject();
 	json_set_num(j, "lines", (double)s.lines);
 	json_set_num(j, "tokens", (double)s.tokens);
@@ -143,7 +154,7 @@ static void run_step(struct compile *c, cJSON *step, step_fn fn, const void *arg
 {
 	struct skill_out trial;
 	skill_out_copy(&trial, &c->out);
-	json_set(step, "before", size_json(&c->out));
+	json_set(step, "before", size_json(c));
 	cJSON *notes = cJSON_CreateObject();
 	struct err e = { 0 };
 	int rc = fn(c->profile, &c->src, &trial, arg, notes, &e);
@@ -170,7 +181,9 @@ static void run_step(struct compile *c, cJSON *step, step_fn fn, const void *arg
 			json_set(step, "guard", g);
 			guard_fail_free(&f);
 		} else {
-			status = same_out(&trial, &c->out) ? "unchanged" : "applied";
+			bool same = same_out(&trial, &c->out);
+			status = same ? "unchanged" : "applied";
+			c->sized = c->sized && same; /* the same bytes measure the same */
 			skill_out_free(&c->out);
 			c->out = trial;
 			trial = (struct skill_out){ 0 };
@@ -178,7 +191,7 @@ static void run_step(struct compile *c, cJSON *step, step_fn fn, const void *arg
 	}
 	skill_out_free(&trial);
 	json_set_str(step, "status", status);
-	json_set(step, "after", size_json(&c->out));
+	json_set(step, "after", size_json(c));
 	if (json_get(step, "guard")) {
 		cJSON *r = cJSON_CreateObject();
 		json_set_str(r, "step", json_str(step, "step"));
@@ -502,7 +515,7 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 	json_set_str(rep, "skill", c.src.name);
 	json_set_bool(rep, "compiled", true);
 	json_set(rep, "profile", profile_summary(c.resolution, c.profile));
-	json_set(rep, "before", size_json(&c.out));
+	json_set(rep, "before", size_json(&c));
 	cJSON *plan, *entry = cJSON_CreateObject();
 	json_set_str(entry, "skill", c.src.name);
 	if (!strcmp(o->mode, "hybrid")) {
@@ -530,9 +543,10 @@ static void compile_one(const struct opts *o, const cJSON *resolution, const cha
 	cJSON *fix = specfix_description(&c.out);
 	if (fix)
 		cJSON_AddItemToArray(c.steps, fix);
+	c.sized = false;
 
-	struct body_size before = body_measure(c.src.doc), after = body_measure(skill_out_model(&c.out));
-	json_set(rep, "after", size_json(&c.out));
+	struct body_size before = body_measure(c.src.doc), after = out_size(&c);
+	json_set(rep, "after", size_json(&c));
 	bool within = after.tokens <= profile_budget_tokens(c.profile) && after.lines <= profile_budget_lines(c.profile);
 	json_set_bool(rep, "within_budget", within);
 	cJSON *added = cJSON_AddArrayToObject(rep, "files_added");

@@ -174,6 +174,13 @@ int fs_write_all(int fd, const void *data, size_t len)
 
 int fs_mkdirs(const char *path, struct err *e)
 {
+	/* the whole path first: most calls find it or only its last part
+	 * missing, and the walk below remakes every parent (~14 failing
+	 * mkdirs for an absolute path) */
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno == EEXIST && fs_is_dir(path))
+		return 0;
 	char *p = xstrdup(path);
 	for (char *s = p + 1; ; s++) {
 		if (*s == '/' || *s == '\0') {

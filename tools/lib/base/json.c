@@ -20,6 +20,14 @@ void json_quote(const char *s, bool ascii, struct buf *out)
 {
 	buf_addc(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		const unsigned char *run = p; /* bytes copied as they are, at once */
+		while (*run >= 0x20 && *run != '"' && *run != '\\' && !(ascii && *run >= 0x7f))
+			run++;
+		if (run > p) {
+			buf_add(out, p, (size_t)(run - p));
+			p = run;
+			continue;
+		}
 		unsigned c = *p;
 		if (ascii && c >= 0x80) {
 			size_t n = utf8_seq(p), k;

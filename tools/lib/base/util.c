@@ -113,7 +113,10 @@ void buf_adds(struct buf *b, const char *s)
 
 void buf_addc(struct buf *b, char c)
 {
-	buf_add(b, &c, 1);
+	if (b->len + 2 > b->cap) /* the byte and the NUL; buf_empty has cap 0 */
+		buf_grow(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
 }
 
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap)

@@ -418,7 +418,8 @@ struct attempt_info {
 
 static double backoff(struct llm_client *c, const struct route *rt, int attempt)
 {
-	double d = rt->retry.base_delay * pow(2, attempt - 1);
+	/* 2^(attempt-1) by ldexp, not pow: libm.a's pow does not link into skillc-static */
+	double d = rt->retry.base_delay * ldexp(1, attempt - 1);
 	if (d > rt->retry.max_delay)
 		d = rt->retry.max_delay;
 	return d * (0.5 + 0.5 * (rand_r(&c->seed) % 1000) / 1000.0); /* jitter spreads retries */

@@ -124,15 +124,15 @@ static int read_text(struct skill *s)
 		check_set_fix(f, "save the file as UTF-8");
 		return -1;
 	}
-	for (size_t i = 0; i < s->raw.len; i++) {
-		char c = s->raw.data[i];
-		if (c == '\r') {
-			buf_addc(&s->text, '\n');
-			if (i + 1 < s->raw.len && s->raw.data[i + 1] == '\n')
-				i++;
-		} else {
-			buf_addc(&s->text, c);
-		}
+	/* CRLF and CR to LF: the runs between CRs copied whole */
+	buf_grow(&s->text, s->raw.len);
+	for (const char *p = s->raw.data, *end = p + s->raw.len; p < end;) {
+		const char *cr = memchr(p, '\r', (size_t)(end - p));
+		buf_add(&s->text, p, (size_t)((cr ? cr : end) - p));
+		if (!cr)
+			break;
+		buf_addc(&s->text, '\n');
+		p = cr + 1 + (cr + 1 < end && cr[1] == '\n');
 	}
 	if (!s->text.cap)
 		buf_add(&s->text, "", 0);
