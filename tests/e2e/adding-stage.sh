@@ -8,10 +8,11 @@
 DOC=$T_ROOT/docs/internals/adding-a-stage.md
 C=$T_TMP/tree
 # what make needs to rebuild incrementally (build/ objects, bin/): not the unit tests and test
-# helpers under build/tests (20 MB; make builds them for check only) nor a test cache of
-# base-image tars (build/test-cache when SKILLC_TEST_CACHE is not set: gigabytes)
+# helpers under build/tests (20 MB; make builds them for check only), the fuzz harnesses
+# (build/fuzz, which CI builds while this runs) nor a test cache of base-image tars
+# (build/test-cache when SKILLC_TEST_CACHE is not set: gigabytes)
 mkdir -p "$C" && (cd "$T_ROOT" && tar --exclude=./.git --exclude=./results --exclude=./build/tests \
-	--exclude=./build/test-cache -cf - .) | (cd "$C" && tar -xf -) || exit 2
+	--exclude=./build/fuzz --exclude=./build/test-cache -cf - .) | (cd "$C" && tar -xf -) || exit 2
 # step 2's row: the page's C block; "after the stages it needs": its .after
 sed -n '/^```c$/,/^```$/p' "$DOC" | sed '1d;$d' >"$T_TMP/row"
 name=$(sed -n 's/.*\.name = "\([^"]*\)".*/\1/p' "$T_TMP/row")

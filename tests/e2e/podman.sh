@@ -260,17 +260,17 @@ fi
 # The same trial under docker: the record equals podman's but for what
 # names the engine, its image ids, times and durations.
 # Plain pass only (docs/testing.md): its docker trial's C paths run sanitized in docker_make.sh
-t_begin "the same trial under podman and under docker: equivalent trial records"
-if [ -n "${SANITIZE:-}" ]; then
-	t_skip "the same trial under podman and under docker: equivalent trial records" \
-		"SANITIZE=1: plain pass only; docker_make.sh runs a docker trial through make sanitized"
+SAME_NAME="the same trial under podman and under docker: equivalent trial records"
+if t_plain_only "docker_make.sh runs a docker trial through make sanitized" "$SAME_NAME"; then
+	:
 elif ! command -v python3 >/dev/null 2>&1; then
-	t_skip "the same trial under podman and under docker: equivalent trial records" "no python3"
+	t_skip "$SAME_NAME" "no python3"
 elif ! t_dockerd; then
-	t_skip "the same trial under podman and under docker: equivalent trial records" "$T_WHY"
+	t_skip "$SAME_NAME" "$T_WHY"
 elif ! t_docker_base debian debian:12-slim; then
-	t_skip "the same trial under podman and under docker: equivalent trial records" "$T_WHY"
+	t_skip "$SAME_NAME" "$T_WHY"
 else
+	t_begin "$SAME_NAME"
 	mv $RES "$T_TMP/podman-results"
 	out=$($SK SANDBOX=docker REPEAT=1 raw-eval 2>&1)
 	t_eq "docker: raw-eval exit ($out)" $? 0
@@ -285,11 +285,16 @@ fi
 # no system file changes), so its user namespace maps that one user; vfs
 # then cannot give image files their owners (ignore_chown_errors: they all
 # belong to it). Its own HOME, XDG_RUNTIME_DIR, storage and settings.
-t_begin "rootless podman, as a user without subordinate ids: the same trial passes"
+# Plain pass only (docs/testing.md): as root or not, skillc drives podman through the same C
+# (the first case, sanitized), but for make doctor's word "rootless"; the rest is podman's
+RL_NAME="rootless podman, as a user without subordinate ids: the same trial passes"
 RL=$T_TMP/rootless
-if ! command -v setpriv >/dev/null 2>&1; then
-	t_skip "rootless podman, as a user without subordinate ids: the same trial passes" "no setpriv (util-linux)"
+if t_plain_only "the first case runs the same trial's C paths sanitized, as root" "$RL_NAME"; then
+	:
+elif ! command -v setpriv >/dev/null 2>&1; then
+	t_skip "$RL_NAME" "no setpriv (util-linux)"
 else
+	t_begin "$RL_NAME"
 	chmod 711 "$T_TMP"
 	t_tmpfs "$RL/store"
 	mkdir -p "$RL/home" "$RL/xdg" "$RL/store" "$RL/tasks" "$RL/jobs" "$RL/harness"
@@ -315,8 +320,7 @@ else
 	}
 	T_AT_EXIT="rootless_stop $T_AT_EXIT"
 	if ! $AS podman import "$RL/debian.tar" debian:12-slim >"$RL/import.out" 2>&1; then
-		t_skip "rootless podman, as a user without subordinate ids: the same trial passes" \
-			"rootless podman cannot import here: $(tail -n 1 "$RL/import.out")"
+		t_skip "$RL_NAME" "rootless podman cannot import here: $(tail -n 1 "$RL/import.out")"
 	else
 		t_eq "podman says rootless" "$($AS podman info --format '{{.Host.Security.Rootless}}' 2>/dev/null)" true
 		OUT=$($AS SANDBOX=podman skillc-local eval run --tasks-dir "$RL/tasks/inventory-check" --agent scripted \
@@ -331,6 +335,6 @@ else
 		out=$($AS $T_SK -C "$RL" MODEL=fake/m1 HARNESS=scripted \
 			TASKS_DIR=tasks task=inventory-check SANDBOX=podman DOCTOR_PROBE=none GOAL=raw-eval doctor 2>&1)
 		t_contains "make doctor says rootless" "$out" ", rootless)"
+		t_end
 	fi
-	t_end
 fi

@@ -18,7 +18,7 @@ skillc-runtime run: a whole make final inside, against the host's model server; 
 kill -9 of the launcher: its watchdog removes the runtime container; Ctrl-C removes it; REGISTRY_MIRROR reaches the inner daemon
 bad input: no runtime image, a daemon that is down, a bad REGISTRY_MIRROR: one line each"
 skip_all() { echo "$NAMES" | while read -r n; do t_skip "$n" "$1"; done; exit 0; }
-[ -z "${SANITIZE:-}" ] || skip_all "SANITIZE=1: the tools in the runtime image would need the sanitizers' runtime"
+t_plain_only "the tools in the runtime image would need the sanitizers' runtime" "$NAMES" && exit 0
 # vfs copies the whole runtime image (a Debian with docker.io) for every layer:
 # on the daemon's tmpfs (t_dockerd) that peaks near 1.8 GB and takes under 2
 # minutes; on disk (SKILLC_TEST_DOCKER_TMPFS=0) about 7
