@@ -108,6 +108,10 @@ const struct setting_def settings_table[] = {
 	  "traces in the fast stage's bottom group", SCOPE_RUN },
 	{ "FAST_MAX_PATCHES", SET_INT, "4", NULL, 0, 100, true,
 	  "patches the fast stage may keep (0: none)", SCOPE_RUN },
+	{ "FAST_STAGE", SET_INT, "1", NULL, 0, 1, true,
+	  "0: the run has no fast stage, deep's round 1 starts from S_static alone (skillc-deep "
+	  "run: deep from given traces)",
+	  SCOPE_RUN },
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true,
 	  "deep optimization rounds (docs/deep.md)", SCOPE_RUN },
 	{ "DEEP_TRIALS", SET_INT, "0", NULL, 0, 200, true,
