@@ -112,12 +112,15 @@ static const struct opt start_rows[] = {
 	OPT_STRING("cand-skill", &opt.skill[1], "DIR", "the candidate skill's folder"),
 	OPT_STRING("cand-trials", &opt.trials[1], "DIR", "the candidate's trials"),
 	OPT_WHOLE("cand-count", &opt.count[1], 0, 100000, "N", "how many of them count"),
-	OPT_EACH("pool-base-trials", &opt.pool_trials[0], "DIR", "another pooled task's base trials"),
+	OPT_EACH("pool-base-trials", &opt.pool_trials[0], "DIR",
+		 "another pooled task's base trials"),
 	OPT_EACH("pool-cand-trials", &opt.pool_trials[1], "DIR",
 		 "another pooled task's candidate trials"),
 	RULE_ROWS, OPT_END,
 };
-static const struct opt score_rows[] = { RUN_ROW, ROUND_ROW, MODEL_ROW, TASK_ROW, ONLY_ROW, OPT_END };
+static const struct opt score_rows[] = {
+	RUN_ROW, ROUND_ROW, MODEL_ROW, TASK_ROW, ONLY_ROW, OPT_END,
+};
 static const struct opt edit_rows[] = {
 	RUN_ROW, ROUND_ROW, MODEL_ROW, TASK_ROW,
 	OPT_STRING("profile", &opt.profile, "FILE", "the target model's profile"), ONLY_ROW,
@@ -310,7 +313,8 @@ static cJSON *front_record(struct front_opts *f, struct deep_opts *o, bool resum
 		die_err(&e);
 	resume_from(s, f, o);
 	if (!f->skill || !f->traces || !o->task || !f->target || !f->harness || !f->runner)
-		die(2, "'%s' lacks a setting of skillc-deep run: run it again with its options", rec);
+		die(2, "'%s' lacks a setting of skillc-deep run: run it again with its options",
+		    rec);
 	if (deep_need_model(o, &e) < 0)
 		die_err(&e);
 	return s;
