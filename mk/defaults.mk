@@ -102,7 +102,7 @@ DEEP_TOLERANCE ?= 1.10
 FINAL_REPEAT ?= 0
 # 1: the final evaluation never reuses the selection trials of the last accepted round
 FINAL_FRESH ?= 0
-# static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the skill unchanged, as skillc-fast's standalone mode does)
+# static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the skill unchanged, as the standalone skillc-fast and skillc-deep run do)
 STATIC_MODE ?= deterministic
 # 1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
 BASELINE ?= 0
@@ -118,7 +118,7 @@ RM_API_URL ?=
 PROFILES_DIR ?= profiles
 # evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)
 SKILL_SOURCE ?=
-# static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (skillc-fast's standalone mode)
+# static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (the standalone skillc-fast and skillc-deep run)
 TRACES ?=
 # the profile stage copies this profile resolution (skillc-profile's profile.json) instead of resolving MODEL
 PROFILE ?=
@@ -214,7 +214,7 @@ GATE_ACROSS ?= runs
 #:   DEEP_TOLERANCE=1.10              largest median paired ratio of tokens, steps and time a deep edit may cost
 #:   FINAL_REPEAT=0                   fresh trials of S_final in the final evaluation (0: REPEAT)
 #:   FINAL_FRESH=0                    1: the final evaluation never reuses the selection trials of the last accepted round
-#:   STATIC_MODE=deterministic|hybrid|copy static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the skill unchanged, as skillc-fast's standalone mode does)
+#:   STATIC_MODE=deterministic|hybrid|copy static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the skill unchanged, as the standalone skillc-fast and skillc-deep run do)
 #:   BASELINE=0                       1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
 #:   REQUIRE_SKILL=0                  1: a trial that never invoked the skill fails its check
 #:   AGENT_TIMEOUT=0                  the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
@@ -222,7 +222,7 @@ GATE_ACROSS ?= runs
 #:   RM_API_URL=                      AgentRM scoring service for the fast stage; make doctor checks its /health
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
 #:   SKILL_SOURCE=                    evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)
-#:   TRACES=                          static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (skillc-fast's standalone mode)
+#:   TRACES=                          static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (the standalone skillc-fast and skillc-deep run)
 #:   PROFILE=                         the profile stage copies this profile resolution (skillc-profile's profile.json) instead of resolving MODEL
 #:   SKILLS=                          compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
 #:   POOL_TASKS=                      a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent), Fast reads their traces and Deep decides over every task by the exact stratified test (docs/skill-runs.md)

@@ -131,7 +131,7 @@ const struct setting_def settings_table[] = {
 	  SCOPE_RUN },
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid copy", 0, 0, true,
 	  "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the "
-	  "skill unchanged, as skillc-fast's standalone mode does)",
+	  "skill unchanged, as the standalone skillc-fast and skillc-deep run do)",
 	  SCOPE_RUN },
 	{ "BASELINE", SET_INT, "0", NULL, 0, 1, false,
 	  "1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline "
@@ -157,8 +157,8 @@ const struct setting_def settings_table[] = {
 	  SCOPE_IDENTITY },
 	{ "TRACES", SET_PATH, "", NULL, 0, 0, false,
 	  "static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json "
-	  "folders or BenchFlow runs), REPEAT of them, in name order (skillc-fast's standalone "
-	  "mode)",
+	  "folders or BenchFlow runs), REPEAT of them, in name order (the standalone skillc-fast "
+	  "and skillc-deep run)",
 	  SCOPE_RUN },
 	{ "PROFILE", SET_PATH, "", NULL, 0, 0, false,
 	  "the profile stage copies this profile resolution (skillc-profile's profile.json) "
