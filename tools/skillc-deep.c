@@ -200,7 +200,7 @@ static char *real_or_die(const char *path, const char *name)
 {
 	char *p = fs_real_path(path);
 	if (!p)
-		die(2, "%s: '%s' not found", name, path);
+		die(2, "--%s: '%s' not found", name, path);
 	return p;
 }
 
@@ -262,7 +262,7 @@ static void front_argv(const struct front_opts *f, const struct deep_opts *o, co
 	struct err e = { 0 };
 	if (front_begin(mk, 1, &e) < 0)
 		die_err(&e);
-	char *task = real_or_die(o->task, "--task"), *tasks = path_dir(task);
+	char *task = real_or_die(o->task, "task"), *tasks = path_dir(task);
 	char *run = path_join(out, ".run");
 	set(mk, "task", path_base(task), "--task");
 	set(mk, "TASKS_DIR", tasks, "--task");

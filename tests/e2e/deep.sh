@@ -290,6 +290,14 @@ t_eq "same bytes" "$(skillc-hash alone/artifacts/deep | cut -d' ' -f1)" "$before
 out=$(skillc-deep resume --run nowhere 2>&1)
 t_eq "resume of nothing" $? 2
 t_contains "says so" "$out" "resume --run DIR needs a folder made by skillc-deep run"
+# the same traces as BenchFlow runs (each trial's raw/ output): the same start and S_final
+mkdir bf && for t in $R/traces/dt/static/test-*; do cp -R $t/raw bf/$(basename $t); done
+out=$(skillc-deep run --skill $S --traces bf --output from-bf --model fake/helps --task tasks/dt \
+	--target-model vllm/q --runner benchflow --rounds 1 2>&1)
+t_eq "from BenchFlow runs: exit" $? 0
+t_check "BenchFlow runs normalized" test -f from-bf/traces/dt/static/test-006/trial.json
+t_check "the same decision" cmp from-bf/artifacts/deep/round-1/decision.json alone/artifacts/deep/round-1/decision.json
+t_check "the same S_final" cmp from-bf/artifacts/deep/S_final.hash alone/artifacts/deep/S_final.hash
 t_end
 
 t_begin "kill -9 of skillc-deep run mid-edit: resume ends with the bytes and requests of an uninterrupted run"
