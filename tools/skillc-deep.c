@@ -198,10 +198,9 @@ static void parse(int argc, char **argv, const struct opt_cmd *c)
 
 static char *real_or_die(const char *path, const char *name)
 {
-	char *p = fs_real_path(path);
-	if (!p)
+	if (!fs_exists(path))
 		die(2, "--%s: '%s' not found", name, path);
-	return p;
+	return fs_real_path(path);
 }
 
 /* deep-run.json: what resume runs again (paths made absolute). */
@@ -289,8 +288,9 @@ static void front_argv(const struct front_opts *f, const struct deep_opts *o, co
 	free(run);
 }
 
-/* run: the record of a new run (its options checked); resume: the one
- * recorded. Either way the settings come back into f and o from it. */
+/* run: the record of a new run (its options checked, written once the
+ * traces are read); resume: the one recorded. Either way the settings
+ * come back into f and o from it. */
 static cJSON *front_record(struct front_opts *f, struct deep_opts *o, bool resume,
                            const char *rec)
 {
@@ -306,8 +306,6 @@ static cJSON *front_record(struct front_opts *f, struct deep_opts *o, bool resum
 		f->runner = f->runner ? f->runner : "local";
 		if (deep_need_model(o, &e) == 0)
 			s = run_record(f, o);
-		if (s && (fs_mkdirs(f->output, &e) < 0 || json_write_if_changed(rec, s, &e) < 0))
-			die_err(&e);
 	}
 	if (!s)
 		die_err(&e);
@@ -329,7 +327,8 @@ static int run_front(struct front_opts *f, struct deep_opts *o, bool resume)
 	struct err e = { 0 };
 	struct trace_set ts;
 	struct trace_opts to = { 0, NULL };
-	if (traces_load(f->traces, &to, &ts, &e) < 0)
+	if (traces_load(f->traces, &to, &ts, &e) < 0 ||
+	    (!resume && (fs_mkdirs(output, &e) < 0 || json_write_if_changed(rec, s, &e) < 0)))
 		die_err(&e);
 	char *out = fs_real_path(output), *run = path_join(out, ".run");
 	struct strlist mk = STRLIST_INIT;
