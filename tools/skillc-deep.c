@@ -19,6 +19,7 @@
 #include "base/versions.h"
 #include "optimize/deep.h"
 #include "optimize/deepfiles.h"
+#include "optimize/skillpkg.h"
 #include "optimize/traces.h"
 #include "pipeline/front.h"
 
@@ -253,6 +254,15 @@ static void set(struct strlist *mk, const char *name, const char *value, const c
 		die_err(&e);
 }
 
+/* x as a plain decimal (settings take no exponent; --alpha goes to 1e-9). */
+static char *decimal(double x)
+{
+	char *d = xasprintf("%.9f", x), *end = d + strlen(d) - 1;
+	while (*end == '0' && end[-1] != '.')
+		*end-- = 0;
+	return d;
+}
+
 /* The make command of the run in out/.run, without its goal: deep from the
  * given traces (docs/deep.md, `skillc-deep run`). */
 static void front_argv(const struct front_opts *f, const struct deep_opts *o, const char *out,
@@ -275,14 +285,20 @@ static void front_argv(const struct front_opts *f, const struct deep_opts *o, co
 	set(mk, "MODEL", f->target, "--target-model");
 	set(mk, "HARNESS", f->harness, "--harness");
 	set(mk, "RUNNER", f->runner, "--runner");
-	const long nums[] = { traces, 1, o->rounds, o->rule.first, o->rule.max };
-	const char *const names[] = { "REPEAT", "FAST_MIN_TRACES", "DEEP_ROUNDS", "DEEP_TRIALS",
-		                      "DEEP_MAX_TRIALS" };
-	for (size_t i = 0; i < ARRAY_LEN(nums); i++)
-		strlist_push_owned(mk, xasprintf("%s=%ld", names[i], nums[i]));
-	strlist_push_owned(mk, xasprintf("DEEP_ALPHA=%.17g", o->rule.alpha));
-	strlist_push_owned(mk, xasprintf("DEEP_TOLERANCE=%.17g", o->rule.tolerance));
+	/* every trace counts: static-eval imports exactly them */
+	char *v[] = { xasprintf("%ld", traces), xasprintf("%d", o->rounds),
+		      xasprintf("%ld", o->rule.first), xasprintf("%ld", o->rule.max),
+		      decimal(o->rule.alpha), decimal(o->rule.tolerance) };
+	set(mk, "REPEAT", v[0], "--traces");
+	set(mk, "FAST_MIN_TRACES", "1", "--traces");
+	set(mk, "DEEP_ROUNDS", v[1], "--rounds");
+	set(mk, "DEEP_TRIALS", v[2], "--first");
+	set(mk, "DEEP_MAX_TRIALS", v[3], "--max");
+	set(mk, "DEEP_ALPHA", v[4], "--alpha");
+	set(mk, "DEEP_TOLERANCE", v[5], "--tolerance");
 	set(mk, "DEEP_TEST", decide_test_name(o->rule.test), "--test");
+	for (size_t i = 0; i < ARRAY_LEN(v); i++)
+		free(v[i]);
 	free(task);
 	free(tasks);
 	free(run);
@@ -327,7 +343,8 @@ static int run_front(struct front_opts *f, struct deep_opts *o, bool resume)
 	struct err e = { 0 };
 	struct trace_set ts;
 	struct trace_opts to = { 0, NULL };
-	if (traces_load(f->traces, &to, &ts, &e) < 0 ||
+	struct pkgset src = { 0 };
+	if (pkgset_load(f->skill, NULL, &src, &e) < 0 || traces_load(f->traces, &to, &ts, &e) < 0 ||
 	    (!resume && (fs_mkdirs(output, &e) < 0 || json_write_if_changed(rec, s, &e) < 0)))
 		die_err(&e);
 	char *out = fs_real_path(output), *run = path_join(out, ".run");
@@ -350,6 +367,7 @@ static int run_front(struct front_opts *f, struct deep_opts *o, bool resume)
 	free(run);
 	free(out);
 	traces_free(&ts);
+	pkgset_free(&src);
 	cJSON_Delete(s);
 	free(rec);
 	if (res.interrupted)
