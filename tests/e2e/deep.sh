@@ -296,6 +296,9 @@ out=$(skillc-deep run --skill $S --traces bf --output from-bf --model fake/helps
 	--target-model vllm/q --runner benchflow --rounds 1 2>&1)
 t_eq "from BenchFlow runs: exit" $? 0
 t_check "BenchFlow runs normalized" test -f from-bf/traces/dt/static/test-006/trial.json
+t_eq "the skill's use seen (its name given)" "$(jget from-bf/traces/dt/static/test-002/trial.json skill.invoked)" \
+	"$(jget $R/traces/dt/static/test-002/trial.json skill.invoked)"
+t_eq "and it was used" "$(jget $R/traces/dt/static/test-002/trial.json skill.invoked)" true
 t_check "the same decision" cmp from-bf/artifacts/deep/round-1/decision.json alone/artifacts/deep/round-1/decision.json
 t_check "the same S_final" cmp from-bf/artifacts/deep/S_final.hash alone/artifacts/deep/S_final.hash
 t_end

@@ -414,7 +414,7 @@ const struct stage_def stage_table[] = {
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
 		.args = { "if TRACES +skillc-traces --import $TRACES --index %I"
-		          " --out @traces/%T/static/test-%N",
+		          " --out @traces/%T/static/test-%N *skill_names",
 		          TRIAL_ARGS("static", "artifacts/static/S_static") },
 	},
 	{
@@ -1058,11 +1058,29 @@ static char *expand_target(const char *tmpl, const struct stage_ref *ref, const 
 
 /* An args word "*name": several words, per task of POOL_TASKS ("pool_traces":
  * --pool-traces of its static trials, "leak_tasks": --leak-task, "pool_start":
- * deep start's pair, "pool_names": --pool-task) or "over:DIR": --skill-over
- * DIR/<skill> for each of SKILLS. */
+ * deep start's pair, "pool_names": --pool-task), "over:DIR": --skill-over
+ * DIR/<skill> for each of SKILLS, or "skill_names": --skill NAME for each
+ * skill of the ingested set (whose use an imported BenchFlow run shows). */
 static void pool_words(const char *w, const struct stage_ref *ref, const struct run *r,
                        struct strlist *argv)
 {
+	if (!strcmp(w, "skill_names")) {
+		char *dir = run_path(r, "inputs/skill");
+		struct strlist names = STRLIST_INIT;
+		struct err e;
+		if (fs_list_names(dir, &names, &e) == 0)
+			for (size_t i = 0; i < names.n; i++) {
+				char *md = xasprintf("%s/%s/SKILL.md", dir, names.v[i]);
+				if (fs_exists(md)) {
+					strlist_push(argv, "--skill");
+					strlist_push(argv, names.v[i]);
+				}
+				free(md);
+			}
+		strlist_free(&names);
+		free(dir);
+		return;
+	}
 	if (!strncmp(w, "over:", 5)) {
 		char *rel = expand_target(w + 5, ref, r), *dir = path_join(r->dir, rel);
 		char *skills = xstrdup(run_get(r, "SKILLS")), *save = NULL;
