@@ -6,7 +6,7 @@
 # Command line wins, then local.mk, then the environment, then these.
 
 # Every setting, in the order `make help` lists them.
-SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER skill train test SPLIT SPLIT_SEED TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REGISTRY_MIRROR IMAGE_REGISTRY REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT AGENT_HANDSHAKE_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE TRACES PROFILE SKILLS POOL_TASKS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS GATE_ACROSS
+SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER skill train test SPLIT SPLIT_SEED TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REGISTRY_MIRROR IMAGE_REGISTRY REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES FAST_STAGE DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT AGENT_HANDSHAKE_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE TRACES PROFILE SKILLS POOL_TASKS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS GATE_ACROSS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
 SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index raw-eval-pool raw-index-pool noskill-eval noskill-index profile static static-eval static-eval-pool static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-eval-pool fast-index deep-start deep-final final-eval final-index final-eval-pool final-index-pool fast deep
@@ -84,6 +84,8 @@ FAST_TOP ?= 3
 FAST_BOTTOM ?= 3
 # patches the fast stage may keep (0: none)
 FAST_MAX_PATCHES ?= 4
+# 0: the run has no fast stage, deep's round 1 starts from S_static alone (skillc-deep run: deep from given traces)
+FAST_STAGE ?= 1
 # deep optimization rounds (docs/deep.md)
 DEEP_ROUNDS ?= 3
 # candidate trials at a deep round's first look (0: REPEAT)
@@ -100,7 +102,7 @@ DEEP_TOLERANCE ?= 1.10
 FINAL_REPEAT ?= 0
 # 1: the final evaluation never reuses the selection trials of the last accepted round
 FINAL_FRESH ?= 0
-# static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the skill unchanged, as skillc-fast's standalone mode does)
+# static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the skill unchanged, as the standalone skillc-fast and skillc-deep run do)
 STATIC_MODE ?= deterministic
 # 1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
 BASELINE ?= 0
@@ -116,7 +118,7 @@ RM_API_URL ?=
 PROFILES_DIR ?= profiles
 # evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)
 SKILL_SOURCE ?=
-# static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (skillc-fast's standalone mode)
+# static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (the standalone skillc-fast and skillc-deep run)
 TRACES ?=
 # the profile stage copies this profile resolution (skillc-profile's profile.json) instead of resolving MODEL
 PROFILE ?=
@@ -203,6 +205,7 @@ GATE_ACROSS ?= runs
 #:   FAST_TOP=3                       traces in the fast stage's top group (docs/fast.md)
 #:   FAST_BOTTOM=3                    traces in the fast stage's bottom group
 #:   FAST_MAX_PATCHES=4               patches the fast stage may keep (0: none)
+#:   FAST_STAGE=1                     0: the run has no fast stage, deep's round 1 starts from S_static alone (skillc-deep run: deep from given traces)
 #:   DEEP_ROUNDS=3                    deep optimization rounds (docs/deep.md)
 #:   DEEP_TRIALS=0                    candidate trials at a deep round's first look (0: REPEAT)
 #:   DEEP_MAX_TRIALS=0                candidate trials a deep round may extend to (0: 2 x DEEP_TRIALS)
@@ -211,7 +214,7 @@ GATE_ACROSS ?= runs
 #:   DEEP_TOLERANCE=1.10              largest median paired ratio of tokens, steps and time a deep edit may cost
 #:   FINAL_REPEAT=0                   fresh trials of S_final in the final evaluation (0: REPEAT)
 #:   FINAL_FRESH=0                    1: the final evaluation never reuses the selection trials of the last accepted round
-#:   STATIC_MODE=deterministic|hybrid|copy static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the skill unchanged, as skillc-fast's standalone mode does)
+#:   STATIC_MODE=deterministic|hybrid|copy static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the skill unchanged, as the standalone skillc-fast and skillc-deep run do)
 #:   BASELINE=0                       1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline the summary compares every stage against (docs/baseline.md)
 #:   REQUIRE_SKILL=0                  1: a trial that never invoked the skill fails its check
 #:   AGENT_TIMEOUT=0                  the agent's time limit in a trial, seconds (0: the task's own [agent] timeout_sec)
@@ -219,7 +222,7 @@ GATE_ACROSS ?= runs
 #:   RM_API_URL=                      AgentRM scoring service for the fast stage; make doctor checks its /health
 #:   PROFILES_DIR=profiles            your model profiles, searched before rules/profiles/
 #:   SKILL_SOURCE=                    evaluate and compile these skills instead of the task's own: a skill folder (SKILL.md) or a skills root holding a set; the run folder is named by its content (docs/baseline.md)
-#:   TRACES=                          static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (skillc-fast's standalone mode)
+#:   TRACES=                          static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (the standalone skillc-fast and skillc-deep run)
 #:   PROFILE=                         the profile stage copies this profile resolution (skillc-profile's profile.json) instead of resolving MODEL
 #:   SKILLS=                          compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
 #:   POOL_TASKS=                      a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent), Fast reads their traces and Deep decides over every task by the exact stratified test (docs/skill-runs.md)

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/datadir.h"
 #include "base/fs.h"
@@ -182,28 +181,6 @@ static char *task_of(const struct fast_opts *o, const char *out, const char *nam
 	return dir;
 }
 
-/* The newest change under run/status (0 when none): make wrote nothing when
- * it is the same after. */
-static long long status_mark(const char *run)
-{
-	char *dir = path_join(run, "status");
-	struct strlist names = STRLIST_INIT;
-	struct err e;
-	long long mark = 0;
-	if (fs_is_dir(dir) && fs_list_names(dir, &names, &e) == 0)
-		for (size_t i = 0; i < names.n; i++) {
-			char *p = path_join(dir, names.v[i]);
-			struct stat st;
-			if (stat(p, &st) == 0 &&
-			    st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec > mark)
-				mark = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-			free(p);
-		}
-	strlist_free(&names);
-	free(dir);
-	return mark;
-}
-
 static const char *const shown[] = { "S_fast",       "S_fast.hash", "scores.json",
 	                             "groups.json",  "map",         "reduce.json",
 	                             "patches.json", "report.json", "report.md" };
@@ -280,7 +257,7 @@ static int run_front(const struct fast_opts *o)
 		mk.v[mk.n] = NULL;
 		setenv("LLM_CACHE", "refresh", 1);
 	}
-	long long before = status_mark(run);
+	long long before = front_mark(run);
 	if (res.exit_code == 0 && front_run(&mk, "fast-apply", &res, &e) < 0)
 		die_err(&e);
 	for (size_t i = 0; i < ARRAY_LEN(shown) && res.exit_code == 0; i++) {
@@ -289,7 +266,7 @@ static int run_front(const struct fast_opts *o)
 			die_err(&e);
 		free(rel);
 	}
-	if (res.exit_code == 0 && before && status_mark(run) == before)
+	if (res.exit_code == 0 && before && front_mark(run) == before)
 		printf("%s: up to date (make: the same traces, skill, settings and version made "
 		       "every file)\n",
 		       output);

@@ -30,7 +30,7 @@ static const char usage[] =
 	"usage: skillc-traces STAGE_DIR [--first N]\n"
 	"       skillc-traces --parse DIR [--runner R] [--harness H] [--skill NAME]... [--require-skill]\n"
 	"                     [--rules DIR]\n"
-	"       skillc-traces --import DIR --index N --out TRIAL_DIR\n"
+	"       skillc-traces --import DIR --index N --out TRIAL_DIR [--skill NAME]...\n"
 	"\n"
 	"STAGE_DIR (traces/<task>/<stage>): writes STAGE_DIR/index.json listing every\n"
 	"complete trial (test-NNN/trial.json), rewritten only when it changed; with\n"
@@ -46,8 +46,9 @@ static const char usage[] =
 	"\n"
 	"--import DIR copies the Nth trace of DIR (test-NNN/trial.json folders or\n"
 	"BenchFlow runs, in name order) to TRIAL_DIR, with its trial.json (TRACES=DIR:\n"
-	"the static-eval stage imports instead of running trials). Exit 2 when DIR\n"
-	"holds fewer than N traces.\n";
+	"the static-eval stage imports instead of running trials); a BenchFlow run's\n"
+	"skill use is matched against the --skill names. Exit 2 when DIR holds fewer\n"
+	"than N traces.\n";
 
 /* True for "test-NNN" with NNN from 1 to first (first 0: any NNN). */
 static bool wanted_trial(const char *name, long first)
@@ -134,7 +135,7 @@ static const struct opt rows[] = {
 	OPT_STRING("parse", &cli.parse, "DIR", "print the normalized trial of a runner's output"),
 	OPT_STRING("runner", &cli.runner, "R", "(parse) the runner (benchflow)"),
 	OPT_STRING("harness", &cli.harness, "H", "(parse) the harness's skill-use rules"),
-	OPT_EACH("skill", &cli.skills, "NAME", "(parse) our skills (repeatable)"),
+	OPT_EACH("skill", &cli.skills, "NAME", "(parse, import) our skills (repeatable)"),
 	OPT_BOOL("require-skill", &cli.require, "(parse) a trial that never used the skill fails"),
 	OPT_STRING("rules", &cli.rules, "DIR", "(parse) the rules folder"),
 	OPT_STRING("import", &cli.import, "DIR", "copy a trace of DIR as a trial folder (TRACES)"),
@@ -197,10 +198,11 @@ static int parse_trial(const struct traces_opts *opts)
 
 /* --import: trace number index of dir, copied whole into out (published
  * at once: a trial folder is there complete or not at all). */
-static int import_trace(const char *dir, long index, const char *out, struct err *e)
+static int import_trace(const char *dir, long index, const char *out,
+                        const struct strlist *skills, struct err *e)
 {
 	struct trace_set ts;
-	struct trace_opts to = { 0, NULL };
+	struct trace_opts to = { 0, skills->n ? skills : NULL };
 	int rc = traces_load(dir, &to, &ts, e);
 	if (rc == 0 && (size_t)index > ts.n)
 		rc = err_set(e, ERR_INPUT,
@@ -238,7 +240,7 @@ int main(int argc, char **argv)
 	if (o.parse)
 		rc = parse_trial(&o);
 	else if (o.import) {
-		if (import_trace(o.import, o.index, o.out, &e) < 0)
+		if (import_trace(o.import, o.index, o.out, &o.skills, &e) < 0)
 			die_err(&e);
 	} else if (index_stage(o.stage_dir, o.first, &e) < 0)
 		die_err(&e);

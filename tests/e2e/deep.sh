@@ -262,7 +262,7 @@ t_eq "no fast trial completed twice" "$(twice r-slow fast)" ""
 t_eq "final trials reused" "$(jget $K/traces/dt/final/test-003/trial.json selection_reuse)" true
 t_end
 
-t_begin "skillc-deep run outside make (the seed's deep run), then resume: the same steps, nothing paid twice"
+t_begin "skillc-deep run: a front over make (deep from given traces, no fast stage); resume pays nothing"
 R=$(run_of helps)
 n=$(wc -l <"$L/log.jsonl")
 export ROUTES=$L/routes.json ENV_FILE=$T_TMP/none.env CACHE_DIR=$W/cache-alone
@@ -270,20 +270,86 @@ out=$(skillc-deep run --skill $S --traces $R/traces/dt/static --output alone --m
 	--target-model vllm/q --runner benchflow --rounds 1 2>&1)
 t_eq "exit" $? 0
 t_contains "accepted" "$out" "round 1: accept: 3/3 vs baseline 2/6"
+t_contains "said where" "$out" "S_final: alone/artifacts/deep/S_final"
 t_check "S_final" grep -q 'HELPS: strip the brackets' alone/artifacts/deep/S_final/count-skill/SKILL.md
-t_eq "three candidate trials" "$(grep -c '^start .*alone/traces/dt/deep-1/' bench.log)" 3
+t_eq "three candidate trials" "$(grep -c '^start .*alone/.run/traces/dt/deep-1/' bench.log)" 3
+t_check "the traces imported as static trials" test -f alone/traces/dt/static/test-006/trial.json
+t_check "make ran deep-start" test -f alone/.run/status/deep-start.ok
+t_check "no fast stage" test ! -e alone/.run/status/fast-score.json
+t_eq "start: the skill alone" "$(jget alone/artifacts/deep/round-0/best.json source)" static
+t_eq "the rule recorded" "$(jget alone/deep-run.json max)" 6
 asked_now=$(wc -l <"$L/log.jsonl")
 b=$(grep -c '^start ' bench.log)
 before=$(skillc-hash alone/artifacts/deep | cut -d' ' -f1)
 out=$(skillc-deep resume --run alone 2>&1)
 t_eq "resume exit" $? 0
+t_contains "up to date" "$out" "alone: up to date"
 t_eq "no request on resume" "$(wc -l <"$L/log.jsonl")" "$asked_now"
 t_eq "no trial on resume" "$(grep -c '^start ' bench.log)" "$b"
 t_eq "same bytes" "$(skillc-hash alone/artifacts/deep | cut -d' ' -f1)" "$before"
 out=$(skillc-deep resume --run nowhere 2>&1)
 t_eq "resume of nothing" $? 2
 t_contains "says so" "$out" "resume --run DIR needs a folder made by skillc-deep run"
+# the same traces as BenchFlow runs (each trial's raw/ output): the same start and S_final
+mkdir bf && for t in $R/traces/dt/static/test-*; do cp -R $t/raw bf/$(basename $t); done
+out=$(skillc-deep run --skill $S --traces bf --output from-bf --model fake/helps --task tasks/dt \
+	--target-model vllm/q --runner benchflow --rounds 1 2>&1)
+t_eq "from BenchFlow runs: exit" $? 0
+t_check "BenchFlow runs normalized" test -f from-bf/traces/dt/static/test-006/trial.json
+t_eq "the skill's use seen (its name given)" "$(jget from-bf/traces/dt/static/test-002/trial.json skill.invoked)" \
+	"$(jget $R/traces/dt/static/test-002/trial.json skill.invoked)"
+t_eq "and it was used" "$(jget $R/traces/dt/static/test-002/trial.json skill.invoked)" true
+t_check "the same decision" cmp from-bf/artifacts/deep/round-1/decision.json alone/artifacts/deep/round-1/decision.json
+t_check "the same S_final" cmp from-bf/artifacts/deep/S_final.hash alone/artifacts/deep/S_final.hash
+t_end
+
+t_begin "kill -9 of skillc-deep run mid-edit: resume ends with the bytes and requests of an uninterrupted run"
+front() { # front OUTPUT: skillc-deep run of the slow model into OUTPUT
+	skillc-deep run --skill $S --traces $R/traces/dt/static --output "$1" --model fake/slow --task tasks/dt \
+		--target-model vllm/q --runner benchflow --rounds 1
+}
+CACHE_DIR=$W/cache-front-ref front front-ref >front-ref.out 2>&1
+t_eq "reference exit" $? 0
+score0=$(asked '## Units to score'); edit0=$(asked 'The unit to edit')
+export CACHE_DIR=$W/cache-front-kill
+setsid sh -c "$(command -v skillc-deep) run --skill $S --traces $R/traces/dt/static --output front-kill \
+	--model fake/slow --task tasks/dt --target-model vllm/q --runner benchflow --rounds 1" >front-kill.out 2>&1 &
+sid=$!
+i=0
+while [ $i -lt 1200 ] && ! [ "$(asked 'The unit to edit')" -gt "$edit0" ]; do sleep 0.05; i=$((i + 1)); done
+t_check "killed before the edit" test ! -e front-kill/artifacts/deep/round-1/edit.json
+# the front, its make and every stage at once
+kill -9 $(pgrep -s $sid) 2>/dev/null
+wait $sid 2>/dev/null
+i=0
+while [ $i -lt 200 ] && pgrep -s $sid >/dev/null; do sleep 0.05; i=$((i + 1)); done
+out=$(skillc-deep resume --run front-kill 2>&1)
+t_eq "resume exit" $? 0
+for f in S_final.hash round-1/decision.json round-1/best.json round-1/edit.json round-1/scores.json report.json; do
+	t_check "same $f" cmp front-kill/artifacts/deep/$f front-ref/artifacts/deep/$f
+done
+# reference 1 + 1; the killed run: the scores once, the edit cut short + once
+t_eq "score asked once" "$(( $(asked '## Units to score') - score0 ))" 1
+t_eq "edit asked: 1 cut short + 1" "$(( $(asked 'The unit to edit') - edit0 ))" 2
+t_eq "three candidate trials" "$(grep -c '^start .*front-kill/.run/traces/dt/deep-1/' bench.log)" 3
 unset ROUTES ENV_FILE CACHE_DIR
+t_end
+
+t_begin "each step takes only its own options"
+out=$(skillc-deep score --run x --round 1 --rounds 3 2>&1)
+t_eq "score --rounds" $? 2
+t_contains "unknown" "$out" "unknown option"
+out=$(skillc-deep run --round 1 2>&1)
+t_eq "run --round" $? 2
+out=$(skillc-deep final --run x --rounds 1 --first 3 2>&1)
+t_eq "final takes no RULE" $? 2
+out=$(skillc-deep look --run x --round 1 --look 1 -- true 2>&1)
+t_eq "look runs no command" $? 2
+help=$(skillc-deep score --help)
+rows=${help#*options:}
+t_contains "score's help: --round" "$rows" "--round K"
+case $rows in *--rounds*|*--first*) t_fail "score's help lists another step's rows: $rows" ;; esac
+t_contains "run's help: --target-model" "$(skillc-deep run --help)" "--target-model M"
 t_end
 
 t_begin "make ingest alone of a changed skill: S_final is named stale, not the skill"

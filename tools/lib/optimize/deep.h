@@ -1,8 +1,8 @@
 /* deep.h — the deep stage's steps, one make target each: round 1's start,
  * then per round the section scores, one local edit, the candidate trials
  * and the looks between their batches, the decision; then S_final and the
- * final evaluation's trials. deep_run drives the same steps outside make
- * (the seed's `deep run`). Every file is under <run>/artifacts/deep/, with
+ * final evaluation's trials (`skillc-deep run` hands them to make too).
+ * Every file is under <run>/artifacts/deep/, with
  * run-relative paths inside (docs/deep.md). Each step returns 0 when done,
  * -1 with e set (ERR_INPUT: a missing input, bad options; ERR_WORK: the
  * work failed), or for a step running a command, that command's non-zero
@@ -18,8 +18,7 @@
 struct deep_opts {
 	const char *run, *model, *task, *profile, *trial;
 	const char *only; /* SKILLS: the skills of the set score and edit may change (NULL: every one) */
-	const char *skill_dir, *traces, *target, *harness, *runner; /* run / resume */
-	const char *src[2], *skill[2], *trials[2];                  /* start: base, candidate */
+	const char *src[2], *skill[2], *trials[2]; /* start: base, candidate */
 	long count[2];
 	int round, rounds, index, look;
 	bool fresh;
@@ -50,10 +49,5 @@ int deep_step_final(const struct deep_opts *o, struct err *e);
 /* The final evaluation's trial o->index: the last accepted round's trial
  * copied when S_final is its candidate (unless o->fresh), else the command. */
 int deep_step_final_trial(const struct deep_opts *o, struct err *e);
-
-/* Every step outside make: the skill and its traces into o->run, the
- * rounds, candidate trials by skillc-eval, S_final. The settings go to
- * <run>/deep-run.json; resume reads them back from there. */
-int deep_run(struct deep_opts *o, bool resume, struct err *e);
 
 #endif

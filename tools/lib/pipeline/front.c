@@ -1,5 +1,6 @@
-/* front (front.h): what skillc-eval-skill and skillc-fast's standalone
- * mode share: the make command, its settings checked, the links. */
+/* front (front.h): what skillc-eval-skill and the standalone modes of
+ * skillc-fast and skillc-deep share: the make command, its settings
+ * checked, the links. */
 #include "pipeline/front.h"
 
 #include <stdio.h>
@@ -69,4 +70,24 @@ void front_unlink(const char *out, const char *name)
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 		unlink(path);
 	free(path);
+}
+
+long long front_mark(const char *run)
+{
+	char *dir = path_join(run, "status");
+	struct strlist names = STRLIST_INIT;
+	struct err e;
+	long long mark = 0;
+	if (fs_is_dir(dir) && fs_list_names(dir, &names, &e) == 0)
+		for (size_t i = 0; i < names.n; i++) {
+			char *p = path_join(dir, names.v[i]);
+			struct stat st;
+			if (stat(p, &st) == 0 &&
+			    st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec > mark)
+				mark = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+			free(p);
+		}
+	strlist_free(&names);
+	free(dir);
+	return mark;
 }

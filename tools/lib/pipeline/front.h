@@ -1,5 +1,5 @@
 /* front.h — a standalone command as a thin front over the pipeline's make
- * (skillc-eval-skill, skillc-fast without a step): it sets up a run
+ * (skillc-eval-skill, skillc-fast without a step, skillc-deep run): it sets up a run
  * folder by settings, runs make for one goal there, and shows the user
  * the run's output by links in its own folder. make decides what is done;
  * running the command again resumes. */
@@ -25,5 +25,8 @@ int front_run(struct strlist *argv, const char *goal, struct proc_result *res, s
 int front_link(const char *out, const char *name, const char *target, struct err *e);
 /* out/name goes when it is a link. */
 void front_unlink(const char *out, const char *name);
+/* The newest change under run/status (0 when none): make wrote nothing when
+ * it is the same after. */
+long long front_mark(const char *run);
 
 #endif

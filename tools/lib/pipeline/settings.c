@@ -108,6 +108,10 @@ const struct setting_def settings_table[] = {
 	  "traces in the fast stage's bottom group", SCOPE_RUN },
 	{ "FAST_MAX_PATCHES", SET_INT, "4", NULL, 0, 100, true,
 	  "patches the fast stage may keep (0: none)", SCOPE_RUN },
+	{ "FAST_STAGE", SET_INT, "1", NULL, 0, 1, true,
+	  "0: the run has no fast stage, deep's round 1 starts from S_static alone (skillc-deep "
+	  "run: deep from given traces)",
+	  SCOPE_RUN },
 	{ "DEEP_ROUNDS", SET_INT, "3", NULL, 0, 100, true,
 	  "deep optimization rounds (docs/deep.md)", SCOPE_RUN },
 	{ "DEEP_TRIALS", SET_INT, "0", NULL, 0, 200, true,
@@ -127,7 +131,7 @@ const struct setting_def settings_table[] = {
 	  SCOPE_RUN },
 	{ "STATIC_MODE", SET_ENUM, "deterministic", "deterministic hybrid copy", 0, 0, true,
 	  "static compile mode (hybrid adds one planning call to EXTERNAL_MODEL; copy keeps the "
-	  "skill unchanged, as skillc-fast's standalone mode does)",
+	  "skill unchanged, as the standalone skillc-fast and skillc-deep run do)",
 	  SCOPE_RUN },
 	{ "BASELINE", SET_INT, "0", NULL, 0, 1, false,
 	  "1: eval and final also run REPEAT trials with no skill (noskill-eval), the baseline "
@@ -153,8 +157,8 @@ const struct setting_def settings_table[] = {
 	  SCOPE_IDENTITY },
 	{ "TRACES", SET_PATH, "", NULL, 0, 0, false,
 	  "static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json "
-	  "folders or BenchFlow runs), REPEAT of them, in name order (skillc-fast's standalone "
-	  "mode)",
+	  "folders or BenchFlow runs), REPEAT of them, in name order (the standalone skillc-fast "
+	  "and skillc-deep run)",
 	  SCOPE_RUN },
 	{ "PROFILE", SET_PATH, "", NULL, 0, 0, false,
 	  "the profile stage copies this profile resolution (skillc-profile's profile.json) "

@@ -97,9 +97,14 @@ static int final_repeat(const struct run *r)
 	return (int)(n > 0 ? n : run_get_int(r, "REPEAT"));
 }
 
+/* The fast candidate deep-start judges against S_static: none when the run
+ * has no fast stage (FAST_STAGE=0). */
 static void deep_start_inputs(const struct stage_ref *ref, const struct run *r, struct strlist *out)
 {
 	char t[TRIAL_NAME_MAX];
+	if (!run_get_int(r, "FAST_STAGE"))
+		return;
+	strlist_push(out, "artifacts/fast/S_fast.hash");
 	for (long i = 1; i <= run_get_int(r, "REPEAT"); i++)
 		strlist_push_owned(out, xasprintf("traces/%s/fast/%s/trial.json", r->task,
 		                                  trial_name(i, t)));
@@ -188,7 +193,8 @@ static void deep_start_pool_inputs(const struct stage_ref *ref, const struct run
 {
 	deep_start_inputs(ref, r, out);
 	pool_trials(r, "static", static_trials(r), out);
-	pool_trials(r, "fast", run_get_int(r, "REPEAT"), out);
+	if (run_get_int(r, "FAST_STAGE"))
+		pool_trials(r, "fast", run_get_int(r, "REPEAT"), out);
 }
 
 static void deep_look_pool_inputs(const struct stage_ref *ref, const struct run *r,
@@ -408,7 +414,7 @@ const struct stage_def stage_table[] = {
 		.timeout = "TRIAL_TIMEOUT",
 		.remote = true,
 		.args = { "if TRACES +skillc-traces --import $TRACES --index %I"
-		          " --out @traces/%T/static/test-%N",
+		          " --out @traces/%T/static/test-%N *skill_names",
 		          TRIAL_ARGS("static", "artifacts/static/S_static") },
 	},
 	{
@@ -441,6 +447,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-score",
+		.wanted_if = "FAST_STAGE", /* 0: deep starts from S_static alone */
 		.optimizer = true,
 		.help = "score every static trace (verifier, pre-score, AgentRM) and pick the top/bottom groups",
 		.tool = "skillc-fast",
@@ -461,6 +468,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-map",
+		.wanted_if = "FAST_STAGE",
 		.help = "one question to EXTERNAL_MODEL per top/bottom unit: typed findings, validated",
 		.tool = "skillc-fast",
 		.version = V_FAST,
@@ -476,6 +484,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-reduce",
+		.wanted_if = "FAST_STAGE",
 		.help = "findings grouped by (section, kind), merged into at most FAST_MAX_PATCHES typed patches",
 		.tool = "skillc-fast",
 		.version = V_FAST,
@@ -491,6 +500,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-apply",
+		.wanted_if = "FAST_STAGE",
 		.help = "the patches applied through the document model, guarded: S_fast/ + report",
 		.tool = "skillc-fast",
 		.version = V_FAST,
@@ -509,6 +519,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-eval",
+		.wanted_if = "FAST_STAGE",
 		.help = "REPEAT trials of S_fast (reused from the store when its bytes equal an earlier skill's)",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
@@ -523,6 +534,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-eval-pool",
+		.wanted_if = "FAST_STAGE",
 		.help = "POOL_TASKS: REPEAT trials of S_fast in each other train task's set",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
@@ -538,6 +550,7 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "fast-index",
+		.wanted_if = "FAST_STAGE",
 		.help = "traces/<task>/fast/index.json: every fast trial, normalized",
 		.tool = "skillc-traces",
 		.version = V_TRACES,
@@ -553,19 +566,20 @@ const struct stage_def stage_table[] = {
 		.tool = "skillc-deep",
 		.version = V_DEEP,
 		.after = { "static-eval", "fast-eval" },
-		.inputs = { "traces/%T/static/test-%N/trial.json", "artifacts/static/S_static.hash",
-		            "artifacts/fast/S_fast.hash" },
+		.inputs = { "traces/%T/static/test-%N/trial.json",
+		            "artifacts/static/S_static.hash" },
 		.outputs = { "artifacts/deep/round-0/best.json", "artifacts/deep/round-0/rejected.json",
 		             "artifacts/deep/round-0/decision.json" },
 		.settings = { "DEEP_TEST", "DEEP_ALPHA", "DEEP_TOLERANCE", "DEEP_TRIALS",
-		              "DEEP_MAX_TRIALS", "POOL_TASKS" },
+		              "DEEP_MAX_TRIALS", "POOL_TASKS", "FAST_STAGE" },
 		.gather_count = static_trials,
 		.more_inputs = deep_start_pool_inputs,
 		.args = { "start", "--run %F", "--base-source static",
 		          "--base-skill artifacts/static/S_static",
 		          "--base-trials traces/%T/static", "--base-count #static_trials",
-		          "--cand-source fast", "--cand-skill artifacts/fast/S_fast",
-		          "--cand-trials traces/%T/fast", "--cand-count $REPEAT", "*pool_start",
+		          "if FAST_STAGE --cand-source fast --cand-skill artifacts/fast/S_fast"
+		          " --cand-trials traces/%T/fast --cand-count $REPEAT",
+		          "*pool_start",
 		          RULE_ARGS },
 	},
 	{
@@ -1044,11 +1058,29 @@ static char *expand_target(const char *tmpl, const struct stage_ref *ref, const 
 
 /* An args word "*name": several words, per task of POOL_TASKS ("pool_traces":
  * --pool-traces of its static trials, "leak_tasks": --leak-task, "pool_start":
- * deep start's pair, "pool_names": --pool-task) or "over:DIR": --skill-over
- * DIR/<skill> for each of SKILLS. */
+ * deep start's pair, "pool_names": --pool-task), "over:DIR": --skill-over
+ * DIR/<skill> for each of SKILLS, or "skill_names": --skill NAME for each
+ * skill of the ingested set (whose use an imported BenchFlow run shows). */
 static void pool_words(const char *w, const struct stage_ref *ref, const struct run *r,
                        struct strlist *argv)
 {
+	if (!strcmp(w, "skill_names")) {
+		char *dir = run_path(r, "inputs/skill");
+		struct strlist names = STRLIST_INIT;
+		struct err e;
+		if (fs_list_names(dir, &names, &e) == 0)
+			for (size_t i = 0; i < names.n; i++) {
+				char *md = xasprintf("%s/%s/SKILL.md", dir, names.v[i]);
+				if (fs_exists(md)) {
+					strlist_push(argv, "--skill");
+					strlist_push(argv, names.v[i]);
+				}
+				free(md);
+			}
+		strlist_free(&names);
+		free(dir);
+		return;
+	}
 	if (!strncmp(w, "over:", 5)) {
 		char *rel = expand_target(w + 5, ref, r), *dir = path_join(r->dir, rel);
 		char *skills = xstrdup(run_get(r, "SKILLS")), *save = NULL;
@@ -1072,6 +1104,8 @@ static void pool_words(const char *w, const struct stage_ref *ref, const struct 
 		} else if (!strcmp(w, "pool_start")) {
 			strlist_push(argv, "--pool-base-trials");
 			strlist_push_owned(argv, xasprintf("traces/%s/static", t));
+			if (!run_get_int(r, "FAST_STAGE"))
+				continue;
 			strlist_push(argv, "--pool-cand-trials");
 			strlist_push_owned(argv, xasprintf("traces/%s/fast", t));
 		} else if (!strcmp(w, "pool_names")) {

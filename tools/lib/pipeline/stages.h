@@ -74,7 +74,8 @@ struct stage_def {
 	 * by clean-stage (e.g. the trial folder of a trial that was needed). */
 	const char *side_outputs[2];
 	/* A 0/1 setting: the stage is part of goals eval and final only when it
-	 * is 1 (BASELINE for the no-skill trials); its own goal always works. */
+	 * is 1 (BASELINE for the no-skill trials, FAST_STAGE for fast); its own
+	 * goal always works. */
 	const char *wanted_if;
 	/* The setting holding its time limit in seconds (default STAGE_TIMEOUT). */
 	const char *timeout;
