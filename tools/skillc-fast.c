@@ -161,10 +161,9 @@ static void set_int(struct strlist *mk, const char *name, long value)
 
 static char *real_or_die(const char *path, const char *opt)
 {
-	char *p = path ? fs_real_path(path) : NULL;
-	if (path && !p)
+	if (path && !fs_exists(path))
 		die(2, "%s: '%s' not found", opt, path);
-	return p;
+	return path ? fs_real_path(path) : NULL;
 }
 
 /* The task of the run: --task, else an empty one in out/.task/<name> (the
