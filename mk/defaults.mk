@@ -9,7 +9,7 @@
 SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER skill train test SPLIT SPLIT_SEED TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REGISTRY_MIRROR IMAGE_REGISTRY REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT AGENT_HANDSHAKE_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE TRACES PROFILE SKILLS POOL_TASKS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS GATE_ACROSS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
-SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index raw-eval-pool raw-index-pool noskill-eval noskill-index profile static static-eval static-eval-pool static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-eval-pool fast-index deep-start deep-final final-eval final-index final-eval-pool final-index-pool fast deep
+SKILLC_STAGE_GOALS := l1-image l2-image l1-image-pool l2-image-pool ingest raw-eval raw-index raw-eval-pool raw-index-pool noskill-eval noskill-index profile static static-eval static-eval-pool static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-eval-pool fast-index deep-start deep-final final-eval final-index final-eval-pool final-index-pool fast deep
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.

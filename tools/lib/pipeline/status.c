@@ -96,19 +96,27 @@ static char *why_config(const struct run *r, const struct stage_def *s, const cJ
 	return why;
 }
 
-/* The source table's row whose stamp is rel, or NULL for a file of the run. */
-static const struct source_def *source_of(const char *rel)
+/* The run's source whose stamp is rel (into *at), or false for a file of the run. */
+static bool source_of(const struct run *r, const char *rel, struct source_at *at)
 {
-	for (size_t k = 0; k < source_count; k++)
-		if (!strcmp(source_table[k].stamp, rel))
-			return &source_table[k];
-	return NULL;
+	struct source_at *v;
+	size_t n = run_sources(r, &v);
+	bool found = false;
+	for (size_t k = 0; k < n && !found; k++) {
+		char *stamp = source_stamp(r, &v[k]);
+		if ((found = !strcmp(stamp, rel)))
+			*at = v[k];
+		free(stamp);
+	}
+	free(v);
+	return found;
 }
 
 /* One input against its recorded hash: not made yet, or changed. */
 static char *why_input(const struct run *r, const char *rel, const char *recorded)
 {
-	const struct source_def *src = source_of(rel);
+	struct source_at at;
+	const struct source_at *src = source_of(r, rel, &at) ? &at : NULL;
 	hash_hex cur;
 	struct err e;
 	if (!src)
