@@ -88,7 +88,8 @@ out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c status 2>&1)
 t_eq "status: work due" $? 1
 t_check "tr-b's pooled trials: its task changed" \
 	sh -c "printf '%s\n' \"\$1\" | grep -q 'raw-eval-pool.tr-b.001 *input changed: .*tasks/tr-b\$'" - "$out"
-for t in raw-eval.001 static-eval.001 fast-eval.001 deep-1-eval.001; do
+# (fast-map reads tr-b's instruction: fast and what follows wait for it, their trials from the store)
+for t in raw-eval.001 raw-eval.003 static-eval.001 static-eval.003; do
 	t_check "$t (tr-a's) up to date" sh -c "printf '%s\n' \"\$1\" | grep -q '^  $t  *up to date\$'" - "$out"
 done
 t_eq "the test task's runs up to date" "$(printf '%s\n' "$out" | grep -c '^up to date$')" 2
@@ -97,8 +98,8 @@ out=$($SK -j2 $(skill_settings gen gen) "$SPLIT" test=te-c final 2>&1)
 t_eq "final: exit (output: $(printf '%s' "$out" | tail -3))" $? 0
 t_check "tr-b's trials ran again" grep -q -- '--tasks-dir [^ ]*/tasks/tr-b ' bench.log
 t_eq "no trial of tr-a or te-c ran" "$(tail -n +$from bench.log | grep '^start' | grep -c -e '/tasks/tr-a ' -e '/tasks/te-c ')" 0
-t_eq "tr-b's ran: raw, static, fast, deep, final" \
-	"$(tail -n +$from bench.log | grep '^start' | grep -c '/tasks/tr-b ')" 18
+# static's, fast's and final's bytes equal raw's and deep's: reused, as in the first run
+t_eq "tr-b's ran: 3 raw, 3 deep" "$(tail -n +$from bench.log | grep '^start' | grep -c '/tasks/tr-b ')" 6
 t_check "Fast's map asked again, with tr-b's new instruction" grep -q POOLMARKC "$T_TMP/gen/log.jsonl"
 t_eq "the same p" "$(jq -r .statistics.p_value gen/tr-a--*/artifacts/deep/round-1/decision.json)" 0.0025
 t_end
@@ -108,11 +109,23 @@ out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c status 2>&1)
 t_eq "status exit ($out)" $? 0
 t_contains "the tuned train task" "$out" "train task tr-a, tuned here"
 t_contains "the pooled train task" "$out" "train task tr-b, pooled in the tuned run"
+all="raw: 3 done, 0 running, 0 due; static: 3 done, 0 running, 0 due; fast: 3 done, 0 running, 0 due"
+all="$all; deep-1: 6 done, 0 running, 0 due; final: 3 done, 0 running, 0 due"
+t_contains "the tuned run's trials of tr-a by stage" "$out" "  trials of tr-a (tuned here): $all"
+t_contains "... of tr-b, under tr-b's own line" "$out" \
+	"(its trials there):
+  trials of tr-b (pooled): $all"
+out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c WATCH_TIMEOUT=20 watch 2>&1)
+t_eq "watch: exit" $? 0
+t_contains "watch: tr-b's trials" "$out" "Trials of tr-b: $all"
+t_contains "watch: the test task's" "$out" "Trials of te-c: raw: 3 done, 0 running, 0 due"
+t_contains "watch: the tuned run counted once" "$out" "44 of 44 due trials complete"
 $SK $(skill_settings gen gen) "$SPLIT" test=te-c STAGE=deep clean-stage >/dev/null 2>&1
 t_eq "clean-stage exit" $? 0
 t_check "tr-b's deep trials gone" test ! -e "$(ls -d gen/tr-a--* | head -1)/traces/tr-b/deep-1/test-001"
 out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c status 2>&1)
 t_eq "status after: work due" $? 1
+t_contains "tr-b's deep trials due" "$out" "deep-1: 0 done, 0 running, 6 due; final: 0 done, 0 running, 3 due"
 out=$($SK -j2 $(skill_settings gen gen) "$SPLIT" test=te-c final 2>&1)
 t_eq "final again: exit (output: $(printf '%s' "$out" | tail -3))" $? 0
 t_eq "the same p" "$(jq -r .statistics.p_value gen/tr-a--*/artifacts/deep/round-1/decision.json)" 0.0025

@@ -233,18 +233,41 @@ void trial_tally_add(struct trial_tally *t, const char *target, const char *own,
 	free(stage);
 }
 
+/* Where a trials' stage ("raw", "deep-2") comes in the pipeline: its row's
+ * place in the stage table, then its round. */
+static long stage_rank(const char *stage)
+{
+	const char *dash = strrchr(stage, '-');
+	long round = dash && dash[1] && !dash[1 + strspn(dash + 1, "0123456789")]
+	                     ? strtol(dash + 1, NULL, 10) : 0;
+	char *row = xasprintf("%.*s-eval", round ? (int)(dash - stage) : (int)strlen(stage), stage);
+	const struct stage_def *d = stage_find(row);
+	free(row);
+	return (d ? (long)(d - stage_table) : (long)stage_count) * 100000 + round;
+}
+
 int trial_tally_text(const struct trial_tally *t, const char *task, struct buf *out)
 {
 	size_t n = strlen(task);
 	int stages = 0;
-	for (size_t k = 0; k < t->keys.n; k++) {
-		if (strncmp(t->keys.v[k], task, n) || t->keys.v[k][n] != '\t')
-			continue;
+	long last = -1;
+	for (;;) { /* the task's stages in pipeline order */
+		size_t pick = t->keys.n;
+		long best = 0;
+		for (size_t k = 0; k < t->keys.n; k++) {
+			if (strncmp(t->keys.v[k], task, n) || t->keys.v[k][n] != '\t')
+				continue;
+			long rank = stage_rank(t->keys.v[k] + n + 1);
+			if (rank > last && (pick == t->keys.n || rank < best))
+				pick = k, best = rank;
+		}
+		if (pick == t->keys.n)
+			return stages;
+		last = best;
 		buf_printf(out, "%s%s: %ld done, %ld running, %ld due", stages++ ? "; " : "",
-		           t->keys.v[k] + n + 1, t->n[k][TRIAL_DONE], t->n[k][TRIAL_RUNNING],
-		           t->n[k][TRIAL_DUE]);
+		           t->keys.v[pick] + n + 1, t->n[pick][TRIAL_DONE],
+		           t->n[pick][TRIAL_RUNNING], t->n[pick][TRIAL_DUE]);
 	}
-	return stages;
 }
 
 void trial_tally_free(struct trial_tally *t)
