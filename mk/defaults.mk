@@ -122,7 +122,7 @@ TRACES ?=
 PROFILE ?=
 # compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
 SKILLS ?=
-# a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent), Fast reads their traces and Deep decides over every task by the exact stratified test (docs/skill-runs.md)
+# a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent; its own source stamp and images), Fast reads their traces and instructions and Deep decides over every task by the exact stratified test (docs/skill-runs.md)
 POOL_TASKS ?=
 # largest file of a task or a skill any tool reads, in MB
 MAX_FILE_MB ?= 25
@@ -222,7 +222,7 @@ GATE_ACROSS ?= runs
 #:   TRACES=                          static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (skillc-fast's standalone mode)
 #:   PROFILE=                         the profile stage copies this profile resolution (skillc-profile's profile.json) instead of resolving MODEL
 #:   SKILLS=                          compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
-#:   POOL_TASKS=                      a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent), Fast reads their traces and Deep decides over every task by the exact stratified test (docs/skill-runs.md)
+#:   POOL_TASKS=                      a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent; its own source stamp and images), Fast reads their traces and instructions and Deep decides over every task by the exact stratified test (docs/skill-runs.md)
 #:   MAX_FILE_MB=25                   largest file of a task or a skill any tool reads, in MB
 #:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
 #:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it
