@@ -130,8 +130,8 @@ static void test_pooled_task_images_and_source(void)
 	CHECK_INT(mkdir(images, 0755), 0);
 	put(own, "sha256:1 reg/tsk:l2\n");
 	put(pooled, "sha256:2 reg/tb:l2\n");
-	struct run r = { .dir = xstrdup(dir), .task = xstrdup("tsk"), .task_dir = xstrdup("/tasks/tsk"),
-	                 .rules_dir = xstrdup("/rules") };
+	struct run r = { .dir = xstrdup(dir), .task = xstrdup("tsk"),
+	                 .task_dir = xstrdup("/tasks/tsk"), .rules_dir = xstrdup("/rules") };
 	const char *set[] = { "RUNNER=local", "SANDBOX=docker", "POOL_TASKS=tb", "TASKS_DIR=/tasks",
 	                      "MODEL=p/m", "REPEAT=1" };
 	struct err e = { 0 };

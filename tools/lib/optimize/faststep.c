@@ -192,7 +192,8 @@ static cJSON *map_unit(const struct fast_opts *o, const struct pkgset *src, cons
 	/* trace B's own instruction when it ran in another task than A */
 	size_t na = pool_prefix(better), nb = pool_prefix(worse);
 	bool other = worse && (na != nb || strncmp(better->name, worse->name, na));
-	char *ia = instruction_of(o, better, e), *ib = ia && other ? instruction_of(o, worse, e) : NULL;
+	char *ia = instruction_of(o, better, e);
+	char *ib = ia && other ? instruction_of(o, worse, e) : NULL;
 	struct llm_client *c = ia && (!other || ib) && unit ? ask_open(e) : NULL;
 	cJSON *m = NULL;
 	if (ia && (!other || ib) && (!unit || c)) {

@@ -101,7 +101,8 @@ void map_prompt(const struct map_input *in, const struct trace_facts *better, co
 	const char *a = in->instruction && *in->instruction ? in->instruction : "(not given)";
 	const char *b = in->worse_instruction;
 	if (worse && b) /* the traces ran in two tasks (pooled): each its own */
-		buf_printf(&u, "\n## Task instruction of trace A\n%s\n\n## Task instruction of trace B\n%s\n\n%s\n\n",
+		buf_printf(&u, "\n## Task instruction of trace A\n%s\n\n"
+			   "## Task instruction of trace B\n%s\n\n%s\n\n",
 			   a, *b ? b : "(not given)", analysis_of(kind));
 	else
 		buf_printf(&u, "\n## Task instruction\n%s\n\n%s\n\n", a, analysis_of(kind));

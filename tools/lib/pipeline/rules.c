@@ -307,9 +307,13 @@ static void remove_bookkeeping_temps(const struct run *r)
 			const char *name = names.v[k];
 			if (!all && !(fs_is_temp_name(name) && (cut_short || fs_temp_orphaned(name))))
 				continue;
-			/* in inputs/ only the files this tool writes */
-			if (!strncmp(dirs[i], "inputs", 6) && strcmp(dirs[i], "inputs/config") && strncmp(name, ".config.", 8) && !strstr(name, ".src.hash.tmp.") &&
-			    !strstr(name, ".src.cache.tmp."))
+			/* in inputs/ (and inputs/pool/) only the files this tool writes */
+			const char *d = dirs[i];
+			bool mine = strncmp(d, "inputs", 6) || !strcmp(d, "inputs/config") ||
+			            !strncmp(name, ".config.", 8) ||
+			            strstr(name, ".src.hash.tmp.") ||
+			            strstr(name, ".src.cache.tmp.");
+			if (!mine)
 				continue;
 			char *p = path_join(dir, name);
 			struct stat st;
@@ -413,8 +417,8 @@ static int guard_outputs(const struct run *r, const struct strmap *status, struc
 }
 
 /* The source's hash, once per path in this process. */
-static int memo_hash(const struct run *r, const struct source_at *src, struct rules_memo *m, hash_hex h,
-                     struct err *e)
+static int memo_hash(const struct run *r, const struct source_at *src, struct rules_memo *m,
+                     hash_hex h, struct err *e)
 {
 	char *path = source_path(r, src);
 	char *key = xasprintf("%s\n%s", path, src->def->what);

@@ -303,7 +303,8 @@ const struct stage_def stage_table[] = {
 	},
 	{
 		.name = "l2-image-pool",
-		.help = "POOL_TASKS, SANDBOX=docker|podman: each other train task's L2 image (its L1 with the harness)",
+		.help = "POOL_TASKS, SANDBOX=docker|podman: each other train task's L2 image "
+		        "(its L1 with the harness)",
 		.tool = "skillc-image",
 		.version = V_IMAGE,
 		.after = { "l1-image-pool" },
@@ -1464,7 +1465,8 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 static int goal_refs_of(const struct run *r, const char *goal, struct stage_ref **out)
 {
 	/* images: the L2s (a pooled task's too) and the L1s they are built on */
-	const struct stage_def *pool_l2 = !strcmp(goal, "images") ? stage_find("l2-image-pool") : NULL;
+	const struct stage_def *pool_l2 =
+		!strcmp(goal, "images") ? stage_find("l2-image-pool") : NULL;
 	if (!strcmp(goal, "images"))
 		goal = "l2-image";
 	const struct stage_group *grp = stage_group_find(goal);
@@ -1616,7 +1618,8 @@ char *source_path(const struct run *r, const struct source_at *at)
 			return xstrdup(run_get(r, "SKILL_SOURCE"));
 		break;
 	case SRC_POOL: {
-		char *task = pool_task(r, at->pool), *dir = path_join(run_get(r, "TASKS_DIR"), task);
+		char *task = pool_task(r, at->pool);
+		char *dir = path_join(run_get(r, "TASKS_DIR"), task);
 		char *path = *src->what ? path_join(dir, src->what) : xstrdup(dir);
 		free(dir);
 		free(task);
@@ -1628,7 +1631,8 @@ char *source_path(const struct run *r, const struct source_at *at)
 	return *src->what ? path_join(r->task_dir, src->what) : xstrdup(r->task_dir);
 }
 
-int source_hash(const struct run *r, const struct source_at *at, bool update, char out[33], struct err *e)
+int source_hash(const struct run *r, const struct source_at *at, bool update, char out[33],
+                struct err *e)
 {
 	const struct source_def *src = at->def;
 	char *path = source_path(r, at);
@@ -1665,7 +1669,8 @@ static int reads_setting(const struct stage_def *s, const char *name)
 	/* a source the setting names or places (a folder setting, the task folder) */
 	for (size_t k = 0; k < source_count; k++) {
 		const struct source_def *src = &source_table[k];
-		bool in_tasks = src->root == SRC_TASK || src->root == SRC_SKILL || src->root == SRC_POOL;
+		bool in_tasks =
+			src->root == SRC_TASK || src->root == SRC_SKILL || src->root == SRC_POOL;
 		int names = (src->root == SRC_SETTING && !strcmp(src->what, name)) ||
 		            (in_tasks && !strcmp(name, "TASKS_DIR")) ||
 		            (src->root == SRC_SKILL && !strcmp(name, "SKILL_SOURCE"));

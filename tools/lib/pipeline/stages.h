@@ -209,6 +209,7 @@ char *source_path(const struct run *r, const struct source_at *src);
 /* The current hash of a source (a tree, hash_tree_cached with its cache
  * beside the stamp, rewritten when update; a missing tree hashes as
  * "absent:<what>" so the stage that needs it runs and says so). */
-int source_hash(const struct run *r, const struct source_at *src, bool update, char out[33], struct err *e);
+int source_hash(const struct run *r, const struct source_at *src, bool update, char out[33],
+                struct err *e);
 
 #endif

@@ -114,7 +114,8 @@ static void tables(const struct watch_spec *w, struct strlist *all, struct buf *
 			results_find_runs(path, 2, &runs);
 			find_runs(path, 2, &found);
 		}
-		for (size_t k = 0; k < found.n; k++) { /* two labels may name one run: counted once */
+		/* two labels may name one run: counted once */
+		for (size_t k = 0; k < found.n; k++) {
 			bool seen = false;
 			for (size_t j = 0; j < all->n && !seen; j++)
 				seen = !strcmp(all->v[j], found.v[k]);
