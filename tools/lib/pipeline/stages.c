@@ -1105,9 +1105,9 @@ static char *expand_target(const char *tmpl, const struct stage_ref *ref, const 
 }
 
 /* An args word "*name": several words, per task of POOL_TASKS ("pool_traces":
- * --pool-traces of its static trials, "leak_tasks": --leak-task, "pool_tasks":
- * --pool-task (its folder), "pool_start":
- * deep start's pair, "pool_names": --pool-task) or "over:DIR": --skill-over
+ * --pool-traces of its static trials, "leak_tasks": --leak-task and
+ * "pool_tasks": --pool-task of its folder, "pool_start": deep start's pair,
+ * "pool_names": --pool-task of its name) or "over:DIR": --skill-over
  * DIR/<skill> for each of SKILLS. */
 static void pool_words(const char *w, const struct stage_ref *ref, const struct run *r,
                        struct strlist *argv)
