@@ -9,7 +9,7 @@
 SKILLC_SETTINGS := task tasks harnesses models MATRIX TASK_FILTER HARNESS_FILTER MODEL_FILTER skill train test SPLIT SPLIT_SEED TASKS_DIR RESULTS RUN_DIR CACHE_DIR HARNESS MODEL EXTERNAL_MODEL BENCH RUNNER SANDBOX IMAGE QEMU RUNTIME_BASE REGISTRY_MIRROR IMAGE_REGISTRY REPEAT FAST_MIN_TRACES FAST_TOP FAST_BOTTOM FAST_MAX_PATCHES FAST_STAGE DEEP_ROUNDS DEEP_TRIALS DEEP_MAX_TRIALS DEEP_TEST DEEP_ALPHA DEEP_TOLERANCE FINAL_REPEAT FINAL_FRESH STATIC_MODE BASELINE REQUIRE_SKILL AGENT_TIMEOUT AGENT_HANDSHAKE_TIMEOUT RM_API_URL PROFILES_DIR SKILL_SOURCE TRACES PROFILE SKILLS POOL_TASKS MAX_FILE_MB BUDGET_USD STAGE_TIMEOUT TRIAL_TIMEOUT ROUTES ENV_FILE LLM_CACHE DOCTOR_PROBE LAUNCHER SRUN_ARGS DATASET_PIN OUT HARBOR_JOBS STAGE GOAL WATCH_TIMEOUT GATE_STAGE GATE_RULE GATE_MIN_DELTA GATE_MAX_REGRESSED GATE_VS GATE_ACROSS
 
 # Every stage, a make goal each (from the stage table, tools/lib/pipeline/stages.c).
-SKILLC_STAGE_GOALS := l1-image l2-image ingest raw-eval raw-index raw-eval-pool raw-index-pool noskill-eval noskill-index profile static static-eval static-eval-pool static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-eval-pool fast-index deep-start deep-final final-eval final-index final-eval-pool final-index-pool fast deep
+SKILLC_STAGE_GOALS := l1-image l2-image l1-image-pool l2-image-pool ingest raw-eval raw-index raw-eval-pool raw-index-pool noskill-eval noskill-index profile static static-eval static-eval-pool static-index fast-score fast-map fast-reduce fast-apply fast-eval fast-eval-pool fast-index deep-start deep-final final-eval final-index final-eval-pool final-index-pool fast deep
 
 # The settings this command gives (command line, local.mk, environment),
 # found before the defaults below: a run keeps its recorded value of the rest.
@@ -124,7 +124,7 @@ TRACES ?=
 PROFILE ?=
 # compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
 SKILLS ?=
-# a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent), Fast reads their traces and Deep decides over every task by the exact stratified test (docs/skill-runs.md)
+# a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent; its own source stamp and images), Fast reads their traces and instructions and Deep decides over every task by the exact stratified test (docs/skill-runs.md)
 POOL_TASKS ?=
 # largest file of a task or a skill any tool reads, in MB
 MAX_FILE_MB ?= 25
@@ -225,7 +225,7 @@ GATE_ACROSS ?= runs
 #:   TRACES=                          static-eval runs no trial: it imports the traces in this folder (test-NNN/trial.json folders or BenchFlow runs), REPEAT of them, in name order (the standalone skillc-fast and skillc-deep run)
 #:   PROFILE=                         the profile stage copies this profile resolution (skillc-profile's profile.json) instead of resolving MODEL
 #:   SKILLS=                          compile and optimize (static, fast, deep) only these skill folders of the task's set; the others stay byte-identical, and every trial still sees the whole set (empty: every skill)
-#:   POOL_TASKS=                      a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent), Fast reads their traces and Deep decides over every task by the exact stratified test (docs/skill-runs.md)
+#:   POOL_TASKS=                      a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill on each (its set under SKILL_SOURCE's parent; its own source stamp and images), Fast reads their traces and instructions and Deep decides over every task by the exact stratified test (docs/skill-runs.md)
 #:   MAX_FILE_MB=25                   largest file of a task or a skill any tool reads, in MB
 #:   BUDGET_USD=                      no stage of the run starts once the run has paid this much, USD (empty: no budget)
 #:   STAGE_TIMEOUT=3600               time limit of one stage, seconds; the stage's whole process group is stopped after it

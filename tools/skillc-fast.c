@@ -32,13 +32,16 @@ static const char usage[] =
 	"       skillc-fast apply  --skill DIR --dir DIR [--profile FILE | --budget TOKENS] [--hash FILE]\n"
 	"                          [--task DIR [--leak-task DIR]... [--traces DIR [--trials N]]]\n"
 	"       score, map, apply: [--pool-traces DIR]... (other tasks' traces: <task>/test-NNN)\n"
+	"       map: [--pool-task DIR]... (those tasks' folders: a trace's own instruction)\n"
 	"\n"
 	"score   scores every trace under --traces (test-NNN/trial.json folders, or\n"
 	"        BenchFlow runs) of the skill --skill (a skill folder, or a skills root\n"
 	"        holding a set): DIR/scores.json and DIR/groups.json. --trials N takes\n"
 	"        exactly test-001..test-N (make); --task DIR gives the instruction.\n"
 	"map     asks --model (the compiler's model) about unit N of DIR/groups.json:\n"
-	"        DIR/map/NNN.json (typed findings, validated).\n"
+	"        DIR/map/NNN.json (typed findings, validated). The prompt holds the\n"
+	"        instruction of each trace's own task: --task's, or for a trace\n"
+	"        <task>/test-NNN of --pool-traces the --pool-task folder named <task>.\n"
 	"reduce  groups the findings of DIR/map/001..N.json and merges them into at most\n"
 	"        --max-patches typed patches: DIR/reduce.json, DIR/patches.json.\n"
 	"apply   applies DIR/patches.json through the document model, each checked by the\n"
@@ -127,7 +130,9 @@ static const struct opt score_rows[] = {
 };
 static const struct opt map_rows[] = {
 	OPT_SMALL("unit", &fast.unit, 1, 1000, "N", "the unit of groups.json to ask about"),
-	TRACES_ROW, POOL_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, MODEL_ROW, OPT_END,
+	TRACES_ROW, POOL_ROW,
+	OPT_EACH("pool-task", &fast.pool_tasks, "DIR", "a --pool-traces task's folder, repeated"),
+	SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, MODEL_ROW, OPT_END,
 };
 static const struct opt reduce_rows[] = {
 	OPT_SMALL("units", &fast.units, 1, 1000, "N", "how many map/NNN.json to merge"),
@@ -312,6 +317,7 @@ int main(int argc, char **argv)
 	}
 	strlist_free(&fast.leak_tasks);
 	strlist_free(&fast.pool_traces);
+	strlist_free(&fast.pool_tasks);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "cannot write to stdout");
 	return rc;

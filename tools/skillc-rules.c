@@ -868,12 +868,15 @@ static void record_noop(const struct command *c, const struct runs *rs, double s
 		noop_add_path(&n, tasks);
 		free(tasks);
 		noop_add_tree(&n, r->rules_dir);
-		for (size_t k = 0; k < source_count; k++) {
-			char *p = source_path(r, &source_table[k]);
+		struct source_at *src; /* a pooled task's too: its edit makes work */
+		size_t ns = run_sources(r, &src);
+		for (size_t k = 0; k < ns; k++) {
+			char *p = source_path(r, &src[k]);
 			if (*p)
 				noop_add_tree(&n, p);
 			free(p);
 		}
+		free(src);
 	}
 	noop_commit(&n, val(c, "RESULTS"), c->key, line);
 }

@@ -25,6 +25,7 @@
 #include "pipeline/settings.h"
 #include "pipeline/skillrun.h"
 #include "pipeline/state.h"
+#include "pipeline/status.h"
 #include "report/skillgate.h"
 #include "report/skillroles.h"
 #include "report/skillsum.h"
@@ -246,9 +247,11 @@ static char *pool_setting(const struct ctx *c)
 }
 
 /* A member's status, its closing "run: <the member's own make>" replaced:
- * that command would make the member alone, outside the skill run. */
+ * that command would make the member alone, outside the skill run; its
+ * lines counting a task's trials also into keep (the tuned run's: the
+ * pooled tasks' lines, again under their own). */
 static int member_status(const struct ctx *c, const char *task, const char *set,
-                         const struct run_spec *on, const char *more)
+                         const struct run_spec *on, const char *more, struct buf *keep)
 {
 	FILE *f = tmpfile();
 	if (!f)
@@ -259,6 +262,8 @@ static int member_status(const struct ctx *c, const char *task, const char *set,
 	rewind(f);
 	while (getline(&line, &cap, f) > 0) {
 		char *cmd = strstr(line, " stages need work; run: ");
+		if (keep && !strncmp(line, "  trials of ", 12))
+			buf_adds(keep, line);
 		if (cmd)
 			printf("%.*s stages need work (the skill run's make final makes them)\n",
 			       (int)(cmd - line), line);
@@ -494,25 +499,41 @@ static int status_final(const struct ctx *c, const cJSON *t, const struct run_sp
 	free(role);
 	if (wait)
 		return 1;
-	return member_status(c, task, json_str(t, "final_set"), on, "GOAL=raw-index");
+	return member_status(c, task, json_str(t, "final_set"), on, "GOAL=raw-index", NULL);
 }
 
 /* status: each member's, under a line naming its role; the transfer
  * targets' under a line naming the target. */
+/* The line of keep counting the trials of task, pooled in the tuned run. */
+static void pooled_trials(const struct buf *keep, const char *task)
+{
+	char *head = xasprintf("  trials of %s (pooled): ", task);
+	const char *at = keep->data ? strstr(keep->data, head) : NULL;
+	if (at)
+		printf("%.*s\n", (int)strcspn(at, "\n"), at);
+	else
+		printf("%snone yet\n", head);
+	fflush(stdout);
+	free(head);
+}
+
 static int status(const struct ctx *c)
 {
 	int worst = 0, rc;
 	const cJSON *t, *x;
+	struct buf keep = BUF_INIT; /* the tuned run's trial counts, by task */
 	cJSON_ArrayForEach(t, json_get(c->record, "tasks")) {
 		const char *task = json_str(t, "task");
 		bool train = !strcmp(json_str(t, "role"), "train");
 		char *role = skillrun_role(t, false), *pool = train ? pool_setting(c) : NULL;
 		bool pooled = json_str(t, "pooled_in") != NULL;
-		progressf("skill run %s: %s%s", c->sr.name, role, pooled ? "" : ":");
+		progressf("skill run %s: %s:", c->sr.name, role);
 		free(role);
+		if (pooled)
+			pooled_trials(&keep, task);
 		rc = pooled ? 0
 		            : member_status(c, task, json_str(t, "set"), NULL,
-		                            train ? pool : "GOAL=raw-index");
+		                            train ? pool : "GOAL=raw-index", train ? &keep : NULL);
 		free(pool);
 		worst = rc > worst ? rc : worst;
 		rc = train ? 0 : status_final(c, t, NULL);
@@ -526,12 +547,13 @@ static int status(const struct ctx *c)
 			progressf("skill run %s: %s:", c->sr.name, role);
 			free(role);
 			rc = member_status(c, json_str(t, "task"), json_str(t, "set"), &on,
-			                   "GOAL=raw-index");
+			                   "GOAL=raw-index", NULL);
 			worst = rc > worst ? rc : worst;
 			rc = status_final(c, t, &on);
 			worst = rc > worst ? rc : worst;
 		}
 	}
+	buf_free(&keep);
 	return worst;
 }
 
@@ -601,13 +623,15 @@ static int gate(const struct ctx *c)
  * a make works on them or this skill run's work holds its lock. */
 static int watch(const struct ctx *c)
 {
-	struct strlist labels = STRLIST_INIT, runs = STRLIST_INIT;
-	skillrun_members(c->record, &labels, &runs);
+	struct strlist labels = STRLIST_INIT, runs = STRLIST_INIT, tasks = STRLIST_INIT;
+	skillrun_members(c->record, &labels, &runs, &tasks);
 	long timeout = strtol(val(c, "WATCH_TIMEOUT"), NULL, 10);
-	struct watch_spec w = { &runs, &labels, c->dir, (double)timeout, 2, run_lock_due };
+	struct watch_spec w = { &runs, &labels, c->dir, (double)timeout, 2, run_lock_due, &tasks,
+		                status_trials_text };
 	int rc = watch_table(&w);
 	strlist_free(&labels);
 	strlist_free(&runs);
+	strlist_free(&tasks);
 	return rc;
 }
 

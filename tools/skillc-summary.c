@@ -144,7 +144,8 @@ int main(int argc, char **argv)
 	log_init(argv[0]);
 	opts_std(argc, argv, usage, rows, VERSION);
 	parse_args(argc, argv);
-	struct watch_spec w = { &opt.paths, NULL, NULL, opt.timeout, opt.interval, run_lock_due };
+	struct watch_spec w = { &opt.paths, NULL, NULL, opt.timeout, opt.interval, run_lock_due,
+		                NULL,       NULL };
 	int rc = opt.watching ? watch_table(&w) : summarize(&opt);
 	strlist_free(&opt.paths);
 	return rc;

@@ -14,6 +14,7 @@ docker rmi of an L2 behind make's back: the next make builds it again
 make doctor SANDBOX=docker: the daemon, its storage, proxies, the architecture, the run's images
 QEMU: an image of another architecture is emulated, or a problem saying what to install
 make raw-eval SANDBOX=docker: trials in the L2, keyed by its tag
+POOL_TASKS: a pooled task's own L1 and L2 in the tuned run, its trial in its own L2
 kill -9 of make mid-trial: no container left once the next make has passed; the trial runs again
 a Dockerfile that fails to build: make images fails with one environment_build line
 SANDBOX=bwrap: no images in the run
@@ -163,6 +164,20 @@ for n in 001 002; do
 done
 t_contains "in the L2" "$(cat $T/test-001/trial.json)" "\"image\": \"$l2\""
 t_contains "the key names it" "$(cat $T/test-001/trial.json)" '"sandbox": "docker"'
+t_eq "no container left" "$(trial_containers)" ""
+t_end
+
+t_begin "POOL_TASKS: a pooled task's own L1 and L2 in the tuned run, its trial in its own L2"
+PSK="$SK RESULTS=pooled task=inventory-check POOL_TASKS=log-error-report HARNESS=scripted REPEAT=1"
+out=$($PSK images 2>&1)
+t_eq "make images: exit ($out)" $? 0
+t_contains "the pooled task's L2: found in the daemon, not built" "$out" "found skillc/l2-log-error-report--scripted:"
+P=pooled/inventory-check--scripted--fake_m1
+own=$(cut -d' ' -f2 $RES/log-error-report--scripted--fake_m1/images/log-error-report--scripted.l2.id)
+t_eq "its stamp names its own run's image" "$(cut -d' ' -f2 $P/images/log-error-report--scripted.l2.id)" "$own"
+out=$($PSK raw-eval-pool 2>&1)
+t_eq "a pooled trial: exit ($out)" $? 0
+t_contains "ran in the pooled task's L2" "$(cat $P/traces/log-error-report/raw/test-001/trial.json)" "\"image\": \"$own\""
 t_eq "no container left" "$(trial_containers)" ""
 t_end
 

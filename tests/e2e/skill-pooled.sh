@@ -15,6 +15,9 @@ for t in tr-a tr-b te-c; do cp -R tasks/csv-column-sum tasks/$t; done
 M=HOLDOUTMARK7
 printf '\nThe %s ledger.\n' $M >>tasks/te-c/instruction.md
 echo "$M" >tasks/te-c/tests/$M-expected.txt
+# each train task's own instruction marker: Fast's map prompt of a trace holds its task's
+printf '\nThe TUNEDMARKA ledger.\n' >>tasks/tr-a/instruction.md
+printf '\nThe POOLMARKB ledger.\n' >>tasks/tr-b/instruction.md
 # a literal only tr-b's tests hold, which the "leak" server's deep edit copies
 printf '# LEAKB expected total 98765 for the ledger\n' >>tasks/tr-b/tests/test.sh
 . "$T_ROOT/tests/helpers/skill-device.sh"
@@ -55,16 +58,74 @@ t_eq "requests naming the marker" "$(grep -c $M "$T_TMP/gen/log.jsonl")" 0
 t_eq "requests naming the test task" "$(grep -c te-c "$T_TMP/gen/log.jsonl")" 0
 t_end
 
+t_begin "Fast's map prompt holds each trace's own task's instruction"
+# the map request(s): the user message of each question about a unit
+jq -r 'select(.body.messages[0].content | startswith("You review how")) | .body.messages[1].content' \
+	"$T_TMP/gen/log.jsonl" >map.txt
+t_check "a map question about a tr-b trace" grep -q '^## Trace [AB].*: tr-b/test-' map.txt
+# the instruction section of each trace: its task's marker, not the other's
+inst() { awk -v h="$1" '$0 == h { on = 1; next } /^## / { on = 0 } on' map.txt; }
+if grep -q '^## Trace B (worse): tr-b/' map.txt && grep -q '^## Trace A.*: test-' map.txt; then
+	t_contains "trace A (tr-a's): tr-a's instruction" "$(inst '## Task instruction of trace A')" TUNEDMARKA
+	t_contains "trace B (tr-b's): tr-b's instruction" "$(inst '## Task instruction of trace B')" POOLMARKB
+	t_check "not tr-a's" sh -c "! printf '%s' \"$(inst '## Task instruction of trace B')\" | grep -q TUNEDMARKA"
+else
+	t_fail "the unit is not tr-a's trace A against tr-b's trace B: $(grep '^## Trace' map.txt | tr '\n' ' ')"
+fi
+t_end
+
+t_begin "an edit of a pooled task's file: its trials and what follows run again, nothing else; the no-op notices"
+R=$(ls -d gen/tr-a--* | head -1)
+$SK $(skill_settings gen gen) "$SPLIT" test=te-c final >/dev/null 2>&1 # a no-op: the journal
+lock=$(cat $R/.lock)
+out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c final 2>&1)
+t_eq "a no-op: exit" $? 0
+t_eq "answered from the journal (no skillc-rules run)" "$(cat $R/.lock)" "$lock"
+cp -p tasks/tr-b/instruction.md ref.md
+sed -i 's/POOLMARKB/POOLMARKC/' tasks/tr-b/instruction.md
+touch -r ref.md tasks/tr-b/instruction.md # same size, same mtime: the change time tells
+out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c status 2>&1)
+t_eq "status: work due" $? 1
+t_check "tr-b's pooled trials: its task changed" \
+	sh -c "printf '%s\n' \"\$1\" | grep -q 'raw-eval-pool.tr-b.001 *input changed: .*tasks/tr-b\$'" - "$out"
+# (fast-map reads tr-b's instruction: fast and what follows wait for it, their trials from the store)
+for t in raw-eval.001 raw-eval.003 static-eval.001 static-eval.003; do
+	t_check "$t (tr-a's) up to date" sh -c "printf '%s\n' \"\$1\" | grep -q '^  $t  *up to date\$'" - "$out"
+done
+t_eq "the test task's runs up to date" "$(printf '%s\n' "$out" | grep -c '^up to date$')" 2
+from=$(($(wc -l <bench.log) + 1))
+out=$($SK -j2 $(skill_settings gen gen) "$SPLIT" test=te-c final 2>&1)
+t_eq "final: exit (output: $(printf '%s' "$out" | tail -3))" $? 0
+t_check "tr-b's trials ran again" grep -q -- '--tasks-dir [^ ]*/tasks/tr-b ' bench.log
+t_eq "no trial of tr-a or te-c ran" "$(tail -n +$from bench.log | grep '^start' | grep -c -e '/tasks/tr-a ' -e '/tasks/te-c ')" 0
+# static's, fast's and final's bytes equal raw's and deep's: reused, as in the first run
+t_eq "tr-b's ran: 3 raw, 3 deep" "$(tail -n +$from bench.log | grep '^start' | grep -c '/tasks/tr-b ')" 6
+t_check "Fast's map asked again, with tr-b's new instruction" grep -q POOLMARKC "$T_TMP/gen/log.jsonl"
+t_eq "the same p" "$(jq -r .statistics.p_value gen/tr-a--*/artifacts/deep/round-1/decision.json)" 0.0025
+t_end
+
 t_begin "status shows both train tasks; clean-stage STAGE=deep works"
 out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c status 2>&1)
 t_eq "status exit ($out)" $? 0
 t_contains "the tuned train task" "$out" "train task tr-a, tuned here"
 t_contains "the pooled train task" "$out" "train task tr-b, pooled in the tuned run"
+all="raw: 3 done, 0 running, 0 due; static: 3 done, 0 running, 0 due; fast: 3 done, 0 running, 0 due"
+all="$all; deep-1: 6 done, 0 running, 0 due; final: 3 done, 0 running, 0 due"
+t_contains "the tuned run's trials of tr-a by stage" "$out" "  trials of tr-a (tuned here): $all"
+t_contains "... of tr-b, under tr-b's own line" "$out" \
+	"(its trials there):
+  trials of tr-b (pooled): $all"
+out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c WATCH_TIMEOUT=20 watch 2>&1)
+t_eq "watch: exit" $? 0
+t_contains "watch: tr-b's trials" "$out" "Trials of tr-b: $all"
+t_contains "watch: the test task's" "$out" "Trials of te-c: raw: 3 done, 0 running, 0 due"
+t_contains "watch: the tuned run counted once" "$out" "44 of 44 due trials complete"
 $SK $(skill_settings gen gen) "$SPLIT" test=te-c STAGE=deep clean-stage >/dev/null 2>&1
 t_eq "clean-stage exit" $? 0
 t_check "tr-b's deep trials gone" test ! -e "$(ls -d gen/tr-a--* | head -1)/traces/tr-b/deep-1/test-001"
 out=$($SK $(skill_settings gen gen) "$SPLIT" test=te-c status 2>&1)
 t_eq "status after: work due" $? 1
+t_contains "tr-b's deep trials due" "$out" "deep-1: 0 done, 0 running, 6 due; final: 0 done, 0 running, 3 due"
 out=$($SK -j2 $(skill_settings gen gen) "$SPLIT" test=te-c final 2>&1)
 t_eq "final again: exit (output: $(printf '%s' "$out" | tail -3))" $? 0
 t_eq "the same p" "$(jq -r .statistics.p_value gen/tr-a--*/artifacts/deep/round-1/decision.json)" 0.0025

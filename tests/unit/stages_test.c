@@ -99,6 +99,87 @@ static void test_toy_trial_row(void)
 	free(dir);
 }
 
+/* The argv of target name in r, joined by spaces. */
+static char *target_command(struct run *r, const char *name)
+{
+	struct stage_ref ref;
+	CHECK_INT(stage_ref_find(r, name, &ref), 0);
+	struct strlist argv = STRLIST_INIT;
+	stage_command(&ref, r, "/bin", &argv);
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < argv.n; i++)
+		buf_printf(&b, "%s%s", i ? " " : "", argv.v[i]);
+	strlist_free(&argv);
+	return buf_detach(&b);
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* POOL_TASKS in a container: each pooled task's own images (l1-image-pool,
+ * l2-image-pool) and source (inputs/pool/<task>.src.hash); its trials get
+ * its own L2's tag, the run's own trials the run's. */
+static void test_pooled_task_images_and_source(void)
+{
+	char *dir = t_tmpdir(), *images = xasprintf("%s/images", dir);
+	char *own = xasprintf("%s/tsk--opencode.l2.id", images);
+	char *pooled = xasprintf("%s/tb--opencode.l2.id", images);
+	CHECK_INT(mkdir(images, 0755), 0);
+	put(own, "sha256:1 reg/tsk:l2\n");
+	put(pooled, "sha256:2 reg/tb:l2\n");
+	struct run r = { .dir = xstrdup(dir), .task = xstrdup("tsk"),
+	                 .task_dir = xstrdup("/tasks/tsk"), .rules_dir = xstrdup("/rules") };
+	const char *set[] = { "RUNNER=local", "SANDBOX=docker", "POOL_TASKS=tb", "TASKS_DIR=/tasks",
+	                      "MODEL=p/m", "REPEAT=1" };
+	struct err e = { 0 };
+	CHECK_INT(settings_from_args((int)ARRAY_LEN(set), (char **)set, &r.values, &e), 0);
+	char *got = target_command(&r, "raw-eval-pool.tb.001");
+	CHECK(strstr(got, "--task /tasks/tb ") && strstr(got, " --image reg/tb:l2 "));
+	free(got);
+	got = target_command(&r, "raw-eval.001");
+	CHECK(strstr(got, " --image reg/tsk:l2 ") != NULL);
+	free(got);
+	got = target_command(&r, "l2-image-pool.tb");
+	CHECK(strstr(got, "l2 --task /tasks/tb ") && strstr(got, "/images/tb.l1.id --out "));
+	free(got);
+	struct stage_ref ref;
+	CHECK_INT(stage_ref_find(&r, "raw-eval-pool.tb.001", &ref), 0);
+	struct strlist in = STRLIST_INIT;
+	stage_ref_inputs(&ref, &r, &in);
+	bool src = false, l2 = false;
+	for (size_t i = 0; i < in.n; i++) {
+		src = src || !strcmp(in.v[i], "inputs/pool/tb.src.hash");
+		l2 = l2 || !strcmp(in.v[i], "images/tb--opencode.l2.id");
+	}
+	CHECK(src && l2);
+	strlist_free(&in);
+	struct source_at *v;
+	size_t n = run_sources(&r, &v), pool = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *stamp = source_stamp(&r, &v[i]), *path = source_path(&r, &v[i]);
+		const char *want = !strcmp(stamp, "inputs/pool/tb.src.hash") ? "/tasks/tb"
+		                   : !strcmp(stamp, "inputs/pool/tb.environment.src.hash")
+		                           ? "/tasks/tb/environment" : NULL;
+		if (want) {
+			CHECK_STR(path, want);
+			pool++;
+		}
+		free(stamp);
+		free(path);
+	}
+	CHECK(pool == 2);
+	free(v);
+	run_free(&r);
+	CHECK_INT(unlink(own) | unlink(pooled) | rmdir(images) | rmdir(dir), 0);
+	free(pooled);
+	free(own);
+	free(images);
+	free(dir);
+}
+
 static void test_every_row_is_a_template(void)
 {
 	for (size_t i = 0; i < stage_count; i++)
@@ -109,6 +190,7 @@ int main(void)
 {
 	RUN(test_toy_row_needs_no_code);
 	RUN(test_toy_trial_row);
+	RUN(test_pooled_task_images_and_source);
 	RUN(test_every_row_is_a_template);
 	T_EXIT();
 }

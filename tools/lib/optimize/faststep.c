@@ -155,9 +155,32 @@ int fast_step_score(const struct fast_opts *o, struct err *e)
 
 /* ---------------------------------------------------------------- map */
 
+/* The length of a pooled trace's task name ("<task>/test-NNN"), 0 for the run's own. */
+static size_t pool_prefix(const struct trace *t)
+{
+	const char *slash = t ? strchr(t->name, '/') : NULL;
+	return slash ? (size_t)(slash - t->name) : 0;
+}
+
+/* The instruction of the task trace t ran in: a pooled trace's is its
+ * --pool-task's of that name (a train task, never a held-out one), with
+ * none given "" (not another task's); any other trace's is --task's. */
+static char *instruction_of(const struct fast_opts *o, const struct trace *t, struct err *e)
+{
+	size_t n = pool_prefix(t);
+	if (!n)
+		return read_instruction(o->task, e);
+	for (size_t i = 0; i < o->pool_tasks.n; i++) {
+		const char *base = path_base(o->pool_tasks.v[i]);
+		if (strlen(base) == n && !strncmp(base, t->name, n))
+			return read_instruction(o->pool_tasks.v[i], e);
+	}
+	return xstrdup("");
+}
+
 /* The unit's map document: asked unless the unit does not exist. */
 static cJSON *map_unit(const struct fast_opts *o, const struct pkgset *src, const cJSON *unit,
-		       const struct trace_set *ts, const char *instruction, struct err *e)
+		       const struct trace_set *ts, struct err *e)
 {
 	const struct trace *better = unit ? traces_find(ts, json_str(unit, "better")) : NULL;
 	const struct trace *worse = unit ? traces_find(ts, json_str(unit, "worse")) : NULL;
@@ -166,12 +189,20 @@ static cJSON *map_unit(const struct fast_opts *o, const struct pkgset *src, cons
 			o->unit, o->traces);
 		return NULL;
 	}
-	struct llm_client *c = unit ? ask_open(e) : NULL;
-	if (unit && !c)
-		return NULL;
-	struct map_input in = { src, instruction, unit, o->unit, better, worse, o->model };
-	cJSON *m = map_run(c, &in, e);
+	/* trace B's own instruction when it ran in another task than A */
+	size_t na = pool_prefix(better), nb = pool_prefix(worse);
+	bool other = worse && (na != nb || strncmp(better->name, worse->name, na));
+	char *ia = instruction_of(o, better, e);
+	char *ib = ia && other ? instruction_of(o, worse, e) : NULL;
+	struct llm_client *c = ia && (!other || ib) && unit ? ask_open(e) : NULL;
+	cJSON *m = NULL;
+	if (ia && (!other || ib) && (!unit || c)) {
+		struct map_input in = { src, ia, ib, unit, o->unit, better, worse, o->model };
+		m = map_run(c, &in, e);
+	}
 	llm_close(c);
+	free(ia);
+	free(ib);
 	return m;
 }
 
@@ -185,21 +216,19 @@ int fast_step_map(const struct fast_opts *o, struct err *e)
 		return -1;
 	struct pkgset src = { 0 };
 	struct trace_set ts = { 0 };
-	char *gp = path_join(o->dir, "groups.json"), *instruction = NULL, *mp = fast_map_path(o->dir, o->unit);
+	char *gp = path_join(o->dir, "groups.json"), *mp = fast_map_path(o->dir, o->unit);
 	cJSON *groups = NULL, *m = NULL;
 	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || !(groups = read_json(gp, "run the score step first", e)) ? -1 : 0;
 	const cJSON *unit = groups_unit(groups, o->unit);
 	if (rc == 0 && unit) /* a unit the groups do not have is answered without traces */
 		rc = load_traces(o, 0, &src, &ts, e);
-	if (rc == 0 && (!(instruction = read_instruction(o->task, e)) ||
-			!(m = map_unit(o, &src, unit, &ts, instruction, e)) || write_json(mp, m, e) < 0))
+	if (rc == 0 && (!(m = map_unit(o, &src, unit, &ts, e)) || write_json(mp, m, e) < 0))
 		rc = -1;
 	if (rc == 0)
 		printf("unit %d: %s; %ld finding(s) kept, %d dropped\n", o->unit, json_str(m, "status"),
 		       (long)json_num(json_get(m, "counts"), "kept", 0), cJSON_GetArraySize(json_get(m, "dropped")));
 	cJSON_Delete(m);
 	free(mp);
-	free(instruction);
 	traces_free(&ts);
 	cJSON_Delete(groups);
 	free(gp);

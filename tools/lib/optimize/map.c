@@ -98,8 +98,14 @@ void map_prompt(const struct map_input *in, const struct trace_facts *better, co
 	 * provider's prompt cache serves the longest prefix */
 	buf_adds(&u, "## Skill sections (id, heading, text)\n");
 	pkgset_index_text(in->skill, 1500, &u);
-	buf_printf(&u, "\n## Task instruction\n%s\n\n%s\n\n",
-		   in->instruction && *in->instruction ? in->instruction : "(not given)", analysis_of(kind));
+	const char *a = in->instruction && *in->instruction ? in->instruction : "(not given)";
+	const char *b = in->worse_instruction;
+	if (worse && b) /* the traces ran in two tasks (pooled): each its own */
+		buf_printf(&u, "\n## Task instruction of trace A\n%s\n\n"
+			   "## Task instruction of trace B\n%s\n\n%s\n\n",
+			   a, *b ? b : "(not given)", analysis_of(kind));
+	else
+		buf_printf(&u, "\n## Task instruction\n%s\n\n%s\n\n", a, analysis_of(kind));
 	trace_head(&u, worse ? "A (better)" : "A", in->better, better, in->skill);
 	trace_body(&u, &s, better);
 	if (worse) {

@@ -30,6 +30,7 @@ int map_kind_index(const char *kind);
 struct map_input {
 	const struct pkgset *skill;     /* the set: its editable skills' sections are the index */
 	const char *instruction;       /* the task's instruction ("" when unknown) */
+	const char *worse_instruction; /* NULL, or trace B's when it ran in another task */
 	const cJSON *unit;             /* groups.json unit; NULL: the unit does not exist */
 	int number;                    /* the unit's number */
 	const struct trace *better, *worse; /* worse may be NULL */

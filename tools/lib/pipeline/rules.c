@@ -294,7 +294,8 @@ static void remove_bookkeeping_temps(const struct run *r)
 {
 	char *inflight = path_join(r->dir, ".inflight");
 	int cut_short = rmdir(inflight) < 0 && errno != ENOENT;
-	static const char *const dirs[] = { "", "status", "inputs/config", "inputs", ".inflight" };
+	static const char *const dirs[] = { "", "status", "inputs/config", "inputs", "inputs/pool",
+		                            ".inflight" };
 	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
 		int all = !strcmp(dirs[i], ".inflight");
 		if (all && !cut_short)
@@ -306,9 +307,13 @@ static void remove_bookkeeping_temps(const struct run *r)
 			const char *name = names.v[k];
 			if (!all && !(fs_is_temp_name(name) && (cut_short || fs_temp_orphaned(name))))
 				continue;
-			/* in inputs/ only the files this tool writes */
-			if (!strcmp(dirs[i], "inputs") && strncmp(name, ".config.", 8) && !strstr(name, ".src.hash.tmp.") &&
-			    !strstr(name, ".src.cache.tmp."))
+			/* in inputs/ (and inputs/pool/) only the files this tool writes */
+			const char *d = dirs[i];
+			bool mine = strncmp(d, "inputs", 6) || !strcmp(d, "inputs/config") ||
+			            !strncmp(name, ".config.", 8) ||
+			            strstr(name, ".src.hash.tmp.") ||
+			            strstr(name, ".src.cache.tmp.");
+			if (!mine)
 				continue;
 			char *p = path_join(dir, name);
 			struct stat st;
@@ -412,11 +417,11 @@ static int guard_outputs(const struct run *r, const struct strmap *status, struc
 }
 
 /* The source's hash, once per path in this process. */
-static int memo_hash(const struct run *r, const struct source_def *src, struct rules_memo *m, hash_hex h,
-                     struct err *e)
+static int memo_hash(const struct run *r, const struct source_at *src, struct rules_memo *m,
+                     hash_hex h, struct err *e)
 {
 	char *path = source_path(r, src);
-	char *key = xasprintf("%s\n%s", path, src->what);
+	char *key = xasprintf("%s\n%s", path, src->def->what);
 	free(path);
 	const size_t *slot = strmap_get(&m->index, key);
 	if (slot) {
@@ -438,17 +443,20 @@ static int memo_hash(const struct run *r, const struct source_def *src, struct r
 
 static int write_sources(const struct run *r, struct rules_memo *memo, struct err *e)
 {
-	for (size_t i = 0; i < source_count; i++) {
+	struct source_at *src;
+	size_t n = run_sources(r, &src);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		hash_hex h;
-		if (memo_hash(r, &source_table[i], memo, h, e) < 0)
-			return -1;
-		char *p = run_path(r, source_table[i].stamp);
-		int rc = stamp_write(p, h, e);
+		char *rel = source_stamp(r, &src[i]), *p = run_path(r, rel);
+		/* a pooled task's stamps are in inputs/pool/ */
+		rc = fs_mkdirs_parent(p, e) < 0 || memo_hash(r, &src[i], memo, h, e) < 0 ||
+		     stamp_write(p, h, e) < 0 ? -1 : 0;
 		free(p);
-		if (rc < 0)
-			return -1;
+		free(rel);
 	}
-	return 0;
+	free(src);
+	return rc;
 }
 
 static int write_config(const struct run *r, struct err *e)

@@ -171,8 +171,9 @@ const struct setting_def settings_table[] = {
 	  SCOPE_RUN },
 	{ "POOL_TASKS", SET_NAMES, "", NULL, 0, 0, true,
 	  "a skill run's other train tasks (set by skillc-skillrun): the run also tries its skill "
-	  "on each (its set under SKILL_SOURCE's parent), Fast reads their traces and Deep "
-	  "decides over every task by the exact stratified test (docs/skill-runs.md)",
+	  "on each (its set under SKILL_SOURCE's parent; its own source stamp and images), Fast "
+	  "reads their traces and instructions and Deep decides over every task by the exact "
+	  "stratified test (docs/skill-runs.md)",
 	  SCOPE_RUN },
 	{ "MAX_FILE_MB", SET_INT, "25", NULL, 1, 4096, true,
 	  "largest file of a task or a skill any tool reads, in MB", SCOPE_RUN },

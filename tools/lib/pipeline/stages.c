@@ -22,6 +22,9 @@ const struct source_def source_table[] = {
 	/* what a standalone front hands over: outside traces, a profile made before */
 	{ "inputs/traces.src.hash", SRC_SETTING, "TRACES" },
 	{ "inputs/profile.src.hash", SRC_SETTING, "PROFILE" },
+	/* a skill run's other train tasks (POOL_TASKS): their trials' task, their images */
+	{ "inputs/pool/%t.src.hash", SRC_POOL, "" },
+	{ "inputs/pool/%t.environment.src.hash", SRC_POOL, "environment" },
 };
 const size_t source_count = ARRAY_LEN(source_table);
 
@@ -29,6 +32,10 @@ const size_t source_count = ARRAY_LEN(source_table);
 #define CONTAINER_TRIALS { "RUNNER=local", "SANDBOX=docker|podman" }
 #define L1_STAMP "images/%T.l1.id"
 #define L2_STAMP "images/%T--%H.l2.id"
+/* a pooled task's (stage_def.pooled): its own images, its own source */
+#define POOL_L1_STAMP "images/%t.l1.id"
+#define POOL_L2_STAMP "images/%t--%H.l2.id"
+#define POOL_SRC "inputs/pool/%t.src.hash"
 
 static char *expand_ref(const char *tmpl, const struct run *r, int index, int round);
 
@@ -188,6 +195,29 @@ static void pool_static_inputs(const struct stage_ref *ref, const struct run *r,
 	pool_trials(r, "static", static_trials(r), out);
 }
 
+/* Each pooled task's source: a step reading its files (an instruction, the
+ * held-out files of the leakage guard) runs again when they change. */
+static void pool_sources(const struct run *r, struct strlist *out)
+{
+	char *task;
+	for (int k = 1; (task = pool_task(r, k)); k++, free(task))
+		strlist_push_owned(out, xasprintf("inputs/pool/%s.src.hash", task));
+}
+
+static void pool_source_inputs(const struct stage_ref *ref, const struct run *r,
+                               struct strlist *out)
+{
+	(void)ref;
+	pool_sources(r, out);
+}
+
+static void pool_static_source_inputs(const struct stage_ref *ref, const struct run *r,
+                                      struct strlist *out)
+{
+	pool_static_inputs(ref, r, out);
+	pool_sources(r, out);
+}
+
 static void deep_start_pool_inputs(const struct stage_ref *ref, const struct run *r,
                                    struct strlist *out)
 {
@@ -232,7 +262,7 @@ static void deep_decide_pool_inputs(const struct stage_ref *ref, const struct ru
  * ("*over:DIR": DIR/<each of SKILLS>), into traces/<that task>/<stage>/. */
 #define POOL_TRIAL_ARGS(stage, over) "--task %d --skills-root %s", over, \
 	"--harness $HARNESS --model $MODEL --runner $RUNNER", \
-	"if RUNNER=local --sandbox #sandbox", \
+	"if RUNNER=local --sandbox #sandbox", "if #image --image #image", \
 	"--out @traces/%t/" stage "/test-%N --stage " stage " --index %I --of #count", \
 	"--incomplete @.incomplete --cache $CACHE_DIR", "if REQUIRE_SKILL --require-skill", \
 	TRIAL_TAIL
@@ -264,6 +294,33 @@ const struct stage_def stage_table[] = {
 		.when = CONTAINER_TRIALS,
 		.args = { "l2", "--task %D", "--sandbox $SANDBOX", "--harness $HARNESS",
 		          "--l1 @" L1_STAMP, "--out @" L2_STAMP },
+	},
+	{
+		.name = "l1-image-pool",
+		.help = "POOL_TASKS, SANDBOX=docker|podman: each other train task's L1 image",
+		.tool = "skillc-image",
+		.version = V_IMAGE,
+		.inputs = { "inputs/pool/%t.environment.src.hash" },
+		.outputs = { POOL_L1_STAMP },
+		.settings = { "POOL_TASKS" },
+		.when = CONTAINER_TRIALS,
+		.pooled = true,
+		.args = { "l1", "--task %d", "--sandbox $SANDBOX", "--out @" POOL_L1_STAMP },
+	},
+	{
+		.name = "l2-image-pool",
+		.help = "POOL_TASKS, SANDBOX=docker|podman: each other train task's L2 image "
+		        "(its L1 with the harness)",
+		.tool = "skillc-image",
+		.version = V_IMAGE,
+		.after = { "l1-image-pool" },
+		.inputs = { POOL_L1_STAMP, "inputs/harness.src.hash" },
+		.outputs = { POOL_L2_STAMP },
+		.settings = { "HARNESS", "POOL_TASKS" },
+		.when = CONTAINER_TRIALS,
+		.pooled = true,
+		.args = { "l2", "--task %d", "--sandbox $SANDBOX", "--harness $HARNESS",
+		          "--l1 @" POOL_L1_STAMP, "--out @" POOL_L2_STAMP },
 	},
 	{
 		.name = "ingest",
@@ -308,8 +365,8 @@ const struct stage_def stage_table[] = {
 		.help = "POOL_TASKS: REPEAT raw trials in each other train task's set",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
-		.after = { "ingest", "l2-image" },
-		.inputs = { "inputs/skill.hash", L2_STAMP },
+		.after = { "ingest", "l2-image-pool" },
+		.inputs = { "inputs/skill.hash", POOL_SRC, POOL_L2_STAMP },
 		.outputs = { "traces/%t/raw/test-%N", "traces/%t/raw/test-%N/trial.json" },
 		.settings = { POOL_TRIAL_SETTINGS },
 		.needs = { "MODEL" },
@@ -422,8 +479,8 @@ const struct stage_def stage_table[] = {
 		.help = "POOL_TASKS: static-eval's trials in each other train task's set",
 		.tool = "skillc-eval",
 		.version = V_EVAL,
-		.after = { "static", "l2-image" },
-		.inputs = { "artifacts/static/S_static.hash", L2_STAMP },
+		.after = { "static", "l2-image-pool" },
+		.inputs = { "artifacts/static/S_static.hash", POOL_SRC, POOL_L2_STAMP },
 		.outputs = { "traces/%t/static/test-%N", "traces/%t/static/test-%N/trial.json" },
 		.settings = { POOL_TRIAL_SETTINGS },
 		.needs = { "MODEL" },
@@ -478,8 +535,9 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/fast/map/%N.json" },
 		.settings = { "EXTERNAL_MODEL", "SKILLS", "POOL_TASKS" },
 		.count = fast_units_of,
+		.more_inputs = pool_source_inputs,
 		.args = { FAST_ARGS("map"), "--unit %I", "--traces @traces/%T/static",
-		          "*pool_traces",
+		          "*pool_traces", "*pool_tasks",
 		          "--task %D", "--model $EXTERNAL_MODEL" },
 	},
 	{
@@ -510,7 +568,7 @@ const struct stage_def stage_table[] = {
 		.outputs = { "artifacts/fast/S_fast", "artifacts/fast/S_fast.hash", "artifacts/fast/report.json",
 		             "artifacts/fast/report.md" },
 		.gather_count = static_trials,
-		.more_inputs = pool_static_inputs,
+		.more_inputs = pool_static_source_inputs,
 		.settings = { "SKILLS", "POOL_TASKS" },
 		.args = { FAST_ARGS("apply"), "--profile @artifacts/static/profile.json",
 		          /* the leakage guard: the held-out files and the verifier output */
@@ -539,7 +597,7 @@ const struct stage_def stage_table[] = {
 		.tool = "skillc-eval",
 		.version = V_EVAL,
 		.after = { "fast-apply" },
-		.inputs = { "artifacts/fast/S_fast.hash", L2_STAMP },
+		.inputs = { "artifacts/fast/S_fast.hash", POOL_SRC, POOL_L2_STAMP },
 		.outputs = { "traces/%t/fast/test-%N", "traces/%t/fast/test-%N/trial.json" },
 		.settings = { POOL_TRIAL_SETTINGS },
 		.needs = { "MODEL" },
@@ -642,7 +700,7 @@ const struct stage_def stage_table[] = {
 		.needs = { "MODEL" },
 		.after = { "deep-edit" },
 		.inputs = { "artifacts/deep/round-%K/edit.json",
-		            "artifacts/deep/round-%K/candidate.hash", L2_STAMP },
+		            "artifacts/deep/round-%K/candidate.hash", POOL_SRC, POOL_L2_STAMP },
 		.outputs = { "artifacts/deep/round-%K/trials/%t/%N.json" },
 		.side_outputs = { "traces/%t/deep-%K/test-%N" },
 		.settings = { "HARNESS", "MODEL", "RUNNER", "SANDBOX", "AGENT_TIMEOUT",
@@ -737,7 +795,7 @@ const struct stage_def stage_table[] = {
 		.needs = { "MODEL" },
 		.after = { "deep-final" },
 		.inputs = { "artifacts/deep/S_final.hash", "artifacts/deep/round-%R/best.json",
-		            L2_STAMP },
+		            POOL_SRC, POOL_L2_STAMP },
 		.outputs = { "traces/%t/final/test-%N", "traces/%t/final/test-%N/trial.json" },
 		.settings = { POOL_TRIAL_SETTINGS, "FINAL_FRESH" },
 		.count = final_repeat,
@@ -965,6 +1023,8 @@ bool stage_ref_depends_on(const struct stage_ref *a, const struct stage_ref *up)
 		return a->round > up->round ||
 		       (a->round == up->round && a->pool == up->pool &&
 		        (a->index == up->index || !a->index || !up->index));
+	if (a->pool && up->pool && a->pool != up->pool)
+		return false; /* two pooled tasks' targets */
 	if (a->def->rounds && up->def->rounds && a->round != up->round)
 		return a->round > up->round;
 	return stage_depends_on(a->def, up->def);
@@ -973,6 +1033,8 @@ bool stage_ref_depends_on(const struct stage_ref *a, const struct stage_ref *up)
 bool stage_ref_after(const struct stage_ref *a, const struct stage_ref *up)
 {
 	const struct stage_def *s = a->def;
+	if (a->pool && up->pool && a->pool != up->pool)
+		return false;
 	if (s->rounds && up->def->rounds && a->round != up->round) {
 		/* round K's first row comes after round K-1's last */
 		bool first = s == stage_table || !s[-1].rounds;
@@ -1057,8 +1119,9 @@ static char *expand_target(const char *tmpl, const struct stage_ref *ref, const 
 }
 
 /* An args word "*name": several words, per task of POOL_TASKS ("pool_traces":
- * --pool-traces of its static trials, "leak_tasks": --leak-task, "pool_start":
- * deep start's pair, "pool_names": --pool-task), "over:DIR": --skill-over
+ * --pool-traces of its static trials, "leak_tasks": --leak-task and
+ * "pool_tasks": --pool-task of its folder, "pool_start": deep start's pair,
+ * "pool_names": --pool-task of its name), "over:DIR": --skill-over
  * DIR/<skill> for each of SKILLS, or "skill_names": --skill NAME for each
  * skill of the ingested set (whose use an imported BenchFlow run shows). */
 static void pool_words(const char *w, const struct stage_ref *ref, const struct run *r,
@@ -1098,8 +1161,8 @@ static void pool_words(const char *w, const struct stage_ref *ref, const struct 
 		if (!strcmp(w, "pool_traces")) {
 			strlist_push(argv, "--pool-traces");
 			strlist_push_owned(argv, xasprintf("%s/traces/%s/static", r->dir, t));
-		} else if (!strcmp(w, "leak_tasks")) {
-			strlist_push(argv, "--leak-task");
+		} else if (!strcmp(w, "leak_tasks") || !strcmp(w, "pool_tasks")) {
+			strlist_push(argv, w[0] == 'l' ? "--leak-task" : "--pool-task");
 			strlist_push_owned(argv, path_join(run_get(r, "TASKS_DIR"), t));
 		} else if (!strcmp(w, "pool_start")) {
 			strlist_push(argv, "--pool-base-trials");
@@ -1126,13 +1189,15 @@ static char *trial_sandbox(const struct stage_ref *ref, const struct run *r)
 	return xstrdup(in_container(r) ? run_get(r, "SANDBOX") : "local");
 }
 
-/* The tag in the run's L2 stamp ("<id> <tag>"), or "" without one. */
+/* The tag in the L2 stamp of the trial's task ("<id> <tag>": the run's,
+ * a pooled task's own), or "" without one. */
 static char *trial_image(const struct stage_ref *ref, const struct run *r)
 {
-	(void)ref;
 	if (strcmp(run_get(r, "RUNNER"), "local") || !in_container(r))
 		return xstrdup("");
-	char *rel = expand_ref(L2_STAMP, r, 0, 0), *path = run_path(r, rel);
+	struct stage_ref at = { .pool = ref->pool };
+	char *rel = expand_target(ref->pool ? POOL_L2_STAMP : L2_STAMP, &at, r);
+	char *path = run_path(r, rel);
 	struct buf b = BUF_INIT;
 	struct err e;
 	char *tag = NULL;
@@ -1433,7 +1498,9 @@ int goal_refs(const struct run *r, const char *goal, struct stage_ref **out)
 
 static int goal_refs_of(const struct run *r, const char *goal, struct stage_ref **out)
 {
-	/* images: the L2s and the L1s they are built on */
+	/* images: the L2s (a pooled task's too) and the L1s they are built on */
+	const struct stage_def *pool_l2 =
+		!strcmp(goal, "images") ? stage_find("l2-image-pool") : NULL;
 	if (!strcmp(goal, "images"))
 		goal = "l2-image";
 	const struct stage_group *grp = stage_group_find(goal);
@@ -1457,7 +1524,7 @@ static int goal_refs_of(const struct run *r, const char *goal, struct stage_ref 
 		if (everything || eval)
 			need[i] = (everything || is_eval_stage(d)) && stage_wanted(d, r);
 		else
-			need[i] = d == last;
+			need[i] = d == last || d == pool_l2;
 		if (need[i])
 			upto = i + 1;
 	}
@@ -1546,8 +1613,33 @@ bool goal_needs(const char *goal, const struct run *r, const char *setting)
 	return false;
 }
 
-char *source_path(const struct run *r, const struct source_def *src)
+size_t run_sources(const struct run *r, struct source_at **out)
 {
+	size_t n = 0, pools = 0;
+	char *task;
+	while ((task = pool_task(r, (int)pools + 1))) {
+		free(task);
+		pools++;
+	}
+	struct source_at *v = xcalloc(source_count * (pools + 1), sizeof *v);
+	for (size_t i = 0; i < source_count; i++) {
+		bool pooled = source_table[i].root == SRC_POOL; /* once a pooled task */
+		for (size_t k = pooled; k <= (pooled ? pools : 0); k++)
+			v[n++] = (struct source_at){ &source_table[i], (int)k };
+	}
+	*out = v;
+	return n;
+}
+
+char *source_stamp(const struct run *r, const struct source_at *src)
+{
+	struct stage_ref at = { .pool = src->pool };
+	return expand_target(src->def->stamp, &at, r);
+}
+
+char *source_path(const struct run *r, const struct source_at *at)
+{
+	const struct source_def *src = at->def;
 	switch (src->root) {
 	case SRC_SETTING:
 		return xstrdup(run_get(r, src->what));
@@ -1559,15 +1651,25 @@ char *source_path(const struct run *r, const struct source_def *src)
 		if (*run_get(r, "SKILL_SOURCE"))
 			return xstrdup(run_get(r, "SKILL_SOURCE"));
 		break;
+	case SRC_POOL: {
+		char *task = pool_task(r, at->pool);
+		char *dir = path_join(run_get(r, "TASKS_DIR"), task);
+		char *path = *src->what ? path_join(dir, src->what) : xstrdup(dir);
+		free(dir);
+		free(task);
+		return path;
+	}
 	case SRC_TASK:
 		break;
 	}
 	return *src->what ? path_join(r->task_dir, src->what) : xstrdup(r->task_dir);
 }
 
-int source_hash(const struct run *r, const struct source_def *src, bool update, char out[33], struct err *e)
+int source_hash(const struct run *r, const struct source_at *at, bool update, char out[33],
+                struct err *e)
 {
-	char *path = source_path(r, src);
+	const struct source_def *src = at->def;
+	char *path = source_path(r, at);
 	int rc = 0;
 	if (!fs_exists(path)) {
 		char *absent = xasprintf("absent:%s", src->what);
@@ -1576,13 +1678,15 @@ int source_hash(const struct run *r, const struct source_def *src, bool update, 
 	} else {
 		/* "inputs/task.src.hash" -> "inputs/.task.src.cache": per-file hashes,
 		 * so an unchanged task costs a stat per file, not a read */
-		const char *base = path_base(src->stamp);
-		char *cache_rel = xasprintf("%.*s.%.*s.cache", (int)(base - src->stamp), src->stamp,
+		char *stamp = source_stamp(r, at);
+		const char *base = path_base(stamp);
+		char *cache_rel = xasprintf("%.*s.%.*s.cache", (int)(base - stamp), stamp,
 		                            (int)(strlen(base) - strlen(".hash")), base);
 		char *cache = run_path(r, cache_rel);
 		rc = hash_tree_cached(path, cache, update, out, e);
 		free(cache);
 		free(cache_rel);
+		free(stamp);
 	}
 	free(path);
 	return rc;
@@ -1599,8 +1703,10 @@ static int reads_setting(const struct stage_def *s, const char *name)
 	/* a source the setting names or places (a folder setting, the task folder) */
 	for (size_t k = 0; k < source_count; k++) {
 		const struct source_def *src = &source_table[k];
+		bool in_tasks =
+			src->root == SRC_TASK || src->root == SRC_SKILL || src->root == SRC_POOL;
 		int names = (src->root == SRC_SETTING && !strcmp(src->what, name)) ||
-		            ((src->root == SRC_TASK || src->root == SRC_SKILL) && !strcmp(name, "TASKS_DIR")) ||
+		            (in_tasks && !strcmp(name, "TASKS_DIR")) ||
 		            (src->root == SRC_SKILL && !strcmp(name, "SKILL_SOURCE"));
 		for (size_t i = 0; names && i < ARRAY_LEN(s->inputs) && s->inputs[i]; i++)
 			if (!strcmp(s->inputs[i], src->stamp))

@@ -17,9 +17,11 @@ enum source_root {
 	SRC_SETTING,  /* the folder named by the setting `what` (e.g. PROFILES_DIR) */
 	SRC_HARNESS,  /* the folder holding the harness file of setting `what` (HARNESS_PATH first) */
 	SRC_SKILL,    /* the run's skill source: SKILL_SOURCE, else the task's `what` */
+	SRC_POOL,     /* each task of POOL_TASKS (TASKS_DIR/<task>): one source a task */
 };
 struct source_def {
-	const char *stamp;  /* run-relative, e.g. "inputs/skill.src.hash" */
+	const char *stamp;  /* run-relative, e.g. "inputs/skill.src.hash" (SRC_POOL:
+	                       %t is the pooled task's name) */
 	enum source_root root;
 	const char *what;   /* tree it hashes, relative to root ("" = root itself);
 	                       for SRC_SETTING, the setting's name */
@@ -192,11 +194,23 @@ char *stage_names(void);
  * every stage after them, in table order. */
 void stages_affected_by(const char *setting, struct strlist *out);
 
+/* One source of a run: a row of source_table; a SRC_POOL row once per
+ * task of POOL_TASKS (pool: its number from 1, else 0). */
+struct source_at {
+	const struct source_def *def;
+	int pool;
+};
+/* The run's sources in table order; returns how many, *out is the
+ * caller's to free. */
+size_t run_sources(const struct run *r, struct source_at **out);
+/* The source's stamp, run-relative ("inputs/pool/tr-b.src.hash"); caller frees. */
+char *source_stamp(const struct run *r, const struct source_at *src);
 /* The path a source hashes (as the user would write it); caller frees. */
-char *source_path(const struct run *r, const struct source_def *src);
+char *source_path(const struct run *r, const struct source_at *src);
 /* The current hash of a source (a tree, hash_tree_cached with its cache
  * beside the stamp, rewritten when update; a missing tree hashes as
  * "absent:<what>" so the stage that needs it runs and says so). */
-int source_hash(const struct run *r, const struct source_def *src, bool update, char out[33], struct err *e);
+int source_hash(const struct run *r, const struct source_at *src, bool update, char out[33],
+                struct err *e);
 
 #endif

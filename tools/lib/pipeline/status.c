@@ -96,19 +96,27 @@ static char *why_config(const struct run *r, const struct stage_def *s, const cJ
 	return why;
 }
 
-/* The source table's row whose stamp is rel, or NULL for a file of the run. */
-static const struct source_def *source_of(const char *rel)
+/* The run's source whose stamp is rel (into *at), or false for a file of the run. */
+static bool source_of(const struct run *r, const char *rel, struct source_at *at)
 {
-	for (size_t k = 0; k < source_count; k++)
-		if (!strcmp(source_table[k].stamp, rel))
-			return &source_table[k];
-	return NULL;
+	struct source_at *v;
+	size_t n = run_sources(r, &v);
+	bool found = false;
+	for (size_t k = 0; k < n && !found; k++) {
+		char *stamp = source_stamp(r, &v[k]);
+		if ((found = !strcmp(stamp, rel)))
+			*at = v[k];
+		free(stamp);
+	}
+	free(v);
+	return found;
 }
 
 /* One input against its recorded hash: not made yet, or changed. */
 static char *why_input(const struct run *r, const char *rel, const char *recorded)
 {
-	const struct source_def *src = source_of(rel);
+	struct source_at at;
+	const struct source_at *src = source_of(r, rel, &at) ? &at : NULL;
 	hash_hex cur;
 	struct err e;
 	if (!src)
@@ -185,6 +193,141 @@ void status_free(struct stage_ref *refs, char **why, int n)
 	free(refs);
 }
 
+/* A trial target's task and stage: "raw-eval-pool.tr-b.003" is tr-b's raw,
+ * "deep-1-eval.002" own's deep-1. False for any other target. */
+static bool trial_of(const char *target, const char *own, char **task, char **stage)
+{
+	const char *dot = strchr(target, '.'), *last = strrchr(target, '.');
+	if (!dot || !last[1] || last[1 + strspn(last + 1, "0123456789")])
+		return false;
+	size_t n = (size_t)(dot - target), cut = 0;
+	if (n > 10 && !strncmp(target + n - 10, "-eval-pool", 10))
+		cut = 10;
+	else if (n > 5 && !strncmp(target + n - 5, "-eval", 5))
+		cut = 5;
+	if (!cut || (cut == 10) != (last != dot))
+		return false;
+	*stage = xstrndup(target, n - cut);
+	*task = last != dot ? xstrndup(dot + 1, (size_t)(last - dot - 1)) : xstrdup(own);
+	return true;
+}
+
+void trial_tally_add(struct trial_tally *t, const char *target, const char *own,
+                     enum trial_state state)
+{
+	char *task, *stage;
+	if (!trial_of(target, own, &task, &stage))
+		return;
+	char *key = xasprintf("%s\t%s", task, stage);
+	size_t k = 0;
+	while (k < t->keys.n && strcmp(t->keys.v[k], key))
+		k++;
+	if (k == t->keys.n) {
+		strlist_push(&t->keys, key);
+		t->n = xrealloc(t->n, t->keys.n * sizeof *t->n);
+		memset(t->n[k], 0, sizeof t->n[k]);
+	}
+	t->n[k][state]++;
+	free(key);
+	free(task);
+	free(stage);
+}
+
+/* Where a trials' stage ("raw", "deep-2") comes in the pipeline: its row's
+ * place in the stage table, then its round. */
+static long stage_rank(const char *stage)
+{
+	const char *dash = strrchr(stage, '-');
+	long round = dash && dash[1] && !dash[1 + strspn(dash + 1, "0123456789")]
+	                     ? strtol(dash + 1, NULL, 10) : 0;
+	char *row = xasprintf("%.*s-eval", round ? (int)(dash - stage) : (int)strlen(stage), stage);
+	const struct stage_def *d = stage_find(row);
+	free(row);
+	return (d ? (long)(d - stage_table) : (long)stage_count) * 100000 + round;
+}
+
+int trial_tally_text(const struct trial_tally *t, const char *task, struct buf *out)
+{
+	size_t n = strlen(task);
+	int stages = 0;
+	long last = -1;
+	for (;;) { /* the task's stages in pipeline order */
+		size_t pick = t->keys.n;
+		long best = 0;
+		for (size_t k = 0; k < t->keys.n; k++) {
+			if (strncmp(t->keys.v[k], task, n) || t->keys.v[k][n] != '\t')
+				continue;
+			long rank = stage_rank(t->keys.v[k] + n + 1);
+			if (rank > last && (pick == t->keys.n || rank < best))
+				pick = k, best = rank;
+		}
+		if (pick == t->keys.n)
+			return stages;
+		last = best;
+		buf_printf(out, "%s%s: %ld done, %ld running, %ld due", stages++ ? "; " : "",
+		           t->keys.v[pick] + n + 1, t->n[pick][TRIAL_DONE],
+		           t->n[pick][TRIAL_RUNNING], t->n[pick][TRIAL_DUE]);
+	}
+}
+
+void trial_tally_free(struct trial_tally *t)
+{
+	strlist_free(&t->keys);
+	free(t->n);
+	memset(t, 0, sizeof *t);
+}
+
+char *status_trials_text(const char *run, const char *task)
+{
+	char *p = path_join(run, "manifest.json");
+	struct err e;
+	cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	free(p);
+	struct trial_tally t = { 0 };
+	const char *own = json_str(m, "task") ? json_str(m, "task") : "";
+	const cJSON *targets = json_get(m, "targets");
+	for (const cJSON *x = targets ? targets->child : NULL; x; x = x->next)
+		if (cJSON_IsString(x))
+			trial_tally_add(&t, x->string, own,
+			                !strcmp(x->valuestring, "done")      ? TRIAL_DONE
+			                : !strcmp(x->valuestring, "running") ? TRIAL_RUNNING
+			                                                     : TRIAL_DUE);
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "");
+	trial_tally_text(&t, task, &b);
+	trial_tally_free(&t);
+	cJSON_Delete(m);
+	return buf_detach(&b);
+}
+
+/* With POOL_TASKS: a line per task, its trials by stage (the run's own,
+ * then each pooled task's), from the targets' reasons. */
+static void print_trials(const struct run *r, const struct stage_ref *need, char **why, int n,
+                         struct buf *out)
+{
+	const char *pool = run_get(r, "POOL_TASKS");
+	if (!*pool)
+		return;
+	struct trial_tally t = { 0 };
+	for (int i = 0; i < n; i++)
+		trial_tally_add(&t, need[i].name, r->task,
+		                !why[i]                           ? TRIAL_DONE
+		                : !strcmp(why[i], "running now") ? TRIAL_RUNNING
+		                                                  : TRIAL_DUE);
+	buf_printf(out, "  trials of %s (tuned here): ", r->task);
+	if (!trial_tally_text(&t, r->task, out))
+		buf_adds(out, "none");
+	char *list = xstrdup(pool), *save = NULL;
+	for (char *w = strtok_r(list, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
+		buf_printf(out, "\n  trials of %s (pooled): ", w);
+		if (!trial_tally_text(&t, w, out))
+			buf_adds(out, "none");
+	}
+	buf_addc(out, '\n');
+	free(list);
+	trial_tally_free(&t);
+}
+
 int status_print(const struct run *r, const char *goal, struct buf *out)
 {
 	struct stage_ref *need;
@@ -205,6 +348,7 @@ int status_print(const struct run *r, const char *goal, struct buf *out)
 		buf_printf(out, "  %-*s  %s\n", width, need[i].name, why[i] ? why[i] : "up to date");
 		stale += why[i] != NULL;
 	}
+	print_trials(r, need, why, n, out);
 	char *cmd = run_command(r, goal);
 	if (stale)
 		buf_printf(out, "%d of %d stages need work; run: %s\n", stale, n, cmd);

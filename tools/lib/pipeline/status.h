@@ -23,4 +23,22 @@ int status_print(const struct run *r, const char *goal, struct buf *out);
  * the first failure with its error. Returns how many are stale (-1 as above). */
 int status_line(const struct run *r, const char *goal, struct buf *out);
 
+/* The trials of a run by task and stage, counted: done, running, due. */
+enum trial_state { TRIAL_DONE, TRIAL_RUNNING, TRIAL_DUE };
+struct trial_tally {
+	struct strlist keys; /* "<task>\t<stage>" in the order first seen */
+	long (*n)[3];        /* per key, by enum trial_state */
+};
+/* Counts target (a trial, "raw-eval.001", "raw-eval-pool.tr-b.001", of a
+ * run of task own) in its task's stage; any other target is left out. */
+void trial_tally_add(struct trial_tally *t, const char *target, const char *own,
+                     enum trial_state state);
+/* "raw: 3 done, 0 running, 0 due; static: ..." for task (nothing without
+ * its trials); returns how many stages. */
+int trial_tally_text(const struct trial_tally *t, const char *task, struct buf *out);
+void trial_tally_free(struct trial_tally *t);
+/* The trials of task in the run in folder run, by its manifest.json, as
+ * trial_tally_text has them; "" without any (caller frees). For make watch. */
+char *status_trials_text(const char *run, const char *task);
+
 #endif

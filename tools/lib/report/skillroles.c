@@ -22,7 +22,7 @@ char *skillrun_role(const cJSON *t, bool final)
 
 /* The members of tasks, each label prefixed with pre. */
 static void members_of(const cJSON *tasks, const char *pre, struct strlist *labels,
-		       struct strlist *runs)
+		       struct strlist *runs, struct strlist *names)
 {
 	const cJSON *t;
 	cJSON_ArrayForEach(t, tasks) {
@@ -33,18 +33,20 @@ static void members_of(const cJSON *tasks, const char *pre, struct strlist *labe
 			const char *run = json_str(json_get(t, final ? "final" : "raw"), "run");
 			strlist_push_owned(labels, xasprintf("%s%s", pre, r));
 			strlist_push(runs, run && (!final || json_str(t, "final_set")) ? run : "");
+			strlist_push(names, json_str(t, "task") ? json_str(t, "task") : "");
 			free(r);
 		}
 	}
 }
 
-void skillrun_members(const cJSON *record, struct strlist *labels, struct strlist *runs)
+void skillrun_members(const cJSON *record, struct strlist *labels, struct strlist *runs,
+                      struct strlist *tasks)
 {
-	members_of(json_get(record, "tasks"), "", labels, runs);
+	members_of(json_get(record, "tasks"), "", labels, runs, tasks);
 	const cJSON *x;
 	cJSON_ArrayForEach(x, json_get(record, "transfer")) {
 		char *pre = xasprintf("transfer, %s: ", json_str(x, "label"));
-		members_of(json_get(x, "tasks"), pre, labels, runs);
+		members_of(json_get(x, "tasks"), pre, labels, runs, tasks);
 		free(pre);
 	}
 }

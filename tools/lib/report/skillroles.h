@@ -19,7 +19,9 @@ char *skillrun_role(const cJSON *t, bool final);
 
 /* Every member run of record (skillrun.json) in make status's order: the
  * line naming its role into labels, its folder into runs ("" when it is
- * not planned yet: a test task waiting for S_final). */
-void skillrun_members(const cJSON *record, struct strlist *labels, struct strlist *runs);
+ * not planned yet: a test task waiting for S_final), its task into tasks
+ * (a pooled train task's run is the tuned run). */
+void skillrun_members(const cJSON *record, struct strlist *labels, struct strlist *runs,
+                      struct strlist *tasks);
 
 #endif

@@ -109,10 +109,20 @@ static void tables(const struct watch_spec *w, struct strlist *all, struct buf *
 	struct strlist runs = STRLIST_INIT;
 	for (size_t i = 0; i < w->paths->n; i++) {
 		const char *path = w->paths->v[i];
+		struct strlist found = STRLIST_INIT;
 		if (*path) {
 			results_find_runs(path, 2, &runs);
-			find_runs(path, 2, all);
+			find_runs(path, 2, &found);
 		}
+		/* two labels may name one run: counted once */
+		for (size_t k = 0; k < found.n; k++) {
+			bool seen = false;
+			for (size_t j = 0; j < all->n && !seen; j++)
+				seen = !strcmp(all->v[j], found.v[k]);
+			if (!seen)
+				strlist_push(all, found.v[k]);
+		}
+		strlist_free(&found);
 		if (!w->labels)
 			continue;
 		buf_printf(b, "%s## %s\n\n", i ? "\n" : "", w->labels->v[i]);
@@ -120,6 +130,11 @@ static void tables(const struct watch_spec *w, struct strlist *all, struct buf *
 			table_of(&runs, b);
 		else
 			buf_adds(b, *path ? "(no trials yet)\n" : "(not planned yet)\n");
+		char *trials = *path && w->tasks && w->trials_fn
+		                       ? w->trials_fn(path, w->tasks->v[i]) : NULL;
+		if (trials && *trials)
+			buf_printf(b, "\nTrials of %s: %s\n", w->tasks->v[i], trials);
+		free(trials);
 		strlist_free(&runs);
 	}
 	if (!w->labels)

@@ -31,6 +31,10 @@ struct watch_spec {
 				       * makes of its member runs) */
 	double timeout, interval;
 	watch_due_fn due_fn;
+	const struct strlist *tasks;  /* with labels: the task each is about, or NULL */
+	/* NULL, or the trials of a task in a run by stage ("raw: 3 done, 0
+	 * running, 0 due; ..."; caller frees): a line under its table */
+	char *(*trials_fn)(const char *run, const char *task);
 };
 
 /* Prints the table of the runs under the paths (and "N of M due trials
