@@ -32,12 +32,13 @@ static const char usage[] =
 	"       skillc-fast apply  --skill DIR --dir DIR [--profile FILE | --budget TOKENS] [--hash FILE]\n"
 	"                          [--task DIR [--leak-task DIR]... [--traces DIR [--trials N]]]\n"
 	"       score, map, apply: [--pool-traces DIR]... (other tasks' traces: <task>/test-NNN)\n"
-	"       map: [--pool-task DIR]... (those tasks' folders: a trace's own instruction)\n"
+	"       score, map: [--pool-task DIR]... (those tasks' folders: a trace's own instruction)\n"
 	"\n"
 	"score   scores every trace under --traces (test-NNN/trial.json folders, or\n"
 	"        BenchFlow runs) of the skill --skill (a skill folder, or a skills root\n"
 	"        holding a set): DIR/scores.json and DIR/groups.json. --trials N takes\n"
-	"        exactly test-001..test-N (make); --task DIR gives the instruction.\n"
+	"        exactly test-001..test-N (make). AgentRM gets each trace's own task's\n"
+	"        instruction (as map's prompt holds it), else the trace's first prompt.\n"
 	"map     asks --model (the compiler's model) about unit N of DIR/groups.json:\n"
 	"        DIR/map/NNN.json (typed findings, validated). The prompt holds the\n"
 	"        instruction of each trace's own task: --task's, or for a trace\n"
@@ -101,6 +102,8 @@ static struct fast_opts fast;
 	OPT_STRING("traces", &fast.traces, "DIR", "test-NNN/trial.json folders, or BenchFlow runs")
 #define POOL_ROW \
 	OPT_EACH("pool-traces", &fast.pool_traces, "DIR", "another task's traces, repeated")
+#define POOL_TASK_ROW \
+	OPT_EACH("pool-task", &fast.pool_tasks, "DIR", "a --pool-traces task's folder, repeated")
 #define TRIALS_ROW \
 	OPT_SMALL("trials", &fast.trials, 1, 100000, "N", "take exactly test-001..test-N")
 #define MODEL_ROW OPT_STRING("model", &fast.model, "M", "the compiler's model (provider/model-id)")
@@ -125,14 +128,12 @@ static const struct opt front_rows[] = {
 	OPT_END,
 };
 static const struct opt score_rows[] = {
-	TRACES_ROW, POOL_ROW, TRIALS_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, RM_ROW, PICK_ROWS,
-	OPT_END,
+	TRACES_ROW, POOL_ROW, POOL_TASK_ROW, TRIALS_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, RM_ROW,
+	PICK_ROWS, OPT_END,
 };
 static const struct opt map_rows[] = {
 	OPT_SMALL("unit", &fast.unit, 1, 1000, "N", "the unit of groups.json to ask about"),
-	TRACES_ROW, POOL_ROW,
-	OPT_EACH("pool-task", &fast.pool_tasks, "DIR", "a --pool-traces task's folder, repeated"),
-	SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, MODEL_ROW, OPT_END,
+	TRACES_ROW, POOL_ROW, POOL_TASK_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, MODEL_ROW, OPT_END,
 };
 static const struct opt reduce_rows[] = {
 	OPT_SMALL("units", &fast.units, 1, 1000, "N", "how many map/NNN.json to merge"),

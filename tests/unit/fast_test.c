@@ -194,7 +194,7 @@ static void score_set(const char *dir, int count, int min, int top, int bottom, 
 	struct trace_set ts;
 	struct trace_opts o = { count, NULL };
 	*rc = traces_load(dir, &o, &ts, e);
-	struct score_opts so = { NULL, NULL, min, top, bottom, "do something" };
+	struct score_opts so = { NULL, min, top, bottom, "do something" };
 	if (*rc == 0)
 		*rc = fast_score(&ts, &s, &so, scores, groups, e);
 	traces_free(&ts);

@@ -180,6 +180,47 @@ static void test_pooled_task_images_and_source(void)
 	free(dir);
 }
 
+/* True when target name of r reads want among its inputs. */
+static bool reads_input(const struct run *r, const char *name, const char *want)
+{
+	struct stage_ref ref;
+	CHECK_INT(stage_ref_find(r, name, &ref), 0);
+	struct strlist in = STRLIST_INIT;
+	stage_ref_inputs(&ref, r, &in);
+	bool found = false;
+	for (size_t i = 0; i < in.n; i++)
+		found = found || !strcmp(in.v[i], want);
+	strlist_free(&in);
+	return found;
+}
+
+/* A step reading a pooled task's files runs again when they change: Fast's
+ * score and map (its instruction), apply and Deep's edit (the leakage
+ * guard's held-out files); the score step is given the task's folder. */
+static void test_pooled_task_readers(void)
+{
+	char *dir = t_tmpdir();
+	struct run r = { .dir = xstrdup(dir), .task = xstrdup("tsk"),
+	                 .task_dir = xstrdup("/tasks/tsk"), .rules_dir = xstrdup("/rules") };
+	const char *set[] = { "POOL_TASKS=tb", "TASKS_DIR=/tasks", "MODEL=p/m", "REPEAT=1",
+	                      "EXTERNAL_MODEL=p/c", "DEEP_ROUNDS=1" };
+	struct err e = { 0 };
+	CHECK_INT(settings_from_args((int)ARRAY_LEN(set), (char **)set, &r.values, &e), 0);
+	const char *readers[] = { "fast-score", "fast-map.001", "fast-apply", "deep-1-edit" };
+	for (size_t i = 0; i < ARRAY_LEN(readers); i++)
+		CHECK(reads_input(&r, readers[i], "inputs/pool/tb.src.hash"));
+	CHECK(reads_input(&r, "fast-score", "inputs/task.src.hash"));
+	char *got = target_command(&r, "fast-score");
+	CHECK(strstr(got, " --pool-task /tasks/tb ") != NULL);
+	free(got);
+	got = target_command(&r, "deep-1-edit");
+	CHECK(strstr(got, " --leak-task /tasks/tb") != NULL);
+	free(got);
+	run_free(&r);
+	CHECK_INT(rmdir(dir), 0);
+	free(dir);
+}
+
 static void test_every_row_is_a_template(void)
 {
 	for (size_t i = 0; i < stage_count; i++)
@@ -191,6 +232,7 @@ int main(void)
 	RUN(test_toy_row_needs_no_code);
 	RUN(test_toy_trial_row);
 	RUN(test_pooled_task_images_and_source);
+	RUN(test_pooled_task_readers);
 	RUN(test_every_row_is_a_template);
 	T_EXIT();
 }

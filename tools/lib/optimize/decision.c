@@ -49,7 +49,8 @@ cJSON *record_load(const char *dir, const char *rel, int index)
 	free(p);
 	if (!t)
 		return NULL;
-	struct trace tr = { (char *)path_base(dir), (char *)dir, t, index, false };
+	struct trace tr = { .name = (char *)path_base(dir), .dir = (char *)dir, .trial = t,
+			    .index = index };
 	const char *o = json_str(t, "outcome");
 	tr.scorable = json_bool(t, "complete", false) && o &&
 		      (!strcmp(o, "passed") || !strcmp(o, "failed") || !strcmp(o, "timeout"));

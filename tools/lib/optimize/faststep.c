@@ -104,6 +104,36 @@ static int load_traces(const struct fast_opts *o, int count, const struct pkgset
 
 /* ---------------------------------------------------------------- score */
 
+/* The length of a pooled trace's task name ("<task>/test-NNN"), 0 for the run's own. */
+static size_t pool_prefix(const struct trace *t)
+{
+	const char *slash = t ? strchr(t->name, '/') : NULL;
+	return slash ? (size_t)(slash - t->name) : 0;
+}
+
+/* The folder of the task trace t ran in: a pooled trace's is its
+ * --pool-task of that name (a train task, never a held-out one), any
+ * other trace's --task; NULL when not given. */
+static const char *task_of(const struct fast_opts *o, const struct trace *t)
+{
+	size_t n = pool_prefix(t);
+	if (!n)
+		return o->task;
+	for (size_t i = 0; i < o->pool_tasks.n; i++) {
+		const char *base = path_base(o->pool_tasks.v[i]);
+		if (strlen(base) == n && !strncmp(base, t->name, n))
+			return o->pool_tasks.v[i];
+	}
+	return NULL;
+}
+
+/* The instruction of the task trace t ran in; "" when its folder is not
+ * given (never another task's). */
+static char *instruction_of(const struct fast_opts *o, const struct trace *t, struct err *e)
+{
+	return read_instruction(task_of(o, t), e);
+}
+
 /* What to do when there are too few traces, for the error. Caller frees. */
 static char *more_traces_hint(const struct fast_opts *o, int have)
 {
@@ -129,14 +159,19 @@ int fast_step_score(const struct fast_opts *o, struct err *e)
 		return -1;
 	struct pkgset src = { 0 };
 	struct trace_set ts = { 0 };
-	char *instruction = NULL, *more = NULL;
+	char *more = NULL;
 	cJSON *scores = NULL, *groups = NULL;
-	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || load_traces(o, o->trials, &src, &ts, e) < 0 ||
-			 !(instruction = read_instruction(o->task, e))
+	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || load_traces(o, o->trials, &src, &ts, e) < 0
 		 ? -1 : 0;
+	/* AgentRM's instruction: each trace's own task's, else its first prompt */
+	for (size_t i = 0; rc == 0 && i < ts.n; i++) {
+		const char *task = task_of(o, &ts.v[i]);
+		if (task && !(ts.v[i].instruction = read_instruction(task, e)))
+			rc = -1;
+	}
 	if (rc == 0) {
 		more = more_traces_hint(o, (int)traces_scorable(&ts));
-		struct score_opts so = { o->rm_url, o->task ? instruction : NULL, o->min_traces, o->top, o->bottom, more };
+		struct score_opts so = { o->rm_url, o->min_traces, o->top, o->bottom, more };
 		rc = fast_score(&ts, &src, &so, &scores, &groups, e) < 0 || score_write(o, scores, groups, e) < 0 ? -1 : 0;
 	}
 	if (rc == 0)
@@ -146,7 +181,6 @@ int fast_step_score(const struct fast_opts *o, struct err *e)
 		       json_str(groups, "mode"), cJSON_GetArraySize(json_get(groups, "units")));
 	cJSON_Delete(scores);
 	cJSON_Delete(groups);
-	free(instruction);
 	free(more);
 	traces_free(&ts);
 	pkgset_free(&src);
@@ -154,29 +188,6 @@ int fast_step_score(const struct fast_opts *o, struct err *e)
 }
 
 /* ---------------------------------------------------------------- map */
-
-/* The length of a pooled trace's task name ("<task>/test-NNN"), 0 for the run's own. */
-static size_t pool_prefix(const struct trace *t)
-{
-	const char *slash = t ? strchr(t->name, '/') : NULL;
-	return slash ? (size_t)(slash - t->name) : 0;
-}
-
-/* The instruction of the task trace t ran in: a pooled trace's is its
- * --pool-task's of that name (a train task, never a held-out one), with
- * none given "" (not another task's); any other trace's is --task's. */
-static char *instruction_of(const struct fast_opts *o, const struct trace *t, struct err *e)
-{
-	size_t n = pool_prefix(t);
-	if (!n)
-		return read_instruction(o->task, e);
-	for (size_t i = 0; i < o->pool_tasks.n; i++) {
-		const char *base = path_base(o->pool_tasks.v[i]);
-		if (strlen(base) == n && !strncmp(base, t->name, n))
-			return read_instruction(o->pool_tasks.v[i], e);
-	}
-	return xstrdup("");
-}
 
 /* The unit's map document: asked unless the unit does not exist. */
 static cJSON *map_unit(const struct fast_opts *o, const struct pkgset *src, const cJSON *unit,

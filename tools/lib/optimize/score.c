@@ -334,7 +334,7 @@ int fast_score(const struct trace_set *ts, const struct pkgset *skill, const str
 		const cJSON *inj = json_get(json_get(s->t->trial, "skill"), "injected");
 		json_set(s->rec, "prescore", prescore(&s->f, &pointed, &m, cJSON_GetArraySize(inj) > 0, &names, s->t, &s->pre));
 		if (use_rm) {
-			rc = score_rm(&rm, s, o->instruction ? o->instruction : s->f.prompt, e);
+			rc = score_rm(&rm, s, s->t->instruction ? s->t->instruction : s->f.prompt, e);
 		} else {
 			json_set(s->rec, "agentrm", cJSON_CreateNull());
 		}

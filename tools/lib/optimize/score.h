@@ -37,7 +37,6 @@
 
 struct score_opts {
 	const char *rm_url;       /* NULL/empty: pre-score only */
-	const char *instruction;  /* the task's instruction (AgentRM input); NULL: the trace's first prompt */
 	int min_traces;           /* FAST_MIN_TRACES */
 	int top, bottom;          /* FAST_TOP, FAST_BOTTOM */
 	const char *how_to_get_more; /* the sentence the "too few traces" error ends with */

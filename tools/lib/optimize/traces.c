@@ -28,6 +28,7 @@ static void push_trace(struct trace_set *s, const char *dir, const char *name, c
 {
 	s->v = xrealloc(s->v, (s->n + 1) * sizeof *s->v);
 	struct trace *t = &s->v[s->n++];
+	*t = (struct trace){ 0 };
 	t->name = xstrdup(name);
 	t->dir = path_join(dir, name);
 	t->trial = trial;
@@ -118,6 +119,7 @@ void traces_free(struct trace_set *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].name);
 		free(s->v[i].dir);
+		free(s->v[i].instruction);
 		cJSON_Delete(s->v[i].trial);
 	}
 	free(s->v);

@@ -20,6 +20,8 @@ struct trace {
 	cJSON *trial;  /* the normalized trial (trial.json); owned */
 	int index;     /* NNN of test-NNN, else the position in name order (1-based) */
 	bool scorable; /* complete and scored: passed, failed or timeout (infra and verifier errors are not) */
+	char *instruction; /* its task's instruction (AgentRM's input), set by the caller; NULL:
+	                    * the trace's first prompt. Freed by traces_free. */
 };
 
 struct trace_set {
