@@ -24,10 +24,12 @@ printf '# LEAKB expected total 98765 for the ledger\n' >>tasks/tr-b/tests/test.s
 llm "$T_TMP/leak" "GENMARK: LEAKB expected total 98765 for the ledger"
 llm "$T_TMP/k" "GENMARK: check the header first."
 SPLIT='train=tr-a tr-b'
+# AgentRM on a run's own loopback server, whose log then holds its requests too
+rm_of() { echo "RM_API_URL=$(jq -r .providers.fake.base_url "$T_TMP/$1/routes.json" | sed 's|/v1$||')"; }
 sum() { jq -r "$2" "$1"/skill-csv-sum--*/summary.json; }
 
 t_begin "two train tasks and one test task run to final; Deep decides by the stratified test"
-out=$($SK -j2 $(skill_settings gen gen) "$SPLIT" test=te-c final 2>&1)
+out=$($SK -j2 $(skill_settings gen gen) $(rm_of gen) "$SPLIT" test=te-c final 2>&1)
 t_eq "exit (output: $(printf '%s' "$out" | tail -3))" $? 0
 d=$(ls gen/tr-a--*/artifacts/deep/round-1/decision.json)
 t_eq "the verdict" "$(jq -r .verdict "$d")" accept
@@ -74,6 +76,21 @@ else
 fi
 t_end
 
+t_begin "Fast's AgentRM request of each trace holds that trace's own task's instruction"
+# the score step's requests in the order sent, beside its usage records of them (a label
+# names the trace; a "hit" sent nothing): the n-th sent request is the n-th "miss"
+jq -c 'select(.endpoint == "score") | .body.instruction' "$T_TMP/gen/log.jsonl" >rm-sent.txt
+jq -r 'select(.cache == "miss") | .label' gen/tr-a--*/status/fast-score.usage.jsonl >rm-labels.txt
+t_eq "a request per miss" "$(wc -l <rm-sent.txt)" "$(wc -l <rm-labels.txt)"
+paste -d ' ' rm-labels.txt rm-sent.txt >rm.txt
+t_check "a request of its own for a tr-b trace (not tr-a's, cached)" grep -q '^agentrm tr-b/test-' rm.txt
+t_check "a request for a tr-a trace" grep -q '^agentrm test-' rm.txt
+t_eq "tr-b's traces: tr-b's instruction" \
+	"$(grep '^agentrm tr-b/' rm.txt | grep -v POOLMARKB | grep -c TUNEDMARKA)/$(grep '^agentrm tr-b/' rm.txt | grep -vc POOLMARKB)" 0/0
+t_eq "tr-a's traces: tr-a's instruction" \
+	"$(grep '^agentrm test-' rm.txt | grep -c POOLMARKB)/$(grep '^agentrm test-' rm.txt | grep -vc TUNEDMARKA)" 0/0
+t_end
+
 t_begin "an edit of a pooled task's file: its trials and what follows run again, nothing else; the no-op notices"
 R=$(ls -d gen/tr-a--* | head -1)
 $SK $(skill_settings gen gen) "$SPLIT" test=te-c final >/dev/null 2>&1 # a no-op: the journal
@@ -101,6 +118,9 @@ t_eq "no trial of tr-a or te-c ran" "$(tail -n +$from bench.log | grep '^start' 
 # static's, fast's and final's bytes equal raw's and deep's: reused, as in the first run
 t_eq "tr-b's ran: 3 raw, 3 deep" "$(tail -n +$from bench.log | grep '^start' | grep -c '/tasks/tr-b ')" 6
 t_check "Fast's map asked again, with tr-b's new instruction" grep -q POOLMARKC "$T_TMP/gen/log.jsonl"
+t_check "AgentRM asked again, with tr-b's new instruction" \
+	sh -c "jq -r 'select(.endpoint == \"score\") | .body.instruction' \"\$1\" | grep -q POOLMARKC" - \
+	"$T_TMP/gen/log.jsonl"
 t_eq "the same p" "$(jq -r .statistics.p_value gen/tr-a--*/artifacts/deep/round-1/decision.json)" 0.0025
 t_end
 
@@ -141,13 +161,13 @@ t_check "not in the candidate" sh -c "! grep -rq 98765 leak/tr-a--*/artifacts/de
 t_end
 
 t_begin "kill -9 mid-run, then the same command: the same summary, nothing paid twice"
-setsid $SK -j2 $(skill_settings killed k) "$SPLIT" test=te-c final >killed.out 2>&1 &
+setsid $SK -j2 $(skill_settings killed k) $(rm_of k) "$SPLIT" test=te-c final >killed.out 2>&1 &
 sid=$!
 t_poll 300 sh -c 'ls killed/tr-a--*/traces/tr-b/fast/test-001/trial.json' || t_fail "the run never reached tr-b's fast trials"
 while pkill -9 -s $sid 2>/dev/null; do sleep 0.01; done
 wait $sid 2>/dev/null
 t_check "it was cut short" test ! -e killed/skill-csv-sum--*/summary.json
-out=$($SK -j2 $(skill_settings killed k) "$SPLIT" test=te-c final 2>&1)
+out=$($SK -j2 $(skill_settings killed k) $(rm_of k) "$SPLIT" test=te-c final 2>&1)
 t_eq "rerun exit (output: $(printf '%s' "$out" | tail -3))" $? 0
 pick='[.tasks[] | "\(.task) \(.raw.passed)/\(.raw.scored) \(.final.passed)/\(.final.scored)"] + [.train.mean_delta, .test.mean_delta] | map(tostring) | join(", ")'
 t_eq "the summary's figures" "$(sum killed "$pick")" "$(sum gen "$pick")"
