@@ -32,7 +32,7 @@ static const char usage[] =
 	"       skillc-fast apply  --skill DIR --dir DIR [--profile FILE | --budget TOKENS] [--hash FILE]\n"
 	"                          [--task DIR [--leak-task DIR]... [--traces DIR [--trials N]]]\n"
 	"       score, map, apply: [--pool-traces DIR]... (other tasks' traces: <task>/test-NNN)\n"
-	"       score, map: [--pool-task DIR]... (those tasks' folders: a trace's own instruction)\n"
+	"       score, map: [--pool-task DIR]... (their folders: a trace's own instruction)\n"
 	"\n"
 	"score   scores every trace under --traces (test-NNN/trial.json folders, or\n"
 	"        BenchFlow runs) of the skill --skill (a skill folder, or a skills root\n"
@@ -128,12 +128,13 @@ static const struct opt front_rows[] = {
 	OPT_END,
 };
 static const struct opt score_rows[] = {
-	TRACES_ROW, POOL_ROW, POOL_TASK_ROW, TRIALS_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, RM_ROW,
-	PICK_ROWS, OPT_END,
+	TRACES_ROW, POOL_ROW, POOL_TASK_ROW, TRIALS_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW,
+	RM_ROW, PICK_ROWS, OPT_END,
 };
 static const struct opt map_rows[] = {
 	OPT_SMALL("unit", &fast.unit, 1, 1000, "N", "the unit of groups.json to ask about"),
-	TRACES_ROW, POOL_ROW, POOL_TASK_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, MODEL_ROW, OPT_END,
+	TRACES_ROW, POOL_ROW, POOL_TASK_ROW, SKILL_ROW, DIR_ROW, TASK_ROW, ONLY_ROW, MODEL_ROW,
+	OPT_END,
 };
 static const struct opt reduce_rows[] = {
 	OPT_SMALL("units", &fast.units, 1, 1000, "N", "how many map/NNN.json to merge"),

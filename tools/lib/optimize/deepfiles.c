@@ -135,8 +135,8 @@ int deep_best_traces(const struct deep_opts *o, const cJSON *best, struct trace_
 			return -1;
 		}
 		ts->v = xrealloc(ts->v, (ts->n + 1) * sizeof *ts->v);
-		ts->v[ts->n++] = (struct trace){ .name = xstrdup(path_base(dir)), .dir = dir, .trial = t,
-						  .index = (int)json_num(r, "index", 0),
+		ts->v[ts->n++] = (struct trace){ .name = xstrdup(path_base(dir)), .dir = dir,
+						  .trial = t, .index = (int)json_num(r, "index", 0),
 						  .scorable = json_bool(r, "scored", false) };
 	}
 	return 0;

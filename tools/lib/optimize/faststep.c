@@ -161,8 +161,8 @@ int fast_step_score(const struct fast_opts *o, struct err *e)
 	struct trace_set ts = { 0 };
 	char *more = NULL;
 	cJSON *scores = NULL, *groups = NULL;
-	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || load_traces(o, o->trials, &src, &ts, e) < 0
-		 ? -1 : 0;
+	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 ||
+			 load_traces(o, o->trials, &src, &ts, e) < 0 ? -1 : 0;
 	/* AgentRM's instruction: each trace's own task's, else its first prompt */
 	for (size_t i = 0; rc == 0 && i < ts.n; i++) {
 		const char *task = task_of(o, &ts.v[i]);

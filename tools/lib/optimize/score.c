@@ -153,9 +153,11 @@ static int cmp_scored(const void *a, const void *b)
 	return x->t->index - y->t->index;
 }
 
-static int score_rm(struct agentrm *rm, struct scored *s, const char *instruction, struct err *e)
+/* AgentRM's score of s, given its task's instruction, else its first prompt. */
+static int score_rm(struct agentrm *rm, struct scored *s, struct err *e)
 {
 	char *label = xasprintf("agentrm %s", s->t->name);
+	const char *instruction = s->t->instruction ? s->t->instruction : s->f.prompt;
 	struct agentrm_score as;
 	int rc = agentrm_score(rm, label, instruction, s->f.text.data, &as, e);
 	free(label);
@@ -334,7 +336,7 @@ int fast_score(const struct trace_set *ts, const struct pkgset *skill, const str
 		const cJSON *inj = json_get(json_get(s->t->trial, "skill"), "injected");
 		json_set(s->rec, "prescore", prescore(&s->f, &pointed, &m, cJSON_GetArraySize(inj) > 0, &names, s->t, &s->pre));
 		if (use_rm) {
-			rc = score_rm(&rm, s, s->t->instruction ? s->t->instruction : s->f.prompt, e);
+			rc = score_rm(&rm, s, e);
 		} else {
 			json_set(s->rec, "agentrm", cJSON_CreateNull());
 		}
