@@ -20,7 +20,7 @@ struct fast_opts {
 	long budget; /* 0: the profile's, else 5000 tokens */
 	struct strlist leak_tasks; /* apply: more tasks the leakage guard holds out */
 	struct strlist pool_traces; /* more tasks' traces folders (traces/<task>/static) */
-	struct strlist pool_tasks;  /* map: those tasks' folders (their traces' instruction) */
+	struct strlist pool_tasks;  /* score, map: those tasks' folders (their instructions) */
 	bool force;
 };
 
