@@ -33,7 +33,8 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS
 DEP_STATIC_LIBS ?=
 LINK_OPT ?=
 LEAN_STATIC_LIBS ?=
-ALL_LDFLAGS = -Wl,--as-needed $(LINK_OPT) $(LDFLAGS) $(SAN_FLAGS)
+SAN_LDFLAGS ?=
+ALL_LDFLAGS = -Wl,--as-needed $(LINK_OPT) $(LDFLAGS) $(SAN_FLAGS) $(if $(SANITIZE),$(SAN_LDFLAGS))
 LIBS = $(filter-out -lcurl,$(DEP_LIBS)) \
 	$(if $(strip $(DEP_STATIC_LIBS)),-Wl$(comma)-Bstatic $(DEP_STATIC_LIBS) -Wl$(comma)-Bdynamic) -ldl -lm
 
