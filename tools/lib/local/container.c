@@ -243,29 +243,6 @@ int container_remove(const struct engine *en, const char *id, struct err *e)
 	return r == 0 ? 0 : -1;
 }
 
-int container_remove_labelled(const struct engine *en, const char *label, const char *value, struct err *e)
-{
-	struct strlist a = STRLIST_INIT;
-	args_init(en, &a, "ps", "--all");
-	strlist_push(&a, "--quiet");
-	strlist_push(&a, "--filter");
-	strlist_push_owned(&a, xasprintf("label=%s=%s", label, value));
-	struct buf out = BUF_INIT;
-	int r = call(en, &a, &out, e);
-	strlist_free(&a);
-	int n = 0;
-	if (r > 0)
-		err_set(e, ERR_WORK, "%s ps: %s", en->name, buf_last_line(&out));
-	char *save = NULL;
-	for (char *id = r == 0 && out.len ? strtok_r(out.data, "\n", &save) : NULL; id && r == 0;
-	     id = strtok_r(NULL, "\n", &save)) {
-		r = container_remove(en, id, e) < 0 ? 1 : 0;
-		n++;
-	}
-	buf_free(&out);
-	return r == 0 ? n : -1;
-}
-
 /* ---- the watchdog ---- */
 
 /* In the grandchild: its own session, fd 3 the pipe, stdio /dev/null, then exec. */

@@ -64,8 +64,6 @@ int container_copy_in(const struct engine *en, const char *id, const char *src, 
 int container_stop_processes(const struct engine *en, const char *id, struct err *e);
 /* rm --force; an absent container is fine. */
 int container_remove(const struct engine *en, const char *id, struct err *e);
-/* Removes every container carrying label=value; returns how many, -1 with e set. */
-int container_remove_labelled(const struct engine *en, const char *label, const char *value, struct err *e);
 
 /* The watchdog of one container: a detached process (its own session, so
  * a kill of make's whole session spares it) that removes the container
