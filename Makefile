@@ -52,7 +52,7 @@ TEST_BINS := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 # server (OpenAI-compatible and AgentRM) and the scripted ACP agent.
 HELPERS := libexec/fakellm libexec/acpagent
 
-all: $(TOOLS) $(HELPERS) build/settings.stamp
+all: $(TOOLS) bin/skillc.so $(HELPERS) build/settings.stamp
 tools: all
 
 # Rebuild everything when the compiler flags change (git's GIT-CFLAGS idea).
@@ -109,16 +109,22 @@ bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 	@$(if $(V),,echo '  CCLD    $@ (static)')
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) -Itools/lib $(CPPFLAGS) $(CFLAGS) -static -o $@ $(INIT_SRC) $(LDFLAGS) -lm
 
-# skillc-noop is the one process a make with nothing to do starts: static
-# too (no dynamic loader, no libraries to map), never with the sanitizers.
-NOOP_SRC := tools/skillc-noop.c tools/lib/pipeline/noop.c tools/lib/base/fs.c tools/lib/base/util.c \
-	tools/lib/base/log.c tools/lib/base/hash.c tools/lib/base/strmap.c \
-	tools/lib/base/opts.c
-bin/skillc-noop: $(NOOP_SRC) $(LIB_HDR) build/flags
+# skillc.so is loaded into GNU Make by skillc.mk (tools/plugin/skillc.c):
+# it answers a make with nothing to do, which then starts no process; it
+# looks for skillc-rules beside itself (installed too). Never with the
+# sanitizers (make is not sanitized); libxxhash linked in where configure
+# found its archive (plain XXH3, as skillc-static's); what the probe does
+# not call left out, so all it needs from outside is libc and make's gmk_*.
+PLUGIN_SRC := tools/plugin/skillc.c tools/lib/pipeline/noop.c tools/lib/base/fs.c tools/lib/base/util.c \
+	tools/lib/base/log.c tools/lib/base/hash.c tools/lib/base/strmap.c
+PLUGIN_XXH = $(if $(strip $(LEAN_STATIC_LIBS)),-DSKILLC_XXH_PLAIN,)
+PLUGIN_LIBS = $(if $(strip $(LEAN_STATIC_LIBS)),-Wl$(comma)-Bstatic $(LEAN_STATIC_LIBS) -Wl$(comma)-Bdynamic,-lxxhash)
+bin/skillc.so: $(PLUGIN_SRC) $(LIB_HDR) build/flags
 	@mkdir -p bin
-	@$(if $(V),,echo '  CCLD    $@ (static)')
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(WARN) $(DEP_CFLAGS) -Itools/lib $(CPPFLAGS) $(CFLAGS) \
-		-static -o $@ $(NOOP_SRC) $(LDFLAGS) -lxxhash -lm
+	@$(if $(V),,echo '  CCLD    $@ (GNU Make plugin)')
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(PLUGIN_XXH) $(WARN) $(DEP_CFLAGS) -Itools/lib \
+		$(CPPFLAGS) $(CFLAGS) -shared -fPIC -fvisibility=hidden -ffunction-sections -Wl,--gc-sections,--exclude-libs,ALL \
+		-o $@ $(PLUGIN_SRC) $(LDFLAGS) $(PLUGIN_LIBS)
 
 libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p libexec
@@ -204,7 +210,7 @@ install: all
 	mkdir -p '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(MANDIR)/man7' \
 	  '$(DESTDIR)$(LIBEXECDIR)'
 	cp -f $(HELPERS) '$(DESTDIR)$(LIBEXECDIR)/'
-	for t in $(TOOLS); do cp -f $$t '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp && \
+	for t in $(TOOLS) bin/skillc.so; do cp -f $$t '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp && \
 	  mv -f '$(DESTDIR)$(BINDIR)/'.$${t#bin/}.tmp '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
 	cp -f mk/skillc.mk mk/defaults.mk '$(DESTDIR)$(DATADIR)/'
 	rm -rf '$(DESTDIR)$(DATADIR)/rules' && cp -R rules '$(DESTDIR)$(DATADIR)/rules'
@@ -213,7 +219,7 @@ install: all
 	rm -rf '$(DESTDIR)$(DOCDIR)' && mkdir -p '$(DESTDIR)$(DOCDIR)' && cp -R docs/. '$(DESTDIR)$(DOCDIR)/'
 
 uninstall:
-	for t in $(TOOLS); do rm -f '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
+	for t in $(TOOLS) bin/skillc.so; do rm -f '$(DESTDIR)$(BINDIR)/'$${t#bin/}; done
 	rm -rf '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DOCDIR)' '$(DESTDIR)$(LIBEXECDIR)'
 	for m in $(MAN_PAGES); do rm -f '$(DESTDIR)$(MANDIR)/man'$${m##*.}/$${m#man/}; done
 

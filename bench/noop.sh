@@ -8,10 +8,10 @@
 #    (median of 5; wall and CPU time) and of one run (median of 11), and
 #    beside them a make of one empty target (make's own start, the floor)
 #    and `make -f /dev/null`; the same no-ops with the journal probed
-#    by skillc-rules check (before skillc-noop); with strace, the processes
-#    and system calls of each. Then where one run's no-op goes: make
-#    reading skillc.mk and defaults.mk alone (make -q skillc-help) and the
-#    starts of skillc-rules and skillc-noop.
+#    by skillc-rules check (a make without skillc.so); with strace, the
+#    processes and system calls of each. Then where one run's no-op goes:
+#    make reading skillc.mk and defaults.mk alone (make -q skillc-help),
+#    and the start of skillc-rules, which a make without skillc.so pays.
 # 2. Writes a Snakefile with the same graph (per run: ingest reads the
 #    skill's files, profile the profiles folder, static both outputs), makes
 #    its outputs up to date, then times `snakemake -n` (median of 5) and
@@ -31,26 +31,25 @@ cd "$W"
 SK="make --no-print-directory -f $ROOT/mk/skillc.mk"
 export MODEL=vllm/bench-model
 
-median() { sort -n | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }'; }
-# measure CMD...: "wall_ms cpu_ms" of one run (CPU: user + system of CMD and
-# every process it waited for; wait4 of that child alone, as RUSAGE_CHILDREN
-# would add python's own start-up, about 90 ms)
-measure() {
-	python3 -c '
-import os, subprocess, sys, time
-t = time.monotonic()
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, _, r = os.wait4(p.pid, 0)
-p.returncode = 0
-wall = (time.monotonic() - t) * 1000
-print("%.1f %.1f" % (wall, (r.ru_utime + r.ru_stime) * 1000))' "$@"
-}
-# median of K runs of CMD: "wall_ms cpu_ms" (each the median of its own)
+# median_of K CMD...: "wall_ms cpu_ms", the medians of K runs of CMD after
+# one unmeasured run, all started by one python (a python started for each
+# run put its own start-up, and its cache misses, beside every figure).
+# CPU: user + system of CMD and every process it waited for (wait4 of that
+# child alone).
 median_of() {
-	k=$1; shift
-	i=0
-	while [ $i -lt "$k" ]; do measure "$@"; i=$((i + 1)); done >runs.txt
-	echo "$(cut -d' ' -f1 runs.txt | median) $(cut -d' ' -f2 runs.txt | median)"
+	python3 -c '
+import os, statistics, subprocess, sys, time
+k, cmd = int(sys.argv[1]), sys.argv[2:]
+walls, cpus = [], []
+for i in range(k + 1):
+    t = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, r = os.wait4(p.pid, 0)
+    p.returncode = 0
+    if i:
+        walls.append((time.monotonic() - t) * 1000)
+        cpus.append((r.ru_utime + r.ru_stime) * 1000)
+print("%.1f %.1f" % (statistics.median(walls), statistics.median(cpus)))' "$@"
 }
 
 i=1
@@ -84,11 +83,11 @@ set -- $(median_of 11 $SK task=task-1 static)
 echo "skillc no-op, all $N runs:  wall ${sk_wall} ms, CPU ${sk_cpu} ms ($(echo "$sk_wall $N" | awk '{ printf "%.2f", $1 / $2 }') ms a run, median of 5)"
 echo "skillc no-op, one run:      wall $1 ms, CPU $2 ms (median of 11)"
 one_wall=$1 one_cpu=$2
-# the same no-ops with the journal probed by skillc-rules check, as before
-# skillc-noop (a SKILLC_BIN without it: skillc.mk falls back to check)
+# the same no-ops with the journal probed by skillc-rules check, as a make
+# without skillc.so does (a SKILLC_BIN without it: skillc.mk falls back)
 mkdir old-bin
 for f in "$ROOT"/bin/*; do ln -s "$f" old-bin/; done
-rm old-bin/skillc-noop
+rm old-bin/skillc.so
 OSK="$SK SKILLC_BIN=$W/old-bin"
 $OSK tasks="$names" static >/dev/null 2>&1 && $OSK task=task-1 static >/dev/null 2>&1
 set -- $(median_of 5 $OSK tasks="$names" static)
@@ -112,13 +111,11 @@ echo "anchor, an empty make:       wall $1 ms, CPU $2 ms (median of 11); one run
 set -- $(median_of 11 make -f /dev/null)
 echo "anchor, make -f /dev/null:   wall $1 ms, CPU $2 ms (median of 11)"
 # where one run's no-op goes: make reading skillc.mk and defaults.mk alone
-# (a goal that starts no process), and the start of the one process it runs
+# (a goal that starts no process), and the start of skillc-rules
 set -- $(median_of 11 make -f "$ROOT/mk/skillc.mk" -q skillc-help)
 echo "  of which make reading skillc.mk + defaults.mk (make -q skillc-help): wall $1 ms, CPU $2 ms (median of 11)"
 set -- $(median_of 11 "$ROOT/bin/skillc-rules" --version)
 echo "  and the start of skillc-rules (--version): wall $1 ms, CPU $2 ms (median of 11)"
-set -- $(median_of 11 "$ROOT/bin/skillc-noop" --version)
-echo "  and the start of skillc-noop (--version, static): wall $1 ms, CPU $2 ms (median of 11)"
 
 # Snakemake on the same graph
 if ! command -v snakemake >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

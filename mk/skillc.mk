@@ -130,7 +130,7 @@ $(if $(skillc_bad_goal),$(error $(skillc_bad_goal)))
 endif
 endif
 # A work goal whose make did nothing last time may be answered from the
-# command's no-op journal by skillc-noop (docs/internals/make.md): not
+# command's no-op journal (docs/internals/make.md): not
 # for make -n/-q/-t/-B, clean-stage, images, DATASET_PIN, nor in the source
 # tree, whose tools this make may rebuild first; nor when make starts over
 # after the work (the status below): the run just recorded that journal.
@@ -143,15 +143,19 @@ else ifneq ($(wildcard $(SKILLC_BIN)/skillc-rules),)
 skillc_strays_arg := $(if $(skillc_included),,--strays $(call skillc_quote,$(skillc_strays)))
 skillc_noop_args := $(if $(skillc_noop_goals),--noop '$(skillc_noop_goals)' --given '$(SKILLC_GIVEN)' \
 	--make-f $(call skillc_quote,$(SKILLC_MAKE_F)) --rules $(call skillc_quote,$(SKILLC_RULES)))
-# the journal is probed by skillc-noop (static, small: the one process of a
-# no-op; without it, by check); what it cannot vouch for goes to check
-skillc_checked := $(if $(and $(skillc_noop_args),$(wildcard $(SKILLC_BIN)/skillc-noop)),,yes)
-skillc_bad := $(shell $(SKILLC_BIN)/$(if $(skillc_checked),skillc-rules check,skillc-noop) $(skillc_strays_arg) \
-	$(skillc_noop_args) $(skillc_sets))
-skillc_noop := $(filter skillc-noop:,$(firstword $(skillc_bad)))
-ifeq ($(skillc_noop)$(skillc_checked),)
-skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(skillc_strays_arg) $(skillc_sets))
+# the journal is probed inside make by skillc.so's $(skillc-noop): a no-op
+# starts no process. What it cannot vouch for, and a make without the
+# plugin, go to skillc-rules check (which probes the journal itself).
+# (Only a file that is there: make would try to remake a missing one.)
+ifneq ($(and $(skillc_noop_args),$(filter load,$(.FEATURES)),$(wildcard $(SKILLC_BIN)/skillc.so)),)
+-load $(SKILLC_BIN)/skillc.so
 endif
+skillc_noop_so := $(and $(skillc_noop_args),$(filter $(SKILLC_BIN)/skillc.so,$(.LOADED)),$(if $(skillc_included),yes,$(if $(skillc_strays),,yes)))
+skillc_bad := $(if $(skillc_noop_so),$(skillc-noop skillc_noop_goals SKILLC_GIVEN SKILLC_MAKE_F SKILLC_RULES SKILLC_SETTINGS))
+ifeq ($(skillc_bad),)
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(skillc_strays_arg) $(if $(skillc_noop_so),,$(skillc_noop_args)) $(skillc_sets))
+endif
+skillc_noop := $(filter skillc-noop:,$(firstword $(skillc_bad)))
 ifneq ($(skillc_noop),)
 skillc_noop := $(subst skillc-noop: ,,$(skillc_bad))
 else ifneq ($(skillc_bad),)

@@ -4,8 +4,8 @@
 # starting no skillc-rules run (the run's .lock keeps its note) and no
 # inner make; any change to a task, an output, a stamp, a setting or the
 # lock takes the whole path again, which notices it as before. The journal
-# is probed by skillc-noop alone: skillc-rules is started only when it
-# cannot vouch for the answer (a stray variable, a change).
+# is probed inside make by skillc.so: skillc-rules is started only when it
+# cannot vouch for the answer (a stray variable, a change) or cannot load.
 . "$(dirname "$0")/../lib.sh"
 
 t_bench_work csv-column-sum
@@ -99,7 +99,7 @@ printf '#!/bin/sh\necho "$1" >>%s/rules.log\nexec %s/bin/skillc-rules "$@"\n' "$
 chmod +x wbin/skillc-rules
 WSK="$SK SKILLC_BIN=$PWD/wbin $SET"
 
-t_begin "the journal's answer starts skillc-noop only: no skillc-rules at all"
+t_begin "the journal's answer is skillc.so's, inside make: no skillc-rules at all"
 $WSK static >/dev/null 2>&1
 $WSK static >/dev/null 2>&1
 : >rules.log
@@ -107,6 +107,48 @@ out=$($WSK static 2>&1)
 t_eq "make exit" $? 0
 t_contains "make's own line" "$out" "make: Nothing to be done for 'static'."
 t_eq "skillc-rules started" "$(cat rules.log)" ""
+t_end
+
+if command -v strace >/dev/null 2>&1; then
+	t_begin "a no-op answered from the journal starts no process: make alone"
+	strace -f -qq -e trace=execve -o exec.log $SK $SET static >/dev/null 2>&1
+	t_eq "programs started" "$(grep -c 'execve(' exec.log)" 1
+	t_end
+else
+	t_skip "a no-op answered from the journal starts no process: make alone" "strace is not installed"
+fi
+
+t_begin "skillc.so needs nothing from outside but libc and make's gmk_ functions"
+if command -v nm >/dev/null 2>&1; then
+	t_eq "other undefined symbols" "$(nm -D --undefined-only "$T_ROOT/bin/skillc.so" | awk '$1 == "U" && $2 !~ /^gmk_/ && $2 !~ /@GLIBC/ { print $2 }')" ""
+	t_eq "what it exports" "$(nm -D --defined-only "$T_ROOT/bin/skillc.so" | awk '{ print $3 }' | sort | tr '\n' ' ')" \
+		"plugin_is_GPL_compatible skillc_gmk_setup "
+fi
+t_end
+
+# without skillc.so (a make that cannot load it): skillc-rules check probes
+# the same journal and gives the same answer
+mkdir nbin
+for f in wbin/*; do cp -P "$f" nbin/; done
+rm nbin/skillc.so
+NSK="$SK SKILLC_BIN=$PWD/nbin $SET"
+t_begin "no skillc.so: skillc-rules check answers from the same journal, the same line"
+$NSK static >/dev/null 2>&1
+want=$($WSK static 2>&1)
+: >rules.log
+out=$($NSK static 2>&1)
+t_eq "make exit" $? 0
+t_eq "the same answer" "$out" "$want"
+t_eq "checked once, no run" "$(cat rules.log)" "check"
+t_end
+
+t_begin "a skillc.so make cannot load: ignored, skillc-rules check answers"
+echo "not an object" >nbin/skillc.so
+: >rules.log
+out=$($NSK static 2>&1)
+t_eq "make exit" $? 0
+t_eq "the same answer" "$out" "$want"
+t_eq "checked once, no run" "$(cat rules.log)" "check"
 t_end
 
 t_begin "a misspelt variable after the journal: still refused by skillc-rules check, exit 2"

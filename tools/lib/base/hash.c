@@ -9,12 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(SKILLC_STATIC_INIT) && \
-	!defined(SKILLC_XXH_PLAIN)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(SKILLC_XXH_PLAIN)
 /* the library's dispatching entry points: AVX2 (or AVX-512) where the CPU
- * has it, as xxhsum uses; the plain ones are SSE2 (0.9x xxhsum -H2). The
- * static tools (skillc-noop) and skillc-static's copy (SKILLC_XXH_PLAIN,
- * Makefile) go without: libxxhash.a has no dispatcher. */
+ * has it, as xxhsum uses; the plain ones are SSE2 (0.9x xxhsum -H2).
+ * skillc-static's copy and skillc.so (SKILLC_XXH_PLAIN, Makefile) go
+ * without: libxxhash.a has no dispatcher. */
 #include <xxh_x86dispatch.h>
 #endif
 

@@ -27,7 +27,7 @@ struct noop_rec {
  * arguments (argv up to "--"), the working folder, what the last line
  * depends on besides (SKILLC_MAKE_F, SKILLC_RULES; HARNESS_PATH from
  * the environment) and the file of skillc-rules, self (new tools: new
- * key; skillc-rules passes /proc/self/exe, skillc-noop its sibling). */
+ * key; skillc-rules passes /proc/self/exe, skillc.so its sibling). */
 void noop_key(const char *goals, const char *given, const char *make_f, const char *rules,
 	      const char *self, int argc, char **argv, hash_hex out);
 

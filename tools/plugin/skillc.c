@@ -1,0 +1,96 @@
+/* skillc.so — skillc-noop inside GNU Make. skillc.mk loads it (-load, so a
+ * make without it, or without the load feature, takes skillc-noop's
+ * process instead) and calls $(skillc-noop) while it reads the makefile:
+ * the same probe of the command's no-op journal (pipeline/noop.h), so a
+ * make with nothing to do starts no process at all. Never built with the
+ * sanitizers (make itself is not). GNU Make loads only objects that say
+ * they are under a GPL-compatible license (plugin_is_GPL_compatible). */
+#include <dlfcn.h>
+#include <gnumake.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "pipeline/noop.h"
+
+/* the two names make looks up; everything else stays inside */
+#define EXPORTED __attribute__((visibility("default")))
+EXPORTED int plugin_is_GPL_compatible;
+EXPORTED int skillc_gmk_setup(const gmk_floc *floc);
+
+/* The value of make variable name (the caller frees it). */
+static char *var(const char *name)
+{
+	char *ref = xasprintf("$(%s)", name), *v = gmk_expand(ref);
+	free(ref);
+	char *copy = xstrdup(v);
+	gmk_free(v);
+	return copy;
+}
+
+/* skillc-rules beside this object, its links resolved as /proc/self/exe's
+ * are for skillc-noop: the journal's key holds its identity. */
+static char *rules_bin(void)
+{
+	Dl_info info;
+	char real[PATH_MAX];
+	if (!dladdr((void *)rules_bin, &info) || !info.dli_fname || !realpath(info.dli_fname, real))
+		return NULL;
+	char *dir = path_dir(real), *p = path_join(dir, "skillc-rules");
+	free(dir);
+	return p;
+}
+
+/* $(skillc-noop GOALS GIVEN MAKE_F RULES SETTINGS), each word the name of
+ * a make variable: "skillc-noop: <the last line>" when the journal of the
+ * command they describe (its goals, the names given, SKILLC_MAKE_F,
+ * SKILLC_RULES, and each setting named in SETTINGS as NAME=VALUE, in that
+ * order, as skillc-rules run is given them) holds; else nothing. */
+static char *noop(const char *name, unsigned int argc, char **argv)
+{
+	char *w[5] = { NULL }, *save = NULL, *word = strtok_r(argv[0], " \t", &save);
+	for (int i = 0; i < 5 && word; i++, word = strtok_r(NULL, " \t", &save))
+		w[i] = var(word);
+	if (!w[4]) {
+		for (int i = 0; i < 5; i++)
+			free(w[i]);
+		return NULL;
+	}
+	char *goals = w[0], *given = w[1], *make_f = w[2], *rules = w[3], *names = w[4], *self = rules_bin();
+	struct strlist sets = { 0 };
+	char *results = NULL, *result = NULL;
+	for (char *n = strtok_r(names, " \t", &save); n; n = strtok_r(NULL, " \t", &save)) {
+		char *v = var(n);
+		strlist_push_owned(&sets, xasprintf("%s=%s", n, v));
+		if (!strcmp(n, "RESULTS"))
+			results = v;
+		else
+			free(v);
+	}
+	struct buf line = BUF_INIT;
+	hash_hex key;
+	if (*goals && self && results && *results) {
+		noop_key(goals, given, make_f, rules, self, (int)sets.n, sets.v, key);
+		if (noop_probe(results, key, &line)) {
+			/* as $(shell) gives skillc-noop's line: without its newline */
+			while (line.len && line.data[line.len - 1] == '\n')
+				line.len--;
+			result = gmk_alloc((unsigned)(line.len + sizeof "skillc-noop: "));
+			memcpy(result, "skillc-noop: ", sizeof "skillc-noop: " - 1);
+			memcpy(result + sizeof "skillc-noop: " - 1, line.data, line.len);
+			result[line.len + sizeof "skillc-noop: " - 1] = '\0';
+		}
+	}
+	buf_free(&line);
+	strlist_free(&sets);
+	free(results);
+	free(goals), free(given), free(make_f), free(rules), free(names), free(self);
+	return result;
+}
+
+int skillc_gmk_setup(const gmk_floc *floc)
+{
+	gmk_add_function("skillc-noop", noop, 1, 1, GMK_FUNC_DEFAULT);
+	return 1;
+}
