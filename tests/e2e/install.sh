@@ -19,6 +19,18 @@ out=$(PATH=/usr/bin:/bin make --no-print-directory -f "$P/share/skillc/skillc.mk
 t_contains "help" "$out" "make task=T status"
 t_end
 
+t_begin "the installed skillc.so answers a no-op inside make (skillc-rules beside it)"
+t_check "installed bin/skillc.so" test -f "$P/bin/skillc.so"
+I="make --no-print-directory -f $P/share/skillc/skillc.mk task=csv-column-sum"
+PATH=/usr/bin:/bin $I ingest >/dev/null 2>&1
+PATH=/usr/bin:/bin $I ingest >/dev/null 2>&1
+if command -v strace >/dev/null 2>&1; then
+	out=$(PATH=/usr/bin:/bin strace -f -qq -e trace=execve -o "$T_TMP/exec.log" $I ingest 2>&1)
+	t_contains "answered" "$out" "make: Nothing to be done for 'ingest'."
+	t_eq "programs started" "$(grep -c 'execve(' "$T_TMP/exec.log")" 1
+fi
+t_end
+
 t_begin "make install puts skillc(7) and a skillc-<tool>(1) for every tool in MANDIR, docs/ in DOCDIR"
 for t in "$T_ROOT"/tools/skillc-*.c; do
 	n=$(basename "$t" .c)
@@ -56,6 +68,7 @@ t_eq "exit" $? 0
 t_check "no man page left" test -z "$(find "$P/share/man" -type f 2>/dev/null)"
 t_check "no docs left" test ! -e "$P/share/doc/skillc"
 t_check "no tool left" test ! -e "$P/bin/skillc-ingest"
+t_check "no skillc.so left" test ! -e "$P/bin/skillc.so"
 t_check "no stand-in left" test ! -e "$P/libexec/skillc"
 t_end
 
