@@ -2,10 +2,10 @@
 # bench/size.sh [BASE [HEAD]] — lines of code per folder at BASE (default
 # e588035, main just before issue 26's first commit) and at HEAD (default
 # HEAD), and the difference, as a markdown table: C (.c and .h) in the
-# tools' mains (tools/*.c), each folder of tools/lib/, tools/gen/ and
-# tests/{unit,fuzz,helpers}/; shell (.sh) in tests/ and bench/. A folder's
-# own files only. Read from git (git grep -c), so the work tree is not
-# touched. Figures only (docs/internals/layout.md#code-size).
+# tools' mains (tools/*.c), each folder of tools/lib/, tools/gen/,
+# tools/plugin/ and tests/{unit,fuzz,helpers}/; shell (.sh) in tests/ and
+# bench/. A folder's own files only. Read from git (git grep -c), so the
+# work tree is not touched. Figures only (docs/internals/layout.md#code-size).
 set -eu
 base=${1:-e588035}
 head=${2:-HEAD}
@@ -22,7 +22,7 @@ h=$(git rev-parse --short "$head")
 	path = $2; n = $3; dir = path; sub(/\/[^\/]*$/, "", dir); if (dir == path) dir = "."
 	kind = path ~ /\.sh$/ ? "sh" : "C"
 	if (dir == "tools") row = "tools/*.c (mains)"
-	else if (dir ~ /^(tools\/lib\/[a-z]+|tools\/gen|tests\/(unit|fuzz|helpers|e2e)|bench)$/) row = dir " (" kind ")"
+	else if (dir ~ /^(tools\/lib\/[a-z]+|tools\/gen|tools\/plugin|tests\/(unit|fuzz|helpers|e2e)|bench)$/) row = dir " (" kind ")"
 	else next
 	if (kind == "sh" && dir ~ /^tools/) next
 	rows[row] = 1; count[$1, row] += n; total[$1] += n
