@@ -1,10 +1,9 @@
-/* skillc.so — skillc-noop inside GNU Make. skillc.mk loads it (-load, so a
- * make without it, or without the load feature, takes skillc-noop's
- * process instead) and calls $(skillc-noop) while it reads the makefile:
- * the same probe of the command's no-op journal (pipeline/noop.h), so a
- * make with nothing to do starts no process at all. Never built with the
- * sanitizers (make itself is not). GNU Make loads only objects that say
- * they are under a GPL-compatible license (plugin_is_GPL_compatible). */
+/* skillc.so — the no-op journal's probe inside GNU Make. skillc.mk loads it
+ * (-load: a make that cannot takes skillc-rules check, which probes the
+ * same journal) and expands $(skillc-noop ...) while it reads the makefile
+ * (pipeline/noop.h), so a make with nothing to do starts no process at all.
+ * Never built with the sanitizers (make itself is not). GNU Make loads only
+ * objects that say they are under a GPL-compatible license. */
 #include <dlfcn.h>
 #include <gnumake.h>
 #include <limits.h>
@@ -13,6 +12,9 @@
 
 #include "base/fs.h"
 #include "pipeline/noop.h"
+
+/* what check prints before the journal's last line, skillc.mk's cue */
+#define ANSWER "skillc-noop: "
 
 /* the two names make looks up; everything else stays inside */
 #define EXPORTED __attribute__((visibility("default")))
@@ -29,8 +31,8 @@ static char *var(const char *name)
 	return copy;
 }
 
-/* skillc-rules beside this object, its links resolved as /proc/self/exe's
- * are for skillc-noop: the journal's key holds its identity. */
+/* skillc-rules beside this object, links resolved (skillc-rules run keys
+ * the journal with its own /proc/self/exe): the key holds its identity. */
 static char *rules_bin(void)
 {
 	Dl_info info;
@@ -73,13 +75,14 @@ static char *noop(const char *name, unsigned int argc, char **argv)
 	if (*goals && self && results && *results) {
 		noop_key(goals, given, make_f, rules, self, (int)sets.n, sets.v, key);
 		if (noop_probe(results, key, &line)) {
-			/* as $(shell) gives skillc-noop's line: without its newline */
+			/* the line as check's comes through $(shell): no newline */
 			while (line.len && line.data[line.len - 1] == '\n')
 				line.len--;
-			result = gmk_alloc((unsigned)(line.len + sizeof "skillc-noop: "));
-			memcpy(result, "skillc-noop: ", sizeof "skillc-noop: " - 1);
-			memcpy(result + sizeof "skillc-noop: " - 1, line.data, line.len);
-			result[line.len + sizeof "skillc-noop: " - 1] = '\0';
+			size_t k = strlen(ANSWER);
+			result = gmk_alloc((unsigned)(k + line.len + 1));
+			memcpy(result, ANSWER, k);
+			memcpy(result + k, line.data, line.len);
+			result[k + line.len] = '\0';
 		}
 	}
 	buf_free(&line);
