@@ -370,9 +370,7 @@ static int run_front(struct front_opts *f, struct deep_opts *o, bool resume)
 	pkgset_free(&src);
 	cJSON_Delete(s);
 	free(rec);
-	if (res.interrupted)
-		return 128 + res.interrupted;
-	return res.exit_code == 0 ? 0 : 1;
+	return front_status(&res);
 }
 
 static int run_step(const char *cmd, struct deep_opts *o, struct err *e)

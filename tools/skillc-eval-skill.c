@@ -183,7 +183,6 @@ int main(int argc, char **argv)
 	strlist_free(&mk);
 	free(out);
 	free(task_dir);
-	if (res.interrupted)
-		return 128 + res.interrupted;
-	return res.exit_code == 0 && have == repeat ? 0 : 1;
+	int rc = front_status(&res);
+	return rc == 0 && have != repeat ? 1 : rc;
 }

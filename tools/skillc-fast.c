@@ -286,9 +286,7 @@ static int run_front(const struct fast_opts *o)
 	free(name);
 	traces_free(&ts);
 	pkgset_free(&src);
-	if (res.interrupted)
-		return 128 + res.interrupted;
-	return res.exit_code == 0 ? 0 : 1;
+	return front_status(&res);
 }
 
 int main(int argc, char **argv)

@@ -72,6 +72,13 @@ void front_unlink(const char *out, const char *name)
 	free(path);
 }
 
+int front_status(const struct proc_result *res)
+{
+	if (res->interrupted)
+		return 128 + res->interrupted;
+	return res->exit_code == 0 || res->exit_code == 2 ? res->exit_code : 1;
+}
+
 long long front_mark(const char *run)
 {
 	char *dir = path_join(run, "status");

@@ -20,6 +20,10 @@ int front_set(struct strlist *argv, const char *name, const char *value, const c
               struct err *e);
 /* Runs argv with goal last (argv keeps it off after). */
 int front_run(struct strlist *argv, const char *goal, struct proc_result *res, struct err *e);
+/* The front's exit status from make's (res of front_run): 0; 2 for bad
+ * input, a busy run or a refused setting (skillc.mk makes make say 1 or 2
+ * as skillc-rules run does); 1 any other failure; 128+N for signal N. */
+int front_status(const struct proc_result *res);
 /* out/name -> target (relative to out), replaced atomically; never over a
  * file or folder that is not a link. */
 int front_link(const char *out, const char *name, const char *target, struct err *e);
