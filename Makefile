@@ -134,7 +134,10 @@ libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
 build/tests/%: tests/%.c tests/unit/t.h build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p $(@D)
 	@$(if $(V),,echo '  CCLD    $@')
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_EXTRA) build/libskillc.a $(ALL_LDFLAGS) $(LIBS)
+# the plugin's glue, with make's gmk_ functions stood in for by the test
+build/tests/unit/plugin_test: tools/plugin/skillc.c
+build/tests/unit/plugin_test: TEST_EXTRA = tools/plugin/skillc.c
 
 # Written from the one settings table (tools/lib/pipeline/settings.c):
 # mk/defaults.mk (make's defaults and `make help`'s settings) and the table
