@@ -115,16 +115,17 @@ bin/skillc-init: $(INIT_SRC) $(LIB_HDR) build/flags
 # sanitizers (make is not sanitized); libxxhash linked in where configure
 # found its archive (plain XXH3, as skillc-static's); what the probe does
 # not call left out, so all it needs from outside is libc and make's gmk_*.
-PLUGIN_SRC := tools/plugin/skillc.c tools/lib/pipeline/noop.c tools/lib/base/fs.c tools/lib/base/util.c \
-	tools/lib/base/log.c tools/lib/base/hash.c tools/lib/base/strmap.c
+PLUGIN_SRC := tools/plugin/skillc.c tools/lib/pipeline/noop.c tools/lib/base/fs.c \
+	tools/lib/base/util.c tools/lib/base/log.c tools/lib/base/hash.c tools/lib/base/strmap.c
 PLUGIN_XXH = $(if $(strip $(LEAN_STATIC_LIBS)),-DSKILLC_XXH_PLAIN,)
-PLUGIN_LIBS = $(if $(strip $(LEAN_STATIC_LIBS)),-Wl$(comma)-Bstatic $(LEAN_STATIC_LIBS) -Wl$(comma)-Bdynamic,-lxxhash)
+PLUGIN_LIBS = $(if $(strip $(LEAN_STATIC_LIBS)),\
+	-Wl$(comma)-Bstatic $(LEAN_STATIC_LIBS) -Wl$(comma)-Bdynamic,-lxxhash)
 bin/skillc.so: $(PLUGIN_SRC) $(LIB_HDR) build/flags
 	@mkdir -p bin
 	@$(if $(V),,echo '  CCLD    $@ (GNU Make plugin)')
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(PLUGIN_XXH) $(WARN) $(DEP_CFLAGS) -Itools/lib \
-		$(CPPFLAGS) $(CFLAGS) -shared -fPIC -fvisibility=hidden -ffunction-sections -Wl,--gc-sections,--exclude-libs,ALL \
-		-o $@ $(PLUGIN_SRC) $(LDFLAGS) $(PLUGIN_LIBS)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -DSKILLC_STATIC_INIT $(PLUGIN_XXH) $(WARN) $(DEP_CFLAGS) \
+		-Itools/lib $(CPPFLAGS) $(CFLAGS) -shared -fPIC -fvisibility=hidden -ffunction-sections \
+		-Wl,--gc-sections,--exclude-libs,ALL -o $@ $(PLUGIN_SRC) $(LDFLAGS) $(PLUGIN_LIBS)
 
 libexec/%: tests/helpers/%.c build/libskillc.a $(LIB_HDR) build/flags
 	@mkdir -p libexec

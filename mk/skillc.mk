@@ -150,10 +150,13 @@ skillc_noop_args := $(if $(skillc_noop_goals),--noop '$(skillc_noop_goals)' --gi
 ifneq ($(and $(skillc_noop_args),$(filter load,$(.FEATURES)),$(wildcard $(SKILLC_BIN)/skillc.so)),)
 -load $(SKILLC_BIN)/skillc.so
 endif
-skillc_noop_so := $(and $(skillc_noop_args),$(filter $(SKILLC_BIN)/skillc.so,$(.LOADED)),$(if $(skillc_included),yes,$(if $(skillc_strays),,yes)))
+# (not for a stray variable, which check refuses, unless a Makefile of yours includes this)
+skillc_noop_free := $(if $(skillc_included),yes,$(if $(skillc_strays),,yes))
+skillc_noop_so := $(and $(skillc_noop_args),$(filter $(SKILLC_BIN)/skillc.so,$(.LOADED)),$(skillc_noop_free))
 skillc_bad := $(if $(skillc_noop_so),$(skillc-noop skillc_noop_goals SKILLC_GIVEN SKILLC_MAKE_F SKILLC_RULES SKILLC_SETTINGS))
 ifeq ($(skillc_bad),)
-skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(skillc_strays_arg) $(if $(skillc_noop_so),,$(skillc_noop_args)) $(skillc_sets))
+skillc_bad := $(shell $(SKILLC_BIN)/skillc-rules check $(skillc_strays_arg) \
+	$(if $(skillc_noop_so),,$(skillc_noop_args)) $(skillc_sets))
 endif
 skillc_noop := $(filter skillc-noop:,$(firstword $(skillc_bad)))
 ifneq ($(skillc_noop),)
