@@ -92,6 +92,8 @@ static char *noop(const char *name, unsigned int argc, char **argv)
 	return result;
 }
 
+/* make 4.4.90 and later call it with their ABI version first (NEWS); both
+ * arguments are unused here, so one object loads into either. */
 int skillc_gmk_setup(const gmk_floc *floc)
 {
 	gmk_add_function("skillc-noop", noop, 1, 1, GMK_FUNC_DEFAULT);
