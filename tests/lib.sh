@@ -89,6 +89,13 @@ t_poll() {
 		sleep 0.1
 	done
 }
+# t_hold_lock RUN SECONDS: another make holding RUN's lock for SECONDS, in
+# the background (its pid in t_holder: wait for it); returns once it holds
+t_hold_lock() {
+	flock "$1/.lock" sleep "$2" &
+	t_holder=$!
+	t_poll 20 sh -c "! flock -n '$1/.lock' true"
+}
 # t_eq "what" actual expected
 t_eq() {
 	if [ "$2" != "$3" ]; then t_fail "$1: got '$2', want '$3'"; fi

@@ -287,13 +287,11 @@ t_contains "up to date" "$out" "alone: up to date"
 t_eq "no request on resume" "$(wc -l <"$L/log.jsonl")" "$asked_now"
 t_eq "no trial on resume" "$(grep -c '^start ' bench.log)" "$b"
 t_eq "same bytes" "$(skillc-hash alone/artifacts/deep | cut -d' ' -f1)" "$before"
-flock alone/.run/.lock sleep 3 &
-holder=$!
-t_poll 20 sh -c "! flock -n alone/.run/.lock true"
+t_hold_lock alone/.run 3
 out=$(skillc-deep resume --run alone 2>&1)
 t_eq "resume of a run another make holds: make's 2, not 1" $? 2
 t_contains "busy" "$out" "is busy"
-wait $holder
+wait $t_holder
 out=$(skillc-deep resume --run nowhere 2>&1)
 t_eq "resume of nothing" $? 2
 t_contains "says so" "$out" "resume --run DIR needs a folder made by skillc-deep run"

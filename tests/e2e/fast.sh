@@ -274,14 +274,12 @@ t_eq "answers from the cache" "$(chat)" "$n"
 out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
 t_contains "up to date" "$out" "by-hand: up to date"
-flock by-hand/.run/.lock sleep 3 &
-holder=$!
-t_poll 20 sh -c "! flock -n by-hand/.run/.lock true"
+t_hold_lock by-hand/.run 3
 out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
 t_eq "a run another make holds: make's 2, not 1" $? 2
 t_contains "busy" "$out" "is busy"
-wait $holder
+wait $t_holder
 rm by-hand/.run/artifacts/fast/report.md
 out=$(skillc-fast --traces $M/traces/log-error-report/static --skill $M/artifacts/static/S_static/log-triage \
 	--model fake/compiler --task tasks/log-error-report --profile $M/artifacts/static/profile.json --output by-hand 2>&1)
