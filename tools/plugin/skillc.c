@@ -44,51 +44,60 @@ static char *rules_bin(void)
 	return p;
 }
 
-/* $(skillc-noop GOALS GIVEN MAKE_F RULES SETTINGS), each word the name of
- * a make variable: "skillc-noop: <the last line>" when the journal of the
- * command they describe (its goals, the names given, SKILLC_MAKE_F,
- * SKILLC_RULES, and each setting named in SETTINGS as NAME=VALUE, in that
- * order, as skillc-rules run is given them) holds; else nothing. */
-static char *noop(const char *name, unsigned int argc, char **argv)
+/* ANSWER and the journal's last line in make's memory, without the
+ * newline (as check's line comes through $(shell)). */
+static char *answer_of(struct buf *line)
 {
-	char *w[5] = { NULL }, *save = NULL, *word = strtok_r(argv[0], " \t", &save);
-	for (int i = 0; i < 5 && word; i++, word = strtok_r(NULL, " \t", &save))
-		w[i] = var(word);
-	if (!w[4]) {
-		for (int i = 0; i < 5; i++)
-			free(w[i]);
-		return NULL;
-	}
-	char *goals = w[0], *given = w[1], *make_f = w[2], *rules = w[3], *names = w[4], *self = rules_bin();
-	struct strlist sets = { 0 };
-	char *results = NULL, *result = NULL;
-	for (char *n = strtok_r(names, " \t", &save); n; n = strtok_r(NULL, " \t", &save)) {
-		char *v = var(n);
-		strlist_push_owned(&sets, xasprintf("%s=%s", n, v));
-		if (!strcmp(n, "RESULTS"))
-			results = v;
+	while (line->len && line->data[line->len - 1] == '\n')
+		line->len--;
+	size_t k = strlen(ANSWER);
+	char *r = gmk_alloc((unsigned)(k + line->len + 1));
+	memcpy(r, ANSWER, k);
+	memcpy(r + k, line->data, line->len);
+	r[k + line->len] = '\0';
+	return r;
+}
+
+/* The answer for the command v describes (goals, the names given,
+ * SKILLC_MAKE_F, SKILLC_RULES, the settings' names), or NULL: each named
+ * setting as NAME=VALUE, in that order, as skillc-rules run is given them. */
+static char *probe(char *v[5])
+{
+	char *self = rules_bin(), *results = NULL, *result = NULL, *save = NULL;
+	struct strlist sets = STRLIST_INIT;
+	for (char *n = strtok_r(v[4], " \t", &save); n; n = strtok_r(NULL, " \t", &save)) {
+		char *value = var(n);
+		strlist_push_owned(&sets, xasprintf("%s=%s", n, value));
+		if (!strcmp(n, "RESULTS") && !results)
+			results = value;
 		else
-			free(v);
+			free(value);
 	}
 	struct buf line = BUF_INIT;
 	hash_hex key;
-	if (*goals && self && results && *results) {
-		noop_key(goals, given, make_f, rules, self, (int)sets.n, sets.v, key);
-		if (noop_probe(results, key, &line)) {
-			/* the line as check's comes through $(shell): no newline */
-			while (line.len && line.data[line.len - 1] == '\n')
-				line.len--;
-			size_t k = strlen(ANSWER);
-			result = gmk_alloc((unsigned)(k + line.len + 1));
-			memcpy(result, ANSWER, k);
-			memcpy(result + k, line.data, line.len);
-			result[k + line.len] = '\0';
-		}
+	if (*v[0] && self && results && *results) {
+		noop_key(v[0], v[1], v[2], v[3], self, (int)sets.n, sets.v, key);
+		if (noop_probe(results, key, &line))
+			result = answer_of(&line);
 	}
 	buf_free(&line);
 	strlist_free(&sets);
 	free(results);
-	free(goals), free(given), free(make_f), free(rules), free(names), free(self);
+	free(self);
+	return result;
+}
+
+/* $(skillc-noop GOALS GIVEN MAKE_F RULES SETTINGS), each word the name of
+ * a make variable: "skillc-noop: <the last line>" when the journal of the
+ * command they describe holds; else nothing. */
+static char *noop(const char *name, unsigned int argc, char **argv)
+{
+	char *v[5] = { NULL }, *save = NULL, *word = strtok_r(argv[0], " \t", &save);
+	for (int i = 0; i < 5 && word; i++, word = strtok_r(NULL, " \t", &save))
+		v[i] = var(word);
+	char *result = v[4] ? probe(v) : NULL;
+	for (int i = 0; i < 5; i++)
+		free(v[i]);
 	return result;
 }
 
