@@ -139,7 +139,7 @@ int fs_mkdirs_parent(const char *path, struct err *e)
 	return r;
 }
 
-int fs_fsync_dir(const char *dir)
+static int fs_fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

@@ -105,7 +105,6 @@ int fs_remove_tree(const char *path, struct err *e);     /* rm -rf; absent is fi
 int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e); /* fsynced */
 /* The same into a folder not yet published: no fsync of its own (see fs_write_new). */
 int fs_copy_new(const char *src, const char *dst, mode_t mode, struct err *e);
-int fs_fsync_dir(const char *dir);
 bool fs_exists(const char *path);                        /* lstat succeeds */
 bool fs_is_dir(const char *path);                        /* stat, follows links */
 /* Moves path to dir/<base>.<stamp> (creating dir); used for .incomplete/. */

@@ -227,7 +227,10 @@ size_t json_after_value(const char *text, size_t len, const char *end)
 	return at < len ? at : 0;
 }
 
-cJSON *json_parse_text(const char *text, size_t len, const char *name, struct err *e)
+/* Parses text (len bytes) named name in messages; NULL with e set
+ * (ERR_INPUT) saying what is wrong: empty, truncated, NaN/Infinity (which
+ * Python's json writes), where it stops being JSON, or more after the value. */
+static cJSON *json_parse_text(const char *text, size_t len, const char *name, struct err *e)
 {
 	const char *end = NULL;
 	cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);

@@ -25,14 +25,12 @@ void json_quote(const char *s, bool ascii, struct buf *out);
 /* Hash of the compact canonical text. */
 void json_hash(const cJSON *v, char out[33]);
 
-/* Parses text (len bytes) named name in messages; NULL with e set
- * (ERR_INPUT) saying what is wrong: empty, truncated, NaN/Infinity (which
- * Python's json writes), where it stops being JSON, or more after the value. */
-cJSON *json_parse_text(const char *text, size_t len, const char *name, struct err *e);
 /* Where something other than whitespace follows the value cJSON parsed up to
  * end (an offset into text), else 0: a second value or stray bytes. */
 size_t json_after_value(const char *text, size_t len, const char *end);
-/* Parses a file; NULL with e set when missing or not JSON (as above). */
+/* Parses a file; NULL with e set when missing or not JSON, then ERR_INPUT
+ * saying what is wrong: empty, truncated, NaN/Infinity (which Python's json
+ * writes), where it stops being JSON, or more after the value. */
 cJSON *json_read_file(const char *path, struct err *e);
 /* Writes pretty canonical JSON + newline atomically. */
 int json_write_file(const char *path, const cJSON *v, struct err *e);

@@ -76,7 +76,8 @@ static void vmsg(const char *fmt, va_list ap)
 	buf_free(&b);
 }
 
-void vprogressf(const char *fmt, va_list ap)
+/* progressf with a va_list. */
+static void vprogressf(const char *fmt, va_list ap)
 {
 	struct buf b = BUF_INIT;
 	buf_vprintf(&b, fmt, ap);

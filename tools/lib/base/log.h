@@ -5,7 +5,6 @@
 #ifndef SKILLC_BASE_LOG_H
 #define SKILLC_BASE_LOG_H
 
-#include <stdarg.h>
 #include <stdnoreturn.h>
 
 #include "base/opts.h"
@@ -26,8 +25,6 @@ void log_speak_as(const char *name);
 /* A progress line (no prefix) on stdout, flushed at once: a pipe sees it
  * when it happens. */
 void progressf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The same with a va_list. */
-void vprogressf(const char *fmt, va_list ap);
 /* "prog: message" on stderr. */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* How many messages warnf (and die) printed so far. */

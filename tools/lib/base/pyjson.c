@@ -20,7 +20,10 @@ static void float_text(double d, char out[40])
 		strcat(out, ".0");
 }
 
-cJSON *pyjson_float(double d)
+/* A number node printed as a Python float (repr: shortest text that reads
+ * back to the same double, with ".0" when integral). Caller owns the node
+ * (add it to a tree). Non-finite values become null. */
+static cJSON *pyjson_float(double d)
 {
 	if (!isfinite(d))
 		return cJSON_CreateNull();

@@ -9,13 +9,11 @@
 
 #include "base/util.h"
 
-/* A number node printed as a Python float (repr: shortest text that reads
- * back to the same double, with ".0" when integral). Caller owns the node
- * (add it to a tree). Non-finite values become null. */
-cJSON *pyjson_float(double d);
-/* Adds obj[key] = pyjson_float(d); returns the node. */
+/* Adds obj[key] = d as a number node printed as a Python float (repr:
+ * shortest text that reads back to the same double, with ".0" when
+ * integral; non-finite values become null); returns the node. */
 cJSON *pyjson_add_float(cJSON *obj, const char *key, double d);
-/* The value of a number node, including the float nodes pyjson_float
+/* The value of a number node, including the float nodes pyjson_add_float
  * makes; 0 for anything else. */
 double pyjson_number(const cJSON *v);
 

@@ -17,11 +17,6 @@ enum {
 	H_NCOUNT = H_VCOUNT * H_TCOUNT, H_SCOUNT = H_LCOUNT * H_NCOUNT,
 };
 
-const char *uc_version(void)
-{
-	return UC_UNICODE_VERSION;
-}
-
 size_t utf8_check(const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;

@@ -2,7 +2,7 @@
  * (what the reference validator skills-ref runs): UTF-8 decoding, NFKC,
  * str.isalnum(), "str.lower() changes it", str.strip(). The data tables are
  * generated from Python's unicodedata by tools/gen/unicode_tables.py
- * (Unicode version in UC_UNICODE_VERSION / uc_version()). */
+ * (their Unicode version in UC_UNICODE_VERSION). */
 #ifndef SKILLC_BASE_UNICODE_H
 #define SKILLC_BASE_UNICODE_H
 
@@ -11,9 +11,6 @@
 #include <stdint.h>
 
 #include "base/util.h"
-
-/* The Unicode version of the tables, e.g. "14.0.0". */
-const char *uc_version(void);
 
 /* Returns the byte offset of the first invalid UTF-8 sequence (overlongs,
  * surrogates and values above U+10FFFF are invalid), or len when valid. */

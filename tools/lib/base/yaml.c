@@ -113,7 +113,9 @@ static int node(struct yp *p, yaml_event_t *ev, cJSON **out, int depth)
 	return rc;
 }
 
-int yaml_to_json(const char *text, size_t len, const char *what, cJSON **out, struct err *e)
+/* Parses text (what names it, for messages); *out is the caller's to free
+ * (an empty document gives an empty object). */
+static int yaml_to_json(const char *text, size_t len, const char *what, cJSON **out, struct err *e)
 {
 	struct yp p = { .what = what, .e = e };
 	*out = NULL;

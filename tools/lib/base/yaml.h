@@ -7,15 +7,12 @@
 #ifndef SKILLC_BASE_YAML_H
 #define SKILLC_BASE_YAML_H
 
-#include <stddef.h>
 #include <cJSON.h>
 
 #include "base/util.h"
 
-/* Parses text (what names it, for messages); *out is the caller's to free
- * (an empty document gives an empty object). */
-int yaml_to_json(const char *text, size_t len, const char *what, cJSON **out, struct err *e);
-/* The same for a file. */
+/* Parses a YAML file (its path names it in messages); *out is the
+ * caller's to free (an empty document gives an empty object). */
 int yaml_read_file(const char *path, cJSON **out, struct err *e);
 
 #endif

@@ -12,7 +12,8 @@ static const char *const skill_dirs[] = {
 	"scripts/", "references/", "reference/", "assets/", "templates/", "examples/", "resources/",
 };
 
-size_t guard_skill_dir_at(const char *s, size_t n)
+/* Length of "scripts/", "references/", ... at s, else 0. */
+static size_t guard_skill_dir_at(const char *s, size_t n)
 {
 	for (size_t i = 0; i < ARRAY_LEN(skill_dirs); i++) {
 		size_t k = strlen(skill_dirs[i]);

@@ -54,7 +54,5 @@ void guard_fail_free(struct guard_fail *f);
 void guard_path_form(const char *s, size_t n, struct buf *out);
 /* Length of a root prefix at s ("{baseDir}/", "${SKILL_DIR}/", "$SKILL_ROOT/"), else 0. */
 size_t guard_root_prefix(const char *s, size_t n);
-/* Length of "scripts/", "references/", ... at s, else 0. */
-size_t guard_skill_dir_at(const char *s, size_t n);
 
 #endif

@@ -220,7 +220,9 @@ static void word_tokens(const char *s, size_t n, struct strlist *out)
 	}
 }
 
-void text_words(const char *s, size_t n, struct strlist *out)
+/* The content words of text (lowercased, stop words and words under 3
+ * letters dropped, a plural 's' cut), sorted and unique, added to out. */
+static void text_words(const char *s, size_t n, struct strlist *out)
 {
 	struct strlist all = STRLIST_INIT;
 	word_tokens(s, n, &all);

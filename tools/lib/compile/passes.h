@@ -82,9 +82,6 @@ struct section_score {
 /* Scores section s of d against the description words (sorted) for the profile. */
 void section_score(const struct skilldoc *d, int s, const struct strlist *desc_words,
 		   const cJSON *profile, struct section_score *out);
-/* The content words of text (lowercased, stop words and words under 3
- * letters dropped, a plural 's' cut), sorted and unique, added to out. */
-void text_words(const char *s, size_t n, struct strlist *out);
 
 /* Moves section s of d (the SKILL.md of o) to a new references file named
  * after its slug: the edit replaces the section's content (not its

@@ -110,7 +110,9 @@ static void terms(const cJSON *profile, const char *key, struct buf *out)
 		buf_adds(out, "none");
 }
 
-void plan_prompt(const cJSON *profile, const struct skill_src *src, char **system, char **user)
+/* The planning request's two messages (system, user); caller frees both. */
+static void plan_prompt(const cJSON *profile, const struct skill_src *src, char **system,
+			char **user)
 {
 	const struct skilldoc *d = src->doc;
 	struct body_size size = body_measure(d);

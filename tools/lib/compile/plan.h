@@ -34,9 +34,6 @@ struct plan_info {
  * the object is a plan, else -1 with the reason in why. */
 int plan_check_shape(const cJSON *obj, void *arg, struct buf *why);
 
-/* The planning request's two messages (system, user); caller frees both. */
-void plan_prompt(const cJSON *profile, const struct skill_src *src, char **system, char **user);
-
 /* Asks model for the plan through the LLM client (routes, .env and cache
  * from the environment: ROUTES, ENV_FILE, CACHE_DIR, LLM_CACHE). With
  * dry_run the cache is only read: when the plan is not cached the result

@@ -38,7 +38,9 @@ char *attempts_keep(const struct eval_job *j, const char *dir, const char *reaso
 	return dst;
 }
 
-void attempts_leftovers(const struct eval_job *j, struct strlist *out)
+/* The temp folders of this trial that a killed skillc-eval left beside
+ * the trial folder (their writer is gone), appended to out. */
+static void attempts_leftovers(const struct eval_job *j, struct strlist *out)
 {
 	char *parent = path_dir(j->out);
 	DIR *d = opendir(parent);

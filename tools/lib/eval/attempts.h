@@ -24,10 +24,6 @@ char *attempts_keep(const struct eval_job *j, const char *dir, const char *reaso
  * paid for, which the next one reads instead of running the trial again. */
 #define ATTEMPT_RUNNER_MARK FS_TEMP_RESUMABLE
 
-/* The temp folders of this trial that a killed skillc-eval left beside
- * the trial folder (their writer is gone), appended to out. */
-void attempts_leftovers(const struct eval_job *j, struct strlist *out);
-
 /* Keeps aside the temp folders of this trial that a killed skillc-eval
  * left beside the trial folder (their writer is gone), except the first
  * whose runner was started for j's key (ATTEMPT_RUNNER_MARK): that one stays

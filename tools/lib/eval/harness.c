@@ -138,6 +138,35 @@ static bool valid_file_name(const char *name)
 	return name_is_safe(name) && strlen(name) < 128;
 }
 
+static void list_names(const char *rules_dir, struct strlist *out)
+{
+	char *dir = path_join(rules_dir, "harness");
+	DIR *d = opendir(dir);
+	free(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n > 5 && !strcmp(de->d_name + n - 5, ".json") && de->d_name[0] != '.')
+			strlist_push_owned(out, xstrndup(de->d_name, n - 5));
+	}
+	closedir(d);
+	strlist_sort(out);
+}
+
+/* Space-separated names of every rules/harness/NAME.json. Caller frees. */
+static char *harness_known(const char *rules_dir)
+{
+	struct strlist l = STRLIST_INIT;
+	list_names(rules_dir, &l);
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < l.n; i++)
+		buf_printf(&b, "%s%s", i ? " " : "", l.v[i]);
+	strlist_free(&l);
+	return buf_detach(&b);
+}
+
 int harness_load(struct harness *h, const char *rules_dir, const char *name,
 		 const struct strlist *skills, struct err *e)
 {
@@ -207,34 +236,6 @@ const char *harness_agent(const struct harness *h, const char *runner)
 {
 	const char *a = json_str(json_get(json_get(h->doc, "runners"), runner), "agent");
 	return a && *a ? a : h->name;
-}
-
-static void list_names(const char *rules_dir, struct strlist *out)
-{
-	char *dir = path_join(rules_dir, "harness");
-	DIR *d = opendir(dir);
-	free(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n > 5 && !strcmp(de->d_name + n - 5, ".json") && de->d_name[0] != '.')
-			strlist_push_owned(out, xstrndup(de->d_name, n - 5));
-	}
-	closedir(d);
-	strlist_sort(out);
-}
-
-char *harness_known(const char *rules_dir)
-{
-	struct strlist l = STRLIST_INIT;
-	list_names(rules_dir, &l);
-	struct buf b = BUF_INIT;
-	for (size_t i = 0; i < l.n; i++)
-		buf_printf(&b, "%s%s", i ? " " : "", l.v[i]);
-	strlist_free(&l);
-	return buf_detach(&b);
 }
 
 char *harness_for_agent(const char *rules_dir, const char *runner, const char *agent)

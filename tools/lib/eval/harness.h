@@ -53,9 +53,6 @@ char *harness_for_agent(const char *rules_dir, const char *runner, const char *a
 /* runners.<runner>.agent, else the harness name. Borrowed from h->doc. */
 const char *harness_agent(const struct harness *h, const char *runner);
 
-/* Space-separated names of every rules/harness/NAME.json. Caller frees. */
-char *harness_known(const char *rules_dir);
-
 /* Evidence found so far in one trial. The name lists hold each of our
  * skills at most once, in the order first seen. */
 struct skill_use {

@@ -48,7 +48,8 @@ static int bind_all(void *h)
 	return 0;
 }
 
-const struct curldl *curldl_load(void)
+/* Loads libcurl once; NULL when it cannot (curldl_error() says why). */
+static const struct curldl *curldl_load(void)
 {
 	if (loaded)
 		return loaded > 0 ? &api : NULL;

@@ -28,8 +28,6 @@ struct curldl {
 	void (*slist_free_all)(struct curl_slist *);
 };
 
-/* Loads libcurl once; NULL when it cannot (curldl_error() says why). */
-const struct curldl *curldl_load(void);
 /* Why the last load failed: "libcurl.so.4: cannot open ...; install libcurl4". */
 const char *curldl_error(void);
 /* The table of a loaded library (only after a successful load). */

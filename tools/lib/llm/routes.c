@@ -232,7 +232,8 @@ out:
 	return rc;
 }
 
-int routes_parse(struct routes *r, const cJSON *doc, const char *path, struct err *e)
+/* routes_load on an already parsed document (path is used in messages). */
+static int routes_parse(struct routes *r, const cJSON *doc, const char *path, struct err *e)
 {
 	r->path = xstrdup(path);
 	if (!cJSON_IsObject(doc))

@@ -54,8 +54,6 @@ struct routes {
  * and the field when anything is wrong. r is freed with routes_free even
  * on error. */
 int routes_load(struct routes *r, const char *path, struct err *e);
-/* The same from an already parsed document (path is used in messages). */
-int routes_parse(struct routes *r, const cJSON *doc, const char *path, struct err *e);
 void routes_free(struct routes *r);
 
 /* The route of a provider, or NULL. Borrowed from r. */

@@ -93,7 +93,8 @@ int arch_decide(const struct arch_facts *f, enum qemu_mode m, struct arch_plan *
 	return 0;
 }
 
-bool arch_binfmt_registered(const char *docker_arch)
+/* 1 when /proc/sys/fs/binfmt_misc/qemu-<arch> is registered and enabled. */
+static bool arch_binfmt_registered(const char *docker_arch)
 {
 	char *path = xasprintf(BINFMT_DIR "/qemu-%s", arch_qemu_name(docker_arch));
 	struct buf b = BUF_INIT;

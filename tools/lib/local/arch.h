@@ -46,9 +46,6 @@ void arch_plan_free(struct arch_plan *p);
  * that cannot be emulated is ERR_WORK, saying what to do. */
 int arch_decide(const struct arch_facts *f, enum qemu_mode m, struct arch_plan *p, struct err *e);
 
-/* 1 when /proc/sys/fs/binfmt_misc/qemu-<arch> is registered and enabled. */
-bool arch_binfmt_registered(const char *docker_arch);
-
 /* The daemon's architecture (docker info), caller frees; NULL with e set. */
 char *arch_daemon(const struct engine *en, struct err *e);
 

@@ -13,7 +13,8 @@
 #include "base/json.h"
 #include "base/toml.h"
 
-void task_merge(cJSON *dst, const cJSON *src)
+/* Deep-merges src into dst (objects recursively, anything else replaced). */
+static void task_merge(cJSON *dst, const cJSON *src)
 {
 	for (const cJSON *c = src->child; c; c = c->next) {
 		cJSON *old = cJSON_GetObjectItemCaseSensitive(dst, c->string);

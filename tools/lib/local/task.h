@@ -66,9 +66,6 @@ void task_free(struct task *t);
  * parses, else as a string). */
 int task_parse_override(const char *spec, cJSON **acc, struct err *e);
 
-/* Deep-merges src into dst (objects recursively, anything else replaced). */
-void task_merge(cJSON *dst, const cJSON *src);
-
 /* Parses Dockerfile text (exposed for tests): fills copies, workdir and the
  * counters of t; ctx is the build context (environment/). */
 int task_parse_dockerfile(struct task *t, const char *text, const char *ctx, const char *name, struct err *e);

@@ -15,7 +15,8 @@ static cJSON *num_or_null(double v)
 	return v >= 0 && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-cJSON *record_of(const struct trace *t, const char *rel)
+/* The record of a loaded trace; rel is its run-relative folder. Caller frees. */
+static cJSON *record_of(const struct trace *t, const char *rel)
 {
 	struct trace_facts f;
 	trace_facts_read(t, NULL, &f);

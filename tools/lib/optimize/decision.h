@@ -24,8 +24,6 @@
 #include "optimize/traces.h"
 #include "base/util.h"
 
-/* The record of a loaded trace; rel is its run-relative folder. Caller frees. */
-cJSON *record_of(const struct trace *t, const char *rel);
 /* Loads dir/trial.json into a record (NULL when it has none). */
 cJSON *record_load(const char *dir, const char *rel, int index);
 

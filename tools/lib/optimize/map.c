@@ -88,8 +88,10 @@ static void trace_body(struct buf *out, struct buf *seen, const struct trace_fac
 	buf_free(&v);
 }
 
-void map_prompt(const struct map_input *in, const struct trace_facts *better, const struct trace_facts *worse,
-		char **system, char **user, char **seen)
+/* The two messages of the unit's question and the squashed text of the
+ * traces they show (what quotes are checked against). Callers free all three. */
+static void map_prompt(const struct map_input *in, const struct trace_facts *better,
+		       const struct trace_facts *worse, char **system, char **user, char **seen)
 {
 	struct buf u = BUF_INIT, s = BUF_INIT;
 	const char *kind = json_str(in->unit, "kind") ? json_str(in->unit, "kind") : "failure";

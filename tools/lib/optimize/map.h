@@ -37,11 +37,6 @@ struct map_input {
 	const char *model;             /* EXTERNAL_MODEL */
 };
 
-/* The two messages of the unit's question and the squashed text of the
- * traces they show (what quotes are checked against). Callers free all three. */
-void map_prompt(const struct map_input *in, const struct trace_facts *better, const struct trace_facts *worse,
-		char **system, char **user, char **seen);
-
 /* Asks (unless the unit does not exist) and validates: the map/NNN.json
  * document (caller frees), or NULL with e set when the model could not be
  * asked. c may be NULL when in->unit is NULL. */

@@ -22,7 +22,8 @@ static bool prose_block(enum sd_block_kind k)
 	return k == SD_PARAGRAPH || k == SD_LIST_ITEM || k == SD_TABLE || k == SD_QUOTE;
 }
 
-size_t units_of(const struct skilldoc *d, struct unit **out)
+/* The units of a document in order; free with units_free. */
+static size_t units_of(const struct skilldoc *d, struct unit **out)
 {
 	struct unit *v = NULL;
 	size_t n = 0;

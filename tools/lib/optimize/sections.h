@@ -35,14 +35,12 @@ extern const char *const section_dimensions[]; /* the five names, NULL-terminate
  * in a set of several skills the id starts with "<skill>:". */
 struct unit {
 	char *id;
-	size_t skill;  /* index in the set (0 for units_of) */
+	size_t skill;  /* index in the set (0 outside a set) */
 	int section;   /* index in the document */
 	int block;     /* the paragraph's block, or -1 for the whole section */
 	size_t off, len;
 };
 
-/* The units of a document in order; free with units_free. */
-size_t units_of(const struct skilldoc *d, struct unit **out);
 /* The units of every skill of the set the stage may edit, skill by skill. */
 size_t units_of_set(const struct pkgset *p, struct unit **out);
 void units_free(struct unit *v, size_t n);

@@ -290,7 +290,8 @@ static bool name_ok(const char *v)
 	return name_is_safe(v);
 }
 
-const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
+/* What a setting accepts, in words ("a whole number from 1 to 1000"). */
+static const char *setting_allowed(const struct setting_def *s, char *buf, size_t n)
 {
 	switch (s->kind) {
 	case SET_NAME:
@@ -412,7 +413,9 @@ int settings_check_args(int argc, char **argv, struct err *e)
 	return 0;
 }
 
-const char *setting_near(const char *name)
+/* The setting a name that is none looks like a misspelling of (the same
+ * letters in another case, or an edit or two away), or NULL. */
+static const char *setting_near(const char *name)
 {
 	size_t max = str_near_max(name);
 	const char *best = NULL;
@@ -449,7 +452,8 @@ static const char *env_or(const char *name, const char *def)
 	return v ? v : def;
 }
 
-bool run_given(const struct run *r, const char *name)
+/* True when this command gave the setting explicitly. */
+static bool run_given(const struct run *r, const char *name)
 {
 	for (size_t i = 0; i < r->given.n; i++)
 		if (!strcmp(r->given.v[i], name))

@@ -51,14 +51,9 @@ extern const size_t settings_count;
 const struct setting_def *setting_find(const char *name);
 /* Validates one value; on error names the setting and what is allowed. */
 int setting_check(const struct setting_def *s, const char *value, struct err *e);
-/* What a setting accepts, in words ("a whole number from 1 to 1000"). */
-const char *setting_allowed(const struct setting_def *s, char *buf, size_t n);
 /* Checks NAME=VALUE arguments against the table (every NAME must be a
  * setting). Stops at the first bad one. */
 int settings_check_args(int argc, char **argv, struct err *e);
-/* The setting a name that is none looks like a misspelling of (the same
- * letters in another case, or an edit or two away), or NULL. */
-const char *setting_near(const char *name);
 /* Names given on make's command line that are no setting: the first that
  * looks like one is refused ("REPAET is not a setting: did you mean
  * REPEAT?"); others are the caller's own variables. */
@@ -104,8 +99,6 @@ int run_open(struct run *r, const char *dir, const cJSON *cmd, const struct strl
 /* The run in dir as its recipes see it (skillc-stage): every setting as
  * recorded, the SCOPE_CALL ones from the environment. */
 int run_open_dir(struct run *r, const char *dir, struct err *e);
-/* True when this command gave the setting explicitly. */
-bool run_given(const struct run *r, const char *name);
 /* The recorded value of a setting (NULL: none recorded). */
 const char *run_recorded(const struct run *r, const char *name);
 /* Writes settings.json when the run is new or an explicit value changed a

@@ -150,8 +150,9 @@ static char *why_inputs(const struct run *r, const struct stage_ref *ref, const 
 	return why;
 }
 
-/* Why a target is not up to date (a malloc'd sentence), or NULL when it is. */
-char *status_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
+/* Why a target is not up to date (a malloc'd sentence), or NULL when it is;
+ * stale_up names a stale target it comes after (or NULL). */
+static char *status_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up)
 {
 	cJSON *st = state_read(r->dir, ref->name);
 	char *why = why_state(r, st, stale_up);
@@ -212,8 +213,10 @@ static bool trial_of(const char *target, const char *own, char **task, char **st
 	return true;
 }
 
-void trial_tally_add(struct trial_tally *t, const char *target, const char *own,
-                     enum trial_state state)
+/* Counts target (a trial, "raw-eval.001", "raw-eval-pool.tr-b.001", of a
+ * run of task own) in its task's stage; any other target is left out. */
+static void trial_tally_add(struct trial_tally *t, const char *target, const char *own,
+			    enum trial_state state)
 {
 	char *task, *stage;
 	if (!trial_of(target, own, &task, &stage))
@@ -246,7 +249,9 @@ static long stage_rank(const char *stage)
 	return (d ? (long)(d - stage_table) : (long)stage_count) * 100000 + round;
 }
 
-int trial_tally_text(const struct trial_tally *t, const char *task, struct buf *out)
+/* "raw: 3 done, 0 running, 0 due; static: ..." for task (nothing without
+ * its trials); returns how many stages. */
+static int trial_tally_text(const struct trial_tally *t, const char *task, struct buf *out)
 {
 	size_t n = strlen(task);
 	int stages = 0;
@@ -270,7 +275,7 @@ int trial_tally_text(const struct trial_tally *t, const char *task, struct buf *
 	}
 }
 
-void trial_tally_free(struct trial_tally *t)
+static void trial_tally_free(struct trial_tally *t)
 {
 	strlist_free(&t->keys);
 	free(t->n);

@@ -8,9 +8,6 @@
 #include "pipeline/settings.h"
 #include "pipeline/stages.h"
 
-/* Why one target is not up to date (caller frees), or NULL when it is;
- * stale_up names a stale target it comes after (or NULL). */
-char *status_reason(const struct run *r, const struct stage_ref *ref, const char *stale_up);
 /* Every target goal needs (*refs) and why each is stale ((*why)[i], NULL
  * when up to date). Returns how many, -1 for an unknown goal. Free both
  * with status_free. */
@@ -29,16 +26,9 @@ struct trial_tally {
 	struct strlist keys; /* "<task>\t<stage>" in the order first seen */
 	long (*n)[3];        /* per key, by enum trial_state */
 };
-/* Counts target (a trial, "raw-eval.001", "raw-eval-pool.tr-b.001", of a
- * run of task own) in its task's stage; any other target is left out. */
-void trial_tally_add(struct trial_tally *t, const char *target, const char *own,
-                     enum trial_state state);
-/* "raw: 3 done, 0 running, 0 due; static: ..." for task (nothing without
- * its trials); returns how many stages. */
-int trial_tally_text(const struct trial_tally *t, const char *task, struct buf *out);
-void trial_tally_free(struct trial_tally *t);
-/* The trials of task in the run in folder run, by its manifest.json, as
- * trial_tally_text has them; "" without any (caller frees). For make watch. */
+/* The trials of task in the run in folder run, by its manifest.json: "raw:
+ * 3 done, 0 running, 0 due; static: ..."; "" without any (caller frees).
+ * For make watch. */
 char *status_trials_text(const char *run, const char *task);
 
 #endif

@@ -11,8 +11,9 @@
 #include "base/json.h"
 #include "llm/routes.h"
 
-double cost_price_cached(const struct routes *routes, const char *model, double tokens_in, double cached,
-			 double tokens_out)
+/* cost_price with cached of tokens_in priced as cached prompt tokens. */
+static double cost_price_cached(const struct routes *routes, const char *model, double tokens_in,
+				double cached, double tokens_out)
 {
 	if (!routes || !model || isnan(tokens_in) || isnan(tokens_out))
 		return NAN;

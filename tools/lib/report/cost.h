@@ -42,9 +42,6 @@ const struct cost_family *cost_family_find(const struct cost_calls *c, const cha
 /* USD of tokens_in + tokens_out on the route of model ("provider/model-id");
  * NAN when the routes give it no price. */
 double cost_price(const struct routes *routes, const char *model, double tokens_in, double tokens_out);
-/* The same with cached of tokens_in priced as cached prompt tokens. */
-double cost_price_cached(const struct routes *routes, const char *model, double tokens_in, double cached,
-			 double tokens_out);
 
 /* The results row a stage family's money belongs to: "static" and
  * "static-eval" to static, "fast-map" to fast, "deep-2-edit" to deep-2,

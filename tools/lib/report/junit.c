@@ -108,7 +108,8 @@ static void testsuite(const struct results_group *v, size_t n, long id, struct b
 	buf_adds(b, "  </testsuite>\n");
 }
 
-void junit_xml(const struct results_table *tb, struct buf *b)
+/* The whole document, appended to b. */
+static void junit_xml(const struct results_table *tb, struct buf *b)
 {
 	long failures = 0, errors = 0;
 	double secs = 0;

@@ -13,9 +13,6 @@
 #include "base/util.h"
 #include "report/results.h"
 
-/* The whole document, appended to b. */
-void junit_xml(const struct results_table *tb, struct buf *b);
-
 /* Writes it to path (temp and rename; left alone when unchanged). */
 int junit_write(const char *path, const struct results_table *tb, struct err *e);
 

@@ -8,7 +8,9 @@
 #include "base/json.h"
 #include "skill/source.h"
 
-char *runinfo_skill_root(const char *stage)
+/* The skills root of a stage name (the layout in runinfo.h), run-relative;
+ * NULL when none or unknown. Caller frees. */
+static char *runinfo_skill_root(const char *stage)
 {
 	static const struct {
 		const char *stage, *root;

@@ -42,10 +42,6 @@ struct runinfo {
 void runinfo_load(struct runinfo *ri, const char *dir);
 void runinfo_free(struct runinfo *ri);
 
-/* The skills root of a stage name (above), run-relative; NULL when none or
- * unknown. Caller frees. */
-char *runinfo_skill_root(const char *stage);
-
 /* Whether trial index i of the stage is due (true when unknown). */
 bool runinfo_due(const struct runinfo_stage *s, long i);
 /* How many trials are due; -1 when unknown. */

@@ -410,7 +410,7 @@ static void csv_row(const struct results_group *g, struct buf *b)
 	buf_adds(b, "\r\n");
 }
 
-void summary_csv(const struct results_table *tb, struct buf *b)
+static void summary_csv(const struct results_table *tb, struct buf *b)
 {
 	buf_adds(b, csv_header);
 	for (size_t i = 0; i < tb->n; i++)

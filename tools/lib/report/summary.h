@@ -11,7 +11,6 @@
 
 /* The Markdown table alone (no title, no notes), appended to b. */
 void summary_md_table(const struct results_table *tb, struct buf *b);
-void summary_csv(const struct results_table *tb, struct buf *b);
 /* { format, runs, groups: [...], by_bench: [...] }; caller frees. */
 cJSON *summary_json(const struct results_table *tb);
 /* summary.json's by_bench: one entry per bench x harness x model x runner x

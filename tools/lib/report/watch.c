@@ -32,7 +32,8 @@ static bool in_words(const char *words, const char *name)
 	return false;
 }
 
-void watch_count(const struct strlist *runs, watch_due_fn due_fn, struct watch_counts *c)
+/* Due, done and running trials over the run folders. */
+static void watch_count(const struct strlist *runs, watch_due_fn due_fn, struct watch_counts *c)
 {
 	memset(c, 0, sizeof *c);
 	double *times = NULL;

@@ -17,8 +17,6 @@ struct watch_counts {
 	long busy;       /* runs a make holds */
 	double median;   /* seconds of a finished trial, 0 when none */
 };
-/* Due, done and running trials over the run folders. */
-void watch_count(const struct strlist *runs, watch_due_fn due_fn, struct watch_counts *c);
 
 /* What watch_table watches. */
 struct watch_spec {
