@@ -71,6 +71,7 @@ $SK $SET static >/dev/null 2>&1
 rm $R/status/profile.ok
 out=$($SK $SET static 2>&1)
 t_contains "profile again" "$out" "profile: started"
+t_check "a make that ran a stage leaves no journal" sh -c "! ls results/compile-pipeline/.skillc/noop.* 2>/dev/null"
 t_end
 
 t_begin "a run held by another make: busy, exit 2, journal or not"
