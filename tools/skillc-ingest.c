@@ -70,7 +70,7 @@ static int copy_tree(const char *src, const char *dst, const struct fs_tree *t, 
 			if (symlink(en->link, to) < 0)
 				r = err_set(e, ERR_WORK, "cannot create symlink '%s':", to);
 		} else {
-			r = fs_copy_new(from, to, (en->mode & 0111) ? 0755 : 0644, e);
+			r = fs_copy_new(from, to, (en->mode & 0111) ? 0755 : 0644, true, e);
 		}
 		free(from);
 		free(to);

@@ -328,7 +328,9 @@ static const cJSON *new_error(const cJSON *before, const cJSON *after)
 static void write_skill(struct compile *c, const char *tmp, cJSON *rep)
 {
 	struct err e = { 0 };
-	if (skill_out_write(&c->src, &c->out, tmp, &e) < 0 || verify_written(c, tmp, &e) < 0) {
+	/* no writeback started: the publication is rebuildable, never synced */
+	if (skill_out_write(&c->src, &c->out, tmp, false, &e) < 0 ||
+	    verify_written(c, tmp, &e) < 0) {
 		struct err e2;
 		fs_remove_tree(tmp, &e2);
 		die_err(&e);
@@ -588,7 +590,7 @@ static void copy_one(const char *dir, const char *tmp, const char *why, cJSON *s
 	if (skill_src_load_dir(dir, &src, &e) < 0)
 		die_err(&e);
 	skill_out_init(&out, &src);
-	if (skill_out_write(&src, &out, tmp, &e) < 0)
+	if (skill_out_write(&src, &out, tmp, false, &e) < 0)
 		die_err(&e);
 	cJSON *rep = cJSON_CreateObject();
 	json_set_str(rep, "skill", src.name);

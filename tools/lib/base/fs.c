@@ -246,7 +246,9 @@ static void start_writeback(int fd)
 #endif
 }
 
-static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, struct err *e)
+/* sync: fsync the copy; else hint: start its writeback */
+static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, bool hint,
+		     struct err *e)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (in < 0)
@@ -273,8 +275,10 @@ static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, s
 			break;
 		}
 	}
-	if (r == 0 && (sync ? fsync(out) : (start_writeback(out), 0)) < 0)
+	if (r == 0 && sync && fsync(out) < 0)
 		r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
+	else if (r == 0 && hint)
+		start_writeback(out);
 	if (r == 0 && fchmod(out, mode) < 0) /* exact mode, whatever the umask */
 		r = err_set(e, ERR_WORK, "cannot set the mode of '%s':", dst);
 	close(in);
@@ -285,12 +289,12 @@ static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, s
 
 int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
 {
-	return copy_file(src, dst, mode, true, e);
+	return copy_file(src, dst, mode, true, false, e);
 }
 
-int fs_copy_new(const char *src, const char *dst, mode_t mode, struct err *e)
+int fs_copy_new(const char *src, const char *dst, mode_t mode, bool hint, struct err *e)
 {
-	return copy_file(src, dst, mode, false, e);
+	return copy_file(src, dst, mode, false, hint, e);
 }
 
 /* Creates path (it must not exist), writes data, starts its writeback
@@ -313,9 +317,10 @@ static int write_new_fd(const char *path, const void *data, size_t len, mode_t m
 	return fd;
 }
 
-int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, bool hint,
+		 struct err *e)
 {
-	int fd = write_new_fd(path, data, len, mode, true, e);
+	int fd = write_new_fd(path, data, len, mode, hint, e);
 	if (fd < 0)
 		return -1;
 	if (close(fd) < 0) {

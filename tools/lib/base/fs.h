@@ -95,8 +95,11 @@ int fs_pub_commit(struct fs_pub *p, struct err *e);
 void fs_pub_abort(struct fs_pub *p);
 void fs_pub_free(struct fs_pub *p);
 /* Creates path (absent before) in a folder that is not yet published, with
- * no fsync of its own: the publication of that folder makes it durable. */
-int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, struct err *e);
+ * no fsync of its own: the publication of that folder makes it durable.
+ * hint: start its writeback now, for a publication that will fsync it
+ * (false for a rebuildable one, which never does). */
+int fs_write_new(const char *path, const void *data, size_t len, mode_t mode, bool hint,
+		 struct err *e);
 
 int fs_mkdirs(const char *path, struct err *e);          /* mkdir -p */
 /* mkdir -p of path_dir(path): the folder a file is about to be written in. */
@@ -104,7 +107,7 @@ int fs_mkdirs_parent(const char *path, struct err *e);
 int fs_remove_tree(const char *path, struct err *e);     /* rm -rf; absent is fine */
 int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e); /* fsynced */
 /* The same into a folder not yet published: no fsync of its own (see fs_write_new). */
-int fs_copy_new(const char *src, const char *dst, mode_t mode, struct err *e);
+int fs_copy_new(const char *src, const char *dst, mode_t mode, bool hint, struct err *e);
 bool fs_exists(const char *path);                        /* lstat succeeds */
 bool fs_is_dir(const char *path);                        /* stat, follows links */
 /* Moves path to dir/<base>.<stamp> (creating dir); used for .incomplete/. */

@@ -276,7 +276,7 @@ char *skill_free_name(const struct skill_src *s, struct skill_out *o, const char
 
 
 static int write_entry(const struct skill_src *s, const struct fs_entry *en, const char *to,
-		       struct err *e)
+		       bool synced, struct err *e)
 {
 	char *dst = path_join(to, en->path);
 	int rc = 0;
@@ -289,7 +289,9 @@ static int write_entry(const struct skill_src *s, const struct fs_entry *en, con
 			rc = err_set(e, ERR_WORK, "cannot create link '%s':", dst);
 	} else if (S_ISREG(en->mode)) {
 		char *src = path_join(s->dir, en->path);
-		rc = fs_mkdirs_parent(dst, e) < 0 ? -1 : fs_copy_new(src, dst, en->mode & 0777, e);
+		rc = fs_mkdirs_parent(dst, e);
+		if (rc == 0)
+			rc = fs_copy_new(src, dst, en->mode & 0777, synced, e);
 		free(src);
 	}
 	free(dst);
@@ -297,26 +299,27 @@ static int write_entry(const struct skill_src *s, const struct fs_entry *en, con
 }
 
 int skill_out_write(const struct skill_src *s, const struct skill_out *o, const char *root,
-		    struct err *e)
+		    bool synced, struct err *e)
 {
 	char *to = path_join(root, s->name);
 	int rc = fs_mkdirs(to, e);
 	for (size_t i = 0; rc == 0 && i < s->tree.n; i++)
 		if (strcmp(s->tree.v[i].path, s->md_name))
-			rc = write_entry(s, &s->tree.v[i], to, e);
+			rc = write_entry(s, &s->tree.v[i], to, synced, e);
 	char *md = path_join(to, s->md_name);
 	mode_t mode = 0644;
 	for (size_t i = 0; i < s->tree.n; i++)
 		if (!strcmp(s->tree.v[i].path, s->md_name))
 			mode = s->tree.v[i].mode & 0777;
 	if (rc == 0)
-		rc = fs_write_new(md, o->md.data, o->md.len, mode, e);
+		rc = fs_write_new(md, o->md.data, o->md.len, mode, synced, e);
 	free(md);
 	for (size_t i = 0; rc == 0 && i < o->n; i++) {
 		char *p = path_join(to, o->files[i].path);
 		rc = fs_mkdirs_parent(p, e) < 0
 			? -1
-			: fs_write_new(p, o->files[i].data.data, o->files[i].data.len, 0644, e);
+			: fs_write_new(p, o->files[i].data.data, o->files[i].data.len, 0644, synced,
+				       e);
 		free(p);
 	}
 	free(to);

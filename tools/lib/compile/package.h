@@ -88,9 +88,11 @@ char *skill_free_name(const struct skill_src *s, struct skill_out *o, const char
 
 /* Writes <root>/<name>/ (root must not exist): the source's entries with
  * SKILL.md and the added files from o. Symlinks are copied as links. root
- * is a temp folder whose publication (fs_publish_tree, fs_pub_dir) makes
- * the files durable: none is fsynced here. */
+ * is a temp folder whose publication makes the files durable: none is
+ * fsynced here. synced: that publication fsyncs them (fs_publish_tree):
+ * each file's writeback starts as it is written; false for a rebuildable
+ * one, which never syncs. */
 int skill_out_write(const struct skill_src *s, const struct skill_out *o, const char *root,
-		    struct err *e);
+		    bool synced, struct err *e);
 
 #endif

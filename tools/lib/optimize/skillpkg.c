@@ -229,7 +229,7 @@ int pkgset_publish(const struct pkgset *p, const struct skill_out *out, const ch
 	char *tmp = fs_temp_beside(target);
 	int rc = fs_mkdirs(parent, e) < 0 || fs_mkdirs(tmp, e) < 0 ? -1 : 0;
 	for (size_t k = 0; rc == 0 && k < p->n; k++)
-		rc = skill_out_write(&p->v[k], &out[k], tmp, e);
+		rc = skill_out_write(&p->v[k], &out[k], tmp, true, e);
 	if (rc == 0)
 		rc = fs_publish_tree(tmp, target, e); /* skill_out_write synced nothing */
 	if (rc < 0) {
