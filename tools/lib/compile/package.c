@@ -315,11 +315,11 @@ int skill_out_write(const struct skill_src *s, const struct skill_out *o, const 
 		rc = fs_write_new(md, o->md.data, o->md.len, mode, synced, e);
 	free(md);
 	for (size_t i = 0; rc == 0 && i < o->n; i++) {
-		char *p = path_join(to, o->files[i].path);
-		rc = fs_mkdirs_parent(p, e) < 0
-			? -1
-			: fs_write_new(p, o->files[i].data.data, o->files[i].data.len, 0644, synced,
-				       e);
+		const struct pkg_file *f = &o->files[i];
+		char *p = path_join(to, f->path);
+		rc = fs_mkdirs_parent(p, e);
+		if (rc == 0)
+			rc = fs_write_new(p, f->data.data, f->data.len, 0644, synced, e);
 		free(p);
 	}
 	free(to);
