@@ -28,9 +28,9 @@ void json_hash(const cJSON *v, char out[33]);
 /* Where something other than whitespace follows the value cJSON parsed up to
  * end (an offset into text), else 0: a second value or stray bytes. */
 size_t json_after_value(const char *text, size_t len, const char *end);
-/* Parses a file; NULL with e set when missing or not JSON, then ERR_INPUT
- * saying what is wrong: empty, truncated, NaN/Infinity (which Python's json
- * writes), where it stops being JSON, or more after the value. */
+/* Parses a file; NULL with e set when it is missing or not JSON (ERR_INPUT
+ * saying what is wrong: empty, truncated, NaN/Infinity, which Python's json
+ * writes, where it stops being JSON, or more after the value). */
 cJSON *json_read_file(const char *path, struct err *e);
 /* Writes pretty canonical JSON + newline atomically. */
 int json_write_file(const char *path, const cJSON *v, struct err *e);
