@@ -980,13 +980,8 @@ static int cmd_run(const struct command *c)
 	 * Slurm job may take minutes to end): it is never cut short */
 	struct proc_spec spec = { .argv = argv.v, .grace = -1, .stdin_fd = 0, .tee = { -1, -1 } };
 	struct proc_result res = { 0 };
-	/* read from the clock file times come from (a coarse one, a tick behind
-	 * the fine one): a status written after this is never older than it,
-	 * and one the last make wrote a few ms ago is older (a fine clock less
-	 * 50 ms took a fast make's stamps for this make's) */
-	struct timespec t0;
-	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
-	double since = (double)t0.tv_sec + (double)t0.tv_nsec / 1e9;
+	/* a status this make's stages write is never older; the last make's are */
+	double since = now_file_clock();
 	if (proc_run(&spec, &res, &e) < 0)
 		die_err(&e);
 	unlink(plan);

@@ -337,6 +337,13 @@ double now_wall(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double now_file_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void iso_time(double t, char out[32])
 {
 	time_t s = (time_t)t;

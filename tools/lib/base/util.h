@@ -117,6 +117,9 @@ long trial_index(const char *name);
 /* Monotonic and wall clocks, in seconds. */
 double now_mono(void);
 double now_wall(void);
+/* The wall clock file times come from (a coarse one, up to a tick behind
+ * now_wall): a file written after it is read is never older than it. */
+double now_file_clock(void);
 /* ISO 8601 UTC, e.g. 2026-11-29T07:31:53Z, into out[32]. */
 void iso_time(double t, char out[32]);
 
