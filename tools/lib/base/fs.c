@@ -246,8 +246,10 @@ static void start_writeback(int fd)
 #endif
 }
 
-/* sync: fsync the copy; else hint: start its writeback */
-static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, bool hint,
+/* What a copy ends with: nothing, its writeback started, or an fsync. */
+enum copy_end { COPY_PLAIN, COPY_HINT, COPY_FSYNC };
+
+static int copy_file(const char *src, const char *dst, mode_t mode, enum copy_end end,
 		     struct err *e)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -275,9 +277,9 @@ static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, b
 			break;
 		}
 	}
-	if (r == 0 && sync && fsync(out) < 0)
+	if (r == 0 && end == COPY_FSYNC && fsync(out) < 0)
 		r = err_set(e, ERR_WORK, "cannot write '%s':", dst);
-	else if (r == 0 && hint)
+	if (r == 0 && end == COPY_HINT)
 		start_writeback(out);
 	if (r == 0 && fchmod(out, mode) < 0) /* exact mode, whatever the umask */
 		r = err_set(e, ERR_WORK, "cannot set the mode of '%s':", dst);
@@ -289,12 +291,12 @@ static int copy_file(const char *src, const char *dst, mode_t mode, bool sync, b
 
 int fs_copy_file(const char *src, const char *dst, mode_t mode, struct err *e)
 {
-	return copy_file(src, dst, mode, true, false, e);
+	return copy_file(src, dst, mode, COPY_FSYNC, e);
 }
 
 int fs_copy_new(const char *src, const char *dst, mode_t mode, bool hint, struct err *e)
 {
-	return copy_file(src, dst, mode, false, hint, e);
+	return copy_file(src, dst, mode, hint ? COPY_HINT : COPY_PLAIN, e);
 }
 
 /* Creates path (it must not exist), writes data, starts its writeback
