@@ -848,28 +848,19 @@ static int load_script(struct server *s, const char *path)
 int main(int argc, char **argv)
 {
 	log_init(argv[0]);
-	std_options(argc, argv, usage, "1");
 	struct server s = { .mu = PTHREAD_MUTEX_INITIALIZER, .prompts = STRLIST_INIT };
 	const char *script = NULL, *port_file = NULL;
 	int port = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!v)
-			die(2, "option '%s' needs a value (see --help)", a);
-		if (!strcmp(a, "--script"))
-			script = v;
-		else if (!strcmp(a, "--log"))
-			s.log_path = v;
-		else if (!strcmp(a, "--stats"))
-			s.stats_path = v;
-		else if (!strcmp(a, "--port-file"))
-			port_file = v;
-		else if (!strcmp(a, "--port"))
-			port = atoi(v);
-		else
-			die(2, "unknown option '%s' (see --help)", a);
-		i++;
-	}
+	const struct opt rows[] = {
+		OPT_STRING("script", &script, "FILE", "what to answer"),
+		OPT_STRING("log", &s.log_path, "FILE", "a JSON line per request"),
+		OPT_STRING("stats", &s.stats_path, "FILE", "the counters"),
+		OPT_STRING("port-file", &port_file, "FILE", "where the port goes"),
+		OPT_SMALL("port", &port, 0, 65535, "N", "the port (0: any free one)"),
+		OPT_END,
+	};
+	opts_std(argc, argv, usage, rows, "1");
+	opts_parse_or_die(rows, argc, argv, 1, NULL);
 	load_script(&s, script);
 	signal(SIGPIPE, SIG_IGN);
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -117,12 +117,6 @@ void die_err(const struct err *e)
 	die(e->code ? e->code : 1, "%s", e->msg);
 }
 
-void std_options(int argc, char **argv, const char *usage, const char *version)
-{
-	static const struct opt none[] = { OPT_END };
-	opts_std(argc, argv, usage, none, version);
-}
-
 void opts_parse_or_die(const struct opt *rows, int argc, char **argv, int start,
                        struct opts_rest *rest)
 {

@@ -36,11 +36,9 @@ noreturn void die(int status, const char *fmt, ...) __attribute__((format(printf
 /* Prints e->msg and exits with e->code (1 when unset). */
 noreturn void die_err(const struct err *e);
 
-/* Handles --help / --version for a tool whose main takes argv; prints the
- * usage text or "prog <format-version>" and exits 0 when asked. */
-void std_options(int argc, char **argv, const char *usage, const char *version);
-/* The same for a tool whose options are rows (base/opts.h): --help prints
- * usage and then the rows' option list. */
+/* Handles --help / --version for a tool whose options are rows
+ * (base/opts.h): --help prints usage and then the rows' option list,
+ * --version "prog <format-version>"; either exits 0. */
 void opts_std(int argc, char **argv, const char *usage, const struct opt *rows,
               const char *version);
 /* opts_parse, stopping with its one-line message and exit 2 on bad usage. */
