@@ -310,7 +310,8 @@ static const char *heading_of(const struct skilldoc *d, int s, size_t *n)
 	return d->src + d->blocks[sec->heading].text.off;
 }
 
-/* section_score for a section whose class is known already. */
+/* Scores section s of d, of class cls, against the description words
+ * (sorted) for the profile. */
 static void score_as(const struct skilldoc *d, int s, enum section_class cls, const struct strlist *desc_words,
 		     const cJSON *profile, struct section_score *out)
 {
@@ -350,14 +351,6 @@ static void score_as(const struct skilldoc *d, int s, enum section_class cls, co
 	score += out->relevance > 40 ? 40 : out->relevance;
 	out->score = score < 0 ? 0 : score > 100 ? 100 : score;
 	out->unrelated = out->relevance < 10 && (out->cls == SC_OTHER || out->cls == SC_EXAMPLE);
-}
-
-void section_score(const struct skilldoc *d, int s, const struct strlist *desc_words,
-		   const cJSON *profile, struct section_score *out)
-{
-	size_t hn;
-	const char *h = heading_of(d, s, &hn);
-	score_as(d, s, section_classify(h, hn), desc_words, profile, out);
 }
 
 /* ---- edits shared by passes and plans ----------------------------------- */
@@ -528,8 +521,6 @@ struct outline {
 	int *kids, *kid_off;  /* children of s, in order: kids[kid_off[s] .. kid_off[s + 1]) */
 	int container;        /* the one H1 holding the whole body, else the root (0) */
 };
-
-static const char *heading_of(const struct skilldoc *d, int s, size_t *n);
 
 static void outline_init(struct outline *ol, const struct skilldoc *d)
 {

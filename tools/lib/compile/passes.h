@@ -79,9 +79,6 @@ struct section_score {
 	int marketing_words;
 	bool unrelated;        /* relevance < 10% and not reference/marketing */
 };
-/* Scores section s of d against the description words (sorted) for the profile. */
-void section_score(const struct skilldoc *d, int s, const struct strlist *desc_words,
-		   const cJSON *profile, struct section_score *out);
 
 /* Moves section s of d (the SKILL.md of o) to a new references file named
  * after its slug: the edit replaces the section's content (not its

@@ -11,8 +11,16 @@
 
 /* ---- lines ------------------------------------------------------------- */
 
+/* One line of the document. */
+struct line {
+	size_t s, e;    /* [s, e) including the newline */
+	size_t ce;      /* end of content: before "\n" or "\r\n" */
+	size_t first;   /* first byte that is not a space or tab */
+	int indent;     /* columns before first (tabs to multiples of 4) */
+	bool blank;
+};
 
-struct line sd_line_at(const struct skilldoc *d, size_t i)
+static struct line sd_line_at(const struct skilldoc *d, size_t i)
 {
 	struct line l;
 	l.s = d->line_starts[i];
