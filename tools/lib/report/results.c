@@ -137,12 +137,8 @@ static void add_to(double v, double *sum, long *n)
 static void price_trial(struct results_trial *t, const cJSON *j, const struct routes *routes)
 {
 	t->cost = num_or_nan(json_get(j, "cost_usd"));
-	t->price = isnan(t->cost) ? PRICE_UNKNOWN : PRICE_RUNNER;
-	if (t->price != PRICE_UNKNOWN)
-		return;
-	t->cost = cost_price(routes, json_str(j, "model"), t->tokens_in, t->tokens_out);
-	if (!isnan(t->cost))
-		t->price = PRICE_ROUTES;
+	if (isnan(t->cost))
+		t->cost = cost_price(routes, json_str(j, "model"), t->tokens_in, t->tokens_out);
 }
 
 /* The money a trial folder cost this run (reused ones cost nothing here). */

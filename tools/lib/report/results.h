@@ -21,13 +21,6 @@
 
 struct routes;
 
-/* Where a trial's money figure comes from. */
-enum results_price {
-	PRICE_UNKNOWN,  /* no figure from the runner and no price on the route */
-	PRICE_RUNNER,   /* trial.json's cost_usd, as the runner reported it */
-	PRICE_ROUTES,   /* its input and output tokens at the route's prices */
-};
-
 /* One trial folder of a stage. Numbers are NAN when unknown. */
 struct results_trial {
 	char *dir;      /* the trial folder */
@@ -42,8 +35,7 @@ struct results_trial {
 	bool passed, reused, invoked;
 	bool selection; /* a selection trial reused by the final evaluation (optimistic) */
 	double reward, tokens, tokens_in, tokens_out, tool_calls, seconds, agent_seconds;
-	double cost;    /* USD; NAN when price is PRICE_UNKNOWN */
-	enum results_price price;
+	double cost;    /* USD; NAN when neither the runner nor the route prices it */
 };
 
 struct results_group {
