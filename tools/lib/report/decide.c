@@ -217,13 +217,13 @@ static int plan_build(const struct decide_rule *r, long base_first, struct plan 
 }
 
 struct run {
-	double accept, mean_a, mean_b;
+	double accept, mean_b;
 };
 
 /* Pushes the binomial outcomes of both arms through every look. */
 static struct run plan_run(const struct plan *pl, double pa, double pb, bool tie_extends)
 {
-	struct run out = { 0, 0, 0 };
+	struct run out = { 0, 0 };
 	const struct look *l0 = &pl->v[0];
 	double *mass = xcalloc((size_t)(l0->na + 1) * (size_t)(l0->nb + 1), sizeof *mass);
 	for (long x = 0; x <= l0->na; x++)
@@ -255,7 +255,6 @@ static struct run plan_run(const struct plan *pl, double pa, double pb, bool tie
 				}
 				if (v == DECIDE_ACCEPT)
 					out.accept += m;
-				out.mean_a += m * (double)l->na;
 				out.mean_b += m * (double)l->nb;
 			}
 		free(ba);
@@ -282,7 +281,7 @@ int decide_oc(const struct decide_rule *r, long base_first, double p_base, doubl
 		return -1;
 	struct run hi = plan_run(&pl, p_base, p_cand, r->reward_tiebreak);
 	struct run lo = r->reward_tiebreak ? plan_run(&pl, p_base, p_cand, false) : hi;
-	*out = (struct decide_oc){ p_base, p_cand, hi.accept, lo.accept, hi.mean_b, hi.mean_a };
+	*out = (struct decide_oc){ p_base, p_cand, hi.accept, lo.accept, hi.mean_b };
 	plan_free(&pl);
 	return 0;
 }

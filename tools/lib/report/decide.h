@@ -96,7 +96,7 @@ long decide_next_cand(const struct decide_rule *r, long cand_n);
 struct decide_oc {
 	double p_base, p_cand;
 	double accept, accept_min;
-	double mean_cand_trials, mean_base_trials; /* expected trials at the decision (ties extended) */
+	double mean_cand_trials; /* expected trials at the decision (ties extended) */
 };
 int decide_oc(const struct decide_rule *r, long base_first, double p_base, double p_cand, struct decide_oc *out,
 	      struct err *e);
