@@ -116,10 +116,7 @@ void page_num(struct buf *b, double v, const char *fmt)
 
 void page_pct(struct buf *b, double v)
 {
-	if (isnan(v))
-		buf_adds(b, "–");
-	else
-		buf_printf(b, "%.1f%%", v * 100);
+	page_num(b, v * 100, "%.1f%%");
 }
 
 void page_rate_ci(struct buf *b, const struct results_group *g)

@@ -5,6 +5,7 @@
  * tasks") with the per-task raw -> final table, and the disclosure. */
 #include "report/skillsum.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,15 +24,6 @@ static void pp(struct buf *b, const cJSON *v)
 {
 	if (cJSON_IsNumber(v))
 		buf_printf(b, "%+.1f pp", 100 * v->valuedouble);
-	else
-		buf_adds(b, "–");
-}
-
-static void rate(struct buf *b, const cJSON *p, const char *key)
-{
-	const cJSON *v = json_get(p, key);
-	if (cJSON_IsNumber(v))
-		buf_printf(b, "%.1f%%", 100 * v->valuedouble);
 	else
 		buf_adds(b, "–");
 }
@@ -69,7 +61,7 @@ static void side_by_side(struct buf *b, const struct col *cols, size_t n)
 			else if (r == 0)
 				buf_printf(b, "%.0f", json_num(p, "tasks", 0));
 			else if (r == 1 || r == 2)
-				rate(b, p, r == 1 ? "base_rate" : "cand_rate");
+				page_pct(b, json_num(p, r == 1 ? "base_rate" : "cand_rate", NAN));
 			else if (r == 3)
 				pp(b, json_get(p, "mean_delta"));
 			else if (r == 4)

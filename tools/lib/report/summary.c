@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "report/across.h"
 #include "report/exact.h"
+#include "report/pagebits.h"
 #include "report/stats.h"
 
 /* The pass@k columns of the csv and md tables. */
@@ -419,14 +420,6 @@ static void summary_csv(const struct results_table *tb, struct buf *b)
 
 /* ------------------------------------------------------------------- md */
 
-static void pct(struct buf *b, double v)
-{
-	if (isnan(v))
-		buf_adds(b, "–");
-	else
-		buf_printf(b, "%.1f%%", v * 100);
-}
-
 /* A name in a table cell: '|' would end the cell. */
 static void md_cell(struct buf *b, const char *s)
 {
@@ -446,11 +439,11 @@ static void md_pass_rate(struct buf *b, const struct results_group *g)
 	double lo, hi;
 	stats_wilson(g->passed, g->scored, STATS_Z95, &lo, &hi);
 	buf_printf(b, "%ld/%ld = ", g->passed, g->scored);
-	pct(b, results_pass_rate(g));
+	page_pct(b, results_pass_rate(g));
 	buf_adds(b, " [");
-	pct(b, lo);
+	page_pct(b, lo);
 	buf_adds(b, ", ");
-	pct(b, hi);
+	page_pct(b, hi);
 	buf_adds(b, "]");
 }
 
@@ -478,14 +471,6 @@ static void md_delta(struct buf *b, const struct results_group *g, const struct 
 	buf_printf(b, "%+.1f pp", d);
 	if (results_delta_ci_vs(g, base, &lo, &hi))
 		buf_printf(b, " [%+.1f, %+.1f]", lo, hi);
-}
-
-static void md_unit(struct buf *b, double v, const char *fmt)
-{
-	if (isnan(v))
-		buf_adds(b, "–");
-	else
-		buf_printf(b, fmt, v);
 }
 
 /* "$0.0042", "$0.0042 (+2 unknown)", "unknown". */
@@ -530,9 +515,9 @@ static void md_row(struct buf *b, const struct results_group *g, bool noskill)
 		md_delta(b, g, g->noskill);
 		buf_adds(b, " | ");
 	}
-	md_unit(b, results_mean(g->reward_sum, g->reward_n), "%.2f");
+	page_num(b, results_mean(g->reward_sum, g->reward_n), "%.2f");
 	buf_adds(b, " | ");
-	pct(b, results_skill_rate(g, g->invoked));
+	page_pct(b, results_skill_rate(g, g->invoked));
 	buf_adds(b, " | ");
 	if (g->infra || g->verr)
 		buf_printf(b, "%ld infra, %ld verifier", g->infra, g->verr);
@@ -541,9 +526,9 @@ static void md_row(struct buf *b, const struct results_group *g, bool noskill)
 	if (g->incomplete)
 		buf_printf(b, " (+%ld incomplete)", g->incomplete);
 	buf_printf(b, " | %ld | ", g->timeouts);
-	md_unit(b, results_mean(g->tok_sum, g->tok_n), "%.0f");
+	page_num(b, results_mean(g->tok_sum, g->tok_n), "%.0f");
 	buf_adds(b, " | ");
-	md_unit(b, results_mean(g->cost_sum, g->cost_n), "$%.4f");
+	page_num(b, results_mean(g->cost_sum, g->cost_n), "$%.4f");
 	if (g->cost_unknown)
 		buf_printf(b, " (%ld unknown)", g->cost_unknown);
 	buf_adds(b, " | ");
@@ -551,7 +536,7 @@ static void md_row(struct buf *b, const struct results_group *g, bool noskill)
 	if (!isnan(secs) && secs < 1) /* "0s" says nothing of a 300 ms trial */
 		buf_printf(b, "%.0fms", secs * 1000);
 	else
-		md_unit(b, secs, "%.0fs");
+		page_num(b, secs, "%.0fs");
 	buf_adds(b, " | ");
 	md_usd(b, results_stage_usd(g), g->llm_unknown + g->spent_unknown);
 	buf_adds(b, " |\n");
@@ -599,7 +584,7 @@ static void md_aggregates(const struct results_table *tb, struct buf *b)
 			buf_adds(b, " |");
 		}
 		buf_printf(b, " %ld | ", v[i].tasks);
-		pct(b, v[i].scored_tasks ? v[i].pass_sum / (double)v[i].scored_tasks : NAN);
+		page_pct(b, v[i].scored_tasks ? v[i].pass_sum / (double)v[i].scored_tasks : NAN);
 		if (strcmp(g->stage, "raw") && v[i].with_raw)
 			buf_printf(b, " | %ld of %ld |", v[i].regressed, v[i].with_raw);
 		else
@@ -636,7 +621,7 @@ static void md_across(const struct results_table *tb, struct buf *b)
 		md_cell(b, v[i].first->model);
 		buf_printf(b, " | %s | %ld | %+.1f pp [%+.1f, %+.1f] | ", v[i].first->stage, (long)json_num(a, "tasks", 0),
 			   100 * json_num(a, "mean_delta", 0), 100 * ci->child->valuedouble, 100 * ci->child->next->valuedouble);
-		md_unit(b, json_num(a, "normalized_gain", NAN), "%.2f");
+		page_num(b, json_num(a, "normalized_gain", NAN), "%.2f");
 		buf_printf(b, " | %.3g | %.3g | ", json_num(json_get(a, "sign_test"), "p", 1),
 			   json_num(json_get(a, "stratified"), "p", 1));
 		if (json_bool(a, "too_small", false))
