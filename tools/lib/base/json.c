@@ -263,6 +263,15 @@ cJSON *json_read_file(const char *path, struct err *e)
 	return v;
 }
 
+cJSON *json_read_rel(const char *dir, const char *rel)
+{
+	char *p = path_join(dir, rel);
+	struct err e;
+	cJSON *v = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	free(p);
+	return v;
+}
+
 int json_write_file(const char *path, const cJSON *v, struct err *e)
 {
 	struct buf b = BUF_INIT;

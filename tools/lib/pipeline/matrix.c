@@ -361,9 +361,8 @@ int matrix_find_runs(const char *results, struct matrix *m, struct err *e)
 	if (fs_list_names(results, &names, e) < 0)
 		return -1;
 	for (size_t i = 0; i < names.n; i++) {
-		char *dir = path_join(results, names.v[i]), *p = path_join(dir, "settings.json");
-		struct err ignore;
-		cJSON *doc = fs_exists(p) ? json_read_file(p, &ignore) : NULL;
+		char *dir = path_join(results, names.v[i]);
+		cJSON *doc = json_read_rel(dir, "settings.json");
 		const cJSON *s = json_get(doc, "settings");
 		const char *task = json_str(doc, "task");
 		if (task && name_is_safe(task))
@@ -372,7 +371,6 @@ int matrix_find_runs(const char *results, struct matrix *m, struct err *e)
 		else
 			free(dir);
 		cJSON_Delete(doc);
-		free(p);
 	}
 	strlist_free(&names);
 	return 0;

@@ -170,10 +170,7 @@ static void manifest_stages(cJSON *m, const struct run *r)
 	cJSON *errors = cJSON_AddArrayToObject(m, "errors");
 	struct stage_ref *refs;
 	size_t nrefs = stage_refs(r, &refs);
-	char *due_path = path_join(r->dir, "status/due.json");
-	struct err ignore;
-	cJSON *due = fs_exists(due_path) ? json_read_file(due_path, &ignore) : NULL;
-	free(due_path);
+	cJSON *due = json_read_rel(r->dir, "status/due.json");
 	const cJSON *due_list = json_get(due, "targets");
 	for (size_t i = 0; i < nrefs; i++) {
 		const char *name = refs[i].name;

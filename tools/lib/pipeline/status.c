@@ -284,10 +284,7 @@ static void trial_tally_free(struct trial_tally *t)
 
 char *status_trials_text(const char *run, const char *task)
 {
-	char *p = path_join(run, "manifest.json");
-	struct err e;
-	cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
-	free(p);
+	cJSON *m = json_read_rel(run, "manifest.json");
 	struct trial_tally t = { 0 };
 	const char *own = json_str(m, "task") ? json_str(m, "task") : "";
 	const cJSON *targets = json_get(m, "targets");

@@ -83,10 +83,7 @@ static void uses_of_group(const struct results_group *g, struct uses *u)
 	for (size_t i = 0; i < g->nt; i++) {
 		if (g->t[i].stale)
 			continue;
-		char *p = path_join(g->t[i].dir, "trial.json");
-		struct err e = { 0, "" };
-		cJSON *j = json_read_file(p, &e);
-		free(p);
+		cJSON *j = json_read_rel(g->t[i].dir, "trial.json");
 		if (j)
 			use_add(u, j);
 		cJSON_Delete(j);

@@ -475,10 +475,7 @@ static void static_skill_steps(struct buf *b, const cJSON *r)
 /* The static report, skill by skill (a skill SKILLS left out has no steps). */
 static void static_steps(struct buf *b, const char *dir)
 {
-	char *path = path_join(dir, "artifacts/static/report.json");
-	struct err e;
-	cJSON *r = fs_exists(path) ? json_read_file(path, &e) : NULL;
-	free(path);
+	cJSON *r = json_read_rel(dir, "artifacts/static/report.json");
 	const cJSON *skills = json_get(r, "skills");
 	for (const cJSON *k = cJSON_IsArray(skills) ? skills->child : NULL; k; k = k->next)
 		static_skill_steps(b, k);
@@ -626,10 +623,7 @@ static void settings(struct run_page *p)
 static void dataset(struct run_page *p)
 {
 	struct buf *b = &p->html;
-	char *path = path_join(p->dir, "dataset.json");
-	struct err e;
-	cJSON *d = fs_exists(path) ? json_read_file(path, &e) : NULL;
-	free(path);
+	cJSON *d = json_read_rel(p->dir, "dataset.json");
 	buf_adds(b, "<section class=\"card\" id=\"dataset\">\n<h2>Task tree</h2>\n");
 	if (!d) {
 		buf_adds(b, "<p class=\"note\">The run has no dataset.json (made before runs recorded it).</p>\n</section>\n");

@@ -361,12 +361,10 @@ static long not_needed(const char *run, const char *name, long targets)
 	if (strcmp(end, "-eval"))
 		return 0;
 	for (long i = 1; i <= targets; i++) {
-		char *rel = xasprintf("artifacts/deep/round-%ld/trials/%03ld.json", k, i), *p = path_join(run, rel);
-		struct err e;
-		cJSON *j = fs_exists(p) ? json_read_file(p, &e) : NULL;
+		char *rel = xasprintf("artifacts/deep/round-%ld/trials/%03ld.json", k, i);
+		cJSON *j = json_read_rel(run, rel);
 		n += cJSON_IsFalse(json_get(j, "needed"));
 		cJSON_Delete(j);
-		free(p);
 		free(rel);
 	}
 	return n;

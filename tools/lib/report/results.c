@@ -255,9 +255,7 @@ static void scan_stage(const struct runinfo *ri, const struct runinfo_stage *s, 
 		if (index < 1)
 			continue;
 		char *tdir = path_join(dir, tests.v[k]);
-		char *tp = path_join(tdir, "trial.json");
-		cJSON *j = fs_exists(tp) ? json_read_file(tp, &e) : NULL;
-		free(tp);
+		cJSON *j = json_read_rel(tdir, "trial.json");
 		if (!j || !json_bool(j, "complete", false)) {
 			cJSON_Delete(j);
 			free(tdir);

@@ -66,15 +66,6 @@ static cJSON *due_of(const cJSON *manifest, const char *stage)
 	return due;
 }
 
-static cJSON *read_json(const char *dir, const char *rel)
-{
-	char *p = path_join(dir, rel);
-	struct err e;
-	cJSON *v = fs_exists(p) ? json_read_file(p, &e) : NULL;
-	free(p);
-	return v;
-}
-
 static void add_stage(struct runinfo *ri, const char *task, const char *name)
 {
 	ri->st = xrealloc(ri->st, (ri->n + 1) * sizeof *ri->st);
@@ -99,8 +90,8 @@ void runinfo_load(struct runinfo *ri, const char *dir)
 {
 	memset(ri, 0, sizeof *ri);
 	ri->dir = xstrdup(dir);
-	ri->config = read_json(dir, "inputs/config.json");
-	ri->manifest = read_json(dir, "manifest.json");
+	ri->config = json_read_rel(dir, "inputs/config.json");
+	ri->manifest = json_read_rel(dir, "manifest.json");
 	const char *bench = json_str(ri->config, "BENCH");
 	ri->bench = xstrdup(bench ? bench : "");
 	const char *source = json_str(ri->config, "SKILL_SOURCE");

@@ -40,10 +40,7 @@ static void watch_count(const struct strlist *runs, watch_due_fn due_fn, struct 
 	size_t nt = 0;
 	for (size_t i = 0; i < runs->n; i++) {
 		char *due = due_fn ? due_fn(runs->v[i]) : NULL;
-		char *p = path_join(runs->v[i], "manifest.json");
-		struct err e;
-		cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
-		free(p);
+		cJSON *m = json_read_rel(runs->v[i], "manifest.json");
 		c->busy += due != NULL;
 		const cJSON *targets = json_get(m, "targets"), *stages = json_get(m, "stages");
 		for (const cJSON *t = targets ? targets->child : NULL; t; t = t->next) {
