@@ -47,11 +47,7 @@ static void add_cells(struct index_page *p, const struct results_table *tb, cons
 	for (size_t i = 0; i < tb->n; i++) {
 		const struct results_group *g = &tb->v[i];
 		struct cell *c = p->n ? &p->cells[p->n - 1] : NULL;
-		bool same = c && !strcmp(c->rel, rel) && c->last && !strcmp(c->last->task, g->task) &&
-			    !strcmp(c->last->harness, g->harness) && !strcmp(c->last->model, g->model) &&
-			    !strcmp(c->last->runner, g->runner) && !strcmp(c->last->bench, g->bench) &&
-			    !strcmp(c->last->source, g->source);
-		if (!same) {
+		if (!c || strcmp(c->rel, rel) || !c->last || !results_same_cell(c->last, g)) {
 			p->cells = xrealloc(p->cells, (p->n + 1) * sizeof *p->cells);
 			c = &p->cells[p->n++];
 			memset(c, 0, sizeof *c);
@@ -224,17 +220,11 @@ static void matrix(struct index_page *p)
 		buf_adds(b, "</span></td>");
 		if (noskill) {
 			buf_adds(b, "<td class=\"nw\">");
-			if (c->noskill)
-				page_rate_ci(b, c->noskill);
-			else
-				buf_adds(b, "–");
+			page_rate_ci(b, c->noskill);
 			buf_adds(b, "</td>");
 		}
 		buf_adds(b, "<td class=\"nw\">");
-		if (c->raw)
-			page_rate_ci(b, c->raw);
-		else
-			buf_adds(b, "–");
+		page_rate_ci(b, c->raw);
 		buf_adds(b, "</td><td class=\"nw\">");
 		page_stage_name(b, g->stage);
 		buf_adds(b, " ");
@@ -243,16 +233,10 @@ static void matrix(struct index_page *p)
 			buf_printf(b, "<br><span class=\"neg small\" title=\"the accepted round's own trials: optimistic\">"
 				      "%ld selection reused</span>", g->selection);
 		buf_adds(b, "</td><td class=\"n\">");
-		if (g != c->raw)
-			page_delta(b, g, c->raw);
-		else
-			buf_adds(b, "–");
+		page_delta(b, g, g != c->raw ? c->raw : NULL);
 		if (noskill) {
 			buf_adds(b, "</td><td class=\"n\">");
-			if (g != c->noskill)
-				page_delta(b, g, c->noskill);
-			else
-				buf_adds(b, "–");
+			page_delta(b, g, g != c->noskill ? c->noskill : NULL);
 		}
 		char t[32];
 		page_fmt_seconds(t, sizeof t, c->seconds);

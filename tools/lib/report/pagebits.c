@@ -121,7 +121,7 @@ void page_pct(struct buf *b, double v)
 
 void page_rate_ci(struct buf *b, const struct results_group *g)
 {
-	if (!g->scored) {
+	if (!g || !g->scored) {
 		buf_adds(b, "–");
 		return;
 	}

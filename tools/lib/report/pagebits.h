@@ -38,7 +38,7 @@ void page_stage_name(struct buf *b, const char *stage);
 /* Cells: v in fmt, "–" when NAN; a rate as "80.0%"; "4/5 = 80.0% [..]". */
 void page_num(struct buf *b, double v, const char *fmt);
 void page_pct(struct buf *b, double v);
-void page_rate_ci(struct buf *b, const struct results_group *g);
+void page_rate_ci(struct buf *b, const struct results_group *g); /* "–" for no row (NULL) */
 /* g's change against base (g->raw, g->noskill): "+60.0 pp [−0.0, +83.2]"
  * coloured by sign, "–" without base (raw has no raw). */
 void page_delta(struct buf *b, const struct results_group *g, const struct results_group *base);
