@@ -100,17 +100,10 @@ static cJSON *spend_json(const cJSON *record)
 	return a;
 }
 
-static double mean_delta(const cJSON *p)
-{
-	const cJSON *m = json_get(p, "mean_delta");
-	return cJSON_IsNumber(m) ? m->valuedouble : NAN;
-}
-
 /* The train gain minus a held-out gain: what the tuning did not carry over. */
 static cJSON *gap_json(const cJSON *train, const cJSON *test)
 {
-	double gap = mean_delta(train) - mean_delta(test);
-	return isfinite(gap) ? cJSON_CreateNumber(round(1e6 * gap) / 1e6) : cJSON_CreateNull();
+	return across_num6(json_num(train, "mean_delta", NAN) - json_num(test, "mean_delta", NAN));
 }
 
 /* A task's row (summary.json's tasks[]): its arms, loaded into raw and fin. */
@@ -125,11 +118,8 @@ static cJSON *task_row(const cJSON *t, struct arm *raw, struct arm *fin)
 	json_set(o, "raw", arm_json(raw, json_get(t, "raw")));
 	json_set(o, "final", arm_json(fin, json_get(t, "final")));
 	bool both = raw->scored && fin->scored;
-	json_set(o, "delta",
-	         both ? cJSON_CreateNumber(round(1e4 * ((double)fin->passed / fin->scored -
-	                                                (double)raw->passed / raw->scored)) /
-	                                   1e4)
-	              : cJSON_CreateNull());
+	double d = both ? (double)fin->passed / fin->scored - (double)raw->passed / raw->scored : 0;
+	json_set(o, "delta", both ? cJSON_CreateNumber(round_to(d, 4)) : cJSON_CreateNull());
 	return o;
 }
 
