@@ -119,11 +119,6 @@ static void count_in(cJSON *obj, const char *name, double by)
 		json_set_num(obj, name, by);
 }
 
-static double num_or_nan(const cJSON *v)
-{
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 static void add_to(double v, double *sum, long *n)
 {
 	if (!isnan(v)) {
@@ -136,7 +131,7 @@ static void add_to(double v, double *sum, long *n)
  * prices for its model, else unknown. */
 static void price_trial(struct results_trial *t, const cJSON *j, const struct routes *routes)
 {
-	t->cost = num_or_nan(json_get(j, "cost_usd"));
+	t->cost = json_num(j, "cost_usd", NAN);
 	if (isnan(t->cost))
 		t->cost = cost_price(routes, json_str(j, "model"), t->tokens_in, t->tokens_out);
 }
@@ -167,17 +162,17 @@ static void read_trial(struct results_trial *t, const cJSON *j, const struct rou
 	const char *from = json_str(json_get(j, "reused_from"), "trial");
 	t->reused_from = t->selection && from ? xstrdup(from) : NULL;
 	t->invoked = json_bool(json_get(j, "skill"), "invoked", false);
-	t->reward = num_or_nan(json_get(j, "reward"));
+	t->reward = json_num(j, "reward", NAN);
 	const cJSON *tok = json_get(j, "tokens");
-	t->tokens = num_or_nan(json_get(tok, "total"));
-	t->tokens_in = num_or_nan(json_get(tok, "input"));
-	t->tokens_out = num_or_nan(json_get(tok, "output"));
-	t->tool_calls = num_or_nan(json_get(j, "tool_calls"));
+	t->tokens = json_num(tok, "total", NAN);
+	t->tokens_in = json_num(tok, "input", NAN);
+	t->tokens_out = json_num(tok, "output", NAN);
+	t->tool_calls = json_num(j, "tool_calls", NAN);
 	if (isnan(t->tool_calls))
-		t->tool_calls = num_or_nan(json_get(json_get(j, "trajectory"), "tool_calls"));
+		t->tool_calls = json_num(json_get(j, "trajectory"), "tool_calls", NAN);
 	const cJSON *du = json_get(j, "durations");
-	t->seconds = num_or_nan(json_get(du, "total"));
-	t->agent_seconds = num_or_nan(json_get(du, "agent_execution"));
+	t->seconds = json_num(du, "total", NAN);
+	t->agent_seconds = json_num(du, "agent_execution", NAN);
 	price_trial(t, j, routes);
 }
 
