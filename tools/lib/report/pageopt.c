@@ -25,11 +25,17 @@ static cJSON *read_rel(const char *run, const char *rel, bool *bad)
 	return v;
 }
 
-static void unreadable(struct buf *b, const char *rel)
+/* The same, with a note in b when it is there but not JSON. */
+static cJSON *read_noted(struct buf *b, const char *run, const char *rel)
 {
-	buf_adds(b, "<p class=\"note\">Unreadable: <code>");
-	html_str(b, rel);
-	buf_adds(b, "</code> is not JSON.</p>\n");
+	bool bad;
+	cJSON *v = read_rel(run, rel, &bad);
+	if (bad) {
+		buf_adds(b, "<p class=\"note\">Unreadable: <code>");
+		html_str(b, rel);
+		buf_adds(b, "</code> is not JSON.</p>\n");
+	}
+	return v;
 }
 
 /* A string field as a cell ("–" when absent). */
@@ -66,10 +72,7 @@ static void own_report(struct buf *b, const char *run, const char *rel)
 
 static void fast_groups(struct buf *b, const char *run)
 {
-	bool bad;
-	cJSON *g = read_rel(run, "artifacts/fast/groups.json", &bad);
-	if (bad)
-		unreadable(b, "artifacts/fast/groups.json");
+	cJSON *g = read_noted(b, run, "artifacts/fast/groups.json");
 	if (!g)
 		return;
 	buf_adds(b, "<h3>Traces and groups</h3>\n<p class=\"note\">Mode <b>");
@@ -113,10 +116,7 @@ static void fast_groups(struct buf *b, const char *run)
 
 static void fast_patches(struct buf *b, const char *run)
 {
-	bool bad;
-	cJSON *r = read_rel(run, "artifacts/fast/report.json", &bad);
-	if (bad)
-		unreadable(b, "artifacts/fast/report.json");
+	cJSON *r = read_noted(b, run, "artifacts/fast/report.json");
 	const cJSON *patches = json_get(r, "patches");
 	if (!r || !cJSON_IsArray(patches)) {
 		cJSON_Delete(r);
@@ -165,10 +165,7 @@ static void fast_patches(struct buf *b, const char *run)
 
 static void fast_scores(struct buf *b, const char *run)
 {
-	bool bad;
-	cJSON *s = read_rel(run, "artifacts/fast/scores.json", &bad);
-	if (bad)
-		unreadable(b, "artifacts/fast/scores.json");
+	cJSON *s = read_noted(b, run, "artifacts/fast/scores.json");
 	const cJSON *traces = json_get(s, "traces");
 	if (cJSON_GetArraySize(traces) > 0) {
 		buf_adds(b, "<details class=\"file\"><summary>The ranking of the traces (scores.json: ");
@@ -375,7 +372,7 @@ static void round_scores(struct buf *b, const char *run, const char *name)
 	const cJSON *units = json_get(sc, "units");
 	int n = cJSON_GetArraySize(units);
 	char *erel = xasprintf("artifacts/deep/%s/edit.json", name);
-	cJSON *ed = read_rel(run, erel, &bad);
+	cJSON *ed = json_read_rel(run, erel);
 	const char *edited = json_str(json_get(ed, "edit"), "unit");
 	if (n > 0) {
 		const cJSON **v = xcalloc((size_t)n, sizeof *v);
@@ -457,10 +454,7 @@ static void deep_rounds(struct buf *b, const char *run)
 
 static void rejected(struct buf *b, const char *run)
 {
-	bool bad;
-	cJSON *r = read_rel(run, "artifacts/deep/rejected.json", &bad);
-	if (bad)
-		unreadable(b, "artifacts/deep/rejected.json");
+	cJSON *r = read_noted(b, run, "artifacts/deep/rejected.json");
 	const cJSON *list = cJSON_IsArray(r) ? r : json_get(r, "rejected");
 	if (cJSON_GetArraySize(list) > 0) {
 		buf_printf(b, "<h3>Rejected edits</h3>\n<p class=\"note\">Remembered and shown to the next edit request, so "
@@ -512,8 +506,7 @@ static void final_skill(struct buf *b, const char *run, const cJSON *manifest)
 /* A string field of <run>/<rel>, copied; NULL when absent or unreadable. */
 static char *rel_str(const char *run, const char *rel, const char *arm, const char *key)
 {
-	bool bad;
-	cJSON *j = read_rel(run, rel, &bad);
+	cJSON *j = json_read_rel(run, rel);
 	const cJSON *o = arm ? json_get(j, arm) : j;
 	const char *v = cJSON_IsString(o) && arm ? o->valuestring : json_str(o, key);
 	char *out = v && *v ? xstrdup(v) : NULL;
