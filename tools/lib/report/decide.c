@@ -412,7 +412,7 @@ static cJSON *arm_json(long passed, long n, double reward)
 	return o;
 }
 
-static const char *effect_kind(const struct decide_effect *f)
+const char *decide_effect_kind(const struct decide_effect *f)
 {
 	return f->p_cand > f->p_base ? "gain" : f->p_cand < f->p_base ? "regression" : "useless";
 }
@@ -441,7 +441,7 @@ cJSON *decide_json(const struct decide_rule *r, const struct decide_counts *c, l
 		cJSON *o = cJSON_CreateObject();
 		json_set_num(o, "p_base", effects[i].p_base);
 		json_set_num(o, "p_cand", effects[i].p_cand);
-		json_set_str(o, "kind", effect_kind(&effects[i]));
+		json_set_str(o, "kind", decide_effect_kind(&effects[i]));
 		json_set_num(o, "accept", r6(oc.accept));
 		json_set_num(o, "accept_min", r6(oc.accept_min));
 		json_set_num(o, "mean_candidate_trials", r6(oc.mean_cand_trials));

@@ -120,6 +120,8 @@ struct decide_effect {
 	double p_base, p_cand;
 };
 extern const struct decide_effect decide_table_effects[4];
+/* "gain", "regression" or "useless": the kind an operating row names. */
+const char *decide_effect_kind(const struct decide_effect *f);
 
 /* decision.json's "rule": test, alpha, level, grey, (margin,) first, max,
  * step, extend_baseline, reward_tiebreak. Caller frees. */

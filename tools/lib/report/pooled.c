@@ -311,10 +311,7 @@ static cJSON *operating(const struct decide_rule *r, size_t k, long base_first, 
 		cJSON *o = cJSON_CreateObject();
 		json_set_num(o, "p_base", f[i].p_base);
 		json_set_num(o, "p_cand", f[i].p_cand);
-		json_set_str(o, "kind",
-		             f[i].p_cand > f[i].p_base           ? "gain"
-		                     : f[i].p_cand < f[i].p_base ? "regression"
-		                                                 : "useless");
+		json_set_str(o, "kind", decide_effect_kind(&f[i]));
 		json_set(o, "accept", across_num6(oc.accept));
 		json_set(o, "se", across_num6(oc.se));
 		json_set(o, "mean_candidate_trials", across_num6(oc.mean_cand_trials));
