@@ -76,12 +76,11 @@ void gate_rate_text(const struct results_group *g, struct buf *b)
 bool gate_delta(const struct results_group *g, const struct results_group *base, double *d, double *lo,
 		double *hi)
 {
-	if (!g->scored || !base->scored)
+	if (!results_delta_ci_vs(g, base, lo, hi))
 		return false;
-	stats_newcombe(g->passed, g->scored, base->passed, base->scored, STATS_Z95, lo, hi);
-	*d = r2(((double)g->passed / (double)g->scored - (double)base->passed / (double)base->scored) * 100);
-	*lo = r2(*lo * 100);
-	*hi = r2(*hi * 100);
+	*d = r2(results_delta_pp_vs(g, base));
+	*lo = r2(*lo);
+	*hi = r2(*hi);
 	return true;
 }
 
