@@ -10,7 +10,7 @@
 #include "report/exact.h"
 #include "report/stats.h"
 
-static double log_choose(long n, long k)
+double across_log_choose(long n, long k)
 {
 	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1);
 }
@@ -22,7 +22,7 @@ double across_sign_p(long wins, long losses)
 		return 1;
 	double p = 0;
 	for (long j = wins; j <= n; j++)
-		p += exp(log_choose(n, j) - (double)n * log(2.0));
+		p += exp(across_log_choose(n, j) - (double)n * log(2.0));
 	return p > 1 ? 1 : p;
 }
 
@@ -57,23 +57,24 @@ static bool task_ok(const struct across_task *t)
 	       t->base_pass >= 0 && t->base_pass <= t->base_n && t->cand_pass >= 0 && t->cand_pass <= t->cand_n;
 }
 
-/* The null distribution of the candidate's passes given the total passes
- * tot of one stratum (na baseline, nb candidate trials), convolved into
- * dist (entries 0..*top, grown to *top + nb). */
-static void convolve_stratum(double *dist, long *top, long na, long nb, long tot, double *scratch)
+void across_convolve(const double *from, long top, double *to, long na, long nb, long tot)
 {
 	long lo = tot - na > 0 ? tot - na : 0, hi = tot < nb ? tot : nb;
-	long n = *top + nb;
-	for (long s = 0; s <= n; s++)
-		scratch[s] = 0;
-	double denom = log_choose(na + nb, tot);
+	memset(to, 0, (size_t)(top + nb + 1) * sizeof *to);
+	double denom = across_log_choose(na + nb, tot);
 	for (long x = lo; x <= hi; x++) {
-		double h = exp(log_choose(nb, x) + log_choose(na, tot - x) - denom);
-		for (long s = 0; s <= *top; s++)
-			scratch[s + x] += dist[s] * h;
+		double h = exp(across_log_choose(nb, x) + across_log_choose(na, tot - x) - denom);
+		for (long s = 0; s <= top; s++)
+			to[s + x] += from[s] * h;
 	}
-	memcpy(dist, scratch, (size_t)(n + 1) * sizeof *dist);
-	*top = n;
+}
+
+double across_tail(const double *dist, long top, long obs)
+{
+	double p = 0;
+	for (long s = obs; s <= top; s++)
+		p += dist[s];
+	return p;
 }
 
 /* The p-value from per-stratum arrays (no checks). */
@@ -87,11 +88,12 @@ static double strat_p_raw(size_t k, const long *na, const long *nb, const long *
 	double *dist = xcalloc((size_t)max + 1, sizeof *dist), *scratch = xcalloc((size_t)max + 1, sizeof *scratch);
 	long top = 0;
 	dist[0] = 1;
-	for (size_t i = 0; i < k; i++)
-		convolve_stratum(dist, &top, na[i], nb[i], a[i] + b[i], scratch);
-	double p = 0;
-	for (long s = obs; s <= top; s++)
-		p += dist[s];
+	for (size_t i = 0; i < k; i++) {
+		across_convolve(dist, top, scratch, na[i], nb[i], a[i] + b[i]);
+		top += nb[i];
+		memcpy(dist, scratch, (size_t)(top + 1) * sizeof *dist);
+	}
+	double p = across_tail(dist, top, obs);
 	free(dist);
 	free(scratch);
 	return p > 1 ? 1 : p;

@@ -105,6 +105,14 @@ long across_plan_tasks(long per_task, double p_base, double effect, double power
 cJSON *across_num6(double v);
 cJSON *across_task_json(const struct across_task *t);
 
+/* The stratified test's pieces shared with acrossoc.c: log C(n, k); the
+ * hypergeometric null of one stratum (na baseline and nb candidate trials,
+ * tot passes) convolved into from (0..top) -> to (0..top + nb); the chance
+ * of dist (0..top) from obs up. */
+double across_log_choose(long n, long k);
+void across_convolve(const double *from, long top, double *to, long na, long nb, long tot);
+double across_tail(const double *dist, long top, long obs);
+
 cJSON *across_json(const struct across_task *t, size_t k, double alpha, struct err *e);
 
 #endif

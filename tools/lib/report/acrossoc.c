@@ -12,32 +12,6 @@
 #include "report/decide.h"
 #include "report/exact.h"
 
-static double log_choose(long n, long k)
-{
-	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1);
-}
-
-/* The hypergeometric null of one stratum convolved into from (0..top) -> to. */
-static void convolve(const double *from, long top, double *to, long na, long nb, long tot)
-{
-	long lo = tot - na > 0 ? tot - na : 0, hi = tot < nb ? tot : nb;
-	memset(to, 0, (size_t)(top + nb + 1) * sizeof *to);
-	double denom = log_choose(na + nb, tot);
-	for (long x = lo; x <= hi; x++) {
-		double h = exp(log_choose(nb, x) + log_choose(na, tot - x) - denom);
-		for (long s = 0; s <= top; s++)
-			to[s + x] += from[s] * h;
-	}
-}
-
-static double tail(const double *dist, long top, long obs)
-{
-	double p = 0;
-	for (long s = obs; s <= top; s++)
-		p += dist[s];
-	return p;
-}
-
 /* ---------------------------------------------------------------- exact */
 
 struct walk {
@@ -54,7 +28,7 @@ struct walk {
 static void walk(struct walk *w, size_t depth, long from, long run, long obs, double logw)
 {
 	if (depth == w->k) {
-		if (exact_at_most(tail(w->dist[depth], (long)depth * w->nb, obs), w->alpha))
+		if (exact_at_most(across_tail(w->dist[depth], (long)depth * w->nb, obs), w->alpha))
 			w->accept += exp(logw);
 		return;
 	}
@@ -63,7 +37,8 @@ static void walk(struct walk *w, size_t depth, long from, long run, long obs, do
 			continue;
 		long a = c / (w->nb + 1), b = c % (w->nb + 1);
 		long r = c == from && depth > 0 ? run : 0;
-		convolve(w->dist[depth], (long)depth * w->nb, w->dist[depth + 1], w->na, w->nb, a + b);
+		across_convolve(w->dist[depth], (long)depth * w->nb, w->dist[depth + 1], w->na,
+		                w->nb, a + b);
 		walk(w, depth + 1, c, r + 1, obs + b, logw + log((double)depth + 1) - log((double)r + 1) + w->lp[c]);
 	}
 }
@@ -109,14 +84,14 @@ double across_strat_mc(size_t k, long na, long nb, double pa, double pb, double 
 		for (size_t j = 0; j < k; j++) {
 			long a = across_binom_draw(&seed, na, pa);
 			long b = across_binom_draw(&seed, nb, pb);
-			convolve(d0, top, d1, na, nb, a + b);
+			across_convolve(d0, top, d1, na, nb, a + b);
 			top += nb;
 			obs += b;
 			double *t = d0;
 			d0 = d1;
 			d1 = t;
 		}
-		hits += exact_at_most(tail(d0, top, obs), alpha);
+		hits += exact_at_most(across_tail(d0, top, obs), alpha);
 	}
 	free(d0);
 	free(d1);
@@ -134,7 +109,7 @@ int across_strat_oc(size_t k, long n_base, long n_cand, double p_base, double p_
 		return err_set(e, ERR_INPUT, "alpha and pass rates must lie in [0, 1], draws be at least 1");
 	long cells = (n_base + 1) * (n_cand + 1);
 	/* how many multisets of k cells: C(k + cells - 1, k) */
-	double multisets = exp(log_choose((long)k + cells - 1, (long)k));
+	double multisets = exp(across_log_choose((long)k + cells - 1, (long)k));
 	if (multisets <= (double)ACROSS_EXACT_OUTCOMES) {
 		out->accept = exact_oc(k, n_base, n_cand, p_base, p_cand, alpha);
 		out->exact = true;
