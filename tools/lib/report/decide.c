@@ -31,12 +31,12 @@ const char *decide_verdict_name(enum decide_verdict v)
 	return (size_t)v < ARRAY_LEN(verdict_names) ? verdict_names[v] : "?";
 }
 
-static bool is_test(enum decide_test t)
+bool decide_is_test(enum decide_test t)
 {
 	return t == DECIDE_FISHER || t == DECIDE_BARNARD;
 }
 
-static double look_level(const struct decide_rule *r)
+double decide_level(const struct decide_rule *r)
 {
 	return r->level > 0 ? r->level : r->alpha;
 }
@@ -51,12 +51,12 @@ int decide_rule_check(const struct decide_rule *r, struct err *e)
 {
 	if ((size_t)r->test >= ARRAY_LEN(test_names))
 		return err_set(e, ERR_INPUT, "decision rule: unknown test %d", (int)r->test);
-	if (is_test(r->test) && !(r->alpha > 0 && r->alpha < 1))
+	if (decide_is_test(r->test) && !(r->alpha > 0 && r->alpha < 1))
 		return err_set(e, ERR_INPUT, "decision rule: alpha %g is not between 0 and 1", r->alpha);
-	if (is_test(r->test) && !(r->level >= 0 && r->level <= r->alpha))
+	if (decide_is_test(r->test) && !(r->level >= 0 && r->level <= r->alpha))
 		return err_set(e, ERR_INPUT, "decision rule: level %g must be between 0 and alpha %g", r->level,
 			       r->alpha);
-	if (is_test(r->test) && !(r->grey >= r->alpha && r->grey <= 1))
+	if (decide_is_test(r->test) && !(r->grey >= r->alpha && r->grey <= 1))
 		return err_set(e, ERR_INPUT, "decision rule: grey %g must be between alpha %g and 1", r->grey,
 			       r->alpha);
 	if (r->first < 1 || r->max < r->first || r->max > EXACT_MAX_N)
@@ -64,7 +64,7 @@ int decide_rule_check(const struct decide_rule *r, struct err *e)
 			       r->first, r->max, EXACT_MAX_N);
 	if (r->step < 1)
 		return err_set(e, ERR_INPUT, "decision rule: step %ld must be at least 1", r->step);
-	if (!is_test(r->test) && r->max != r->first)
+	if (!decide_is_test(r->test) && r->max != r->first)
 		return err_set(e, ERR_INPUT, "decision rule: %s has no grey zone to extend: set max = first",
 			       decide_test_name(r->test));
 	if (r->test == DECIDE_MARGIN && r->margin < 1)
@@ -134,7 +134,7 @@ int decide_verdict(const struct decide_rule *r, const struct decide_counts *c, s
 	long x = c->base_pass, na = c->base_n, y = c->cand_pass, nb = c->cand_n;
 	out->next_base_n = na;
 	out->next_cand_n = nb;
-	if (!is_test(r->test)) {
+	if (!decide_is_test(r->test)) {
 		out->p = NAN;
 		out->verdict = screen_accepts(r, x, na, y, nb) ? DECIDE_ACCEPT : DECIDE_REJECT;
 		snprintf(out->why, sizeof out->why, "%ld/%ld vs baseline %ld/%ld: %s by the %s screen", y, nb, x, na,
@@ -144,7 +144,7 @@ int decide_verdict(const struct decide_rule *r, const struct decide_counts *c, s
 	out->p = r->test == DECIDE_FISHER ? exact_fisher(x, na, y, nb) : exact_barnard(x, na, y, nb);
 	bool last = nb >= r->max, tie = y * na == x * nb;
 	bool better_reward = !isnan(c->cand_reward) && !isnan(c->base_reward) && c->cand_reward > c->base_reward;
-	double level = look_level(r);
+	double level = decide_level(r);
 	int cls = exact_at_most(out->p, level) ? 0 : exact_at_most(out->p, r->grey) ? 1 : 2;
 	out->verdict = rule_at(x, na, y, nb, cls, last, r->reward_tiebreak && better_reward);
 	const char *what;
@@ -203,8 +203,9 @@ static int plan_build(const struct decide_rule *r, long base_first, struct plan 
 		l->na = na;
 		l->nb = nb;
 		l->cls = xmalloc((size_t)(na + 1) * (size_t)(nb + 1));
-		if (is_test(r->test)) {
-			exact_classify(r->test == DECIDE_BARNARD, na, nb, look_level(r), r->grey, l->cls);
+		if (decide_is_test(r->test)) {
+			exact_classify(r->test == DECIDE_BARNARD, na, nb, decide_level(r), r->grey,
+				       l->cls);
 		} else {
 			for (long x = 0; x <= na; x++)
 				for (long y = 0; y <= nb; y++)
@@ -340,7 +341,7 @@ int decide_calibrate(struct decide_rule *r, long base_first, struct err *e)
 {
 	if (decide_rule_check(r, e) < 0)
 		return -1;
-	if (!is_test(r->test))
+	if (!decide_is_test(r->test))
 		return 0;
 	struct decide_rule t = *r;
 	t.level = r->alpha;
@@ -388,9 +389,9 @@ cJSON *decide_rule_json(const struct decide_rule *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	json_set_str(o, "test", decide_test_name(r->test));
-	if (is_test(r->test)) {
+	if (decide_is_test(r->test)) {
 		json_set_num(o, "alpha", r->alpha);
-		json_set_num(o, "level", look_level(r));
+		json_set_num(o, "level", decide_level(r));
 		json_set_num(o, "grey", r->grey);
 	}
 	if (r->test == DECIDE_MARGIN)

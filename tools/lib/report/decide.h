@@ -56,6 +56,10 @@ void decide_rule_init(struct decide_rule *r, enum decide_test t, double alpha, l
  * 0 < alpha <= grey <= 1, 0 <= level <= alpha, 1 <= first <= max <= EXACT_MAX_N, step >= 1;
  * strict and margin have no grey zone (max must equal first). */
 int decide_rule_check(const struct decide_rule *r, struct err *e);
+/* Whether t is a test (fisher, barnard), not a screen; the level a look
+ * accepts at (level, else alpha). */
+bool decide_is_test(enum decide_test t);
+double decide_level(const struct decide_rule *r);
 
 /* What the caller observed: complete, scored trials only (an infra error
  * is not a trial). A mean reward is NAN when unknown. */

@@ -8,21 +8,11 @@
 #include "base/json.h"
 #include "report/exact.h"
 
-static bool is_test(const struct decide_rule *r)
-{
-	return r->test == DECIDE_FISHER || r->test == DECIDE_BARNARD;
-}
-
-static double level_of(const struct decide_rule *r)
-{
-	return r->level > 0 ? r->level : r->alpha;
-}
-
 static int check(const struct decide_rule *r, size_t k, struct err *e)
 {
 	if (decide_rule_check(r, e) < 0)
 		return -1;
-	if (!is_test(r))
+	if (!decide_is_test(r->test))
 		return err_set(e, ERR_INPUT,
 		               "pooled decision: the rule needs a test (fisher or barnard), not %s",
 		               decide_test_name(r->test));
@@ -44,7 +34,7 @@ static int compare(const struct across_task *t, size_t k)
 
 static int cls_of(const struct decide_rule *r, double p)
 {
-	return exact_at_most(p, level_of(r)) ? 0 : exact_at_most(p, r->grey) ? 1 : 2;
+	return exact_at_most(p, decide_level(r)) ? 0 : exact_at_most(p, r->grey) ? 1 : 2;
 }
 
 static const char *what_of(enum decide_verdict v, int cmp, bool last)
@@ -89,7 +79,7 @@ int pooled_verdict(const struct decide_rule *r, const struct across_task *t, siz
 	out->next_cand_n = out->verdict == DECIDE_EXTEND ? decide_next_cand(r, nb) : nb;
 	snprintf(out->why, sizeof out->why,
 	         "%zu tasks, %ld vs baseline %ld passes: stratified p = %.4g %s level %.4g: %s", k,
-	         y, x, out->p, cls == 0 ? "<=" : ">", level_of(r),
+	         y, x, out->p, cls == 0 ? "<=" : ">", decide_level(r),
 	         what_of(out->verdict, cmp, last));
 	return 0;
 }
@@ -184,7 +174,7 @@ static void simulate(const struct decide_rule *r, size_t k, long base_first, dou
 		double m;
 		long n;
 		sim_draw(&s, &seed, pa, pb, &m, &n);
-		hits += exact_at_most(m, level_of(r));
+		hits += exact_at_most(m, decide_level(r));
 		trials += (double)n;
 		if (minp)
 			minp[d] = m;
@@ -262,7 +252,7 @@ double pooled_worst(const struct decide_rule *r, size_t k, long base_first, long
 	if (oc_check(r, k, base_first, draws, e) < 0)
 		return -1;
 	double *m = null_minp(r, k, base_first, draws);
-	double w = worst_at_level(m, draws, level_of(r), at);
+	double w = worst_at_level(m, draws, decide_level(r), at);
 	free(m);
 	return w;
 }
@@ -348,7 +338,7 @@ cJSON *pooled_json(const struct decide_rule *r, const struct across_task *t, siz
 	}
 	double at = 0;
 	double *m = null_minp(r, k, base_first, draws);
-	double worst = worst_at_level(m, draws, level_of(r), &at);
+	double worst = worst_at_level(m, draws, decide_level(r), &at);
 	free(m);
 	cJSON *fa = json_set(doc, "false_accept", cJSON_CreateObject());
 	json_set(fa, "worst", across_num6(worst));
