@@ -104,6 +104,21 @@ enum decide_verdict decide_step(int cls, bool last, int cmp, bool tie_extends)
 	return DECIDE_REJECT;
 }
 
+const char *decide_what(enum decide_verdict v, int cmp, bool last)
+{
+	if (v == DECIDE_ACCEPT)
+		return "accepted";
+	if (v == DECIDE_EXTEND)
+		return cmp == 0 ? "tied, higher mean reward: more trials"
+				: "ahead but not significant: more trials";
+	if (cmp == 0)
+		return last ? "tied at the last look: rejected" : "tied: rejected";
+	if (cmp < 0)
+		return "behind the baseline: rejected";
+	return last ? "not significant at the last look: rejected"
+		    : "p above the grey zone: rejected";
+}
+
 /* decide_step at one table of a look. */
 static enum decide_verdict rule_at(long x, long na, long y, long nb, int cls, bool last,
 				   bool tie_extends)
@@ -147,17 +162,7 @@ int decide_verdict(const struct decide_rule *r, const struct decide_counts *c, s
 	double level = decide_level(r);
 	int cls = exact_at_most(out->p, level) ? 0 : exact_at_most(out->p, r->grey) ? 1 : 2;
 	out->verdict = rule_at(x, na, y, nb, cls, last, r->reward_tiebreak && better_reward);
-	const char *what;
-	if (out->verdict == DECIDE_ACCEPT)
-		what = "accepted";
-	else if (out->verdict == DECIDE_EXTEND)
-		what = tie ? "tied, higher mean reward: more trials" : "ahead but not significant: more trials";
-	else if (tie)
-		what = last ? "tied at the last look: rejected" : "tied: rejected";
-	else if (y * na < x * nb)
-		what = "behind the baseline: rejected";
-	else
-		what = last ? "not significant at the last look: rejected" : "p above the grey zone: rejected";
+	const char *what = decide_what(out->verdict, y * na > x * nb ? 1 : tie ? 0 : -1, last);
 	snprintf(out->why, sizeof out->why, "%ld/%ld vs baseline %ld/%ld: %s p = %.4g %s level %.4g: %s", y, nb,
 		 x, na, decide_test_name(r->test), out->p, cls == 0 ? "<=" : ">", level, what);
 	if (out->verdict == DECIDE_EXTEND) {

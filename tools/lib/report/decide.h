@@ -86,6 +86,8 @@ int decide_verdict(const struct decide_rule *r, const struct decide_counts *c, s
  * the last look, cmp the candidate against the baseline (1 ahead, 0 tied,
  * -1 behind), tie_extends whether a tie gets more trials. */
 enum decide_verdict decide_step(int cls, bool last, int cmp, bool tie_extends);
+/* What such a verdict says, the end of a decision's "why". */
+const char *decide_what(enum decide_verdict v, int cmp, bool last);
 /* The trials each arm has at the look after one with base_n and cand_n. */
 long decide_next_base(const struct decide_rule *r, long base_n);
 long decide_next_cand(const struct decide_rule *r, long cand_n);

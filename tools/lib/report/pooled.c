@@ -37,21 +37,6 @@ static int cls_of(const struct decide_rule *r, double p)
 	return exact_at_most(p, decide_level(r)) ? 0 : exact_at_most(p, r->grey) ? 1 : 2;
 }
 
-static const char *what_of(enum decide_verdict v, int cmp, bool last)
-{
-	if (v == DECIDE_ACCEPT)
-		return "accepted";
-	if (v == DECIDE_EXTEND)
-		return cmp == 0 ? "tied, higher mean reward: more trials"
-				: "ahead but not significant: more trials";
-	if (cmp == 0)
-		return last ? "tied at the last look: rejected" : "tied: rejected";
-	if (cmp < 0)
-		return "behind the baseline: rejected";
-	return last ? "not significant at the last look: rejected"
-		    : "p above the grey zone: rejected";
-}
-
 int pooled_verdict(const struct decide_rule *r, const struct across_task *t, size_t k,
                    double base_reward, double cand_reward, struct pooled_result *out, struct err *e)
 {
@@ -80,7 +65,7 @@ int pooled_verdict(const struct decide_rule *r, const struct across_task *t, siz
 	snprintf(out->why, sizeof out->why,
 	         "%zu tasks, %ld vs baseline %ld passes: stratified p = %.4g %s level %.4g: %s", k,
 	         y, x, out->p, cls == 0 ? "<=" : ">", decide_level(r),
-	         what_of(out->verdict, cmp, last));
+	         decide_what(out->verdict, cmp, last));
 	return 0;
 }
 
