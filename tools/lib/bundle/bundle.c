@@ -166,15 +166,12 @@ static int harbor_group(const struct results_group *g, const char *jobs, struct 
 
 int bundle_harbor_jobs(const char *run, const char *jobs, struct err *e)
 {
-	struct strlist one = STRLIST_INIT;
-	strlist_push(&one, run);
 	struct results_table tb = { 0 };
-	results_build(&tb, &one, NULL);
+	results_build_run(&tb, run, NULL);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < tb.n; i++)
 		rc = harbor_group(&tb.v[i], jobs, e);
 	results_free(&tb);
-	strlist_free(&one);
 	return rc;
 }
 

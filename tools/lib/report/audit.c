@@ -309,9 +309,8 @@ static void final_lines(const char *run, const struct results_table *tb, struct 
 void audit_run(const char *run, struct buf *out, struct audit_totals *tot)
 {
 	struct results_table tb = { 0 };
-	struct strlist one = STRLIST_INIT, stages = STRLIST_INIT;
-	strlist_push(&one, run);
-	results_build(&tb, &one, NULL);
+	struct strlist stages = STRLIST_INIT;
+	results_build_run(&tb, run, NULL);
 	stage_names(run, &tb, &stages);
 	qsort(stages.v, stages.n, sizeof *stages.v, cmp_stage);
 	bool tasks = false;
@@ -327,6 +326,5 @@ void audit_run(const char *run, struct buf *out, struct audit_totals *tot)
 	final_lines(run, &tb, out, tot);
 	tot->runs++;
 	strlist_free(&stages);
-	strlist_free(&one);
 	results_free(&tb);
 }

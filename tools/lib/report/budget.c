@@ -19,10 +19,8 @@ int budget_check(const char *run, const char *budget, struct err *e)
 			       budget);
 	struct routes routes = ROUTES_INIT;
 	bool priced = routes_load_prices(&routes, false);
-	struct strlist one = STRLIST_INIT;
-	strlist_push(&one, run);
 	struct results_table tb = { 0 };
-	results_build(&tb, &one, priced ? &routes : NULL);
+	results_build_run(&tb, run, priced ? &routes : NULL);
 	long unknown, trials = 0;
 	double spent = results_spent(&tb, &unknown);
 	for (size_t i = 0; i < tb.n; i++)
@@ -38,7 +36,6 @@ int budget_check(const char *run, const char *budget, struct err *e)
 			     budget, spent, tb.llm_calls, tb.llm_calls == 1 ? "" : "s", trials, trials == 1 ? "" : "s", more);
 	}
 	results_free(&tb);
-	strlist_free(&one);
 	routes_free(&routes);
 	return rc;
 }

@@ -260,10 +260,7 @@ int page_write_index(const char *dir, const struct strlist *runs, const struct r
 	struct index_page p = { .nruns = runs->n };
 	p.tables = xcalloc(runs->n + 1, sizeof *p.tables);
 	for (size_t i = 0; i < runs->n; i++) {
-		struct strlist one = STRLIST_INIT;
-		strlist_push(&one, runs->v[i]);
-		results_build(&p.tables[i], &one, routes);
-		strlist_free(&one);
+		results_build_run(&p.tables[i], runs->v[i], routes);
 		char *rel = rel_to(dir, runs->v[i]);
 		size_t before = p.n;
 		add_cells(&p, &p.tables[i], rel);

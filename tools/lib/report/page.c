@@ -680,11 +680,8 @@ int page_write_run(const char *run, const struct routes *routes, int *changed, s
 {
 	struct run_page p = { .dir = run };
 	runinfo_load(&p.ri, run);
-	struct strlist one = STRLIST_INIT;
-	strlist_push(&one, run);
-	results_build(&p.tb, &one, routes);
+	results_build_run(&p.tb, run, routes);
 	cost_calls_load(&p.calls, run, routes);
-	strlist_free(&one);
 	identity(&p);
 	char title[512];
 	snprintf(title, sizeof title, "skillc · %s · %s · %s", p.task, p.harness, p.model);

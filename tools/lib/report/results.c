@@ -454,6 +454,14 @@ void results_build(struct results_table *tb, const struct strlist *runs, const s
 	results_finish(tb);
 }
 
+void results_build_run(struct results_table *tb, const char *run, const struct routes *routes)
+{
+	struct strlist one = STRLIST_INIT;
+	strlist_push(&one, run);
+	results_build(tb, &one, routes);
+	strlist_free(&one);
+}
+
 void results_add(struct results_table *tb, const cJSON *j, const char *dir, const struct routes *routes)
 {
 	const char *f[] = { json_str(j, "bench"), json_str(j, "task"), json_str(j, "harness"), json_str(j, "model"),

@@ -89,6 +89,8 @@ int results_runs_under(const struct strlist *paths, struct strlist *runs, struct
 /* Fills tb (zeroed) from the runs; prices from routes (may be NULL) for
  * trials whose runner reported no cost. Free with results_free. */
 void results_build(struct results_table *tb, const struct strlist *runs, const struct routes *routes);
+/* The same for the one run folder run. */
+void results_build_run(struct results_table *tb, const char *run, const struct routes *routes);
 /* Adds one trial from elsewhere than a run folder (a Harbor job's, eval/
  * harborjob.h), counted, to the row its bench, task, harness, model, runner
  * and stage name; j holds trial.json's facts. Call results_finish after. */
