@@ -413,37 +413,25 @@ int settings_check_args(int argc, char **argv, struct err *e)
 	return 0;
 }
 
-/* The setting a name that is none looks like a misspelling of (the same
- * letters in another case, or an edit or two away), or NULL. */
-static const char *setting_near(const char *name)
-{
-	size_t max = str_near_max(name);
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX;
-	for (size_t i = 0; i < settings_count; i++) {
-		size_t d = str_distance(name, settings_table[i].name);
-		if (d <= max && d < best_d && strcmp(name, settings_table[i].name)) {
-			best = settings_table[i].name;
-			best_d = d;
-		}
-	}
-	return best;
-}
-
 int settings_check_strays(const char *names, struct err *e)
 {
-	for (const char *p = names; *p;) {
+	struct buf all = BUF_INIT; /* the settings' names, for a misspelling's nearest */
+	for (size_t i = 0; i < settings_count; i++)
+		buf_printf(&all, "%s ", settings_table[i].name);
+	int rc = 0;
+	for (const char *p = names; *p && rc == 0;) {
 		size_t n = strcspn(p, " ");
 		char *name = xstrndup(p, n);
-		const char *near = *name && !setting_find(name) ? setting_near(name) : NULL;
-		int rc = near ? err_set(e, ERR_INPUT, "%s is not a setting: did you mean %s? (make help lists the settings)",
-					name, near) : 0;
+		char *near = *name && !setting_find(name) ? str_nearest(name, all.data) : NULL;
+		if (near)
+			rc = err_set(e, ERR_INPUT, "%s is not a setting: did you mean %s? "
+				     "(make help lists the settings)", name, near);
+		free(near);
 		free(name);
-		if (rc < 0)
-			return rc;
 		p += n + (p[n] == ' ');
 	}
-	return 0;
+	buf_free(&all);
+	return rc;
 }
 
 static const char *env_or(const char *name, const char *def)
