@@ -64,13 +64,12 @@ cJSON *pin_make(const char *tasks_dir, struct err *e)
 	struct strlist kids = STRLIST_INIT;
 	if (fs_list_names(tasks_dir, &kids, e) < 0)
 		return NULL;
-	strlist_sort(&kids);
 	cJSON *tasks = cJSON_CreateObject();
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
 		char *dir = path_join(tasks_dir, kids.v[i]), *toml = path_join(dir, "task.toml");
 		char digest[33];
-		if (kids.v[i][0] != '.' && fs_exists(toml) && (rc = pin_task_digest(dir, NULL, false, digest, e)) == 0)
+		if (fs_exists(toml) && (rc = pin_task_digest(dir, NULL, false, digest, e)) == 0)
 			json_set_str(tasks, kids.v[i], digest);
 		free(toml);
 		free(dir);
