@@ -428,7 +428,7 @@ static void file_row(struct buf *b, const char *cls, const char *path, const str
 
 /* Every regular file but SKILL.md: added, removed, changed; fills *added
  * with the added ones' bytes (for moved sections). */
-static void files_html(struct buf *b, const char *da, const char *dc, struct added_file **added, size_t *nadded,
+static void files_html(const char *da, const char *dc, struct added_file **added, size_t *nadded,
 		       struct diff_counts *n, struct buf *out)
 {
 	struct fs_tree ta = { 0 }, tc = { 0 };
@@ -463,7 +463,6 @@ static void files_html(struct buf *b, const char *da, const char *dc, struct add
 		}
 	fs_tree_free(&ta);
 	fs_tree_free(&tc);
-	(void)b;
 }
 
 /* The change of one skill folder da -> dc (both hold a SKILL.md). */
@@ -478,7 +477,7 @@ static void diff_one(struct buf *b, const char *da, const char *dc, struct diff_
 		struct added_file *added;
 		size_t nadded;
 		struct buf files = BUF_INIT;
-		files_html(b, da, dc, &added, &nadded, n, &files);
+		files_html(da, dc, &added, &nadded, n, &files);
 		struct skilldoc *a = sd_parse(ma.data, ma.len), *c = sd_parse(mc.data, mc.len);
 		if (a->fm.len != c->fm.len || memcmp(a->src + a->fm.off, c->src + c->fm.off, a->fm.len)) {
 			buf_adds(b, "<div class=\"sec changed\"><div class=\"sec-h\"><span class=\"badge changed\">changed</span> frontmatter</div>\n");
