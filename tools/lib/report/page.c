@@ -145,12 +145,12 @@ static void kpis(struct run_page *p)
 	buf_adds(b, "<section class=\"kpis\">\n");
 	const struct results_group *noskill = group_of(p, "noskill");
 	if (noskill)
-		page_kpi_rate(b, "No skill", noskill, NULL);
-	page_kpi_rate(b, "Raw skill", raw, NULL);
+		page_kpi_rate(b, "No skill", noskill);
+	page_kpi_rate(b, "Raw skill", raw);
 	if (last && last != raw) {
 		char k[96];
 		snprintf(k, sizeof k, "Latest: %s", last->stage);
-		page_kpi_rate(b, k, last, NULL);
+		page_kpi_rate(b, k, last);
 		page_kpi_delta(b, last, last->raw, "raw");
 	}
 	if (last && noskill)
@@ -588,7 +588,7 @@ static void trials(struct run_page *p)
 			buf_printf(b, ", %ld selection trial%s of the accepted round reused", g->selection,
 				   g->selection == 1 ? "" : "s");
 		buf_adds(b, "</span></h3>\n");
-		page_trial_table(b, g, "");
+		page_trial_table(b, g);
 	}
 	buf_adds(b, "</section>\n");
 }

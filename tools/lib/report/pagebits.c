@@ -208,7 +208,7 @@ void page_kpi(struct buf *b, const char *key, const char *value, const char *sub
 	buf_adds(b, "</div></div>\n");
 }
 
-void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g, const char *cls)
+void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g)
 {
 	char v[32] = "–", s[96] = "no scored trials";
 	if (g && g->scored) {
@@ -217,7 +217,7 @@ void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g
 		snprintf(v, sizeof v, "%.0f%%", results_pass_rate(g) * 100);
 		snprintf(s, sizeof s, "%ld/%ld passed · 95%% CI %.0f–%.0f%%", g->passed, g->scored, lo * 100, hi * 100);
 	}
-	page_kpi(b, key, v, s, cls);
+	page_kpi(b, key, v, s, NULL);
 }
 
 void page_kpi_delta(struct buf *b, const struct results_group *g, const struct results_group *base, const char *name)
@@ -468,13 +468,13 @@ static char *last_message(const char *trial_dir)
 	return msg;
 }
 
-static void link(struct buf *b, const char *prefix, const char *rel, const char *file, const char *label,
+static void link(struct buf *b, const char *rel, const char *file, const char *label,
 		 const char *trial_dir)
 {
 	char *abs = file ? xasprintf("%s/%s", trial_dir, file) : xstrdup(trial_dir);
 	if (fs_exists(abs)) {
 		buf_adds(b, "<a href=\"");
-		char *href = file ? xasprintf("%s%s/%s", prefix, rel, file) : xasprintf("%s%s/", prefix, rel);
+		char *href = file ? xasprintf("%s/%s", rel, file) : xasprintf("%s/", rel);
 		html_href(b, href);
 		free(href);
 		buf_adds(b, "\">");
@@ -484,7 +484,7 @@ static void link(struct buf *b, const char *prefix, const char *rel, const char 
 	free(abs);
 }
 
-static void trial_row(struct buf *b, const struct results_trial *t, const char *prefix)
+static void trial_row(struct buf *b, const struct results_trial *t)
 {
 	char secs[32];
 	page_fmt_seconds(secs, sizeof secs, t->seconds);
@@ -530,24 +530,24 @@ static void trial_row(struct buf *b, const struct results_trial *t, const char *
 		free(msg);
 	}
 	buf_adds(b, "</td><td class=\"links\">");
-	link(b, prefix, t->rel, NULL, "folder", t->dir);
-	link(b, prefix, t->rel, "trial.json", "trial.json", t->dir);
-	link(b, prefix, t->rel, "trajectory/acp_trajectory.jsonl", "trajectory", t->dir);
+	link(b, t->rel, NULL, "folder", t->dir);
+	link(b, t->rel, "trial.json", "trial.json", t->dir);
+	link(b, t->rel, "trajectory/acp_trajectory.jsonl", "trajectory", t->dir);
 	if (t->rollout) {
 		char *v = xasprintf("%s/verifier", t->rollout);
-		link(b, prefix, t->rel, v, "verifier", t->dir);
+		link(b, t->rel, v, "verifier", t->dir);
 		free(v);
 	}
-	link(b, prefix, t->rel, "runner.log", "runner.log", t->dir);
+	link(b, t->rel, "runner.log", "runner.log", t->dir);
 	buf_adds(b, "</td></tr>\n");
 }
 
-void page_trial_table(struct buf *b, const struct results_group *g, const char *prefix)
+void page_trial_table(struct buf *b, const struct results_group *g)
 {
 	buf_adds(b, "<div class=\"scroll\"><table>\n<tr><th>Trial</th><th>Outcome</th><th class=\"n\">Reward</th>"
 		    "<th class=\"n\">Tokens</th><th class=\"n\">Tool calls</th><th class=\"n\">Time</th><th>Skill</th>"
 		    "<th>Message</th><th>Files</th></tr>\n");
 	for (size_t i = 0; i < g->nt; i++)
-		trial_row(b, &g->t[i], prefix);
+		trial_row(b, &g->t[i]);
 	buf_adds(b, "</table></div>\n");
 }

@@ -53,7 +53,7 @@ void page_usd_cell(struct buf *b, double usd, long unknown);
 /* KPI cards: a free one (cls: NULL, "good" or "bad"), a stage's pass rate,
  * a stage's change against base (raw or no-skill, named by name). */
 void page_kpi(struct buf *b, const char *key, const char *value, const char *sub, const char *cls);
-void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g, const char *cls);
+void page_kpi_rate(struct buf *b, const char *key, const struct results_group *g);
 void page_kpi_delta(struct buf *b, const struct results_group *g, const struct results_group *base, const char *name);
 
 /* Per-stage money of a run: a column of the pipeline table, its cell
@@ -65,9 +65,8 @@ struct page_cost_col {
 /* The pipeline table from a run's manifest (targets in graph order,
  * repeated stages folded into one row). */
 void page_pipeline_table(struct buf *b, const cJSON *manifest, const char *run, const struct page_cost_col *cost);
-/* The trials of a group; links are prefixed with `prefix` (the run folder
- * relative to the page, "" on the run's own page). */
-void page_trial_table(struct buf *b, const struct results_group *g, const char *prefix);
+/* The trials of a group, linked relative to the run's own page. */
+void page_trial_table(struct buf *b, const struct results_group *g);
 
 /* The figures of across.h's JSON a (mean change and its interval,
  * normalized gain, sign and stratified tests, whether too small to show
