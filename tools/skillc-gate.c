@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	struct results_table tb = { 0 };
 	results_build(&tb, &runs, NULL);
 	struct buf out = BUF_INIT;
-	int rc = gate_judge(&tb, &rule, &out, NULL);
+	int rc = gate_judge(&tb, &rule, &out);
 	fputs(out.data, stdout);
 	buf_free(&out);
 	results_free(&tb);

@@ -231,8 +231,7 @@ static void across_line(const struct across_task *t, size_t k, const struct gate
 	across_free(&a);
 }
 
-int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct buf *out,
-	       struct gate_counts *counts)
+int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct buf *out)
 {
 	struct gate_counts c = { 0 };
 	/* the regressed runs first: whether there are too many decides their lines */
@@ -292,7 +291,5 @@ int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct
 	else
 		buf_printf(out, "; rule no-regression%s: %s - raw%s, upper 95%% bound >= 0 pp\n", scope, r->stage,
 			   r->vs_noskill && !across ? " and - noskill" : "");
-	if (counts)
-		*counts = c;
 	return rc;
 }

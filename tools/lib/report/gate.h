@@ -62,8 +62,7 @@ struct gate_counts {
  * most max_regressed regressed, 2 when some run cannot be judged (no
  * scored trials in raw or the stage — an infra-only run —, no such stage,
  * no noskill stage with vs_noskill) or tb has no run, else 1. */
-int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct buf *out,
-	       struct gate_counts *counts);
+int gate_judge(const struct results_table *tb, const struct gate_rule *r, struct buf *out);
 
 /* "4/5 = 80.0% [37.6%, 96.4%]" (Wilson 95%), or "no scored trials (N infra
  * errors, M verifier errors)". */

@@ -141,7 +141,7 @@ int skillgate_judge(const cJSON *sum, const struct gate_rule *r, struct buf *out
 	struct gate_rule held = *r;
 	held.across = true;
 	held.unit = "test task";
-	int rc = gate_judge(&tb, &held, out, NULL);
+	int rc = gate_judge(&tb, &held, out);
 	free(tb.v);
 	return rc;
 }
