@@ -385,7 +385,7 @@ static int record_dataset(const struct run *r, struct git_memo *g, struct err *e
 	char digest[33], *stamp = run_path(r, "inputs/task.src.hash"), *p = run_path(r, "dataset.json");
 	hash_hex h;
 	struct err none;
-	int rc = stamp_read(stamp, h, &none) == 0 ? 0 : pin_task_digest(r->task_dir, NULL, false, h, e);
+	int rc = stamp_read(stamp, h, &none) == 0 ? 0 : pin_task_digest(r->task_dir, NULL, h, e);
 	memcpy(digest, h, sizeof digest);
 	if (rc == 0) {
 		cJSON *d = cJSON_CreateObject();
@@ -415,7 +415,7 @@ static int cmd_pin_check(const struct command *c)
 			continue; /* run says best that the task is missing */
 		/* the run's own per-file cache, read only: a check writes nothing */
 		char digest[33], *cache = run_path(&rs.v[i], "inputs/.task.src.cache");
-		rc = pin_task_digest(rs.v[i].task_dir, cache, false, digest, &e);
+		rc = pin_task_digest(rs.v[i].task_dir, cache, digest, &e);
 		if (rc == 0)
 			rc = pin_check(pin, path, rs.v[i].task, digest, &e);
 		free(cache);

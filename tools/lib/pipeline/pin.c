@@ -53,10 +53,10 @@ cJSON *pin_git(const char *dir)
 	return g;
 }
 
-int pin_task_digest(const char *task_dir, const char *cache, bool update, char out[33], struct err *e)
+int pin_task_digest(const char *task_dir, const char *cache, char out[33], struct err *e)
 {
 	/* "": a cache no one can read, so every file is hashed (and none written) */
-	return hash_tree_cached(task_dir, cache ? cache : "", cache && update, out, e);
+	return hash_tree_cached(task_dir, cache ? cache : "", false, out, e);
 }
 
 cJSON *pin_make(const char *tasks_dir, struct err *e)
@@ -69,7 +69,7 @@ cJSON *pin_make(const char *tasks_dir, struct err *e)
 	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
 		char *dir = path_join(tasks_dir, kids.v[i]), *toml = path_join(dir, "task.toml");
 		char digest[33];
-		if (fs_exists(toml) && (rc = pin_task_digest(dir, NULL, false, digest, e)) == 0)
+		if (fs_exists(toml) && (rc = pin_task_digest(dir, NULL, digest, e)) == 0)
 			json_set_str(tasks, kids.v[i], digest);
 		free(toml);
 		free(dir);

@@ -19,9 +19,8 @@
  * NULL when git is missing or dir is in no work tree. Caller frees. */
 cJSON *pin_git(const char *dir);
 
-/* The digest of one task folder; cache: a per-file cache (NULL: none),
- * rewritten when update. */
-int pin_task_digest(const char *task_dir, const char *cache, bool update, char out[33], struct err *e);
+/* The digest of one task folder; cache: a per-file cache, only read (NULL: none). */
+int pin_task_digest(const char *task_dir, const char *cache, char out[33], struct err *e);
 
 /* The pin of every task of tasks_dir (each folder holding task.toml):
  * {"format", "tasks_dir", "git", "tasks": {name: digest}}. NULL with e set
