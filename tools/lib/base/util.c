@@ -284,6 +284,14 @@ void strlist_sort(struct strlist *l)
 		qsort(l->v, l->n, sizeof *l->v, cmp_str);
 }
 
+bool strlist_has(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
 void strlist_free(struct strlist *l)
 {
 	for (size_t i = 0; i < l->n; i++)

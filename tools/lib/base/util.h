@@ -4,6 +4,7 @@
 #define SKILLC_BASE_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,6 +92,7 @@ struct strlist {
 void strlist_push(struct strlist *l, const char *s); /* copies s */
 void strlist_push_owned(struct strlist *l, char *s); /* takes s */
 void strlist_sort(struct strlist *l);                /* byte order */
+bool strlist_has(const struct strlist *l, const char *s); /* s is one of them */
 void strlist_free(struct strlist *l);
 
 /* qsort/bsearch comparators: of char * elements by bytes, of doubles

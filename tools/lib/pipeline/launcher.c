@@ -339,14 +339,6 @@ struct partition_facts {
 	struct strlist known;  /* every partition's name */
 };
 
-static void add_known(struct strlist *known, const char *name)
-{
-	for (size_t i = 0; i < known->n; i++)
-		if (!strcmp(known->v[i], name))
-			return;
-	strlist_push(known, name);
-}
-
 static void join(const struct strlist *l, struct buf *b)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -371,7 +363,8 @@ static char *read_sinfo(char *text, const char *want, struct partition_facts *f)
 		bool dflt = n && fld[0][n - 1] == '*';
 		if (dflt)
 			fld[0][n - 1] = '\0';
-		add_known(&f->known, fld[0]);
+		if (!strlist_has(&f->known, fld[0]))
+			strlist_push(&f->known, fld[0]);
 		if (want ? strcmp(want, fld[0]) : !dflt)
 			continue;
 		if (!name)

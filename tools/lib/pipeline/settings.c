@@ -443,10 +443,7 @@ static const char *env_or(const char *name, const char *def)
 /* True when this command gave the setting explicitly. */
 static bool run_given(const struct run *r, const char *name)
 {
-	for (size_t i = 0; i < r->given.n; i++)
-		if (!strcmp(r->given.v[i], name))
-			return true;
-	return false;
+	return strlist_has(&r->given, name);
 }
 
 const char *run_recorded(const struct run *r, const char *name)

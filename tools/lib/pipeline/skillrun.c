@@ -23,22 +23,11 @@ static void words(const char *s, struct strlist *out)
 		size_t n = strcspn(s, " \t,");
 		if (n) {
 			char *w = xstrndup(s, n);
-			bool dup = false;
-			for (size_t i = 0; i < out->n && !dup; i++)
-				dup = !strcmp(out->v[i], w);
-			dup ? free(w) : strlist_push_owned(out, w);
+			strlist_has(out, w) ? free(w) : strlist_push_owned(out, w);
 		}
 		s += n;
 	}
 	strlist_sort(out);
-}
-
-static bool in_list(const struct strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
 }
 
 void skillrun_draw(size_t n, size_t k, long seed, bool *is_test)
@@ -105,7 +94,7 @@ static int plan_split(const cJSON *values, struct skillrun *sr, struct err *e)
 					"tasks=\"...\" with SPLIT=0.4)");
 	}
 	for (size_t i = 0; i < sr->test.n; i++)
-		if (in_list(&sr->train, sr->test.v[i]))
+		if (strlist_has(&sr->train, sr->test.v[i]))
 			return err_set(
 				e, ERR_INPUT,
 				"skill run: task '%s' is in both train= and test=: a held-out "

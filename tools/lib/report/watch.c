@@ -113,13 +113,9 @@ static void tables(const struct watch_spec *w, struct strlist *all, struct buf *
 			find_runs(path, 2, &found);
 		}
 		/* two labels may name one run: counted once */
-		for (size_t k = 0; k < found.n; k++) {
-			bool seen = false;
-			for (size_t j = 0; j < all->n && !seen; j++)
-				seen = !strcmp(all->v[j], found.v[k]);
-			if (!seen)
+		for (size_t k = 0; k < found.n; k++)
+			if (!strlist_has(all, found.v[k]))
 				strlist_push(all, found.v[k]);
-		}
 		strlist_free(&found);
 		if (!w->labels)
 			continue;
