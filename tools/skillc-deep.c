@@ -406,7 +406,5 @@ int main(int argc, char **argv)
 	strlist_free(&opt.pool_tasks);
 	strlist_free(&opt.pool_trials[0]);
 	strlist_free(&opt.pool_trials[1]);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		die(1, "cannot write to stdout");
 	return rc;
 }

@@ -178,8 +178,6 @@ int main(int argc, char **argv)
 	char first[TRIAL_NAME_MAX], last[TRIAL_NAME_MAX];
 	printf("skillc-eval-skill: %ld of %ld trials complete in %s (%s ... %s)\n", have, repeat,
 	       out, trial_name(1, first), trial_name(repeat, last));
-	if (fflush(stdout) != 0 || ferror(stdout))
-		die(1, "cannot write to stdout: %m");
 	strlist_free(&mk);
 	free(out);
 	free(task_dir);

@@ -318,7 +318,5 @@ int main(int argc, char **argv)
 	strlist_free(&fast.leak_tasks);
 	strlist_free(&fast.pool_traces);
 	strlist_free(&fast.pool_tasks);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		die(1, "cannot write to stdout");
 	return rc;
 }

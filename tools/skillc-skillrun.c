@@ -690,7 +690,5 @@ int main(int argc, char **argv)
 	free(c.final_skill);
 	free(c.goal);
 	matrix_free(&c.xfer);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		die(1, "cannot write to stdout: %m");
 	return rc;
 }

@@ -252,13 +252,6 @@ static void print_json(cJSON *doc)
 	buf_free(&b);
 }
 
-static int finish(void)
-{
-	if (fflush(stdout) != 0 || ferror(stdout))
-		die(1, "cannot write to stdout");
-	return 0;
-}
-
 static void print_table(const struct opts *p)
 {
 	const struct decide_rule *r = &p->rule;
@@ -297,7 +290,7 @@ static int table_or_decide_main(bool decide)
 	table_or_decide(decide);
 	if (!decide) {
 		print_table(&o);
-		return finish();
+		return 0;
 	}
 	struct err e;
 	cJSON *doc = decide_json(&o.rule, &o.counts, o.base_first, o.effects, o.n_effects, &e);
@@ -305,7 +298,7 @@ static int table_or_decide_main(bool decide)
 		die_err(&e);
 	print_json(doc);
 	cJSON_Delete(doc);
-	return finish();
+	return 0;
 }
 
 
@@ -343,7 +336,7 @@ static int tasks_done(cJSON *doc, const struct err *e, struct across_task *t, si
 	for (size_t i = 0; i < k; i++)
 		free((char *)t[i].name);
 	free(t);
-	return finish();
+	return 0;
 }
 
 static int across_main(const struct strlist *args)
@@ -404,7 +397,7 @@ static int strata_main(void)
 	if (worst < 0)
 		die_err(&e);
 	printf("worst false-accept rate %.4f, at a common pass rate of %.3f (grid .05 to .95)\n", worst, at);
-	return finish();
+	return 0;
 }
 
 static int plan_main(void)
@@ -434,7 +427,7 @@ static int plan_main(void)
 		printf("across tasks: %ld tasks of %ld trials per arm (stratified test, power %.3f)\n", k, trials, got_k);
 	else
 		printf("across tasks: more than %ld tasks of %ld trials per arm (power %.3f there)\n", max_tasks, trials, got_k);
-	return finish();
+	return 0;
 }
 
 int main(int argc, char **argv)
