@@ -134,8 +134,6 @@ static int check(const struct strlist *stamps)
 			status = 1;
 		}
 	}
-	if (fflush(stdout) != 0)
-		die(1, "cannot write stdout");
 	return status;
 }
 

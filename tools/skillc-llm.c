@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 		strlist_free(&opt.prompt);
 		if (rc < 0)
 			die_err(&e);
-		return fflush(stdout) == 0 ? 0 : 1;
+		return 0;
 	}
 	char *prompt = NULL;
 	cJSON *msgdoc = NULL;
@@ -253,5 +253,5 @@ int main(int argc, char **argv)
 	strlist_free(&opt.prompt);
 	if (rc < 0)
 		die_err(&e);
-	return fflush(stdout) == 0 ? 0 : 1;
+	return 0;
 }

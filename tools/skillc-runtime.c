@@ -77,8 +77,6 @@ static int build(const struct opts *o)
 		die(e.code == ERR_INPUT ? 2 : 1, "%s", e.msg);
 	printf("%s %s %s\n", ref.built ? "built" : "found", ref.tag, ref.id);
 	image_ref_free(&ref);
-	if (fflush(stdout) != 0)
-		die(1, "cannot write stdout");
 	return 0;
 }
 
