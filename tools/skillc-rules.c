@@ -644,15 +644,6 @@ static char *deliverable(const struct run *r)
 	return run_path(r, "inputs/skill");
 }
 
-/* True when the make that started us was given -k (its one-letter flags). */
-static int make_keeps_going(void)
-{
-	const char *mf = getenv("MAKEFLAGS");
-	if (!mf || *mf == '-')
-		return 0;
-	return memchr(mf, 'k', strcspn(mf, " ")) != NULL;
-}
-
 /* Calls each(path, ctx) for every status file of run r written at or after
  * since (wall seconds), until it returns true; true when one did. */
 static bool status_since(const struct run *r, double since, bool (*each)(const char *path, void *ctx), void *ctx)

@@ -190,17 +190,6 @@ static struct outcome judge(const struct run *r, const struct stage_ref *ref, in
 	return o;
 }
 
-/* True when the make running us was given -k: MAKEFLAGS starts with its
- * one-letter flags ("ks -j2 ..."), unless it starts with an option. */
-static int make_keeps_going(void)
-{
-	const char *mf = getenv("MAKEFLAGS");
-	if (!mf || *mf == '-')
-		return 0;
-	size_t n = strcspn(mf, " ");
-	return memchr(mf, 'k', n) != NULL;
-}
-
 /* Before the tool starts: the log folder and the in-flight mark exist, no
  * stamp is left to call a failed run done, and the leftovers of a cut-short
  * run are moved aside (and said). */

@@ -534,3 +534,11 @@ int rules_refresh(const struct run *r, struct rules_memo *memo, struct err *e)
 		return -1;
 	return rc;
 }
+
+int make_keeps_going(void)
+{
+	const char *mf = getenv("MAKEFLAGS");
+	if (!mf || *mf == '-')
+		return 0;
+	return memchr(mf, 'k', strcspn(mf, " ")) != NULL;
+}

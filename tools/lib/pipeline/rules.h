@@ -50,4 +50,8 @@ void rules_emit_goals(const struct run *r, const struct strlist *goals, struct b
 int inflight_mark(const char *run, const char *target, struct err *e);
 void inflight_clear(const char *run, const char *target);
 
+/* True when the make running us was given -k: MAKEFLAGS starts with its
+ * one-letter flags ("ks -j2 ..."), unless it starts with an option. */
+int make_keeps_going(void);
+
 #endif
