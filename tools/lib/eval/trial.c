@@ -68,10 +68,7 @@ static int add_cand(struct cands *c, const char *dir, struct err *e)
 		return -1;
 	}
 	free(p);
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 8;
-		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
-	}
+	GROW(c->v, c->n, c->cap);
 	c->v[c->n++] = (struct cand){ xstrdup(dir), res, classify(dir, res), st.st_mtim };
 	return 0;
 }
