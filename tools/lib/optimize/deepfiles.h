@@ -1,6 +1,7 @@
 /* deepfiles.h — the files of the deep stage's steps (deep.h): paths under
  * <run>/, JSON read with a hint of what to do, best.json and the trial
- * records it holds, the skill a step publishes. For deep*.c only. */
+ * records it holds, the skill a step publishes. For deep*.c, and for
+ * faststep.c's JSON files (deep_read, deep_write). */
 #ifndef SKILLC_OPTIMIZE_DEEPFILES_H
 #define SKILLC_OPTIMIZE_DEEPFILES_H
 

@@ -11,6 +11,7 @@
 #include "compile/guard.h"
 #include "compile/profile.h"
 #include "optimize/ask.h"
+#include "optimize/deepfiles.h"
 #include "optimize/leakload.h"
 #include "optimize/map.h"
 #include "optimize/patch.h"
@@ -30,20 +31,6 @@ static int need_model(const struct fast_opts *o, struct err *e)
 		return err_set(e, ERR_INPUT,
 			       "the fast stage asks the compiler's model: set EXTERNAL_MODEL=provider/model-id (or --model)");
 	return 0;
-}
-
-static int write_json(const char *path, const cJSON *v, struct err *e)
-{
-	return fs_mkdirs_parent(path, e) < 0 || json_write_if_changed(path, v, e) < 0 ? -1 : 0;
-}
-
-static cJSON *read_json(const char *path, const char *what, struct err *e)
-{
-	struct err r = { 0 };
-	cJSON *v = json_read_file(path, &r);
-	if (!v)
-		err_set(e, ERR_INPUT, "%s (%s)", r.msg, what);
-	return v;
 }
 
 /* The task's instruction.md, or "" without --task; NULL with e set. */
@@ -70,7 +57,7 @@ static int budget_of(const struct fast_opts *o, long *budget, struct err *e)
 	*budget = o->budget ? o->budget : 5000;
 	if (o->budget || !o->profile)
 		return 0;
-	cJSON *res = read_json(o->profile, "--profile is skillc-profile's profile.json", e);
+	cJSON *res = deep_read(o->profile, "--profile is skillc-profile's profile.json", e);
 	if (!res)
 		return -1;
 	*budget = profile_budget_tokens(json_get(res, "profile"));
@@ -147,7 +134,7 @@ static int score_write(const struct fast_opts *o, const cJSON *scores, const cJS
 {
 	char *sp = path_join(o->dir, "scores.json");
 	char *gp = path_join(o->dir, "groups.json");
-	int rc = write_json(sp, scores, e) < 0 || write_json(gp, groups, e) < 0 ? -1 : 0;
+	int rc = deep_write(sp, scores, e) < 0 || deep_write(gp, groups, e) < 0 ? -1 : 0;
 	free(sp);
 	free(gp);
 	return rc;
@@ -229,11 +216,13 @@ int fast_step_map(const struct fast_opts *o, struct err *e)
 	struct trace_set ts = { 0 };
 	char *gp = path_join(o->dir, "groups.json"), *mp = fast_map_path(o->dir, o->unit);
 	cJSON *groups = NULL, *m = NULL;
-	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || !(groups = read_json(gp, "run the score step first", e)) ? -1 : 0;
+	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 ||
+			 !(groups = deep_read(gp, "run the score step first", e))
+		 ? -1 : 0;
 	const cJSON *unit = groups_unit(groups, o->unit);
 	if (rc == 0 && unit) /* a unit the groups do not have is answered without traces */
 		rc = load_traces(o, 0, &src, &ts, e);
-	if (rc == 0 && (!(m = map_unit(o, &src, unit, &ts, e)) || write_json(mp, m, e) < 0))
+	if (rc == 0 && (!(m = map_unit(o, &src, unit, &ts, e)) || deep_write(mp, m, e) < 0))
 		rc = -1;
 	if (rc == 0)
 		printf("unit %d: %s; %ld finding(s) kept, %d dropped\n", o->unit, json_str(m, "status"),
@@ -252,7 +241,7 @@ int fast_step_map(const struct fast_opts *o, struct err *e)
 static int reduce_write(const struct fast_opts *o, const cJSON *reduce, const cJSON *patches, struct err *e)
 {
 	char *rp = path_join(o->dir, "reduce.json"), *pp = path_join(o->dir, "patches.json");
-	int rc = write_json(rp, reduce, e) < 0 || write_json(pp, patches, e) < 0 ? -1 : 0;
+	int rc = deep_write(rp, reduce, e) < 0 || deep_write(pp, patches, e) < 0 ? -1 : 0;
 	free(rp);
 	free(pp);
 	return rc;
@@ -272,7 +261,7 @@ int fast_step_reduce(const struct fast_opts *o, struct err *e)
 	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || budget_of(o, &budget, e) < 0 ? -1 : 0;
 	for (int i = 0; rc == 0 && i < o->units; i++) {
 		char *p = fast_map_path(o->dir, i + 1);
-		if (!(maps[i] = read_json(p, "run the map step for every unit first", e)))
+		if (!(maps[i] = deep_read(p, "run the map step for every unit first", e)))
 			rc = -1;
 		free(p);
 	}
@@ -495,7 +484,7 @@ static int apply_write(const struct fast_opts *o, const struct pkgset *src, cons
 	char *jp = path_join(o->dir, "report.json"), *mp = path_join(o->dir, "report.md");
 	struct buf md = BUF_INIT;
 	report_md(rep, &md);
-	int rc = pkgset_publish(src, out, target, hash, e) < 0 || write_json(jp, rep, e) < 0 ||
+	int rc = pkgset_publish(src, out, target, hash, e) < 0 || deep_write(jp, rep, e) < 0 ||
 			 fs_write_if_changed(mp, md.data, md.len, e) < 0
 		 ? -1 : 0;
 	buf_free(&md);
@@ -529,7 +518,8 @@ int fast_step_apply(const struct fast_opts *o, struct err *e)
 	char *pp = path_join(o->dir, "patches.json");
 	cJSON *patches = NULL, *rep = NULL;
 	long budget = 0;
-	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 || !(patches = read_json(pp, "run the reduce step first", e)) ||
+	int rc = pkgset_load(o->skill, o->only, &src, e) < 0 ||
+			 !(patches = deep_read(pp, "run the reduce step first", e)) ||
 			 budget_of(o, &budget, e) < 0
 		 ? -1 : 0;
 	free(pp);
