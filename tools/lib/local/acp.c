@@ -280,7 +280,7 @@ struct conn {
 	int state;
 	char *session;
 	double start, prompt_at, last_activity;
-	bool stopping, reaped, stdin_closed;
+	bool stopping, reaped;
 	double term_at, kill_at;
 	int status;                /* from waitpid */
 };
@@ -430,7 +430,6 @@ static void on_response(struct conn *c, const cJSON *msg, int id)
 
 static void permission(struct conn *c, const cJSON *id, const cJSON *params)
 {
-	c->r->permissions++;
 	const cJSON *pick = NULL;
 	const char *prefer[] = { "allow_always", "allow_once" };
 	cJSON *opts = json_get(params, "options");
@@ -532,10 +531,8 @@ static void on_request(struct conn *c, const char *method, const cJSON *id, cons
 	if (!strcmp(method, "session/request_permission")) {
 		permission(c, id, params);
 	} else if (c->s->fs && !strcmp(method, "fs/read_text_file")) {
-		c->r->fs_requests++;
 		fs_read_req(c, id, params);
 	} else if (c->s->fs && !strcmp(method, "fs/write_text_file")) {
-		c->r->fs_requests++;
 		fs_write_req(c, id, params);
 	} else {
 		char *m = xasprintf("Method not found: %s", method);
@@ -857,7 +854,6 @@ int acp_run(const struct acp_spec *s, struct acp_result *r, struct err *e)
 		r->exec_sec = now_mono() - c.prompt_at;
 	if (c.state >= ST_PROMPT)
 		r->idle_sec = now_mono() - c.last_activity;
-	r->since_start_sec = now_mono() - c.start;
 	acp_traj_finish(&r->traj);
 out:
 	if (c.to_agent >= 0)

@@ -80,9 +80,9 @@ struct acp_result {
 	int interrupted;          /* the signal we got, for ACP_INTERRUPTED */
 	bool usage_known;
 	double in_tokens, out_tokens, total_tokens, cache_read_tokens, cache_write_tokens;
-	int garbage_lines, permissions, fs_requests;
+	int garbage_lines;
 	bool handshake_done, prompt_answered;
-	double setup_sec, exec_sec, idle_sec, since_start_sec;
+	double setup_sec, exec_sec, idle_sec;
 	struct acp_traj traj;
 };
 
