@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/proc.h"
+#include "compile/profile.h"
 #include "optimize/skillpkg.h"
 
 char *deep_at(const struct deep_opts *o, const char *rel)
@@ -41,6 +42,19 @@ cJSON *deep_read(const char *path, const char *hint, struct err *e)
 int deep_write(const char *path, const cJSON *v, struct err *e)
 {
 	return fs_mkdirs_parent(path, e) < 0 || json_write_if_changed(path, v, e) < 0 ? -1 : 0;
+}
+
+int deep_budget(const char *profile, long *budget, struct err *e)
+{
+	*budget = 5000;
+	if (!profile)
+		return 0;
+	cJSON *res = deep_read(profile, "--profile is skillc-profile's profile.json", e);
+	if (!res)
+		return -1;
+	*budget = profile_budget_tokens(json_get(res, "profile"));
+	cJSON_Delete(res);
+	return 0;
 }
 
 cJSON *deep_read_best(const struct deep_opts *o, int round, struct err *e)

@@ -21,6 +21,9 @@ char *deep_look_path(const struct deep_opts *o, int round, int look);
 cJSON *deep_read(const char *path, const char *hint, struct err *e);
 /* Writes v (its folder made first), leaving an unchanged file alone. */
 int deep_write(const char *path, const cJSON *v, struct err *e);
+/* The body budget in tokens of skillc-profile's profile.json at profile;
+ * 5000 without one. */
+int deep_budget(const char *profile, long *budget, struct err *e);
 /* round-K/best.json, the best skill after round K. */
 cJSON *deep_read_best(const struct deep_opts *o, int round, struct err *e);
 /* The task's instruction.md ("" without --task); NULL with e set. */

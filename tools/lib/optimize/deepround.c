@@ -8,7 +8,6 @@
 
 #include "base/fs.h"
 #include "base/json.h"
-#include "compile/profile.h"
 #include "optimize/ask.h"
 #include "optimize/deepfiles.h"
 #include "optimize/edit.h"
@@ -186,19 +185,6 @@ int deep_step_score(const struct deep_opts *o, struct err *e)
 	return rc;
 }
 
-static int budget_of(const struct deep_opts *o, long *budget, struct err *e)
-{
-	*budget = 5000;
-	if (!o->profile)
-		return 0;
-	cJSON *res = deep_read(o->profile, "--profile is skillc-profile's profile.json", e);
-	if (!res)
-		return -1;
-	*budget = profile_budget_tokens(json_get(res, "profile"));
-	cJSON_Delete(res);
-	return 0;
-}
-
 /* The edit's candidate published, its hashes in doc, doc written. */
 static int edit_write(const struct deep_opts *o, const struct round_input *in, const struct skill_out *out, cJSON *doc,
 		      struct err *e)
@@ -225,7 +211,8 @@ int deep_step_edit(const struct deep_opts *o, struct err *e)
 	cJSON *scores = NULL, *rejected = NULL, *doc = NULL;
 	long budget = 0;
 	int rc = round_input_load(o, &in, e) < 0 || !(scores = deep_read(sp, "score the round first", e)) ||
-			 !(rejected = deep_read(rp, "the round before has not been decided", e)) || budget_of(o, &budget, e) < 0
+			 !(rejected = deep_read(rp, "the round before has not been decided", e)) ||
+			 deep_budget(o->profile, &budget, e) < 0
 		 ? -1 : 0;
 	struct skill_out *out = NULL;
 	struct leak_index *lk = NULL;

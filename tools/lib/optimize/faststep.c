@@ -9,7 +9,6 @@
 #include "base/json.h"
 #include "base/versions.h"
 #include "compile/guard.h"
-#include "compile/profile.h"
 #include "optimize/ask.h"
 #include "optimize/deepfiles.h"
 #include "optimize/leakload.h"
@@ -54,15 +53,8 @@ static char *read_instruction(const char *task, struct err *e)
 /* The body budget: --budget, the profile's, or 5000 tokens. */
 static int budget_of(const struct fast_opts *o, long *budget, struct err *e)
 {
-	*budget = o->budget ? o->budget : 5000;
-	if (o->budget || !o->profile)
-		return 0;
-	cJSON *res = deep_read(o->profile, "--profile is skillc-profile's profile.json", e);
-	if (!res)
-		return -1;
-	*budget = profile_budget_tokens(json_get(res, "profile"));
-	cJSON_Delete(res);
-	return 0;
+	*budget = o->budget;
+	return o->budget ? 0 : deep_budget(o->profile, budget, e);
 }
 
 char *fast_map_path(const char *dir, int unit)
