@@ -89,10 +89,9 @@ static const char *marked_line(const char *text, const char *const *marks, size_
 	return first;
 }
 
-/* The first line of the verifier's output holding one of marks, or NULL. Caller frees. */
-static char *verifier_line(const struct local_trial *t, const char *const *marks, size_t nmarks)
+char *verifier_line(const char *rollout_dir, const char *const *marks, size_t nmarks)
 {
-	char *out = path_join(t->paths.dir, "verifier/test-stdout.txt");
+	char *out = path_join(rollout_dir, "verifier/test-stdout.txt");
 	struct buf b = BUF_INIT;
 	struct err e;
 	size_t len = 0;
@@ -109,7 +108,7 @@ static char *verifier_line(const struct local_trial *t, const char *const *marks
  * else the agent's tool results. Caller frees; NULL: nothing does. */
 static char *missing_evidence(const struct local_trial *t)
 {
-	char *line = verifier_line(t, missing_marks, ARRAY_LEN(missing_marks));
+	char *line = verifier_line(t->paths.dir, missing_marks, ARRAY_LEN(missing_marks));
 	char *found = line ? xasprintf("the verifier said: %s", line) : NULL;
 	free(line);
 	size_t len = 0;
@@ -170,7 +169,7 @@ void local_trial_judge(struct local_trial *t)
 	if (!v->ran || agent_outcome_timed_out(&t->agent))
 		return;
 	/* a verifier whose set-up failed judged nothing: not the agent's failure */
-	char *line = verifier_line(t, setup_marks, ARRAY_LEN(setup_marks));
+	char *line = verifier_line(t->paths.dir, setup_marks, ARRAY_LEN(setup_marks));
 	if (line)
 		make_infra(t, "verifier_setup",
 			   xasprintf("the verifier could not set itself up: %s (its tests/test.sh installs what it runs: "

@@ -94,6 +94,9 @@ bool agent_outcome_timed_out(const struct agent_outcome *a);
 
 /* True when the verifier gave a reward (the trial is scored). */
 bool verdict_scored(const struct verdict *v);
+/* The first line of the verifier's output (rollout_dir/verifier/test-stdout.txt)
+ * holding one of marks, or NULL. Caller frees. */
+char *verifier_line(const char *rollout_dir, const char *const *marks, size_t nmarks);
 
 /* Decides what the verifier's word counts for. A trial whose box could
  * not reproduce the task's environment (a sandbox over the host's

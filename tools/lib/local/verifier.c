@@ -86,23 +86,8 @@ static void read_reward_txt(const char *path, struct verdict *v, cJSON **rewards
 	}
 }
 
-/* The first line of the test output saying what the environment lacks. */
-static char *missing_hint(const char *dir)
-{
-	char *out = path_join(dir, "test-stdout.txt");
-	struct buf b = BUF_INIT;
-	struct err e;
-	char *hint = NULL;
-	if (fs_read(out, 8 << 20, &b, &e) == 0 && b.len) {
-		char *save = NULL;
-		for (char *l = strtok_r(b.data, "\n", &save); l && !hint; l = strtok_r(NULL, "\n", &save))
-			if (strstr(l, "command not found") || strstr(l, "No module named") || strstr(l, "not found"))
-				hint = xstrdup(l);
-	}
-	buf_free(&b);
-	free(out);
-	return hint;
-}
+/* Marks of a line of the test output saying what the environment lacks. */
+static const char *const hint_marks[] = { "command not found", "No module named", "not found" };
 
 /* Reads the verifier's reward files the way BenchFlow does. After an agent
  * timeout, no reward file counts as reward 0.0 (BenchFlow's rule). */
@@ -118,7 +103,7 @@ static void read_reward(struct verdict *v, const char *rollout_dir, int rc, bool
 		rewards = cJSON_CreateObject();
 		pyjson_add_float(rewards, "reward", 0.0);
 	} else if (!have_txt && !fs_exists(js)) {
-		char *hint = missing_hint(dir);
+		char *hint = verifier_line(rollout_dir, hint_marks, ARRAY_LEN(hint_marks));
 		verdict_fail(v, "verifier_failure",
 			     xasprintf("verifier exited with rc=%d; no reward file at /logs/verifier/reward.txt or reward.json%s%s%s",
 				       rc, hint ? " (test output: " : "", hint ? hint : "",
