@@ -246,8 +246,9 @@ static int ensure(const char *ctx, const char *tag, const struct image_opts *o, 
 }
 
 /* environment/ without skills/, and its Dockerfile without the skill copies. */
-static int l1_context(const struct task *t, const char *ctx, struct err *e)
+static int l1_context(const char *ctx, void *arg, struct err *e)
 {
+	const struct task *t = arg;
 	char *env = path_join(t->dir, "environment");
 	char *df = path_join(env, "Dockerfile");
 	struct buf text = BUF_INIT;
@@ -298,25 +299,12 @@ int image_l1(const struct task *t, const struct image_opts *o, struct image_ref 
 	memset(out, 0, sizeof *out);
 	if (o->base)
 		return l1_given(o->engine, t, o->base, out, e);
-	char *ctx = make_context(o->work, e);
-	if (!ctx)
-		return -1;
-	hash_hex key;
-	int r = l1_context(t, ctx, e);
-	if (r == 0)
-		r = context_key(ctx, o->platform, key, e);
-	if (r == 0) {
-		char *repo = repo_part(t->name);
-		char *tag = xasprintf("skillc/l1-%s:%s", repo, key);
-		char *what = xasprintf("the Dockerfile of task %s", t->name);
-		r = ensure(ctx, tag, o, t->build_timeout, what, out, e);
-		free(what);
-		free(tag);
-		free(repo);
-	}
-	struct err ce;
-	fs_remove_tree(ctx, &ce);
-	free(ctx);
+	char *repo = repo_part(t->name), *name = xasprintf("skillc/l1-%s", repo);
+	char *what = xasprintf("the Dockerfile of task %s", t->name);
+	int r = image_from_context(name, l1_context, (void *)t, o, t->build_timeout, what, out, e);
+	free(what);
+	free(name);
+	free(repo);
 	return r;
 }
 
