@@ -315,6 +315,14 @@ bool json_bool(const cJSON *obj, const char *key, bool fallback)
 	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : fallback;
 }
 
+bool json_has_str(const cJSON *list, const char *s)
+{
+	for (const cJSON *x = cJSON_IsArray(list) ? list->child : NULL; x; x = x->next)
+		if (cJSON_IsString(x) && !strcmp(x->valuestring, s))
+			return true;
+	return false;
+}
+
 cJSON *json_set(cJSON *obj, const char *key, cJSON *value)
 {
 	if (json_get(obj, key))

@@ -50,6 +50,8 @@ cJSON *json_get(const cJSON *obj, const char *key);
 const char *json_str(const cJSON *obj, const char *key);
 double json_num(const cJSON *obj, const char *key, double fallback);
 bool json_bool(const cJSON *obj, const char *key, bool fallback);
+/* True when list is an array holding the string s. */
+bool json_has_str(const cJSON *list, const char *s);
 
 /* Sets obj[key], replacing any existing member; returns the value. */
 cJSON *json_set(cJSON *obj, const char *key, cJSON *value);

@@ -329,11 +329,7 @@ done:
 
 bool profile_has(const cJSON *p, const char *list, const char *term)
 {
-	const cJSON *a = json_get(p, list);
-	for (const cJSON *c = cJSON_IsArray(a) ? a->child : NULL; c; c = c->next)
-		if (cJSON_IsString(c) && !strcmp(c->valuestring, term))
-			return true;
-	return false;
+	return json_has_str(json_get(p, list), term);
 }
 
 long profile_budget_tokens(const cJSON *p)

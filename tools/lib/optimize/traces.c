@@ -435,20 +435,12 @@ void trace_facts_free(struct trace_facts *f)
 	memset(f, 0, sizeof *f);
 }
 
-static bool names_have(const cJSON *list, const char *name)
-{
-	for (const cJSON *x = cJSON_IsArray(list) ? list->child : NULL; x; x = x->next)
-		if (cJSON_IsString(x) && !strcmp(x->valuestring, name))
-			return true;
-	return false;
-}
-
 const char *trace_skill_use(const struct trace *t, const char *name)
 {
 	const cJSON *sk = json_get(t->trial, "skill");
-	return names_have(json_get(sk, "invoked_names"), name) ? "invoked"
-	       : names_have(json_get(sk, "read_names"), name)  ? "read"
-							       : "not used";
+	return json_has_str(json_get(sk, "invoked_names"), name) ? "invoked"
+	       : json_has_str(json_get(sk, "read_names"), name)  ? "read"
+								 : "not used";
 }
 
 void trace_skills_text(const struct trace *t, const struct strlist *names, struct buf *out)

@@ -23,14 +23,6 @@ struct uses {
 	long unchecked;  /* trials with skills whose harness could not tell */
 };
 
-static bool has_name(const cJSON *list, const char *name)
-{
-	for (const cJSON *x = cJSON_IsArray(list) ? list->child : NULL; x; x = x->next)
-		if (cJSON_IsString(x) && !strcmp(x->valuestring, name))
-			return true;
-	return false;
-}
-
 static struct use *use_of(struct uses *u, const char *name)
 {
 	for (size_t i = 0; i < u->n; i++)
@@ -58,9 +50,9 @@ static void use_add(struct uses *u, const cJSON *trial)
 		if (!cJSON_IsString(x))
 			continue;
 		struct use *s = use_of(u, x->valuestring);
-		bool inv = has_name(json_get(sk, "invoked_names"), s->name) ||
+		bool inv = json_has_str(json_get(sk, "invoked_names"), s->name) ||
 			(one && json_bool(sk, "invoked", false));
-		bool rd = has_name(json_get(sk, "read_names"), s->name) ||
+		bool rd = json_has_str(json_get(sk, "read_names"), s->name) ||
 			(one && json_bool(sk, "read", false));
 		s->den++;
 		s->invoked += inv;
