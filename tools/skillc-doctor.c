@@ -139,14 +139,6 @@ static void check_cache(struct doctor *d)
 	free(llm);
 }
 
-static bool listed(const struct strlist *ids, const char *model)
-{
-	for (size_t i = 0; i < ids->n; i++)
-		if (!strcmp(ids->v[i], model))
-			return true;
-	return false;
-}
-
 static void probe_models(struct doctor *d, const char *var, const char *id, const char *model,
 			 const char *keynote)
 {
@@ -155,7 +147,7 @@ static void probe_models(struct doctor *d, const char *var, const char *id, cons
 	if (llm_list_models(d->llm, id, &ids, &e) < 0) {
 		report(d, false, var, "%s%s", e.msg,
 		       e.code == ERR_INPUT ? "" : " (if the provider has no model list, try DOCTOR_PROBE=call)");
-	} else if (ids.n && !listed(&ids, model)) {
+	} else if (ids.n && !strlist_has(&ids, model)) {
 		report(d, false, var, "%s: the provider lists %zu models but not '%s' (e.g. %s%s%s): check the model id", id,
 		       ids.n, model, ids.v[0], ids.n > 1 ? ", " : "", ids.n > 1 ? ids.v[1] : "");
 	} else {

@@ -100,14 +100,6 @@ struct runs {
 	size_t n;
 };
 
-static int list_has(const struct strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
 static void split_words(const char *s, struct strlist *out)
 {
 	char *copy = xstrdup(s);
@@ -156,14 +148,6 @@ static const char *val(const struct command *c, const char *name)
 	return v ? v : "";
 }
 
-static int has_goal(const struct command *c, const char *g)
-{
-	for (size_t i = 0; i < c->goals.n; i++)
-		if (!strcmp(c->goals.v[i], g))
-			return 1;
-	return 0;
-}
-
 /* Harbor's agent names (claude-code) as our harnesses (claude-agent-acp). */
 static char *harbor_agent(const char *agent, void *arg)
 {
@@ -189,7 +173,7 @@ static int open_run(const struct command *c, const struct run_spec *s, const cha
 		json_set_str(v, "TASKS_DIR", s->tasks_dir);
 		strlist_push(&given, "TASKS_DIR");
 	}
-	if (repeat && !list_has(&c->given, "REPEAT")) {
+	if (repeat && !strlist_has(&c->given, "REPEAT")) {
 		json_set_str(v, "REPEAT", repeat);
 		strlist_push(&given, "REPEAT");
 	}
@@ -226,10 +210,11 @@ static int check_goals(const struct command *c, struct err *e)
 		    strcmp(g, "images") && strcmp(g, "clean-stage") && strcmp(g, "status"))
 			return err_set(e, ERR_INPUT, "unknown goal '%s'", g);
 	}
-	if (has_goal(c, "clean-stage") && !*val(c, "STAGE"))
+	if (strlist_has(&c->goals, "clean-stage") && !*val(c, "STAGE"))
 		return err_set(e, ERR_INPUT, "clean-stage needs STAGE=<stage>, e.g. make clean-stage STAGE=ingest task=%s",
 		               *val(c, "task") ? val(c, "task") : "<name>");
-	if (*val(c, "STAGE") && has_goal(c, "clean-stage") && !stage_find(val(c, "STAGE"))) {
+	if (*val(c, "STAGE") && strlist_has(&c->goals, "clean-stage") &&
+	    !stage_find(val(c, "STAGE"))) {
 		const char *dot = strrchr(val(c, "STAGE"), '.');
 		char *base = dot ? xstrndup(val(c, "STAGE"), (size_t)(dot - val(c, "STAGE"))) : NULL;
 		int trial = (base && stage_find(base) && stage_find(base)->repeat) || stage_group_find(val(c, "STAGE")) ||
@@ -348,8 +333,8 @@ static int record_settings(struct run *r, struct err *e)
 		}
 		size_t shown = 0;
 		for (size_t i = 0; i < stage_count; i++) /* only the stages this run has and wants */
-			if (list_has(&hit, stage_table[i].name) && stage_in_run(&stage_table[i], r) &&
-			    stage_wanted(&stage_table[i], r))
+			if (strlist_has(&hit, stage_table[i].name) &&
+			    stage_in_run(&stage_table[i], r) && stage_wanted(&stage_table[i], r))
 				buf_printf(&line, "%s%s", shown++ ? ", " : "; due again: ", stage_table[i].name);
 		if (!shown)
 			buf_adds(&line, "; no stage runs again for it");
@@ -756,7 +741,7 @@ static int last_line(const struct command *c, const struct runs *rs, int rc, dou
 {
 	FILE *real = rc ? stderr : stdout;
 	const char *goal = c->goals.n ? c->goals.v[c->goals.n - 1] : "final";
-	if (has_goal(c, "clean-stage") || !rs->n)
+	if (strlist_has(&c->goals, "clean-stage") || !rs->n)
 		return 0;
 	/* written whole at the end, and kept for the no-op journal */
 	char *text = NULL;

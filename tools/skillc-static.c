@@ -635,7 +635,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < names.n; i++) {
 		char *dir = path_join(o.skill, names.v[i]);
 		bool copy = !strcmp(o.mode, "copy");
-		if (!copy && (!o.only || skill_set_has(&only, names.v[i])))
+		if (!copy && (!o.only || strlist_has(&only, names.v[i])))
 			compile_one(&o, resolution, dir, tmp, skills, plan_list, &md);
 		else if (!o.dry_run)
 			copy_one(dir, tmp,

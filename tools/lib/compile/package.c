@@ -57,14 +57,6 @@ int skill_set_names(const char *root, struct strlist *names, struct err *e)
 	return 0;
 }
 
-bool skill_set_has(const struct strlist *names, const char *name)
-{
-	for (size_t i = 0; i < names->n; i++)
-		if (!strcmp(names->v[i], name))
-			return true;
-	return false;
-}
-
 int skill_set_select(const char *root, const struct strlist *names, const char *only, struct strlist *out,
                      struct err *e)
 {
@@ -72,11 +64,11 @@ int skill_set_select(const char *root, const struct strlist *names, const char *
 		size_t n = strcspn(p, " ,\t\n");
 		char *one = xstrndup(p, n);
 		p += n + strspn(p + n, " ,\t\n");
-		if (!*one || skill_set_has(out, one)) {
+		if (!*one || strlist_has(out, one)) {
 			free(one);
 			continue;
 		}
-		if (!skill_set_has(names, one)) {
+		if (!strlist_has(names, one)) {
 			struct buf have = BUF_INIT;
 			for (size_t i = 0; i < names->n; i++)
 				buf_printf(&have, "%s%s", i ? ", " : "", names->v[i]);

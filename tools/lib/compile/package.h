@@ -51,7 +51,6 @@ int skill_src_load(const char *root, struct skill_src *s, struct err *e);
 /* The skill folders of a set root (inputs/skill/, S_static/, ...), sorted.
  * ERR_INPUT when it holds none. */
 int skill_set_names(const char *root, struct strlist *names, struct err *e);
-bool skill_set_has(const struct strlist *names, const char *name);
 /* The names in only (SKILLS: separated by spaces or commas, each once) into
  * out; ERR_INPUT naming the set's skills when one is not in names, or
  * when only names none. */

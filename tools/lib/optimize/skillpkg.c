@@ -26,7 +26,7 @@ static int mark_editable(const char *dir, const struct strlist *names, const cha
 	struct strlist sel = STRLIST_INIT;
 	int rc = only && *only ? skill_set_select(dir, names, only, &sel, e) : 0;
 	for (size_t k = 0; rc == 0 && k < p->n; k++)
-		p->edit[k] = !(only && *only) || skill_set_has(&sel, p->v[k].name);
+		p->edit[k] = !(only && *only) || strlist_has(&sel, p->v[k].name);
 	strlist_free(&sel);
 	return rc;
 }

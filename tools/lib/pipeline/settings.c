@@ -440,12 +440,6 @@ static const char *env_or(const char *name, const char *def)
 	return v ? v : def;
 }
 
-/* True when this command gave the setting explicitly. */
-static bool run_given(const struct run *r, const char *name)
-{
-	return strlist_has(&r->given, name);
-}
-
 const char *run_recorded(const struct run *r, const char *name)
 {
 	return r->recorded ? json_str(r->recorded, name) : NULL;
@@ -475,7 +469,7 @@ static int apply_recorded(struct run *r, struct err *e)
 	for (size_t i = 0; i < settings_count; i++) {
 		const struct setting_def *s = &settings_table[i];
 		const char *v = run_recorded(r, s->name);
-		if (s->scope == SCOPE_CALL || !v || run_given(r, s->name))
+		if (s->scope == SCOPE_CALL || !v || strlist_has(&r->given, s->name))
 			continue;
 		if (setting_check(s, v, e) < 0)
 			return err_set(e, ERR_INPUT, "%s/settings.json: %s (give %s= to replace it)", r->dir, e->msg, s->name);
@@ -694,7 +688,8 @@ char *run_command(const struct run *r, const char *goal)
 		const struct setting_def *s = &settings_table[i];
 		const char *v = run_get(r, s->name), *was = run_recorded(r, s->name);
 		int names_run = s->scope == SCOPE_IDENTITY && strcmp(s->name, "task") && strcmp(v, s->def);
-		int not_kept = s->scope == SCOPE_RUN && run_given(r, s->name) && (!was || strcmp(was, v)) && strcmp(v, s->def);
+		int not_kept = s->scope == SCOPE_RUN && strlist_has(&r->given, s->name) &&
+		               (!was || strcmp(was, v)) && strcmp(v, s->def);
 		if (names_run || not_kept)
 			buf_printf(&b, " %s=%s", s->name, v);
 	}
