@@ -301,6 +301,12 @@ void strlist_free(struct strlist *l)
 	l->n = l->cap = 0;
 }
 
+void strlist_push_new(struct strlist *l, const char *s)
+{
+	if (!strlist_has(l, s))
+		strlist_push(l, s);
+}
+
 char *trial_name(long index, char out[TRIAL_NAME_MAX])
 {
 	snprintf(out, TRIAL_NAME_MAX, "test-%03ld", index);

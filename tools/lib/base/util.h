@@ -92,6 +92,7 @@ struct strlist {
 void strlist_push(struct strlist *l, const char *s); /* copies s */
 void strlist_push_owned(struct strlist *l, char *s); /* takes s */
 void strlist_sort(struct strlist *l);                /* byte order */
+void strlist_push_new(struct strlist *l, const char *s); /* copies s unless in l */
 bool strlist_has(const struct strlist *l, const char *s); /* s is one of them */
 void strlist_free(struct strlist *l);
 

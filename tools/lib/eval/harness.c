@@ -301,14 +301,6 @@ static bool rule_match(const struct harness_rule *r, const struct fields *f, pcr
 	return true;
 }
 
-static void push_unique(struct strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return;
-	strlist_push(l, s);
-}
-
 static const struct harness_rules *rules_for(const struct harness *h, size_t skill, int use, int src)
 {
 	/* slot 0 holds the stand-in "x"; our skills start at 1 */
@@ -328,7 +320,7 @@ static bool scan(const struct harness *h, int use, int src, const struct fields 
 			any = true;
 			struct strlist *names = use == HU_INVOKED ? &u->invoked_names
 						: use == HU_READ ? &u->read_names : &u->catalog_names;
-			push_unique(names, h->skills.v[s]);
+			strlist_push_new(names, h->skills.v[s]);
 			break;
 		}
 	}

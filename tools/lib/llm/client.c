@@ -41,11 +41,8 @@ struct llm_client {
 
 static void add_secret(struct llm_client *c, const char *name, const char *value)
 {
-	if (!value || strlen(value) < REDACT_MIN)
+	if (!value || strlen(value) < REDACT_MIN || strlist_has(&c->secrets, value))
 		return;
-	for (size_t i = 0; i < c->secrets.n; i++)
-		if (!strcmp(c->secrets.v[i], value))
-			return;
 	strlist_push(&c->secrets, value);
 	strlist_push(&c->secret_names, name);
 }

@@ -95,14 +95,6 @@ static void push_copy(struct task *t, char *src, char *dest, bool as_child)
 	t->copies[t->ncopies++] = (struct task_copy){ src, dest, as_child };
 }
 
-static void note_ignored(struct task *t, const char *what)
-{
-	for (size_t i = 0; i < t->ignored.n; i++)
-		if (!strcmp(t->ignored.v[i], what))
-			return;
-	strlist_push(&t->ignored, what);
-}
-
 static bool is_skills_src(const char *rel)
 {
 	return !strcmp(rel, "skills") || !strncmp(rel, "skills/", 7);
@@ -169,7 +161,7 @@ static int copy_line(struct task *t, const char *instr, const char *args, const 
 	size_t first = 0;
 	while (first < a.n && !strncmp(a.v[first], "--", 2)) {
 		if (!strncmp(a.v[first], "--from=", 7)) {
-			note_ignored(t, "COPY --from");
+			strlist_push_new(&t->ignored, "COPY --from");
 			goto out;
 		}
 		first++; /* --chown, --chmod, --link: ownership is ours in the sandbox */
@@ -185,7 +177,7 @@ static int copy_line(struct task *t, const char *instr, const char *args, const 
 	for (size_t i = first; i < a.n - 1 && r == 0; i++) {
 		const char *src = a.v[i];
 		if (strstr(src, "://") || !strncmp(src, "git@", 4)) {
-			note_ignored(t, "ADD <url>");
+			strlist_push_new(&t->ignored, "ADD <url>");
 			continue;
 		}
 		char *rel = src[0] == '/' ? NULL : path_normalize_rel(src);
@@ -347,7 +339,7 @@ static int parse_one(const struct df_instr *in, void *arg, struct err *e)
 	} else if (!strcmp(in->name, "COPY") || !strcmp(in->name, "ADD")) {
 		r = copy_line(t, in->name, in->args, ps->ctx, ps->workdir, where, e);
 	} else {
-		note_ignored(t, in->name);
+		strlist_push_new(&t->ignored, in->name);
 	}
 	free(where);
 	return r;

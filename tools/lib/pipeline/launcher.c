@@ -363,8 +363,7 @@ static char *read_sinfo(char *text, const char *want, struct partition_facts *f)
 		bool dflt = n && fld[0][n - 1] == '*';
 		if (dflt)
 			fld[0][n - 1] = '\0';
-		if (!strlist_has(&f->known, fld[0]))
-			strlist_push(&f->known, fld[0]);
+		strlist_push_new(&f->known, fld[0]);
 		if (want ? strcmp(want, fld[0]) : !dflt)
 			continue;
 		if (!name)

@@ -186,26 +186,18 @@ static void leak_part(const char *run, const char *stage, struct buf *head, stru
 
 /* ---------------------------------------------------------------- stages */
 
-static void push_new(struct strlist *l, const char *s)
-{
-	for (size_t k = 0; k < l->n; k++)
-		if (!strcmp(l->v[k], s))
-			return;
-	strlist_push(l, s);
-}
-
 /* The stages to show: every row's, and Fast and each Deep round that left
  * a record even without trials (an edit rolled back has none). */
 static void stage_names(const char *run, const struct results_table *tb, struct strlist *out)
 {
 	for (size_t i = 0; i < tb->n; i++)
-		push_new(out, tb->v[i].stage);
+		strlist_push_new(out, tb->v[i].stage);
 	bool there = true;
 	for (int r = 0; there; r++) {
 		char *st = r ? xasprintf("deep-%d", r) : xstrdup("fast"), *p = leak_file(run, st);
 		there = fs_exists(p);
 		if (there)
-			push_new(out, st);
+			strlist_push_new(out, st);
 		there |= !r; /* Fast or not, the rounds are looked for */
 		free(p);
 		free(st);
