@@ -19,6 +19,7 @@
 #include "base/fs.h"
 #include "base/log.h"
 #include "base/opts.h"
+#include "base/redact.h"
 #include "eval/runner.h"
 #include "eval/store.h"
 #include "local/launch.h"
@@ -265,6 +266,6 @@ int main(int argc, char **argv)
 	}
 	eval_job_free(&j);
 	strlist_free(&opt.skills);
-	runner_env_free(&env_extra);
+	redact_wipe(&env_extra);
 	return status;
 }

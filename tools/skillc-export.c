@@ -72,8 +72,8 @@ static int finish(const char *root, const char *pin, const char *env_file, struc
 	redact_secrets_of_env(&extra, &secrets);
 	if (rc == 0)
 		rc = redact_tree(root, &secrets, e);
-	runner_env_free(&extra);
-	runner_env_free(&secrets);
+	redact_wipe(&extra);
+	redact_wipe(&secrets);
 	struct results_table tb;
 	if (rc == 0) {
 		bundle_table(root, true, false, &tb);

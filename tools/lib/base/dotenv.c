@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/fs.h"
+#include "base/redact.h"
 
 bool dotenv_name_ok(const char *name)
 {
@@ -166,10 +167,8 @@ const char *dotenv_get(const struct dotenv *d, const char *name, enum dotenv_sou
 
 void dotenv_free(struct dotenv *d)
 {
-	for (size_t i = 0; i < d->values.n; i++)
-		explicit_bzero(d->values.v[i], strlen(d->values.v[i]));
 	strlist_free(&d->names);
-	strlist_free(&d->values);
+	redact_wipe(&d->values);
 	free(d->path);
 	d->path = NULL;
 }

@@ -195,3 +195,10 @@ void redact_secrets_of_env(const struct strlist *env_extra, struct strlist *out)
 			strlist_push(out, eq + 1);
 	}
 }
+
+void redact_wipe(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		explicit_bzero(l->v[i], strlen(l->v[i]));
+	strlist_free(l);
+}

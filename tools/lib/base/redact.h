@@ -27,5 +27,7 @@ size_t redact_buf(struct buf *b, const struct strlist *secrets, int *first);
  * NAME=VALUE of env_extra (the ENV_FILE) and the environment's values whose
  * names say key, token, secret or password. Appended to out (copies). */
 void redact_secrets_of_env(const struct strlist *env_extra, struct strlist *out);
+/* Zeroes every secret of l, then frees the list. */
+void redact_wipe(struct strlist *l);
 
 #endif

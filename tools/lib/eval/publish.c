@@ -386,9 +386,7 @@ static int redact_run(const char *tmp, const struct strlist *env_extra, struct e
 	struct strlist secrets = STRLIST_INIT;
 	redact_secrets_of_env(env_extra, &secrets);
 	int r = redact_tree(tmp, &secrets, e);
-	for (size_t i = 0; i < secrets.n; i++)
-		explicit_bzero(secrets.v[i], strlen(secrets.v[i]));
-	strlist_free(&secrets);
+	redact_wipe(&secrets);
 	return r;
 }
 

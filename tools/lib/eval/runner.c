@@ -175,13 +175,6 @@ int runner_env_load(const char *env_file, struct strlist *extra, struct err *e)
 	return 0;
 }
 
-void runner_env_free(struct strlist *extra)
-{
-	for (size_t i = 0; i < extra->n; i++)
-		explicit_bzero(extra->v[i], strlen(extra->v[i]));
-	strlist_free(extra);
-}
-
 /* environ, minus names the env file sets, plus the env file. */
 static char **child_env(const struct strlist *extra)
 {

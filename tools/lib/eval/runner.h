@@ -26,10 +26,8 @@ int runner_argv(const struct eval_job *j, const char *tmp, const char *skills_ro
 
 /* "NAME=value" for every variable of the env file that the environment
  * does not already hold (the real environment wins). Secrets: free with
- * runner_env_free. */
+ * redact_wipe. */
 int runner_env_load(const char *env_file, struct strlist *extra, struct err *e);
-/* Zeroes the values before freeing them. */
-void runner_env_free(struct strlist *extra);
 
 /* Runs argv with the environment plus extra, its output merged into
  * log_path (which starts with "$ <argv>"), killed with its process group

@@ -59,18 +59,9 @@ static void collect_secrets(struct llm_client *c)
 		add_secret(c, c->env.names.v[i], c->env.values.v[i]);
 	struct strlist more = STRLIST_INIT;
 	redact_secrets_of_env(NULL, &more);
-	for (size_t i = 0; i < more.n; i++) {
+	for (size_t i = 0; i < more.n; i++)
 		add_secret(c, "a key of the environment", more.v[i]);
-		explicit_bzero(more.v[i], strlen(more.v[i]));
-	}
-	strlist_free(&more);
-}
-
-static void wipe_strlist(struct strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		explicit_bzero(l->v[i], strlen(l->v[i]));
-	strlist_free(l);
+	redact_wipe(&more);
 }
 
 static const char *pick(const char *given, const char *var, const char *fallback)
@@ -116,7 +107,7 @@ void llm_close(struct llm_client *c)
 	http_close(c->curl);
 	routes_free(&c->routes);
 	dotenv_free(&c->env);
-	wipe_strlist(&c->secrets);
+	redact_wipe(&c->secrets);
 	strlist_free(&c->secret_names);
 	free(c->env_file);
 	free(c->cache_dir);
