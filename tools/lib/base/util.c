@@ -76,6 +76,12 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+int str_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	struct buf b = BUF_INIT;

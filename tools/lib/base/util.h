@@ -36,6 +36,7 @@ char *xstrndup(const char *s, size_t n);
 size_t str_distance(const char *a, const char *b);
 size_t str_near_max(const char *name);
 char *str_nearest(const char *name, const char *words);
+int str_ends_with(const char *s, const char *suffix); /* 1 when s ends with suffix */
 /* Returns a malloc'd formatted string; the caller frees it. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

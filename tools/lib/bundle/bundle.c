@@ -315,15 +315,10 @@ int bundle_manifest_check(const char *root, struct strlist *bad, struct err *e)
 
 /* ---------------------------------------------------------------- tar */
 
-static bool ends_with(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-	return n >= m && !strcmp(s + n - m, suf);
-}
-
 bool bundle_name_ok(const char *out)
 {
-	return ends_with(out, ".tar.gz") || ends_with(out, ".tgz") || ends_with(out, ".tar.zst");
+	return str_ends_with(out, ".tar.gz") || str_ends_with(out, ".tgz") ||
+	       str_ends_with(out, ".tar.zst");
 }
 
 static int run_tar(char *const *argv, const char *what, bool zst, struct err *e)
@@ -346,9 +341,9 @@ static int run_tar(char *const *argv, const char *what, bool zst, struct err *e)
 int bundle_pack(const char *dir, const char *out, struct err *e)
 {
 	char *parent = path_dir(dir), *tmp = fs_temp_beside(out);
-	const char *how = ends_with(out, ".zst") ? "--zstd" : "--gzip";
+	const char *how = str_ends_with(out, ".zst") ? "--zstd" : "--gzip";
 	char *argv[] = { "tar", "-C", parent, (char *)how, "-cf", tmp, (char *)path_base(dir), NULL };
-	int rc = run_tar(argv, "pack the bundle", ends_with(out, ".zst"), e);
+	int rc = run_tar(argv, "pack the bundle", str_ends_with(out, ".zst"), e);
 	if (rc == 0 && rename(tmp, out) < 0)
 		rc = err_set(e, ERR_WORK, "cannot rename '%s' to '%s':", tmp, out);
 	if (rc < 0)
@@ -360,7 +355,7 @@ int bundle_pack(const char *dir, const char *out, struct err *e)
 
 int bundle_unpack(const char *file, const char *into, struct err *e)
 {
-	const char *how = ends_with(file, ".zst") ? "--zstd" : "--gzip";
+	const char *how = str_ends_with(file, ".zst") ? "--zstd" : "--gzip";
 	char *argv[] = { "tar", "-C", (char *)into, (char *)how, "-xf", (char *)file, NULL };
-	return run_tar(argv, "unpack the bundle", ends_with(file, ".zst"), e);
+	return run_tar(argv, "unpack the bundle", str_ends_with(file, ".zst"), e);
 }

@@ -183,12 +183,6 @@ static int multiset_covers(const struct strlist *want, const struct strlist *hav
 	return 0;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcmp(s + n - k, suffix);
-}
-
 static int check_outside(const struct skill_src *s, const struct skill_out *o, struct guard_fail *f)
 {
 	struct strmap seen = STRMAP_INIT;
@@ -237,7 +231,7 @@ int guard_check(const struct guard_base *g, const struct skill_src *s, struct sk
 		rc = fail(f, "frontmatter", "the frontmatter bytes changed", 1, 0);
 	collect(d, &codes, &heads, &lits);
 	for (size_t i = 0; i < o->n; i++)
-		if (ends_with(o->files[i].path, ".md"))
+		if (str_ends_with(o->files[i].path, ".md"))
 			collect(pkg_file_model(&o->files[i]), &codes, &heads, &lits);
 	strlist_sort(&codes);
 	strlist_sort(&heads);

@@ -438,12 +438,6 @@ char *state_output_problem(const char *path, const char *ok_path)
 	return why;
 }
 
-static bool ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), k = strlen(tail);
-	return n >= k && !strcmp(s + n - k, tail);
-}
-
 cJSON *state_output_hashes(const struct run *r, const struct stage_ref *ref)
 {
 	struct strlist outs = STRLIST_INIT;
@@ -454,7 +448,8 @@ cJSON *state_output_hashes(const struct run *r, const struct stage_ref *ref)
 		struct stat st;
 		hash_hex h;
 		struct err e;
-		if (!ends_with(outs.v[i], ".hash") && lstat(p, &st) == 0 && S_ISREG(st.st_mode) && hash_file(p, h, &e) == 0)
+		if (!str_ends_with(outs.v[i], ".hash") && lstat(p, &st) == 0 &&
+		    S_ISREG(st.st_mode) && hash_file(p, h, &e) == 0)
 			json_set_str(o, outs.v[i], h);
 		free(p);
 	}
