@@ -69,14 +69,6 @@ static const char *val(const struct ctx *c, const char *name)
 	return v ? v : "";
 }
 
-static bool is_own(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_LEN(own); i++)
-		if (!strcmp(own[i], name))
-			return true;
-	return false;
-}
-
 static const char *given = "";
 static const struct opt rows[] = {
 	OPT_STRING("given", &given, "'NAME ...'",
@@ -185,7 +177,7 @@ static int member_make_at(const struct ctx *c, const char *task, const char *set
 	strlist_push(&argv, "-f");
 	strlist_push_owned(&argv, mk);
 	for (size_t i = 0; i < c->given.n; i++)
-		if (!is_own(c->given.v[i]) && setting_find(c->given.v[i]) &&
+		if (!str_in(c->given.v[i], own, ARRAY_LEN(own)) && setting_find(c->given.v[i]) &&
 		    (!more || strncmp(more, c->given.v[i], strlen(c->given.v[i]))) &&
 		    (!on || (strcmp(c->given.v[i], "HARNESS") && strcmp(c->given.v[i], "MODEL"))))
 			strlist_push_owned(

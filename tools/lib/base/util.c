@@ -82,6 +82,14 @@ int str_ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+int str_in(const char *s, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, v[i]))
+			return 1;
+	return 0;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	struct buf b = BUF_INIT;

@@ -51,9 +51,8 @@ static bool kept(const char *rel)
 		return false; /* .lock, .incomplete/, caches */
 	static const char *const files[] = { "manifest.json", "settings.json", "dataset.json", "report.html",
 					     "summary.json", "summary.md", "summary.csv" };
-	for (size_t i = 0; i < ARRAY_LEN(files); i++)
-		if (!strcmp(rel, files[i]))
-			return true;
+	if (str_in(rel, files, ARRAY_LEN(files)))
+		return true;
 	static const char *const dirs[] = { "inputs/", "artifacts/", "status/", "charts/" };
 	for (size_t i = 0; i < ARRAY_LEN(dirs); i++)
 		if (has_prefix(rel, dirs[i]))

@@ -326,10 +326,7 @@ static char *partition_of(const char *srun_args)
 static bool usable_state(const char *s)
 {
 	static const char *const ok[] = { "idle", "mix", "alloc", "comp", "plnd", "idle~", "mix~" };
-	for (size_t i = 0; i < ARRAY_LEN(ok); i++)
-		if (!strcmp(s, ok[i]))
-			return true;
-	return false;
+	return str_in(s, ok, ARRAY_LEN(ok));
 }
 
 struct partition_facts {

@@ -73,10 +73,7 @@ const struct skilldoc *check_given_doc(const struct skill *s, const char *rel)
 
 bool check_key_allowed(const char *key)
 {
-	for (size_t i = 0; i < ARRAY_LEN(allowed_fields); i++)
-		if (!strcmp(key, allowed_fields[i]))
-			return true;
-	return false;
+	return str_in(key, allowed_fields, ARRAY_LEN(allowed_fields));
 }
 
 void check_allowed_keys(struct buf *out)

@@ -349,14 +349,6 @@ const struct fm_node *fm_get(const struct fm_node *map, const char *key)
 	return NULL;
 }
 
-static bool any_of(const char *s, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s, v[i]))
-			return true;
-	return false;
-}
-
 bool fm_implicit_type(const struct fm_node *n, const char **what)
 {
 	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
@@ -365,9 +357,9 @@ bool fm_implicit_type(const struct fm_node *n, const char **what)
 	if (n->kind != FM_SCALAR || n->style != FM_PLAIN)
 		return false;
 	const char *s = n->str;
-	if (any_of(s, nulls, ARRAY_LEN(nulls)))
+	if (str_in(s, nulls, ARRAY_LEN(nulls)))
 		return *what = "null", true;
-	if (any_of(s, bools, ARRAY_LEN(bools)))
+	if (str_in(s, bools, ARRAY_LEN(bools)))
 		return *what = "a boolean", true;
 	/* numbers: [-+]digits, 0x.., 0o.., decimals with exponent, .inf/.nan */
 	const char *t = s + (*s == '-' || *s == '+');

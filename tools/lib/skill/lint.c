@@ -22,14 +22,6 @@ static const char *const claude_code_keys[] = {
 	"hooks", "when_to_use",
 };
 
-static bool in_list(const char *s, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s, v[i]))
-			return true;
-	return false;
-}
-
 static void lint_keys(struct skill *s)
 {
 	const struct fm_node *m = s->fm;
@@ -38,7 +30,7 @@ static void lint_keys(struct skill *s)
 		if (check_key_allowed(k->str))
 			continue;
 		struct check_finding *f;
-		if (in_list(k->str, claude_code_keys, ARRAY_LEN(claude_code_keys)))
+		if (str_in(k->str, claude_code_keys, ARRAY_LEN(claude_code_keys)))
 			f = check_warn(s->r, "unknown-key", k->line, k->col, "'%s' is a Claude Code extension, not a "
 				 "spec field; other clients reject the skill", k->str);
 		else
