@@ -23,7 +23,8 @@ static void words(const char *s, struct strlist *out)
 		size_t n = strcspn(s, " \t,");
 		if (n) {
 			char *w = xstrndup(s, n);
-			strlist_has(out, w) ? free(w) : strlist_push_owned(out, w);
+			strlist_push_new(out, w);
+			free(w);
 		}
 		s += n;
 	}
