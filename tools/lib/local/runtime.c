@@ -518,13 +518,8 @@ void runtime_task_bases(const char *tasks_dir, struct strlist *out)
 		struct err e;
 		struct task t = { 0 };
 		if (fs_exists(df) && fs_read(df, 1 << 20, &text, &e) == 0 &&
-		    task_parse_dockerfile(&t, text.data, ctx, df, &e) == 0 && t.base_image) {
-			bool seen = false;
-			for (size_t i = 0; i < out->n && !seen; i++)
-				seen = !strcmp(out->v[i], t.base_image);
-			if (!seen)
-				strlist_push(out, t.base_image);
-		}
+		    task_parse_dockerfile(&t, text.data, ctx, df, &e) == 0 && t.base_image)
+			strlist_push_new(out, t.base_image);
 		task_free(&t);
 		buf_free(&text);
 		free(df);

@@ -213,11 +213,8 @@ void skillpkg_pointed_refs(const struct skilldoc *d, struct strlist *out)
 		struct buf p = BUF_INIT;
 		guard_path_form(d->refs[i].path, strlen(d->refs[i].path), &p);
 		const char *path = p.data;
-		bool known = false;
-		for (size_t k = 0; k < out->n && !known; k++)
-			known = !strcmp(out->v[k], path);
-		if (!known && !strncmp(path, "references/", 11) && path[11])
-			strlist_push(out, path);
+		if (!strncmp(path, "references/", 11) && path[11])
+			strlist_push_new(out, path);
 		buf_free(&p);
 	}
 }

@@ -232,12 +232,8 @@ static void note_refs(struct walk *w, const char *title, const char *content)
 {
 	for (size_t i = 0; w->pointed && i < w->pointed->n; i++) {
 		const char *p = w->pointed->v[i];
-		bool hit = (title && strstr(title, p)) || (content && strstr(content, p));
-		bool known = false;
-		for (size_t k = 0; k < w->f->refs_read.n && !known; k++)
-			known = !strcmp(w->f->refs_read.v[k], p);
-		if (hit && !known)
-			strlist_push(&w->f->refs_read, p);
+		if ((title && strstr(title, p)) || (content && strstr(content, p)))
+			strlist_push_new(&w->f->refs_read, p);
 	}
 }
 

@@ -114,8 +114,7 @@ static void tables(const struct watch_spec *w, struct strlist *all, struct buf *
 		}
 		/* two labels may name one run: counted once */
 		for (size_t k = 0; k < found.n; k++)
-			if (!strlist_has(all, found.v[k]))
-				strlist_push(all, found.v[k]);
+			strlist_push_new(all, found.v[k]);
 		strlist_free(&found);
 		if (!w->labels)
 			continue;
