@@ -245,11 +245,8 @@ static void on_tool_call(struct walk *w, const cJSON *ev)
 	bool failed = status && (!strcmp(status, "failed") || !strcmp(status, "error"));
 	f->failed_calls += failed;
 	char *sig = xasprintf("%s\n%s", kind ? kind : "", title ? title : "");
-	bool again = false;
-	for (size_t i = 0; i < w->seen.n && !again; i++)
-		again = !strcmp(w->seen.v[i], sig);
-	if (again)
-		f->repeats++;
+	bool again = strlist_has(&w->seen, sig);
+	f->repeats += again;
 	strlist_push_owned(&w->seen, sig);
 	struct buf content = BUF_INIT;
 	content_text(ev, &content);
