@@ -137,8 +137,7 @@ static long publish(const char *out, const char *task, const char *stage, long r
 static long run_repeat(const char *out)
 {
 	char *p = path_join(out, ".run/settings.json");
-	struct err e;
-	cJSON *doc = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *doc = json_read_opt(p);
 	const char *v = json_str(json_get(doc, "settings"), "REPEAT");
 	long n = strtol(v ? v : setting_find("REPEAT")->def, NULL, 10);
 	cJSON_Delete(doc);

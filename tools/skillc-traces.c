@@ -86,8 +86,7 @@ static int index_stage(const char *stage_dir, long first, struct err *e)
 	long incomplete = 0;
 	for (size_t i = 0; i < names.n; i++) {
 		char *p = xasprintf("%s/%s/trial.json", norm, names.v[i]);
-		struct err pe;
-		cJSON *t = fs_exists(p) ? json_read_file(p, &pe) : NULL;
+		cJSON *t = json_read_opt(p);
 		free(p);
 		if (!t || !json_bool(t, "complete", false)) {
 			incomplete += t != NULL;

@@ -263,11 +263,16 @@ cJSON *json_read_file(const char *path, struct err *e)
 	return v;
 }
 
+cJSON *json_read_opt(const char *path)
+{
+	struct err e;
+	return json_read_file(path, &e);
+}
+
 cJSON *json_read_rel(const char *dir, const char *rel)
 {
 	char *p = path_join(dir, rel);
-	struct err e;
-	cJSON *v = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *v = json_read_opt(p);
 	free(p);
 	return v;
 }

@@ -32,8 +32,10 @@ size_t json_after_value(const char *text, size_t len, const char *end);
  * saying what is wrong: empty, truncated, NaN/Infinity, which Python's json
  * writes, where it stops being JSON, or more after the value). */
 cJSON *json_read_file(const char *path, struct err *e);
-/* <dir>/<rel> parsed; NULL when it is absent or not JSON (why is dropped):
- * a file the reader does without. */
+/* path parsed; NULL when it is absent or not JSON (why is dropped): a
+ * file the reader does without. */
+cJSON *json_read_opt(const char *path);
+/* The same for <dir>/<rel>. */
 cJSON *json_read_rel(const char *dir, const char *rel);
 /* Writes pretty canonical JSON + newline atomically. */
 int json_write_file(const char *path, const cJSON *v, struct err *e);

@@ -64,8 +64,7 @@ static void attempts_leftovers(const struct eval_job *j, struct strlist *out)
 static bool runner_marked(const struct eval_job *j, const char *dir)
 {
 	char *p = path_join(dir, ATTEMPT_RUNNER_MARK);
-	struct err e;
-	cJSON *m = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *m = json_read_opt(p);
 	const char *key = json_str(m, "key");
 	bool same = key && !strcmp(key, j->key);
 	cJSON_Delete(m);

@@ -57,8 +57,7 @@ static void bf_durations(struct ctx *c, const cJSON *res, const char *rollout)
 	cJSON *timing_file = NULL;
 	if (!timing) {
 		char *tp = path_join(rollout, "timing.json");
-		struct err e;
-		timing_file = fs_exists(tp) ? json_read_file(tp, &e) : NULL;
+		timing_file = json_read_opt(tp);
 		free(tp);
 		timing = timing_file;
 	}
@@ -135,8 +134,7 @@ static void bf_trajectories(struct ctx *c, const cJSON *res, const char *rollout
 static void bf_environment(struct ctx *c, const char *rollout)
 {
 	char *p = path_join(rollout, "config.json");
-	struct err e;
-	cJSON *cfg = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *cfg = json_read_opt(p);
 	const cJSON *local = json_get(cfg, "local");
 	const char *env = json_str(local, "environment"), *sandbox = json_str(local, "sandbox");
 	if (env && sandbox) {

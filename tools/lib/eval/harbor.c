@@ -206,8 +206,7 @@ static cJSON *hb_trajectory(struct ctx *c, const char *dir, const char *agent, b
 {
 	tr_find_harness(c, agent);
 	char *ap = xasprintf("%s/agent/trajectory.json", dir);
-	struct err e;
-	cJSON *atif = fs_exists(ap) ? json_read_file(ap, &e) : NULL;
+	cJSON *atif = json_read_opt(ap);
 	if (!atif && agent_ran) {
 		char *rel = tr_rel_to(c->base, ap);
 		tr_problem(c, "no agent trajectory: %s is missing or not JSON (this agent writes no ATIF; "

@@ -12,8 +12,7 @@
 static cJSON *job_result(const char *dir)
 {
 	char *p = path_join(dir, "result.json");
-	struct err e;
-	cJSON *r = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *r = json_read_opt(p);
 	free(p);
 	if (cJSON_IsObject(r) && (cJSON_IsNumber(json_get(r, "n_total_trials")) || cJSON_IsObject(json_get(r, "stats"))))
 		return r;
@@ -54,7 +53,7 @@ static char *trial_fact(const char *dir, const char *key, const char *ckey)
 	char *rp = path_join(dir, "result.json"), *cp = path_join(dir, "config.json");
 	struct err e;
 	cJSON *res = key ? json_read_file(rp, &e) : NULL;
-	cJSON *cfg = !json_str(res, key) && fs_exists(cp) ? json_read_file(cp, &e) : NULL;
+	cJSON *cfg = !json_str(res, key) ? json_read_opt(cp) : NULL;
 	const char *v = json_str(res, key) ? json_str(res, key) : json_str(json_get(cfg, "agent"), ckey);
 	char *out = v ? xstrdup(v) : NULL;
 	cJSON_Delete(res);

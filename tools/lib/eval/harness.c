@@ -245,8 +245,7 @@ char *harness_for_agent(const char *rules_dir, const char *runner, const char *a
 	char *found = NULL;
 	for (size_t i = 0; !found && i < l.n; i++) {
 		char *p = xasprintf("%s/harness/%s.json", rules_dir, l.v[i]);
-		struct err ignore;
-		cJSON *doc = json_read_file(p, &ignore);
+		cJSON *doc = json_read_opt(p);
 		free(p);
 		const char *a = json_str(json_get(json_get(doc, "runners"), runner), "agent");
 		if ((a && !strcmp(a, agent)) || !strcmp(l.v[i], agent))

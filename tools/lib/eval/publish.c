@@ -98,8 +98,7 @@ static void file_trial(const struct eval_job *j, const cJSON *t, const char *dir
 bool evaltrial_up_to_date(const struct eval_job *j)
 {
 	char *p = path_join(j->out, "trial.json");
-	struct err e;
-	cJSON *t = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *t = json_read_opt(p);
 	bool ok = false;
 	if (t) {
 		const char *k = json_str(t, "key");

@@ -39,8 +39,7 @@ char *llmcache_path(const char *cache_dir, const char *key)
 cJSON *llmcache_get(const char *cache_dir, const char *key)
 {
 	char *path = llmcache_path(cache_dir, key);
-	struct err e;
-	cJSON *doc = fs_exists(path) ? json_read_file(path, &e) : NULL;
+	cJSON *doc = json_read_opt(path);
 	free(path);
 	cJSON *resp = NULL;
 	const char *k = json_str(doc, "key");

@@ -45,8 +45,7 @@ static cJSON *record_of(const struct trace *t, const char *rel)
 cJSON *record_load(const char *dir, const char *rel, int index)
 {
 	char *p = path_join(dir, "trial.json");
-	struct err e;
-	cJSON *t = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *t = json_read_opt(p);
 	free(p);
 	if (!t)
 		return NULL;

@@ -48,8 +48,7 @@ static void report_md(const cJSON *rep, struct buf *md)
 static long round_leaks(const struct deep_opts *o, int k)
 {
 	char *p = deep_round_file(o, k, "edit.json");
-	struct err e = { 0, "" };
-	cJSON *ed = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *ed = json_read_opt(p);
 	long n = (long)json_num(ed, "leaks", 0);
 	cJSON_Delete(ed);
 	free(p);
@@ -265,8 +264,7 @@ int deep_step_final_trial(const struct deep_opts *o, struct err *e)
 		return -1;
 	}
 	char *tj = path_join(o->trial, "trial.json");
-	struct err ignore;
-	cJSON *have = fs_exists(tj) ? json_read_file(tj, &ignore) : NULL;
+	cJSON *have = json_read_opt(tj);
 	const cJSON *from = json_get(have, "reused_from");
 	int rc = 0;
 	char name[TRIAL_NAME_MAX];

@@ -292,8 +292,7 @@ int fast_step_reduce(const struct fast_opts *o, struct err *e)
 static void upstream_counts(const char *dir, cJSON *rep)
 {
 	char *rp = path_join(dir, "reduce.json");
-	struct err e;
-	cJSON *r = fs_exists(rp) ? json_read_file(rp, &e) : NULL;
+	cJSON *r = json_read_opt(rp);
 	if (r) {
 		json_set(rep, "maps", cJSON_Duplicate(json_get(r, "maps"), true));
 		json_set(rep, "reduce", cJSON_Duplicate(json_get(r, "counts"), true));
@@ -305,7 +304,7 @@ static void upstream_counts(const char *dir, cJSON *rep)
 	cJSON *drops = cJSON_CreateObject();
 	for (int u = 1;; u++) {
 		char *mp = fast_map_path(dir, u);
-		cJSON *m = fs_exists(mp) ? json_read_file(mp, &e) : NULL;
+		cJSON *m = json_read_opt(mp);
 		free(mp);
 		if (!m)
 			break;

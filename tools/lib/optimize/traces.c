@@ -330,8 +330,7 @@ static char *trial_file(const struct trace *t, const char *key)
  * passed} and results.tests[] {name, status, message}. */
 static void read_ctrf(const char *path, cJSON *v)
 {
-	struct err e;
-	cJSON *c = fs_exists(path) ? json_read_file(path, &e) : NULL;
+	cJSON *c = json_read_opt(path);
 	const cJSON *res = json_get(c, "results");
 	const cJSON *sum = json_get(res, "summary");
 	if (sum && json_get(sum, "tests")) {

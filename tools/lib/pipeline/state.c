@@ -25,8 +25,7 @@ static char *status_path(const char *run, const char *stage, const char *ext)
 cJSON *state_read(const char *run, const char *stage)
 {
 	char *p = status_path(run, stage, ".json");
-	struct err e;
-	cJSON *st = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *st = json_read_opt(p);
 	free(p);
 	return st;
 }

@@ -24,8 +24,7 @@ static void arm_load(const cJSON *where, const char *task, struct arm *a)
 	if (!run || !stage)
 		return;
 	char *p = xasprintf("%s/traces/%s/%s/index.json", run, task, stage);
-	struct err e;
-	cJSON *idx = fs_exists(p) ? json_read_file(p, &e) : NULL;
+	cJSON *idx = json_read_opt(p);
 	free(p);
 	if (!idx)
 		return;
