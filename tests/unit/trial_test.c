@@ -519,6 +519,7 @@ static void test_own_record(void)
 	t_put(dir, "own/trial.json", "{\"format\": 1, \"schema\": \"lo");
 	CHECK(parse("own", &s, false, &e) == NULL);
 	CHECK(strstr(e.msg, "the trial is incomplete") != NULL);
+	CHECK(strstr(e.msg, "own/trial.json") != NULL); /* the parse error names the file */
 	strlist_free(&s);
 }
 

@@ -153,7 +153,7 @@ static int parse_own(const char *dir, const char *base, const struct trial_opts 
 	*t = NULL;
 	char *p = path_join(dir, "trial.json");
 	struct err pe;
-	cJSON *rec = json_read_opt(p);
+	cJSON *rec = json_read_file(p, &pe);
 	int rc = 0;
 	if (fs_exists(p) && !rec)
 		rc = err_set(e, ERR_INPUT, "%s: the trial is incomplete; see the runner's "
