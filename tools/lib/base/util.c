@@ -76,18 +76,18 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-int str_ends_with(const char *s, const char *suffix)
+bool str_ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int str_in(const char *s, const char *const *v, size_t n)
+bool str_in(const char *s, const char *const *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(s, v[i]))
-			return 1;
-	return 0;
+			return true;
+	return false;
 }
 
 char *xasprintf(const char *fmt, ...)

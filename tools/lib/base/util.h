@@ -36,8 +36,8 @@ char *xstrndup(const char *s, size_t n);
 size_t str_distance(const char *a, const char *b);
 size_t str_near_max(const char *name);
 char *str_nearest(const char *name, const char *words);
-int str_ends_with(const char *s, const char *suffix); /* 1 when s ends with suffix */
-int str_in(const char *s, const char *const *v, size_t n); /* 1 when s is one of v[0..n) */
+bool str_ends_with(const char *s, const char *suffix); /* s ends with suffix */
+bool str_in(const char *s, const char *const *v, size_t n); /* s is one of v[0..n) */
 /* Returns a malloc'd formatted string; the caller frees it. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
