@@ -415,22 +415,24 @@ int settings_check_args(int argc, char **argv, struct err *e)
 
 int settings_check_strays(const char *names, struct err *e)
 {
-	struct buf all = BUF_INIT; /* the settings' names, for a misspelling's nearest */
-	for (size_t i = 0; i < settings_count; i++)
-		buf_printf(&all, "%s ", settings_table[i].name);
 	int rc = 0;
 	for (const char *p = names; *p && rc == 0;) {
 		size_t n = strcspn(p, " ");
 		char *name = xstrndup(p, n);
-		char *near = *name && !setting_find(name) ? str_nearest(name, all.data) : NULL;
-		if (near)
-			rc = err_set(e, ERR_INPUT, "%s is not a setting: did you mean %s? "
-				     "(make help lists the settings)", name, near);
-		free(near);
+		if (*name && !setting_find(name)) {
+			struct buf all = BUF_INIT; /* the settings' names: built for a stray only */
+			for (size_t i = 0; i < settings_count; i++)
+				buf_printf(&all, "%s ", settings_table[i].name);
+			char *near = str_nearest(name, all.data);
+			if (near)
+				rc = err_set(e, ERR_INPUT, "%s is not a setting: did you mean %s? "
+					     "(make help lists the settings)", name, near);
+			free(near);
+			buf_free(&all);
+		}
 		free(name);
 		p += n + (p[n] == ' ');
 	}
-	buf_free(&all);
 	return rc;
 }
 
